@@ -1,0 +1,201 @@
+"""Load a server's ``.env`` the way the server does, plus the process environment over it.
+
+The server calls python-dotenv's ``load_dotenv`` without ``override``: a variable already
+present in the process environment wins over the file, and ``${VAR}`` references in the
+file are expanded against the file's earlier keys and then the process environment.
+This module reproduces that with python-dotenv's own parser, but against the *simulated*
+process environment (what the user passes), never the explorer's own ``os.environ``:
+an operator's shell must not leak into the verdicts.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from dotenv.parser import parse_stream
+from dotenv.variables import parse_variables
+from pydantic import BaseModel, ConfigDict, Field
+
+#: The settings the policy reads. Every other key in the file is kept too.
+KNOWN_SETTINGS: tuple[str, ...] = (
+    "LOCAL_FILE_ACCESS",
+    "LOCAL_FILE_ROOTS",
+    "CREDENTIALS_PATH",
+    "TOKEN_PATH",
+    "SERVICE_ACCOUNT_PATH",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "CLOUDSDK_CONFIG",
+    "CACHE_DB_PATH",
+    "LOG_FILE",
+    "ACCESS_LOG_FILE",
+    "ENABLED_TOOLS",
+    "HOME",
+    "APPDATA",
+)
+
+#: A .env larger than this is refused rather than parsed: no real one comes close, and a
+#: huge upload should fail fast with a message instead of exhausting memory.
+MAX_ENV_BYTES = 4 * 1024 * 1024
+
+
+class EnvFileError(ValueError):
+    """A ``.env`` that can't be read or parsed; the message names the file and line."""
+
+
+class ServerEnv(BaseModel):
+    """The environment a simulated server process starts with (file + process, merged).
+
+    ``values`` holds every key. Its ``repr`` lists keys only, so that printing the
+    object can never reveal a secret such as ``CREDENTIALS_CONFIG``.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    values: dict[str, str] = Field(default_factory=dict)
+    source: str | None = None
+    #: Keys that came from the process environment (``--set`` or inherited), not the file.
+    from_process: frozenset[str] = frozenset()
+    #: Non-fatal notes from loading, e.g. a malformed line skipped in lenient mode.
+    warnings: tuple[str, ...] = ()
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        """The value of ``key``, or ``default`` when the server would not see it."""
+        return self.values.get(key, default)
+
+    def is_set(self, key: str) -> bool:
+        """Whether ``key`` is present at all (an empty value counts as present)."""
+        return key in self.values
+
+    def with_changes(
+        self, set: Mapping[str, str] | None = None, unset: Iterable[str] = ()
+    ) -> ServerEnv:
+        """A copy with keys set (process-level) and keys removed."""
+        values = dict(self.values)
+        values.update(set or {})
+        for key in unset:
+            values.pop(key, None)
+        return self.model_copy(
+            update={"values": values, "from_process": self.from_process | set_keys(set)}
+        )
+
+    def __repr__(self) -> str:
+        return f"ServerEnv(source={self.source!r}, keys={sorted(self.values)!r})"
+
+    __str__ = __repr__
+
+
+def set_keys(mapping: Mapping[str, str] | None) -> frozenset[str]:
+    """The keys of an optional mapping, as a frozenset."""
+    return frozenset(mapping or ())
+
+
+def _read_env_text(path: Path) -> str:
+    try:
+        if path.is_dir():
+            raise EnvFileError(f"{path}: is a directory, not a .env file")
+        with path.open("rb") as fh:
+            data = fh.read(MAX_ENV_BYTES + 1)
+    except EnvFileError:
+        raise
+    except FileNotFoundError:
+        raise EnvFileError(f"{path}: no such file") from None
+    except PermissionError:
+        raise EnvFileError(f"{path}: permission denied") from None
+    except OSError as exc:
+        raise EnvFileError(f"{path}: can't be read ({exc.strerror or exc})") from None
+    if len(data) > MAX_ENV_BYTES:
+        raise EnvFileError(f"{path}: larger than {MAX_ENV_BYTES // (1024 * 1024)} MiB")
+    try:
+        # python-dotenv's load_dotenv reads with encoding="utf-8"; so do we.
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EnvFileError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+
+
+def parse_env_text(
+    text: str, *, name: str = "<text>", strict: bool = True
+) -> tuple[list[tuple[str, str | None]], list[str]]:
+    """Parse ``.env`` text with python-dotenv's parser into raw ``(key, value)`` pairs.
+
+    A line python-dotenv can't parse is an :class:`EnvFileError` naming ``name`` and the
+    line when ``strict``; otherwise it is skipped (as the server skips it) and reported
+    in the returned warnings. The line's text is never quoted: it may hold a secret.
+    """
+    pairs: list[tuple[str, str | None]] = []
+    warnings: list[str] = []
+    for binding in parse_stream(io.StringIO(text)):
+        if binding.error:
+            message = f"{name}:{binding.original.line}: can't be parsed as KEY=VALUE"
+            if strict:
+                raise EnvFileError(message)
+            warnings.append(message + " (skipped, as the server would)")
+            continue
+        if binding.key is not None:
+            pairs.append((binding.key, binding.value))
+    return pairs, warnings
+
+
+def resolve_env(
+    pairs: Iterable[tuple[str, str | None]], process_env: Mapping[str, str]
+) -> dict[str, str]:
+    """Apply ``load_dotenv(override=False)`` semantics against a simulated process env.
+
+    ``${VAR}`` in a file value expands against the file's earlier keys with the process
+    environment winning, and a key already in the process environment keeps its value.
+    A key with no ``=`` (value None) is not set, as in python-dotenv.
+    """
+    file_values: dict[str, str] = {}
+    for key, value in pairs:
+        if value is None:
+            continue
+        scope: dict[str, str | None] = {**file_values, **process_env}
+        file_values[key] = "".join(atom.resolve(scope) for atom in parse_variables(value))
+    return {**file_values, **process_env}
+
+
+def load_env(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    overrides: Mapping[str, str] | None = None,
+    unset: Iterable[str] = (),
+    inherit_environ: bool = False,
+    strict: bool = True,
+    text: str | None = None,
+) -> ServerEnv:
+    """Load the environment a server started with ``path`` as its ``.env`` would see.
+
+    Args:
+        path: the server's ``.env`` file, or None for no file.
+        overrides: the server process's own environment (``--set``); wins over the file.
+        unset: keys removed from the result whatever set them (``--unset``).
+        inherit_environ: also take this process's ``os.environ`` as the server's
+            environment (explicit opt-in; ``overrides`` still win over it).
+        strict: a malformed line is an error (True) or skipped with a warning (False).
+        text: the file's contents, when they came from somewhere other than disk (an
+            upload); ``path`` then only names it in messages.
+
+    Raises:
+        EnvFileError: the file is missing, unreadable, too large, not UTF-8, or (strict)
+            has a line python-dotenv can't parse.
+    """
+    name = os.fspath(path) if path is not None else "<text>"
+    if text is None and path is not None:
+        text = _read_env_text(Path(path))
+    pairs, warnings = parse_env_text(text or "", name=name, strict=strict)
+    process: dict[str, str] = dict(os.environ) if inherit_environ else {}
+    process.update(overrides or {})
+    for key in list(process):
+        if "\0" in key or "=" in key or not key:
+            raise EnvFileError(f"invalid variable name in the process environment: {key!r}")
+    values = resolve_env(pairs, process)
+    for key in unset:
+        values.pop(key, None)
+    return ServerEnv(
+        values=values,
+        source=name if path is not None else None,
+        from_process=frozenset(process) - frozenset(unset),
+        warnings=tuple(warnings),
+    )

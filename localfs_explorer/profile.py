@@ -1,0 +1,68 @@
+"""The server profile: facts about the modelled server that its design leaves implicit.
+
+Defaults for unset settings (relative ``credentials.json`` and ``token.json``, the cache
+location), the legacy cache file, and a few parsing choices live in one data file,
+``data/server_profile.json``, so they are visible, listed in the README as assumptions,
+and replaceable by an operator whose build of the server differs.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+
+class ProfileError(ValueError):
+    """A server profile file that can't be read or doesn't have the expected shape."""
+
+
+class ServerProfile(BaseModel):
+    """Assumptions about the server being modelled (see ``data/server_profile.json``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    description: str = ""
+    #: Values the server uses for settings left unset; relative ones resolve against the
+    #: server's startup directory, as its auth module reads them.
+    setting_defaults: dict[str, str]
+    #: The cache directory used when CACHE_DB_PATH is unset; only the server writes there,
+    #: so the whole directory is deny-listed in that case.
+    default_cache_dir: str
+    default_cache_db_name: str
+    #: The pre-0.9.3 cache location: deny-listed always, because old files stay on disk.
+    legacy_cache_db: str
+    sqlite_sidecars: tuple[str, ...]
+    adc_file_name: str
+    adc_dir_posix: str
+    adc_dir_windows: str
+    package_env_name: str = ".env"
+    #: Treat ``LOCAL_FILE_ACCESS=`` (empty) as unset rather than as an invalid value.
+    empty_access_means_unset: bool = True
+    #: Strip spaces around each LOCAL_FILE_ROOTS entry before using it.
+    strip_root_whitespace: bool = True
+
+
+def load_profile(path: str | Path | None = None) -> ServerProfile:
+    """The shipped profile, or one read from ``path`` (JSON of the same shape)."""
+    try:
+        if path is None:
+            text = resources.files("localfs_explorer").joinpath("data/server_profile.json")
+            raw = text.read_text(encoding="utf-8")
+        else:
+            raw = Path(path).read_text(encoding="utf-8")
+        return ServerProfile.model_validate(json.loads(raw))
+    except OSError as exc:
+        raise ProfileError(f"{path}: can't be read ({exc.strerror or exc})") from None
+    except json.JSONDecodeError as exc:
+        raise ProfileError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ProfileError(f"{path or 'server profile'}: {where}: {first['msg']}") from None
+
+
+DEFAULT_PROFILE = load_profile()
