@@ -1,0 +1,588 @@
+"""The server's tools as data, and which of them a given policy registers.
+
+The catalog (``data/catalog.json``) lists every tool the server's design names: whether
+it is local-only (dropped in off mode), each local-path parameter with its location in
+the arguments, the operation the server checks it for and whether it is optional, the
+parameters whose Markdown/HTML carries local image sources, and whether the tool walks a
+folder. Parameter names the design does not give are marked ``assumed``; parameters
+inferred from an MCP ``tools/list`` result are marked ``guessed``.
+
+A *location* names where a path sits in a call's arguments: ``local_path`` is a top-level
+argument, ``attachments[].local_path`` is the ``local_path`` key of every item of the
+``attachments`` list, ``paths[]`` is every string of a list.
+
+Registration follows the server's rule (design §7): a tool is registered when
+``ENABLED_TOOLS`` allows it and, in off mode, when it is not local-only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Iterator, Mapping
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+if TYPE_CHECKING:  # the engine is imported only for type hints, keeping this module light
+    from .policy import Policy
+
+__all__ = [
+    "Catalog",
+    "CatalogError",
+    "DirectionSpec",
+    "ImageParam",
+    "PathParam",
+    "Registration",
+    "Tool",
+    "catalog_from_tools_list",
+    "iter_locations",
+    "load_catalog",
+    "parse_enabled_tools",
+    "register_tools",
+]
+
+Op = Literal["read", "write", "direction"]
+Direction = Literal["upload", "download", "bidirectional"]
+DIRECTIONS: tuple[str, ...] = ("upload", "download", "bidirectional")
+
+# One segment of a location: an argument or key name, optionally marked as a list.
+_SEGMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*(\[\])?$")
+
+
+class CatalogError(ValueError):
+    """A catalog file or ``tools/list`` result that can't be read or has a bad entry."""
+
+
+def _check_location(value: str) -> str:
+    if not value or any(not _SEGMENT.match(seg) for seg in value.split(".")):
+        raise ValueError(
+            f"location {value!r} must be dot-separated names, each optionally ending in [] "
+            "(e.g. local_path or attachments[].local_path)"
+        )
+    return value
+
+
+def _segments(location: str) -> tuple[tuple[str, bool], ...]:
+    """``"a[].b"`` -> ``(("a", True), ("b", False))``."""
+    out = []
+    for seg in location.split("."):
+        is_list = seg.endswith("[]")
+        out.append((seg[:-2] if is_list else seg, is_list))
+    return tuple(out)
+
+
+def iter_locations(arguments: Any, location: str) -> Iterator[tuple[str, Any]]:
+    """Yield ``(label, value)`` for every value present at ``location`` in ``arguments``.
+
+    The label spells the concrete position, e.g. ``attachments[1].local_path``. Missing
+    keys, ``None`` values and items of the wrong shape yield nothing: the server would
+    treat them as "not given".
+    """
+    yield from _walk_location(arguments, _segments(location), "")
+
+
+def _walk_location(
+    node: Any, segs: tuple[tuple[str, bool], ...], prefix: str
+) -> Iterator[tuple[str, Any]]:
+    if not segs:
+        if node is not None:
+            yield prefix, node
+        return
+    if not isinstance(node, Mapping):
+        return
+    (name, is_list), rest = segs[0], segs[1:]
+    label = f"{prefix}.{name}" if prefix else name
+    if name not in node:
+        return
+    value = node[name]
+    if not is_list:
+        yield from _walk_location(value, rest, label)
+        return
+    if isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            yield from _walk_location(item, rest, f"{label}[{i}]")
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PathParam(_Frozen):
+    """One argument of a tool that names a local path."""
+
+    #: Where the path sits in the arguments (``local_path``, ``attachments[].local_path``).
+    location: str
+    #: The check the server runs: read, write, or decided by the tool's direction argument.
+    op: Op
+    optional: bool = False
+    #: The design doesn't name this parameter (or its default); the name was chosen here.
+    assumed: bool = False
+    #: Inferred from a ``tools/list`` schema by name, not described by a catalog author.
+    guessed: bool = False
+    #: The path is a folder whose entries the tool lists and checks one by one.
+    walks: bool = False
+    #: Checked at the tool's entry, before any API call (the optional ``local_path``s).
+    checked_at_entry: bool = False
+    #: A non-local argument that does the same job (e.g. inline base64 content).
+    alternative: str | None = None
+    note: str = ""
+
+    @field_validator("location")
+    @classmethod
+    def _loc(cls, v: str) -> str:
+        return _check_location(v)
+
+    @field_validator("alternative")
+    @classmethod
+    def _alt(cls, v: str | None) -> str | None:
+        return None if v is None else _check_location(v)
+
+    @property
+    def argument(self) -> str:
+        """The top-level argument name the location starts with."""
+        return _segments(self.location)[0][0]
+
+
+class ImageParam(_Frozen):
+    """An argument whose Markdown/HTML may carry local image sources (``![](p)``, ``<img>``)."""
+
+    location: str
+    #: The Markdown is the content of the file this location names, not the argument.
+    in_file: bool = False
+    assumed: bool = False
+    guessed: bool = False
+    note: str = ""
+
+    @field_validator("location")
+    @classmethod
+    def _loc(cls, v: str) -> str:
+        return _check_location(v)
+
+
+class DirectionSpec(_Frozen):
+    """The argument that decides a syncing tool's operation per entry."""
+
+    argument: str = "direction"
+    default: Direction = "bidirectional"
+    #: The default is a choice made here, not given by the design.
+    assumed: bool = False
+
+
+class Tool(_Frozen):
+    """One tool of the server, as far as local files are concerned."""
+
+    name: str = Field(min_length=1)
+    #: Registered only when local file access isn't off (design §7).
+    local_only: bool = False
+    #: Whether the tool does any local I/O; computed from its parameters when omitted.
+    touches_disk: bool | None = None
+    #: The call can overwrite, send or delete something that can't be taken back.
+    destructive: bool = False
+    description: str = ""
+    direction: DirectionSpec | None = None
+    params: tuple[PathParam, ...] = ()
+    image_params: tuple[ImageParam, ...] = ()
+    #: The whole entry was inferred from a ``tools/list`` result.
+    guessed: bool = False
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Tool:
+        has_io = bool(self.params or self.image_params)
+        if self.touches_disk is None:
+            object.__setattr__(self, "touches_disk", has_io)
+        elif not self.touches_disk and has_io:
+            raise ValueError("touches_disk is false but the tool lists local-path parameters")
+        if self.local_only and not self.params:
+            raise ValueError("a local-only tool needs at least one local-path parameter")
+        if any(p.op == "direction" for p in self.params) and self.direction is None:
+            raise ValueError('a parameter with op "direction" needs the tool\'s "direction"')
+        seen: set[str] = set()
+        for p in self.params:
+            if p.location in seen:
+                raise ValueError(f"parameter {p.location!r} is listed twice")
+            seen.add(p.location)
+        return self
+
+    @property
+    def walks(self) -> bool:
+        """Whether any parameter is a folder the tool walks."""
+        return any(p.walks for p in self.params)
+
+    @property
+    def alternatives(self) -> tuple[str, ...]:
+        """Non-local arguments that can replace a local path."""
+        return tuple(p.alternative for p in self.params if p.alternative)
+
+    @property
+    def described_arguments(self) -> frozenset[str]:
+        """Top-level argument names this entry accounts for (paths, images, direction)."""
+        names = {p.argument for p in self.params}
+        names.update(_segments(i.location)[0][0] for i in self.image_params)
+        names.update(_segments(a)[0][0] for a in self.alternatives)
+        if self.direction is not None:
+            names.add(self.direction.argument)
+        return frozenset(names)
+
+
+class Catalog(_Frozen):
+    """A server's tools. ``get``/``names`` answer by name; order is the file's order."""
+
+    format: int = 1
+    server: str = ""
+    description: str = ""
+    source: str | None = None
+    tools: tuple[Tool, ...] = ()
+    _by_name: dict[str, Tool] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _unique(self) -> Catalog:
+        by_name: dict[str, Tool] = {}
+        for t in self.tools:
+            if t.name in by_name:
+                raise ValueError(f"tool {t.name!r} is listed twice")
+            by_name[t.name] = t
+        self._by_name = by_name
+        return self
+
+    def get(self, name: str) -> Tool | None:
+        """The tool called ``name``, or None when the catalog doesn't describe it."""
+        return self._by_name.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.get(name) is not None
+
+    def names(self) -> list[str]:
+        """Every tool name, in catalog order."""
+        return [t.name for t in self.tools]
+
+    def local_only_names(self) -> list[str]:
+        """The tools off mode keeps from registering."""
+        return [t.name for t in self.tools if t.local_only]
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The catalog in its file format (loadable by :func:`load_catalog`)."""
+        return self.model_dump(mode="json", exclude={"source"}, exclude_defaults=True)
+
+
+def _entry_name(raw: Any, loc: tuple[Any, ...]) -> str:
+    """Describe the catalog entry a validation error points at."""
+    if len(loc) >= 2 and loc[0] == "tools" and isinstance(loc[1], int):
+        name = None
+        with contextlib.suppress(KeyError, IndexError, TypeError, AttributeError):
+            name = raw["tools"][loc[1]].get("name")
+        where = ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in loc[2:])
+        where = where.replace(".[", "[")
+        head = f"tool {name!r} (tools[{loc[1]}])" if name else f"tools[{loc[1]}]"
+        return f"{head}: {where}" if where else head
+    return ".".join(str(p) for p in loc) or "catalog"
+
+
+def _validate(raw: Any, source: str) -> Catalog:
+    if isinstance(raw, Mapping) and "source" not in raw:
+        raw = {**raw, "source": source}
+    try:
+        return Catalog.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        msg = first["msg"].removeprefix("Value error, ")
+        raise CatalogError(f"{source}: {_entry_name(raw, tuple(first['loc']))}: {msg}") from None
+
+
+def _read_toml(text: str) -> Any:
+    try:
+        import tomllib  # type: ignore[import-not-found]
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads(text)
+
+
+def load_catalog(path: str | Path | None = None) -> Catalog:
+    """The shipped catalog (``path=None``) or one read from a JSON or TOML file.
+
+    Raises :class:`CatalogError` naming the file and the bad entry.
+    """
+    if path is None:
+        source = "shipped catalog"
+        text = resources.files("localfs_explorer").joinpath("data/catalog.json")
+        raw_text = text.read_text(encoding="utf-8")
+        suffix = ".json"
+    else:
+        source = str(path)
+        try:
+            raw_text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise CatalogError(f"{source}: can't be read ({exc.strerror or exc})") from None
+        except UnicodeDecodeError:
+            raise CatalogError(f"{source}: not UTF-8 text") from None
+        suffix = Path(path).suffix.lower()
+    if suffix == ".toml":
+        try:
+            raw = _read_toml(raw_text)
+        except ModuleNotFoundError:
+            raise CatalogError(f"{source}: reading TOML needs the tomli package") from None
+        except ValueError as exc:  # tomllib.TOMLDecodeError is a ValueError
+            raise CatalogError(f"{source}: not valid TOML ({exc})") from None
+    else:
+        try:
+            raw = json.loads(raw_text)
+        except json.JSONDecodeError as exc:
+            raise CatalogError(f"{source}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    if isinstance(raw, Mapping) and "tools" in raw and "inputSchema" in _first_tool(raw):
+        # A saved tools/list result: infer its path parameters instead of rejecting it.
+        return catalog_from_tools_list(raw, source=source)
+    if not isinstance(raw, Mapping):
+        raise CatalogError(f"{source}: a catalog is a JSON object with a 'tools' list")
+    return _validate(raw, source)
+
+
+def _first_tool(raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    tools = raw.get("tools")
+    if isinstance(tools, list) and tools and isinstance(tools[0], Mapping):
+        return tools[0]
+    return {}
+
+
+# --- Inferring path parameters from a tools/list result --------------------------------
+
+# Words that make an argument name look like a local path. Names ending in an identifier
+# word (file_id, folder_name, file_url) name remote things and are left out.
+_PATH_WORDS = frozenset(
+    {"path", "paths", "pathname", "file", "files", "filepath", "filename", "dir", "dirs",
+     "dirname", "directory", "folder", "localpath"}
+)
+_NOT_PATH_LAST = frozenset(
+    {"id", "ids", "name", "names", "url", "urls", "uri", "type", "mime", "mimetype",
+     "format", "size", "count", "content", "contents", "data", "base64", "ext",
+     "extension", "pattern", "query", "title", "link"}
+)
+_WRITE_WORDS = frozenset(
+    {"dest", "destination", "output", "out", "download", "save", "target", "write",
+     "result", "export"}
+)
+_FOLDER_WORDS = frozenset({"dir", "dirs", "dirname", "directory", "folder"})
+_MAX_SCHEMA_DEPTH = 6
+
+
+def _words(name: str) -> list[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    return [w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w]
+
+
+def _is_path_name(name: str) -> bool:
+    words = _words(name)
+    return bool(words) and bool(_PATH_WORDS & set(words)) and words[-1] not in _NOT_PATH_LAST
+
+
+def _schema_types(schema: Mapping[str, Any]) -> set[str]:
+    """The JSON types a schema admits, looking through anyOf/oneOf (Optional[...])."""
+    t = schema.get("type")
+    types = set(t) if isinstance(t, list) else ({t} if isinstance(t, str) else set())
+    for key in ("anyOf", "oneOf"):
+        for sub in schema.get(key) or ():
+            if isinstance(sub, Mapping):
+                types |= _schema_types(sub)
+    if not types and ("properties" in schema):
+        types.add("object")
+    return types
+
+
+def _sub_schema(schema: Mapping[str, Any], key: str) -> Mapping[str, Any] | None:
+    """``schema[key]``, or the first anyOf/oneOf branch that has it."""
+    if isinstance(schema.get(key), Mapping):
+        return schema[key]
+    for alt in ("anyOf", "oneOf"):
+        for sub in schema.get(alt) or ():
+            if isinstance(sub, Mapping) and isinstance(sub.get(key), Mapping):
+                return sub[key]
+    return None
+
+
+def _guess_params(
+    tool_name: str, schema: Mapping[str, Any], prefix: str, optional: bool, depth: int
+) -> Iterator[PathParam]:
+    if depth > _MAX_SCHEMA_DEPTH:
+        return
+    props = _sub_schema(schema, "properties") or {}
+    required = set(schema.get("required") or ())
+    tool_writes = "download" in _words(tool_name) or "save" in _words(tool_name)
+    for name, sub in props.items():
+        if not isinstance(sub, Mapping) or not _SEGMENT.match(name):
+            continue
+        location = f"{prefix}{name}"
+        opt = optional or name not in required
+        types = _schema_types(sub)
+        if "object" in types and _sub_schema(sub, "properties"):
+            yield from _guess_params(tool_name, sub, f"{location}.", opt, depth + 1)
+        if "array" in types:
+            items = _sub_schema(sub, "items")
+            if items is not None:
+                item_types = _schema_types(items)
+                if "object" in item_types:
+                    yield from _guess_params(tool_name, items, f"{location}[].", True, depth + 1)
+                if (not item_types or "string" in item_types) and _is_path_name(name):
+                    yield _guessed(f"{location}[]", name, True, tool_writes)
+        if (not types or "string" in types) and _is_path_name(name):
+            yield _guessed(location, name, opt, tool_writes)
+
+
+def _guessed(location: str, name: str, optional: bool, tool_writes: bool) -> PathParam:
+    words = set(_words(name))
+    op: Op = "write" if (words & _WRITE_WORDS or tool_writes) else "read"
+    return PathParam(
+        location=location,
+        op=op,
+        optional=optional,
+        guessed=True,
+        walks=bool(words & _FOLDER_WORDS),
+        note="inferred from the argument's name",
+    )
+
+
+def catalog_from_tools_list(obj: Any, *, source: str = "tools/list result") -> Catalog:
+    """Build a catalog from an MCP ``tools/list`` result.
+
+    Accepts the result object (``{"tools": [...]}``), a whole JSON-RPC response
+    (``{"result": {"tools": [...]}}``) or a bare list of tools. Each tool's
+    ``inputSchema`` is searched for path-like argument names (``local_path``, ``path``,
+    ``file``, ``dir`` …), looking inside objects and array items, and every parameter
+    found is marked ``guessed``; its operation is guessed from its name (``dest``,
+    ``output``, ``download`` … mean write). Nothing is local-only: a schema doesn't say.
+    """
+    if isinstance(obj, Mapping) and isinstance(obj.get("result"), Mapping):
+        obj = obj["result"]
+    tools = obj.get("tools") if isinstance(obj, Mapping) else obj
+    if not isinstance(tools, list):
+        raise CatalogError(f"{source}: expected a 'tools' list")
+    entries: list[dict[str, Any]] = []
+    for i, t in enumerate(tools):
+        if not isinstance(t, Mapping) or not isinstance(t.get("name"), str) or not t["name"]:
+            raise CatalogError(f"{source}: tools[{i}]: each tool needs a 'name' string")
+        schema = t.get("inputSchema") or {}
+        if not isinstance(schema, Mapping):
+            raise CatalogError(f"{source}: tool {t['name']!r}: inputSchema is not an object")
+        params = list(_guess_params(t["name"], schema, "", False, 0))
+        unique = list({p.location: p for p in params}.values())
+        desc = t.get("description") if isinstance(t.get("description"), str) else ""
+        entries.append(
+            {"name": t["name"], "params": unique, "guessed": True,
+             "description": (desc or "").strip().split("\n", 1)[0]}
+        )
+    return _validate({"server": "", "tools": entries}, source)
+
+
+# --- Registration ------------------------------------------------------------------------
+
+
+def parse_enabled_tools(value: str | None) -> set[str] | None:
+    """Parse ``ENABLED_TOOLS`` the way the server does.
+
+    A comma-separated list of tool names; spaces around each name are stripped and empty
+    items ignored, and names are matched exactly (case-sensitive). Unset, empty, or
+    nothing but commas and spaces means no restriction: every tool is enabled (``None``).
+    """
+    if value is None:
+        return None
+    names = {item.strip() for item in value.split(",")}
+    names.discard("")
+    return names or None
+
+
+class Registration(_Frozen):
+    """Which tools a server with a given policy and ``ENABLED_TOOLS`` registers."""
+
+    mode: str
+    #: The parsed ``ENABLED_TOOLS`` (sorted), or None when every tool is enabled.
+    enabled_tools: list[str] | None = None
+    registered: list[str] = Field(default_factory=list)
+    #: Local-only tools off mode dropped that ``ENABLED_TOOLS`` would otherwise allow.
+    unregistered: list[str] = Field(default_factory=list)
+    #: Tools ``ENABLED_TOOLS`` keeps out, whatever the mode.
+    not_enabled: list[str] = Field(default_factory=list)
+    #: The startup warning, when ``ENABLED_TOOLS`` named tools off mode dropped.
+    warnings: list[str] = Field(default_factory=list)
+    #: Names in ``ENABLED_TOOLS`` this catalog doesn't describe. The catalog covers only
+    #: the tools relevant to local files, so a real tool of the server can appear here.
+    unknown_enabled: list[str] = Field(default_factory=list)
+    _registered_set: frozenset[str] = PrivateAttr(default=frozenset())
+
+    def model_post_init(self, __context: Any) -> None:
+        self._registered_set = frozenset(self.registered)
+
+    def is_registered(self, name: str) -> bool:
+        """Whether ``name`` is among the registered tools."""
+        return name in self._registered_set
+
+    def why_absent(self, name: str) -> str | None:
+        """One sentence on why ``name`` isn't registered, or None when it is."""
+        if name in self.unregistered:
+            return (
+                f"{name} is local-only and local file access is off, "
+                "so the server doesn't register it"
+            )
+        if name in self.not_enabled:
+            return f"{name} is not in ENABLED_TOOLS"
+        return None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (``registered``, ``unregistered``, ``warnings`` and more)."""
+        return self.model_dump(mode="json")
+
+
+def register_tools(policy: Policy, catalog: Catalog | None = None) -> Registration:
+    """Apply the server's registration rule to every catalog tool.
+
+    Reads ``ENABLED_TOOLS`` from ``policy.env`` and the resolved ``policy.mode`` (an
+    invalid configuration has already resolved to off, the fail-safe).
+    """
+    catalog = catalog or default_catalog()
+    enabled = parse_enabled_tools(policy.env.get("ENABLED_TOOLS"))
+    mode = str(getattr(policy.mode, "value", policy.mode))
+    off = mode == "off"
+    registered: list[str] = []
+    dropped: list[str] = []
+    not_enabled: list[str] = []
+    for tool in catalog.tools:
+        if enabled is not None and tool.name not in enabled:
+            not_enabled.append(tool.name)
+        elif tool.local_only and off:
+            dropped.append(tool.name)
+        else:
+            registered.append(tool.name)
+    warnings: list[str] = []
+    if enabled is not None and dropped:
+        warnings.append(
+            "ENABLED_TOOLS names local-only tools that aren't registered because local "
+            f"file access is off (LOCAL_FILE_ACCESS): {', '.join(dropped)}"
+        )
+    unknown = sorted(enabled - set(catalog.names())) if enabled is not None else []
+    return Registration(
+        mode=mode,
+        enabled_tools=sorted(enabled) if enabled is not None else None,
+        registered=registered,
+        unregistered=dropped,
+        not_enabled=not_enabled,
+        warnings=warnings,
+        unknown_enabled=unknown,
+    )
+
+
+_DEFAULT: list[Catalog] = []
+
+
+def default_catalog() -> Catalog:
+    """The shipped catalog, read once."""
+    if not _DEFAULT:
+        _DEFAULT.append(load_catalog())
+    return _DEFAULT[0]
