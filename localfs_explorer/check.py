@@ -183,7 +183,8 @@ def _which_entry(
     if identity is not None:
         for entry in policy.deny_list:
             if entry.identity == identity:
-                return (entry.setting, f"same file as {entry.path} (hardlink, bind mount or case variant)")
+                how = f"same file as {entry.path} (a hardlink, bind mount or case variant)"
+                return (entry.setting, how)
     key = fold(resolved, policy.platform)
     for entry in policy.deny_list:
         if fold(entry.resolved, policy.platform) == key:
@@ -391,11 +392,10 @@ def _explain(d: Decision) -> list[TraceStep]:
         setting, how = d._deny_hit
         steps.append(TraceStep("deny-list", "refused", f"{how} (from {setting})"))
         return steps
-    steps.append(TraceStep(
-        "deny-list", "passed",
-        f"not one of the {len(policy.deny_list)} deny-listed files"
-        + (f" nor inside {len(policy.deny_dirs)} deny-listed directory" if policy.deny_dirs else ""),
-    ))
+    detail = f"not one of the {len(policy.deny_list)} deny-listed files"
+    if policy.deny_dirs:
+        detail += " nor inside " + ", ".join(dd.resolved for dd in policy.deny_dirs)
+    steps.append(TraceStep("deny-list", "passed", detail))
     problem = _io_problem(policy, d.resolved or "")
     if problem:
         steps.append(TraceStep("io", "note", problem))

@@ -343,7 +343,8 @@ class _Resolver:
             )
         # gcloud's own ADC file: CLOUDSDK_CONFIG replaces its directory when set.
         if env.get("CLOUDSDK_CONFIG"):
-            adc_dir, adc_setting, adc_default = env.values["CLOUDSDK_CONFIG"], "CLOUDSDK_CONFIG", False
+            adc_dir = env.values["CLOUDSDK_CONFIG"]
+            adc_setting, adc_default = "CLOUDSDK_CONFIG", False
         elif self.platform == "windows":
             appdata = env.get("APPDATA")
             adc_dir = prof.adc_dir_windows.replace("%APPDATA%", appdata) if appdata else None
