@@ -1,0 +1,79 @@
+"""Shared fixtures: a real server layout on disk under pytest's tmp_path."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from localfs_explorer import Policy, load_env, resolve_policy
+
+
+@dataclass
+class Layout:
+    """A server deployment on disk: its package dir, data roots, home and neighbours."""
+
+    base: Path
+    app: Path  # startup directory and package directory (holds .env, credentials, token)
+    data: Path  # the usual root
+    evil: Path  # a sibling sharing the root's prefix
+    outside: Path
+    home: Path
+
+    def policy(self, transport: str = "stdio", **settings: str) -> Policy:
+        """The policy for these settings; HOME points into the layout unless given."""
+        overrides = {"HOME": str(self.home), **settings}
+        return resolve_policy(
+            load_env(None, overrides=overrides),
+            transport=transport,
+            cwd=str(self.app),
+            package_dir=str(self.app),
+        )
+
+    def roots(self, *dirs: Path | str, **settings: str) -> Policy:
+        """A roots-mode policy over ``dirs`` (default: the data directory)."""
+        spelled = ":".join(str(d) for d in (dirs or (self.data,)))
+        return self.policy(LOCAL_FILE_ACCESS="roots", LOCAL_FILE_ROOTS=spelled, **settings)
+
+
+@pytest.fixture
+def layout(tmp_path: Path) -> Layout:
+    base = tmp_path.resolve()
+    app, data, evil = base / "app", base / "data", base / "data-evil"
+    outside, home = base / "outside", base / "home"
+    for d in (app, data / "sub", evil, outside, home):
+        d.mkdir(parents=True)
+    (app / ".env").write_text("CREDENTIALS_CONFIG=do-not-show\n")
+    (app / "credentials.json").write_text("{}")
+    (app / "token.json").write_text("{}")
+    (data / "report.csv").write_text("a,b\n")
+    (data / "sub" / "notes.txt").write_text("hi")
+    (evil / "secret.txt").write_text("x")
+    (outside / "other.txt").write_text("x")
+    return Layout(base, app, data, evil, outside, home)
+
+
+def can_hardlink(directory: Path) -> bool:
+    """Whether this filesystem supports hardlinks (some CI mounts don't)."""
+    probe = directory / ".hardlink-probe"
+    probe.write_text("")
+    try:
+        os.link(probe, directory / ".hardlink-probe-2")
+    except OSError:
+        return False
+    finally:
+        for name in (".hardlink-probe", ".hardlink-probe-2"):
+            (directory / name).unlink(missing_ok=True)
+    return True
+
+
+def case_insensitive(directory: Path) -> bool:
+    """Whether ``directory``'s filesystem ignores case."""
+    probe = directory / "CaseProbe"
+    probe.write_text("")
+    try:
+        return (directory / "caseprobe").exists()
+    finally:
+        probe.unlink()

@@ -1,0 +1,27 @@
+"""The core stays light: importing the engine pulls in nothing from Jupyter or pandas."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+HEAVY = ("pandas", "ipywidgets", "IPython", "jupyter_core", "voila", "jupyterlab", "numpy")
+
+
+def test_import_does_not_load_heavy_packages():
+    code = (
+        "import json, sys, localfs_explorer, localfs_explorer.cli\n"
+        f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert json.loads(proc.stdout) == []
+
+
+def test_public_api_names():
+    import localfs_explorer as lfe
+
+    for name in ("load_env", "resolve_policy", "Policy", "Decision", "FileSystem", "HostFS"):
+        assert hasattr(lfe, name), name
+    assert lfe.Policy.many_checks.__doc__
