@@ -1,0 +1,907 @@
+"""Write the ``.env`` a server will load, with the operator's changes and nothing else.
+
+Three steps, each at its own layer:
+
+1. :func:`plan_edit` / :func:`edit_env_text` compute the new text as a pure function of
+   the old one. python-dotenv's own parser (``dotenv.parser.parse_stream``) finds each
+   binding's exact span, so every line that isn't changed is copied byte for byte:
+   comments, blank lines, order, ``export`` prefixes, quoting, CRLF endings, a missing
+   final newline, a byte-order mark, and malformed lines (kept, and reported by line).
+2. :func:`export_env` validates the result with the engine: the new text is loaded the
+   way the server loads it and :func:`~localfs_explorer.resolve_policy` is run on it. A
+   configuration the server would refuse to serve makes the plan's ``errors`` non-empty,
+   and :meth:`ExportPlan.write` refuses it.
+3. :meth:`ExportPlan.write` writes atomically, keeps permission bits, keeps a backup of
+   any file it replaces and never follows a symlinked destination unless told to.
+
+Editing rules (each chosen so that what python-dotenv reads is exactly what was asked):
+
+- A changed key is rewritten where it stands, keeping its indentation, its ``export``
+  prefix, an inline comment and its line ending; only ``KEY=VALUE`` is rewritten, in the
+  quoting :func:`encode_value` chooses for the value.
+- A key set more than once is edited at its last occurrence, the one python-dotenv
+  uses. Earlier occurrences are left as they are (they can still feed a ``${KEY}``
+  reference written between them, so deleting them could change other values); a
+  warning names their lines.
+- An unset key is removed, every occurrence of it, so that the key is really absent
+  from what python-dotenv reads. It is removed rather than commented out: a commented
+  copy of a removed secret would stay in the file. Blank lines around it stay.
+- A new key is appended at the end, with the file's dominant line ending. If the file
+  had no final newline it still has none afterwards. New keys take ``export`` only
+  when every existing key has it.
+- A value that python-dotenv (with ``${VAR}`` interpolation), pydantic-settings and
+  docker compose's ``env_file`` would not all read back as the same string is refused
+  with an :class:`ExportError` naming the key, never written differently.
+
+Secret values (see :mod:`localfs_explorer.secrets`) appear only in the written file:
+diffs are masked, and messages and log lines carry key names and line numbers only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import io
+import logging
+import os
+import re
+import stat
+import tempfile
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from dotenv.parser import Binding, parse_stream
+from pydantic import BaseModel, ConfigDict, Field
+
+from .secrets import MASK, is_secret_key, mentions_secret_key, scrub, secret_values
+
+__all__ = [
+    "Change",
+    "EditResult",
+    "ExportError",
+    "ExportPlan",
+    "WriteResult",
+    "edit_env_text",
+    "encode_value",
+    "export_env",
+    "plan_edit",
+    "run_export_env",
+]
+
+log = logging.getLogger(__name__)
+
+#: A .env larger than this is refused: no real one comes close.
+MAX_ENV_BYTES = 4 * 1024 * 1024
+
+#: Permission bits of a new file when there is no original to copy them from: a .env can
+#: hold CREDENTIALS_CONFIG, so only its owner may read it.
+NEW_FILE_MODE = 0o600
+
+_BOM = "\ufeff"
+_KEY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# The line breaks python-dotenv's parser recognises; str.splitlines would also split on
+# U+2028 and friends, which the parser treats as ordinary characters.
+_LINE_BREAK = re.compile(r"\r\n|\n|\r")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\n|\r)|[^\r\n]+\Z")
+# python-dotenv reads an optional ``export`` followed by blanks before every key; this
+# mirrors that one regex so an edited line keeps the prefix exactly as it was written.
+_EXPORT_PREFIX = re.compile(r"export[^\S\r\n]+")
+_TRAILING_COMMENT = re.compile(r"[^\S\r\n]*#[^\r\n]*\Z")
+_REFERENCE = re.compile(r"\$\{([^}:]*)")
+# Characters that make an unquoted value mean something else to at least one reader:
+# whitespace and '#' start a comment, quotes start a quoted value, '$' interpolates in
+# compose. '`' is quoted too, for readers that hand the line to a shell.
+_NEEDS_QUOTES = frozenset("'\"#$`")
+
+
+class ExportError(ValueError):
+    """An export that was refused. The message is one line and never holds a secret."""
+
+
+Action = Literal["updated", "added", "removed", "unchanged", "not_present"]
+
+
+class Change(BaseModel):
+    """What the export did to one key (values are never recorded here)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    action: Action
+    #: 1-based line numbers in the original text that the change touched.
+    lines: tuple[int, ...] = ()
+    secret: bool = False
+
+    def describe(self) -> str:
+        """One line for people: ``KEY: updated (line 3)``."""
+        where = ""
+        if self.lines:
+            label = "line" if len(self.lines) == 1 else "lines"
+            where = f" ({label} {', '.join(map(str, self.lines))})"
+        return f"{self.key}: {self.action.replace('_', ' ')}{where}"
+
+
+class EditResult(BaseModel):
+    """The outcome of :func:`edit_env_text`: the new text and what happened to get it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str = Field(repr=False)
+    changes: tuple[Change, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------------------------------
+# Values
+
+
+def _unsafe_reason(value: str) -> str | None:
+    """Why ``value`` can't be written for every reader, or None when it can."""
+    if "\0" in value:
+        return "contains a NUL byte"
+    if "\n" in value or "\r" in value:
+        return "contains a line break (multi-line values are read differently by each reader)"
+    for char in value:
+        category = unicodedata.category(char)
+        if category == "Cc":
+            return f"contains the control character U+{ord(char):04X}"
+        if category in ("Zl", "Zp"):
+            return f"contains the line separator U+{ord(char):04X}"
+        if category == "Cs":
+            return "contains an unpaired surrogate, which can't be written as UTF-8"
+    if "${" in value:
+        return "contains '${', which python-dotenv expands as a variable reference even in quotes"
+    if value != value.strip():
+        return "starts or ends with whitespace, which some readers trim"
+    return None
+
+
+def _is_plain(value: str) -> bool:
+    return all(not c.isspace() and c not in _NEEDS_QUOTES for c in value)
+
+
+def encode_value(key: str, value: str) -> str:
+    """The text written after ``KEY=`` so every reader gets ``value`` back exactly.
+
+    - unquoted when the value has no whitespace and none of ``' " # $ \\```: no reader
+      treats anything else specially there (a backslash is literal unquoted in all three);
+    - in single quotes otherwise, when it has no ``'``, no ``\\\\`` and doesn't end in a
+      backslash (python-dotenv decodes ``\\\\`` and ``\\'`` inside single quotes, compose
+      ends the value at the first ``'`` not preceded by a backslash); ``$`` is literal in
+      single quotes for compose and python-dotenv expands only ``${``;
+    - in double quotes when it has a ``'`` but no ``"``, ``$`` or backslash (so neither
+      escapes nor compose's interpolation apply);
+    - refused otherwise, with an :class:`ExportError` naming ``key`` (never the value).
+    """
+    if not _KEY_NAME.match(key):
+        raise ExportError(
+            f"{key!r} is not a valid variable name (letters, digits and '_', "
+            "not starting with a digit)"
+        )
+    reason = _unsafe_reason(value)
+    if reason is None and not _is_plain(value):
+        if "'" not in value and "\\\\" not in value and not value.endswith("\\"):
+            return f"'{value}'"
+        if '"' not in value and "$" not in value and "\\" not in value:
+            return f'"{value}"'
+        if "'" in value:
+            reason = (
+                "needs quotes and has a ' together with a \", $ or backslash: no quoting "
+                "keeps that literal for python-dotenv, pydantic-settings and docker compose"
+            )
+        else:
+            reason = (
+                "needs quotes and has a double or trailing backslash, which python-dotenv "
+                "and docker compose decode differently inside quotes"
+            )
+    if reason is not None:
+        raise ExportError(f"{key}: refused, its new value {reason}")
+    return value
+
+
+# ---------------------------------------------------------------------------------------
+# Parsing into spans
+
+
+@dataclass(frozen=True)
+class _Span:
+    """One binding as python-dotenv parsed it, cut into the parts an edit needs."""
+
+    binding: Binding
+    lead: str  # whole lines of whitespace before the binding (kept when it is removed)
+    indent: str  # blanks before the binding on its own line
+    body: str  # the binding itself, without its line ending
+    eol: str  # its line ending, "" at the end of the file
+    line: int  # 1-based line of the body's first line
+
+    @property
+    def key(self) -> str | None:
+        return None if self.binding.error else self.binding.key
+
+    @property
+    def text(self) -> str:
+        return self.lead + self.indent + self.body + self.eol
+
+
+def _line_starts(text: str) -> list[int]:
+    return [m.end() for m in _LINE_BREAK.finditer(text)]
+
+
+def _line_at(breaks: list[int], offset: int) -> int:
+    # Counted over the whole text, so a CRLF python-dotenv split between two records
+    # (it can, after a malformed line) still counts as one line break.
+    lo, hi = 0, len(breaks)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if breaks[mid] <= offset:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo + 1
+
+
+def _spans(body_text: str) -> list[_Span]:
+    """Cut ``body_text`` (no byte-order mark) into spans that concatenate back to it."""
+    breaks = _line_starts(body_text)
+    spans: list[_Span] = []
+    offset = 0
+    for binding in parse_stream(io.StringIO(body_text)):
+        chunk = binding.original.string
+        blank = re.match(r"\s*", chunk).group()  # the parser's leading-whitespace rule
+        last_break = max(blank.rfind("\n"), blank.rfind("\r"))
+        lead, indent = blank[: last_break + 1], blank[last_break + 1 :]
+        rest = chunk[len(blank) :]
+        eol_match = re.search(r"(?:\r\n|\n|\r)\Z", rest)
+        eol = eol_match.group() if eol_match else ""
+        body = rest[: len(rest) - len(eol)]
+        line = _line_at(breaks, offset + len(lead))
+        spans.append(_Span(binding, lead, indent, body, eol, line))
+        offset += len(chunk)
+    if offset != len(body_text):  # pragma: no cover - python-dotenv covers every char
+        raise ExportError("python-dotenv's parser did not account for the whole file")
+    return spans
+
+
+def _split_bom(text: str) -> tuple[str, str]:
+    # python-dotenv drops a leading byte-order mark before parsing; keep it aside so the
+    # spans line up with the text and the mark is written back.
+    return (_BOM, text[1:]) if text.startswith(_BOM) else ("", text)
+
+
+def _dominant_eol(text: str) -> str:
+    counts = {"\r\n": 0, "\n": 0, "\r": 0}
+    for m in _LINE_BREAK.finditer(text):
+        counts[m.group()] += 1
+    best = max(counts, key=lambda eol: (counts[eol], eol == "\n"))
+    return best if counts[best] else "\n"
+
+
+def _inline_comment(span: _Span) -> str:
+    """The comment after the binding's value (``" # note"``), or "" when it has none.
+
+    The comment is whatever tail, starting at blanks followed by ``#``, can be cut off
+    while python-dotenv still reads the same key and value from what is left: the
+    shortest such cut is where the value ends.
+    """
+    body = span.body
+    binding = span.binding
+    for m in re.finditer(r"[^\S\r\n]*#", body):
+        tail = body[m.start() :]
+        if not _TRAILING_COMMENT.fullmatch(tail):
+            continue
+        head = list(parse_stream(io.StringIO(body[: m.start()])))
+        if (
+            len(head) == 1
+            and not head[0].error
+            and head[0].key == binding.key
+            and head[0].value == binding.value
+        ):
+            # A comment must be separated by a blank from an unquoted value that now
+            # precedes it, or it would become part of the value.
+            return tail if tail[0] in " \t" else " " + tail
+    return ""
+
+
+# ---------------------------------------------------------------------------------------
+# The edit
+
+
+def edit_env_text(
+    text: str,
+    set: Mapping[str, str] | None = None,
+    unset: Iterable[str] = (),
+) -> EditResult:
+    """Apply ``set`` and ``unset`` to ``.env`` text; a pure function (no I/O, no env).
+
+    See the module docstring for the rules. Raises :class:`ExportError` for an invalid
+    key name, a key both set and unset, or a value that can't be written safely.
+    """
+    set = dict(set or {})
+    unset_keys = list(dict.fromkeys(unset))
+    for key in unset_keys:
+        if not _KEY_NAME.match(key):
+            raise ExportError(f"{key!r} is not a valid variable name")
+    both = sorted(k for k in set if k in unset_keys)
+    if both:
+        raise ExportError(f"{', '.join(both)}: both set and unset; choose one")
+    encoded = {key: encode_value(key, value) for key, value in set.items()}
+
+    bom, body_text = _split_bom(text)
+    spans = _spans(body_text)
+    eol = _dominant_eol(body_text)
+    warnings: list[str] = []
+
+    occurrences: dict[str, list[int]] = {}
+    for index, span in enumerate(spans):
+        if span.binding.error:
+            warnings.append(
+                f"line {span.line}: not a KEY=VALUE line python-dotenv can parse; "
+                "kept as it is (the server skips it)"
+            )
+        elif span.key is not None:
+            occurrences.setdefault(span.key, []).append(index)
+
+    for key, indexes in occurrences.items():
+        if len(indexes) > 1 and key not in unset_keys:
+            lines = [spans[i].line for i in indexes]
+            note = (
+                f"; line {lines[-1]} is the one edited, the earlier ones are left as they are"
+                if key in set
+                else ""
+            )
+            warnings.append(
+                f"{key} is defined on lines {', '.join(map(str, lines))}: python-dotenv "
+                f"uses the last (line {lines[-1]}){note}"
+            )
+
+    edits: dict[int, str] = {}
+    removals: set[int] = {i for key in unset_keys for i in occurrences.get(key, [])}
+    changes: list[Change] = []
+    appended: list[str] = []
+    all_exported = bool(occurrences) and all(
+        _EXPORT_PREFIX.match(spans[i].body) for idx in occurrences.values() for i in idx
+    )
+    for key, value in encoded.items():
+        secret = is_secret_key(key)
+        if key in occurrences:
+            index = occurrences[key][-1]
+            span = spans[index]
+            prefix = m.group() if (m := _EXPORT_PREFIX.match(span.body)) else ""
+            new_body = f"{prefix}{key}={value}{_inline_comment(span)}"
+            action: Action = "unchanged" if new_body == span.body else "updated"
+            if action == "updated":
+                edits[index] = new_body
+            changes.append(Change(key=key, action=action, lines=(span.line,), secret=secret))
+        else:
+            appended.append(f"{'export ' if all_exported else ''}{key}={value}")
+            changes.append(Change(key=key, action="added", secret=secret))
+    for key in unset_keys:
+        lines = tuple(spans[i].line for i in occurrences.get(key, []))
+        if lines:
+            changes.append(Change(key=key, action="removed", lines=lines,
+                                  secret=is_secret_key(key)))
+        else:
+            changes.append(Change(key=key, action="not_present", secret=is_secret_key(key)))
+            warnings.append(f"{key} is not in the file; nothing to remove")
+
+    touched = _set_of(set) | _set_of(unset_keys)
+    for span in spans:
+        if span.key is None or span.key in touched:
+            continue
+        referenced = {name for name in _REFERENCE.findall(span.body) if name in touched}
+        for name in sorted(referenced):
+            warnings.append(
+                f"line {span.line}: {span.key} refers to ${{{name}}}, whose value this "
+                "export changes"
+            )
+
+    parts: list[str] = [bom]
+    for index, span in enumerate(spans):
+        if index in removals:
+            parts.append(span.lead)
+        elif index in edits:
+            parts.append(span.lead + span.indent + edits[index] + span.eol)
+        else:
+            parts.append(span.text)
+    new_text = "".join(parts)
+    if appended:
+        if new_text in ("", bom) or _LINE_BREAK.search(new_text[-1:]):
+            new_text += "".join(line + eol for line in appended)
+        else:
+            # The file had no final newline: end the last line, and keep it that way.
+            new_text += eol + eol.join(appended)
+
+    _check_read_back(text, new_text, set, unset_keys)
+    return EditResult(text=new_text, changes=tuple(changes), warnings=tuple(warnings))
+
+
+def _set_of(items: Iterable[str]) -> frozenset[str]:
+    # The builtin ``set`` is shadowed by the public ``set=`` parameter in this module.
+    return frozenset(items)
+
+
+def _raw_values(text: str) -> list[tuple[str, str | None]]:
+    _, body_text = _split_bom(text)
+    return [
+        (b.key, b.value)
+        for b in parse_stream(io.StringIO(body_text))
+        if b.key is not None and not b.error
+    ]
+
+
+def _check_read_back(
+    old: str, new: str, set: Mapping[str, str], unset: Iterable[str]
+) -> None:
+    """Re-read the new text with python-dotenv: the edit must mean exactly what was asked.
+
+    A safety net for the edit itself: any key not named keeps its raw bindings in order,
+    every set key reads back as its value, every unset key is gone.
+    """
+    touched = _set_of(set) | _set_of(unset)
+    before = [pair for pair in _raw_values(old) if pair[0] not in touched]
+    after_all = _raw_values(new)
+    after = [pair for pair in after_all if pair[0] not in touched]
+    final = dict(after_all)
+    problems = [key for key, value in set.items() if final.get(key) != value]
+    problems += [key for key in unset if key in final]
+    if before != after or problems:  # pragma: no cover - would be a bug in this module
+        what = ", ".join(problems) or "keys the export did not name"
+        raise ExportError(f"internal check failed: the edited file would read back {what} "
+                          "differently; nothing was written")
+
+
+def plan_edit(
+    text: str, set: Mapping[str, str] | None = None, unset: Iterable[str] = ()
+) -> str:
+    """The new ``.env`` text with ``set`` and ``unset`` applied (see :func:`edit_env_text`)."""
+    return edit_env_text(text, set, unset).text
+
+
+# ---------------------------------------------------------------------------------------
+# Masked diff
+
+
+def _display_text(text: str) -> str:
+    """``text`` with every secret value replaced by the mask, line for line."""
+    bom, body_text = _split_bom(text)
+    parts = [bom]
+    for span in _spans(body_text):
+        binding = span.binding
+        hide = (
+            binding.error and mentions_secret_key(span.body)
+        ) or (
+            span.key is not None and binding.value is not None and is_secret_key(span.key)
+        )
+        if not hide:
+            parts.append(span.text)
+            continue
+        lines = _LINE.findall(span.body) or [""]
+        shown = []
+        for number, line in enumerate(lines):
+            end = _LINE_BREAK.search(line)
+            brk = end.group() if end else ""
+            if number == 0 and not binding.error:
+                prefix = m.group() if (m := _EXPORT_PREFIX.match(span.body)) else ""
+                shown.append(f"{prefix}{span.key}={MASK}{brk}")
+            else:
+                shown.append(MASK + brk)
+        parts.append(span.lead + span.indent + "".join(shown) + span.eol)
+    return "".join(parts)
+
+
+def _lines(text: str) -> list[str]:
+    return _LINE.findall(text)
+
+
+def _range(start: int, stop: int) -> str:
+    length = stop - start
+    first = start + 1 if length else start
+    return f"{first}" if length == 1 else f"{first},{length}"
+
+
+def unified_diff(
+    old: str,
+    new: str,
+    *,
+    fromfile: str = "before",
+    tofile: str = "after",
+    masked: bool = True,
+    context: int = 3,
+) -> str:
+    """A unified diff of two ``.env`` texts; secret values masked on both sides by default.
+
+    Lines are compared as they really are (so a changed secret still shows as changed)
+    but printed from the masked texts. Line endings are compared exactly and printed as
+    ``\\n``; a last line without one gets git's ``\\ No newline at end of file`` marker.
+    """
+    real_a, real_b = _lines(old), _lines(new)
+    if masked:
+        shown_a, shown_b = _lines(_display_text(old)), _lines(_display_text(new))
+        secrets = secret_values(dict(_raw_values(old))) | secret_values(dict(_raw_values(new)))
+    else:
+        shown_a, shown_b, secrets = real_a, real_b, _set_of(())
+    out: list[str] = []
+    matcher = difflib.SequenceMatcher(None, real_a, real_b, autojunk=False)
+    for group in matcher.get_grouped_opcodes(context):
+        if not out:
+            out += [f"--- {fromfile}", f"+++ {tofile}"]
+        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+        out.append(f"@@ -{_range(i1, i2)} +{_range(j1, j2)} @@")
+        for tag, a1, a2, b1, b2 in group:
+            if tag == "equal":
+                out += _shown(" ", shown_a[a1:a2])
+                continue
+            if tag in ("replace", "delete"):
+                out += _shown("-", shown_a[a1:a2])
+            if tag in ("replace", "insert"):
+                out += _shown("+", shown_b[b1:b2])
+    if not out:
+        return ""
+    return "\n".join(scrub(line, secrets) for line in out) + "\n"
+
+
+def _shown(sign: str, lines: list[str]) -> list[str]:
+    result = []
+    for line in lines:
+        content = _LINE_BREAK.sub("", line)
+        result.append(sign + content)
+        if content == line:
+            result.append("\\ No newline at end of file")
+    return result
+
+
+# ---------------------------------------------------------------------------------------
+# The plan
+
+
+class WriteResult(BaseModel):
+    """What :meth:`ExportPlan.write` did."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    written: bool
+    backup: str | None = None
+    mode: int | None = None
+
+    def describe(self) -> str:
+        """One line for people."""
+        if not self.written:
+            return f"{self.path}: already up to date; nothing written"
+        kept = f"; previous version kept as {self.backup}" if self.backup else ""
+        return f"wrote {self.path} (mode {self.mode:o}){kept}"
+
+
+class ExportPlan(BaseModel):
+    """A validated export, ready to show (:meth:`diff`) and to write (:meth:`write`).
+
+    ``original`` and ``text`` hold secrets; they are left out of ``repr``.
+    """
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    source: str | None = None
+    original: str = Field(default="", repr=False)
+    text: str = Field(repr=False)
+    changes: tuple[Change, ...] = ()
+    #: The engine's :class:`~localfs_explorer.Policy` for the new text (or what the
+    #: ``validate`` callable returned).
+    policy: Any = Field(default=None, repr=False, exclude=True)
+    errors: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """Whether the server would serve this configuration (so it may be written)."""
+        return not self.errors
+
+    @property
+    def changed(self) -> bool:
+        """Whether the new text differs from the original."""
+        return self.text != self.original
+
+    def diff(self, masked: bool = True, *, context: int = 3, tofile: str | None = None) -> str:
+        """Unified diff from the original to the new text; secrets masked unless asked."""
+        name = self.source or "(empty)"
+        return unified_diff(
+            self.original, self.text, fromfile=name, tofile=tofile or self.source or "(new)",
+            masked=masked, context=context,
+        )
+
+    def refusal(self) -> str | None:
+        """The one-line reason the plan can't be written, or None when it can."""
+        if not self.errors:
+            return None
+        return "refused: the server would not start with this .env: " + "; ".join(self.errors)
+
+    def write(
+        self,
+        dest: str | os.PathLike[str] | None = None,
+        *,
+        force: bool = False,
+        in_place: bool = False,
+        follow_symlinks: bool = False,
+    ) -> WriteResult:
+        """Write the new text to ``dest`` (or over ``source`` with ``in_place``).
+
+        - Refused (``ExportError``, nothing written) when the plan has errors, when
+          ``dest`` exists and neither ``force`` nor ``in_place`` was given, when ``dest``
+          is a symbolic link and ``follow_symlinks`` is false (with it, the link's
+          target is replaced and the link kept), when ``dest`` isn't a regular file, and
+          in place when the source changed on disk since it was read.
+        - A file that is replaced is first copied to ``NAME.bak`` (or ``NAME.bak.1``,
+          ``.2``, ... : an older backup is never overwritten).
+        - The new file gets the replaced file's permission bits, else the source's, else
+          0600; it is written to a temporary file in the same directory, synced, and
+          renamed over the destination, so a reader sees the old file or the new one.
+        - When the destination already holds exactly the new text, nothing is written.
+        """
+        if self.errors:
+            raise ExportError(self.refusal() or "refused")
+        if in_place:
+            if self.source is None:
+                raise ExportError("in-place needs a source file; give a destination instead")
+            if dest is not None and os.path.abspath(dest) != os.path.abspath(self.source):
+                raise ExportError("give either a destination or in-place, not both")
+            dest = self.source
+        if dest is None:
+            raise ExportError("no destination: give one, or write in place")
+        path = Path(dest)
+        if path.is_symlink():
+            if not follow_symlinks:
+                target = os.readlink(path)
+                raise ExportError(
+                    f"{path} is a symbolic link (to {target}); refusing to replace it. "
+                    "Write to the target itself, or follow the link explicitly"
+                )
+            path = Path(os.path.realpath(path))
+        new_bytes = self.text.encode("utf-8")
+        current = _read_existing(path)
+        if current is not None:
+            if in_place and current != self.original.encode("utf-8"):
+                raise ExportError(f"{path} changed since it was read; run the export again")
+            if not (force or in_place):
+                raise ExportError(
+                    f"{path} already exists; replace it with force (--force), "
+                    "a backup is kept"
+                )
+            if current == new_bytes:
+                return WriteResult(path=str(path), written=False)
+        elif not path.parent.is_dir():
+            raise ExportError(f"{path.parent}: no such directory")
+        mode = _mode_for(path if current is not None else None, self.source)
+        backup = _make_backup(path, current, mode) if current is not None else None
+        _atomic_write(path, new_bytes, mode, owner_of=path if current is not None else None)
+        log.info("wrote %s%s", path, f" (backup {backup})" if backup else "")
+        return WriteResult(path=str(path), written=True, backup=backup and str(backup),
+                           mode=mode)
+
+
+def _read_existing(path: Path) -> bytes | None:
+    """The bytes of an existing regular file at ``path``; None when nothing is there."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ExportError(f"{path}: can't be inspected ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise ExportError(f"{path} is a directory")
+    if not stat.S_ISREG(st.st_mode):
+        raise ExportError(f"{path} is not a regular file; refusing to replace it")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ExportError(f"{path}: can't be read ({exc.strerror or exc})") from None
+
+
+def _mode_for(replaced: Path | None, source: str | None) -> int:
+    for candidate in (replaced, Path(source) if source else None):
+        if candidate is None:
+            continue
+        try:
+            return stat.S_IMODE(candidate.stat().st_mode)
+        except OSError:
+            continue
+    return NEW_FILE_MODE
+
+
+def _make_backup(path: Path, data: bytes, mode: int) -> Path:
+    """Copy ``data`` to the first free ``NAME.bak[.N]`` beside ``path``, never replacing."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    flags |= getattr(os, "O_BINARY", 0)
+    for n in range(0, 10_000):
+        candidate = path.with_name(f"{path.name}.bak" + (f".{n}" if n else ""))
+        try:
+            fd = os.open(candidate, flags, 0o600)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise ExportError(
+                f"{candidate}: backup can't be created ({exc.strerror or exc}); nothing written"
+            ) from None
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(candidate, mode)
+        except OSError as exc:
+            raise ExportError(
+                f"{candidate}: backup can't be written ({exc.strerror or exc}); nothing written"
+            ) from None
+        return candidate
+    raise ExportError(f"{path}: too many backups already; remove some")  # pragma: no cover
+
+
+def _atomic_write(path: Path, data: bytes, mode: int, owner_of: Path | None) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)  # exact bits: mkstemp's 0600 and the umask don't apply
+        if owner_of is not None and hasattr(os, "chown") and hasattr(os, "geteuid"):
+            st = owner_of.stat()
+            if os.geteuid() == 0 and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+                os.chown(tmp, st.st_uid, st.st_gid)  # root keeps the file's owner
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise ExportError(f"{path}: can't be written ({exc.strerror or exc})") from None
+    # Make the rename itself durable; not possible (nor needed) on every platform.
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+# ---------------------------------------------------------------------------------------
+# Export = edit + validate
+
+
+def _read_source(path: Path) -> str:
+    try:
+        if path.is_dir():
+            raise ExportError(f"{path} is a directory, not a .env file")
+        with path.open("rb") as fh:
+            data = fh.read(MAX_ENV_BYTES + 1)
+    except FileNotFoundError:
+        raise ExportError(f"{path}: no such file") from None
+    except PermissionError:
+        raise ExportError(f"{path}: permission denied") from None
+    except OSError as exc:
+        raise ExportError(f"{path}: can't be read ({exc.strerror or exc})") from None
+    if len(data) > MAX_ENV_BYTES:
+        raise ExportError(f"{path}: larger than {MAX_ENV_BYTES // (1024 * 1024)} MiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ExportError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+
+
+def export_env(
+    source: str | os.PathLike[str] | None = None,
+    *,
+    set: Mapping[str, str] | None = None,
+    unset: Iterable[str] = (),
+    text: str | None = None,
+    validate: Callable[[Any], Any] | None = None,
+    transport: str = "stdio",
+    cwd: str | None = None,
+    package_dir: str | None = None,
+    fs: Any = None,
+    profile: Any = None,
+    platform: str = "posix",
+    process_env: Mapping[str, str] | None = None,
+) -> ExportPlan:
+    """Plan the export of ``source`` with ``set``/``unset`` applied, validated by the engine.
+
+    Args:
+        source: the ``.env`` to start from; None starts from an empty file.
+        set: keys to write, with their new values.
+        unset: keys to remove (every occurrence).
+        text: the source's contents when they came from elsewhere (an upload); ``source``
+            then only names it.
+        validate: ``f(env) -> policy-like`` with ``errors`` and ``warnings``, used instead
+            of :func:`~localfs_explorer.resolve_policy` (tests, other engines).
+        transport, cwd, package_dir, fs, profile, platform: how the server would be run;
+            they only inform the validation and are passed to ``resolve_policy``.
+        process_env: the server process's own environment, which wins over the file.
+
+    Returns an :class:`ExportPlan`; its ``errors`` say why the server would refuse the
+    result (then :meth:`ExportPlan.write` refuses too). Raises :class:`ExportError` when
+    the source can't be read or a change can't be written safely.
+    """
+    name = os.fspath(source) if source is not None else None
+    if text is None:
+        text = _read_source(Path(name)) if name is not None else ""
+    edit = edit_env_text(text, set, unset)
+
+    from .env import EnvFileError, load_env  # the engine, imported at use
+
+    try:
+        env = load_env(name, text=edit.text, overrides=process_env, strict=False)
+    except EnvFileError as exc:
+        raise ExportError(str(exc)) from None
+    if validate is None:
+        from .policy import PolicyError, resolve_policy
+
+        try:
+            policy = resolve_policy(env, transport=transport, fs=fs, cwd=cwd,
+                                    package_dir=package_dir, profile=profile,
+                                    platform=platform)
+        except PolicyError as exc:
+            raise ExportError(str(exc)) from None
+    else:
+        policy = validate(env)
+    secrets = secret_values(env.values) | secret_values(dict(_raw_values(text)))
+    errors = tuple(scrub(e, secrets) for e in getattr(policy, "errors", ()))
+    warnings = tuple(scrub(w, secrets) for w in (*edit.warnings, *getattr(policy, "warnings", ())))
+    return ExportPlan(
+        source=name, original=text, text=edit.text, changes=edit.changes, policy=policy,
+        errors=errors, warnings=warnings,
+    )
+
+
+def run_export_env(
+    source: str | os.PathLike[str] | None,
+    *,
+    set: Mapping[str, str] | None = None,
+    unset: Iterable[str] = (),
+    output: str | os.PathLike[str] | None = None,
+    in_place: bool = False,
+    dry_run: bool = False,
+    force: bool = False,
+    follow_symlinks: bool = False,
+    out: io.TextIOBase | Any = None,
+    err: io.TextIOBase | Any = None,
+    **policy_inputs: Any,
+) -> int:
+    """The ``export-env`` command: plan, report, and write or refuse. Returns the exit code.
+
+    0: written, or a dry run whose result the server would accept; 2: refused (invalid
+    change, a configuration the server would refuse, an unsafe destination). The diff
+    (dry run) goes to ``out``; warnings, refusals and what was written go to ``err``.
+    Secrets appear in neither.
+    """
+    import sys
+
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+    if sum([output is not None, in_place, dry_run]) != 1:
+        print("export-env: give exactly one of -o OUT, --in-place, --dry-run", file=err)
+        return 2
+    try:
+        plan = export_env(source, set=set, unset=unset, **policy_inputs)
+    except ExportError as exc:
+        print(f"export-env: {exc}", file=err)
+        return 2
+    for warning in plan.warnings:
+        print(f"warning: {warning}", file=err)
+    if dry_run:
+        diff = plan.diff(masked=True)
+        out.write(diff if diff else "no changes\n")
+        for change in plan.changes:
+            print(change.describe(), file=err)
+        if plan.errors:
+            print(f"export-env: {plan.refusal()}", file=err)
+            return 2
+        return 0
+    try:
+        result = plan.write(output, force=force, in_place=in_place,
+                            follow_symlinks=follow_symlinks)
+    except ExportError as exc:
+        print(f"export-env: {exc}", file=err)
+        return 2
+    for change in plan.changes:
+        print(change.describe(), file=err)
+    print(result.describe(), file=err)
+    return 0
