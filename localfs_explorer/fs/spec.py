@@ -1,0 +1,397 @@
+"""Describe a target host as plain JSON, and load it as a :class:`VirtualFS`.
+
+A host spec is one JSON object::
+
+    {
+      "version": 1,
+      "label": "container",                  # optional: a short name for traces
+      "description": "what this host shows", # optional: free text
+      "case_insensitive": false,             # lookups ignore case (macOS default volume)
+      "home": "/root",                       # the account's home (pw_dir), need not exist
+      "cwd": "/app",                         # the server's working directory; must exist
+      "entries": {
+        "/app": {"type": "dir"},
+        "/app/token.json": {"type": "file", "inode": "tok"},
+        "/data": {"type": "dir", "device": "data-volume"},
+        "/data/innocent.json": {"type": "file", "inode": "tok"},
+        "/data/escape": {"type": "symlink", "target": "/etc"},
+        "/srv/exports": {"type": "dir", "bind": "/data"}
+      }
+    }
+
+``entries`` maps absolute, normalised paths to one of three entry types:
+
+- ``{"type": "dir"}``, optionally with ``"device": NAME`` (the directory is a mount point:
+  it and everything below it, unless given another device, sit on device NAME; the
+  root's device is called ``root`` unless ``"/"`` names another) or ``"bind": PATH`` (a
+  bind mount: the directory at PATH shown again here, same inodes; its contents are
+  listed under PATH only).
+- ``{"type": "file"}``, optionally with ``"inode": KEY`` (files sharing a KEY are
+  hardlinks: one identity under several names) and ``"device": NAME`` (a file mounted on
+  its own, as ``docker -v host.json:/app/token.json`` does).
+- ``{"type": "symlink", "target": TEXT}``: TEXT is stored verbatim, absolute or
+  relative, and may point nowhere.
+
+Parent directories need not be listed; they are created as plain directories. Files have
+no contents: the policy never reads them. Anything else is an error naming the entry
+(:class:`HostSpecError`): unknown keys, wrong types, a file or symlink used as a
+directory, an inode shared by a directory (directories can't be hardlinked; use
+``bind``), a bind mount that would put a directory inside itself, two names that differ
+only in case on a case-insensitive host, a ``cwd`` that isn't a directory.
+
+:func:`to_spec` writes a VirtualFS back in this form (entries sorted, implicit parent
+directories left out), so ``to_spec(from_spec(spec)) == spec`` for a spec in that
+canonical form, and ``from_spec(to_spec(fs))`` answers every question as ``fs`` does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .base import FileSystem
+from .host import HostFS
+from .virtual import HostSpecError, VirtualFS
+
+__all__ = [
+    "SPEC_VERSION",
+    "DirEntry",
+    "FileEntry",
+    "HostSpec",
+    "HostSpecError",
+    "SymlinkEntry",
+    "example_host_path",
+    "from_spec",
+    "list_example_hosts",
+    "load_fs",
+    "read_spec",
+    "to_spec",
+]
+
+SPEC_VERSION = 1
+_EXAMPLES_PACKAGE = "localfs_explorer"
+_EXAMPLES_DIR = ("data", "hosts")
+
+# Strict: a spec is written by hand, and "case_insensitive": "no" silently meaning True
+# is exactly the kind of surprise a described host must not have.
+_STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class DirEntry(BaseModel):
+    """A directory; a mount point with ``device``; a bind mount with ``bind``."""
+
+    model_config = _STRICT
+    type: Literal["dir"]
+    device: str | None = None
+    bind: str | None = None
+
+
+class FileEntry(BaseModel):
+    """A regular file; entries sharing ``inode`` are hardlinks of one file."""
+
+    model_config = _STRICT
+    type: Literal["file"]
+    inode: str | None = None
+    device: str | None = None
+
+
+class SymlinkEntry(BaseModel):
+    """A symbolic link whose stored text is ``target``."""
+
+    model_config = _STRICT
+    type: Literal["symlink"]
+    target: str
+
+
+Entry = Annotated[DirEntry | FileEntry | SymlinkEntry, Field(discriminator="type")]
+
+
+class HostSpec(BaseModel):
+    """A whole described host (see the module docstring for the format)."""
+
+    model_config = _STRICT
+    version: Literal[1] = 1
+    label: str | None = None
+    description: str | None = None
+    case_insensitive: bool = False
+    home: str = "/"
+    cwd: str = "/"
+    entries: dict[str, Entry] = Field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            # json.load would keep the last silently; a repeated entry is a typo.
+            raise HostSpecError(f"key {key!r} appears twice")
+        seen[key] = value
+    return seen
+
+
+def read_spec(source: str | Path) -> dict[str, Any]:
+    """Read a host spec file as a plain dict (JSON), with clear errors."""
+    path = Path(source)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise HostSpecError(f"{path}: can't read the host spec: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise HostSpecError(f"{path}: a host spec must be UTF-8 JSON") from None
+    try:
+        data = json.loads(text, object_pairs_hook=_reject_duplicate_keys)
+    except json.JSONDecodeError as exc:
+        raise HostSpecError(
+            f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    except HostSpecError as exc:
+        raise HostSpecError(f"{path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise HostSpecError(f"{path}: a host spec is a JSON object, not {type(data).__name__}")
+    return data
+
+
+def _describe_validation(exc: ValidationError, data: Mapping[str, Any]) -> str:
+    """One line per problem, naming the entry it is in."""
+    lines = []
+    for err in exc.errors():
+        loc = list(err["loc"])
+        where = "spec"
+        if len(loc) >= 2 and loc[0] == "entries":
+            where = f"entry {loc[1]!r}"
+            loc = loc[2:]
+            if loc and loc[0] in ("dir", "file", "symlink"):
+                loc = loc[1:]  # the discriminator's tag, not a key the author wrote
+        key = ".".join(str(part) for part in loc)
+        kind = err["type"]
+        if kind == "extra_forbidden":
+            text = f"unknown key {key!r}"
+        elif kind == "union_tag_invalid":
+            text = "'type' must be one of 'dir', 'file', 'symlink'"
+        elif kind == "union_tag_not_found":
+            text = "needs a 'type': 'dir', 'file' or 'symlink'"
+        elif kind == "missing":
+            text = f"missing required key {key!r}"
+        elif kind == "literal_error" and key == "version":
+            text = f"unsupported version {data.get('version')!r} (this explorer reads 1)"
+        else:
+            text = f"{key}: {err['msg']}" if key else err["msg"]
+        lines.append(f"{where}: {text}")
+    shown = lines[:8]
+    if len(lines) > len(shown):
+        shown.append(f"... and {len(lines) - len(shown)} more")
+    return "; ".join(shown)
+
+
+def _validated(data: Mapping[str, Any] | HostSpec, origin: str) -> HostSpec:
+    if isinstance(data, HostSpec):
+        return data
+    if not isinstance(data, Mapping):
+        raise HostSpecError(f"{origin}: a host spec is an object, not {type(data).__name__}")
+    _precheck_raw(data, origin)
+    try:
+        return HostSpec.model_validate(dict(data))
+    except ValidationError as exc:
+        raise HostSpecError(f"{origin}: {_describe_validation(exc, data)}") from None
+
+
+def from_spec(spec: Mapping[str, Any] | HostSpec | str | Path) -> VirtualFS:
+    """Build the :class:`VirtualFS` a spec (a dict, or a JSON file's path) describes."""
+    if isinstance(spec, (str, Path)):
+        origin = str(spec)
+        data: Mapping[str, Any] | HostSpec = read_spec(spec)
+    else:
+        origin = "host spec"
+        data = spec
+    model = _validated(data, origin)
+    try:
+        return _build(model)
+    except HostSpecError as exc:
+        raise HostSpecError(f"{origin}: {exc}") from None
+
+
+def _depth(path: str) -> int:
+    return 0 if path == "/" else path.count("/")
+
+
+def _build(spec: HostSpec) -> VirtualFS:
+    root_entry = spec.entries.get("/")
+    root_device = "root"
+    if root_entry is not None:
+        if not isinstance(root_entry, DirEntry) or root_entry.bind is not None:
+            raise HostSpecError("entry '/': the root can only be a plain directory")
+        root_device = root_entry.device or "root"
+    fs = VirtualFS(
+        case_insensitive=spec.case_insensitive,
+        home=spec.home,
+        cwd=spec.cwd,
+        label=spec.label,
+        description=spec.description,
+        root_device=root_device,
+    )
+    if root_entry is not None:
+        fs.mkdir("/", device=root_entry.device)
+
+    binds: list[tuple[str, DirEntry]] = []
+    # Parents before children, so a child inherits its mount's device.
+    for path in sorted(spec.entries, key=lambda p: (_depth(p), p)):
+        entry = spec.entries[path]
+        if path == "/":
+            continue
+        if isinstance(entry, DirEntry):
+            if entry.bind is not None:
+                if entry.device is not None:
+                    raise HostSpecError(
+                        f"entry {path!r}: a bind mount shows its source's device; "
+                        "drop 'device' or move it to the source"
+                    )
+                binds.append((path, entry))
+            else:
+                fs.mkdir(path, device=entry.device, exist_ok=True)
+        elif isinstance(entry, FileEntry):
+            fs.add_file(path, inode=entry.inode, device=entry.device)
+        else:
+            fs.symlink(entry.target, path)
+    # Binds last: their sources must be complete, and entries may not sit below them.
+    for path, entry in sorted(binds, key=lambda item: (_depth(item[0]), item[0])):
+        assert entry.bind is not None
+        fs.bind(entry.bind, path)
+    _check_no_entries_below_binds(spec, fs, [path for path, _ in binds])
+
+    if not fs.is_dir(spec.cwd):
+        raise HostSpecError(
+            f"cwd {spec.cwd!r} is not a directory of this host; add it as a 'dir' entry"
+        )
+    return fs
+
+
+def _precheck_raw(data: Mapping[str, Any], origin: str) -> None:
+    """Errors that strict validation would word too vaguely, phrased for the author."""
+    entries = data.get("entries")
+    if not isinstance(entries, Mapping):
+        return
+    dirs_by_inode: dict[str, list[str]] = {}
+    for path, entry in entries.items():
+        if isinstance(entry, Mapping) and entry.get("type") == "dir" and "inode" in entry:
+            dirs_by_inode.setdefault(str(entry["inode"]), []).append(str(path))
+    for key, paths in sorted(dirs_by_inode.items()):
+        paths.sort()
+        cycle = any(
+            other != path and other.startswith(path.rstrip("/") + "/")
+            for path in paths
+            for other in paths
+        )
+        what = " (and one inside the other would be a cycle)" if cycle else ""
+        raise HostSpecError(
+            f"{origin}: entry {paths[0]!r}: directories can't be hardlinked (inode "
+            f"{key!r} on {', '.join(paths)}){what}; to show one directory at two places, "
+            'give the second a "bind" to the first'
+        )
+
+
+def _check_no_entries_below_binds(spec: HostSpec, fs: VirtualFS, binds: list[str]) -> None:
+    fold = (lambda s: s.casefold()) if spec.case_insensitive else (lambda s: s)
+    for dest in binds:
+        prefix = fold(dest) + "/"
+        for path in spec.entries:
+            if fold(path).startswith(prefix):
+                raise HostSpecError(
+                    f"entry {path!r}: {dest} is a bind mount; list this entry under the "
+                    "mount's source instead"
+                )
+
+
+# ---------------------------------------------------------------------------- writing
+
+
+def to_spec(fs: VirtualFS) -> dict[str, Any]:
+    """The canonical spec of ``fs``: JSON-ready, entries sorted by path."""
+    spec: dict[str, Any] = {"version": SPEC_VERSION}
+    if fs.spec_label is not None:
+        spec["label"] = fs.spec_label
+    if fs.description is not None:
+        spec["description"] = fs.description
+    spec["case_insensitive"] = fs.case_insensitive
+    spec["home"] = fs.home()
+    spec["cwd"] = fs.cwd
+    spec["entries"] = fs.spec_entries()
+    return spec
+
+
+def dump_spec(spec: Mapping[str, Any], path: str | Path) -> None:
+    """Write a spec as readable JSON (two-space indent, trailing newline)."""
+    Path(path).write_text(json.dumps(spec, indent=2, ensure_ascii=False) + "\n", "utf-8")
+
+
+# ---------------------------------------------------------------------------- examples
+
+
+def _examples_dir() -> Any:
+    return resources.files(_EXAMPLES_PACKAGE).joinpath(*_EXAMPLES_DIR)
+
+
+def list_example_hosts() -> list[str]:
+    """Names of the example hosts shipped with the package (e.g. ``container``)."""
+    return sorted(
+        item.name[: -len(".json")]
+        for item in _examples_dir().iterdir()
+        if item.name.endswith(".json")
+    )
+
+
+def example_host_path(name: str) -> Any:
+    """The packaged JSON of example host ``name`` (a Traversable; ``.read_text()``)."""
+    if name not in list_example_hosts():
+        raise HostSpecError(
+            f"no example host named {name!r} (examples: {', '.join(list_example_hosts())})"
+        )
+    return _examples_dir().joinpath(f"{name}.json")
+
+
+def load_example(name: str) -> VirtualFS:
+    """The shipped example host ``name`` as a VirtualFS."""
+    text = example_host_path(name).read_text(encoding="utf-8")
+    try:
+        data = json.loads(text, object_pairs_hook=_reject_duplicate_keys)
+    except (json.JSONDecodeError, HostSpecError) as exc:  # a packaging mistake
+        raise HostSpecError(f"example host {name!r}: {exc}") from None
+    model = _validated(data, f"example host {name!r}")
+    try:
+        return _build(model)
+    except HostSpecError as exc:
+        raise HostSpecError(f"example host {name!r}: {exc}") from None
+
+
+def load_fs(spec: str | Path | Mapping[str, Any] | FileSystem | None) -> FileSystem:
+    """The filesystem the CLI's ``--fs SPEC`` names.
+
+    ``None`` or ``"host"``: this machine (:class:`HostFS`). A shipped example's name
+    (``container``, ``macos-laptop``, ``traps``, see :func:`list_example_hosts`): that
+    example. A dict: a spec. Anything else: the path of a JSON spec file.
+    """
+    if spec is None:
+        return HostFS()
+    if isinstance(spec, FileSystem):
+        return spec
+    if isinstance(spec, Mapping):
+        return from_spec(spec)
+    if isinstance(spec, str):
+        if spec == "host":
+            return HostFS()
+        looks_like_name = "/" not in spec and not spec.endswith(".json")
+        if looks_like_name and spec in list_example_hosts():
+            return load_example(spec)
+        if looks_like_name and not Path(spec).exists():
+            raise HostSpecError(
+                f"{spec!r} is neither a host spec file nor an example host "
+                f"(examples: {', '.join(list_example_hosts())}; or 'host' for this machine)"
+            )
+    return from_spec(Path(spec))
