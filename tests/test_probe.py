@@ -1,0 +1,681 @@
+"""Probing tool calls: what the model gets back, per the server's design (§5-§7, §11)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from conftest import Layout
+
+from localfs_explorer import HostFS, load_env, resolve_policy
+from localfs_explorer.catalog import load_catalog
+from localfs_explorer.check import DENIED, OFF_EXPLICIT, TRIPWIRE
+from localfs_explorer.probe import (
+    COLUMNS,
+    ProbeError,
+    extract_image_sources,
+    iter_call_verdicts,
+    probe_call,
+    probe_calls,
+)
+
+CATALOG = load_catalog()
+
+
+class RecordingFS(HostFS):
+    """This host's filesystem, remembering every path it was asked about."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def realpath(self, path: str) -> str:
+        self.asked.append(path)
+        return super().realpath(path)
+
+    def lstat(self, path: str):
+        self.asked.append(path)
+        return super().lstat(path)
+
+    def stat(self, path: str):
+        self.asked.append(path)
+        return super().stat(path)
+
+    def listdir(self, path: str) -> list[str]:
+        self.asked.append(path)
+        return super().listdir(path)
+
+    def readlink(self, path: str) -> str:
+        self.asked.append(path)
+        return super().readlink(path)
+
+
+def snapshot(base: Path) -> list[tuple[str, bool, int, int]]:
+    """Every entry under ``base`` with its kind, size and mtime, not following links."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(base):
+        for name in dirnames + filenames:
+            p = os.path.join(dirpath, name)
+            st = os.lstat(p)
+            out.append((os.path.relpath(p, base), os.path.islink(p), st.st_size, st.st_mtime_ns))
+    return sorted(out)
+
+
+def recorded_policy(layout: Layout, transport: str = "stdio", **settings: str):
+    fs = RecordingFS()
+    policy = resolve_policy(
+        load_env(None, overrides={"HOME": str(layout.home), **settings}),
+        transport=transport, fs=fs, cwd=str(layout.app), package_dir=str(layout.app),
+    )
+    fs.asked.clear()
+    return policy, fs
+
+
+def verdict_paths(verdict) -> dict[str, tuple[bool, str]]:
+    return {p.path: (p.allowed, p.op) for p in verdict.paths}
+
+
+# --- outcomes of single-path calls -------------------------------------------------------
+
+
+def test_a_refused_required_path_is_the_refusal_message(layout: Layout) -> None:
+    policy = layout.roots()
+    target = str(layout.outside / "other.txt")
+    v = probe_call(policy, "upload_local_file", {"local_path": target, "folder_id": "F"})
+    assert v.outcome == "refused" and v.registered and v.visible and v.gate == "execute"
+    assert v.message == policy.check_read(target).message
+    assert v.message.startswith(f"{target} is outside this server's LOCAL_FILE_ROOTS")
+    (p,) = [p for p in v.paths if p.tier == "catalog"]
+    assert (p.argument, p.path, p.op, p.allowed, p.reason) == (
+        "local_path", target, "read", False, "outside_roots"
+    )
+
+
+def test_an_allowed_path_is_ok_and_carries_its_resolution(layout: Layout) -> None:
+    policy = layout.roots()
+    v = probe_call(policy, "download_file", {"file_id": "x", "local_path": "../data/new.bin"})
+    assert v.outcome == "ok" and v.message == ""
+    p = v.paths[0]
+    assert p.path == "../data/new.bin"  # as given, not resolved
+    assert p.resolved == str(layout.data / "new.bin")
+    assert (p.op, p.allowed, p.tier) == ("write", True, "catalog")
+
+
+def test_optional_local_path_is_checked_only_when_used(layout: Layout) -> None:
+    policy = layout.roots()
+    assert probe_call(policy, "get_sheet_data", {"spreadsheet_id": "S"}).outcome == "ok"
+    v = probe_call(policy, "get_sheet_data",
+                   {"spreadsheet_id": "S", "local_path": str(layout.app / "dump.json")})
+    assert v.outcome == "refused"
+    assert v.paths[0].op == "write"
+
+
+def test_the_deny_list_applies_in_full_mode(layout: Layout) -> None:
+    policy = layout.policy()
+    token = str(layout.app / "token.json")
+    v = probe_call(policy, "download_file", {"file_id": "x", "local_path": token})
+    assert v.outcome == "refused" and v.paths[0].reason == "denied"
+    assert v.message == DENIED.format(path=token, verb="written")
+
+
+def test_result_local_path_is_checked_before_the_sync_root(layout: Layout) -> None:
+    policy = layout.roots()
+    result = str(layout.outside / "result.json")
+    root = str(layout.evil)
+    v = probe_call(policy, "sync_folder", {"local_path": root, "folder_id": "F",
+                                           "result_local_path": result})
+    assert v.outcome == "refused"
+    assert v.message == policy.check_write(result).message
+    assert [p.argument for p in v.paths] == ["result_local_path", "local_path"]
+    assert not any(p.kind == "entry" for p in v.paths)  # nothing walked
+
+
+def test_a_nul_byte_is_a_refusal_not_a_crash(layout: Layout) -> None:
+    v = probe_call(layout.roots(), "upload_local_file", {"local_path": "bad\0name"})
+    assert v.outcome == "refused" and v.paths[0].reason == "invalid"
+
+
+def test_a_missing_required_argument_is_an_error(layout: Layout) -> None:
+    v = probe_call(layout.roots(), "download_file", {"file_id": "x"})
+    assert v.outcome == "error" and "local_path" in v.message
+
+
+def test_sensitive_files_are_flagged_without_changing_the_verdict(layout: Layout) -> None:
+    key = layout.data / "id_rsa"
+    key.write_text("k")
+    v = probe_call(layout.roots(), "upload_local_file", {"local_path": str(key)})
+    assert v.outcome == "ok"
+    assert v.paths[0].allowed and v.paths[0].sensitive
+
+
+# --- attachments --------------------------------------------------------------------------
+
+
+def test_one_refused_attachment_fails_the_whole_message(layout: Layout) -> None:
+    policy = layout.roots()
+    bad = str(layout.evil / "secret.txt")
+    v = probe_call(policy, "send_message", {
+        "to": "a@example.com",
+        "attachments": [
+            {"local_path": str(layout.data / "report.csv")},
+            {"filename": "x.txt", "content_base64": "eA=="},
+            {"local_path": bad},
+        ],
+    })
+    assert v.outcome == "refused"
+    assert v.message == policy.check_read(bad).message
+    assert [(p.argument, p.allowed) for p in v.paths if p.kind == "attachment"] == [
+        ("attachments[0].local_path", True), ("attachments[2].local_path", False)
+    ]
+
+
+def test_inline_attachments_work_in_off_mode(layout: Layout) -> None:
+    policy, fs = recorded_policy(layout, LOCAL_FILE_ACCESS="off")
+    v = probe_call(policy, "send_message",
+                   {"to": "a@example.com", "attachments": [{"content_base64": "eA=="}]})
+    assert v.outcome == "ok" and v.visible
+    assert not [p for p in v.paths if p.tier == "catalog"]
+    assert fs.asked == []
+
+
+# --- images ---------------------------------------------------------------------------------
+
+
+def test_extract_image_sources() -> None:
+    text = (
+        "![a](pics/one.png) ![b](<with space.png> \"title\") "
+        "![remote](https://example.com/x.png) ![inline](data:image/png;base64,AAAA) "
+        "<img alt='x' src='two.png'> <IMG SRC=\"a&amp;b.png\"> <img src=//cdn/x.png> "
+        "![f](file:///srv/pic%201.png) ![host](file://other/x.png) [not](image.png)"
+    )
+    assert extract_image_sources(text) == [
+        "pics/one.png", "with space.png", "two.png", "a&b.png", "/srv/pic 1.png"
+    ]
+
+
+def test_a_refused_image_fails_that_image_and_the_doc_is_still_written(layout: Layout) -> None:
+    policy = layout.roots()
+    good, bad = str(layout.data / "report.csv"), str(layout.outside / "other.txt")
+    content = f"# Title\n![ok]({good})\n<img src=\"{bad}\">\n![web](https://example.com/p.png)"
+    v = probe_call(policy, "create_doc", {"title": "T", "content": content})
+    assert v.outcome == "partial" and v.message == ""
+    images = [(p.path, p.allowed, p.kind, p.step) for p in v.paths if p.kind == "image"]
+    assert images == [(good, True, "image", None), (bad, False, "image", "failed")]
+
+
+def test_images_only_remote_is_ok(layout: Layout) -> None:
+    v = probe_call(layout.roots(), "write_doc_content",
+                   {"document_id": "D", "content": "![w](https://example.com/a.png)"})
+    assert v.outcome == "ok" and not [p for p in v.paths if p.kind == "image"]
+
+
+def test_local_images_in_off_mode_fail_per_image_without_touching_disk(layout: Layout) -> None:
+    policy, fs = recorded_policy(layout, LOCAL_FILE_ACCESS="off")
+    v = probe_call(policy, "create_doc", {"title": "T", "content": "![a](data/report.csv)"})
+    assert v.outcome == "partial" and v.visible
+    assert v.paths[0].message == OFF_EXPLICIT
+    assert fs.asked == []
+
+
+def test_images_inside_a_source_file_are_noted(layout: Layout) -> None:
+    v = probe_call(layout.roots(), "create_doc_from_file",
+                   {"local_path": str(layout.data / "report.csv")})
+    assert v.outcome == "ok"
+    assert any("images inside the file" in n for n in v.notes)
+
+
+# --- registration, visibility, access lists -------------------------------------------------
+
+
+def test_off_mode_local_only_tool_is_absent(layout: Layout) -> None:
+    policy, fs = recorded_policy(layout, "sse")  # defaulted off
+    v = probe_call(policy, "sync_folder", {"local_path": str(layout.data), "folder_id": "F"})
+    assert (v.outcome, v.registered, v.visible, v.paths) == ("absent", False, False, [])
+    assert any("local-only" in n for n in v.notes)
+    assert fs.asked == []
+
+
+def test_off_mode_optional_local_path_refuses_when_used(layout: Layout) -> None:
+    policy, fs = recorded_policy(layout, LOCAL_FILE_ACCESS="off")
+    v = probe_call(policy, "get_thread", {"thread_id": "T", "local_path": "out.json"})
+    assert v.outcome == "refused" and v.registered and v.visible
+    assert v.message == OFF_EXPLICIT
+    assert fs.asked == []
+    assert probe_call(policy, "get_thread", {"thread_id": "T"}).outcome == "ok"
+
+
+def test_enabled_tools_keeps_a_tool_out(layout: Layout) -> None:
+    policy = layout.policy(ENABLED_TOOLS="get_message")
+    v = probe_call(policy, "upload_local_file", {"local_path": "x"})
+    assert v.outcome == "absent" and not v.registered
+    assert "ENABLED_TOOLS" in v.notes[-1]
+    # A tool the catalog doesn't know is absent too when ENABLED_TOOLS doesn't name it.
+    assert probe_call(policy, "someone_elses_tool", {}).outcome == "absent"
+
+
+def test_access_lists_block_and_hold(layout: Layout) -> None:
+    policy = layout.roots()
+    access = {"server": {"deny_list": ["download_*"], "approval_list": ["upload_*"]}}
+    blocked = probe_call(policy, "download_file", {"local_path": "x"}, access=access)
+    assert (blocked.registered, blocked.visible, blocked.gate, blocked.outcome) == (
+        True, False, "blocked", "absent"
+    )
+    assert blocked.paths == []
+    held = probe_call(policy, "upload_local_file",
+                      {"local_path": str(layout.data / "report.csv")}, access=access)
+    assert (held.visible, held.gate, held.outcome) == (True, "approval", "ok")
+
+
+# --- §5 choke points: in off mode, refused or absent, nothing on disk touched ----------------
+
+CHOKE_POINTS = [
+    # (design §5 row, tool, arguments); {d} is the data folder, {o} a file outside.
+    ("upload_local_file read", "upload_local_file", {"local_path": "{d}/report.csv"}),
+    ("upload_local_folder per file", "upload_local_folder", {"local_path": "{d}"}),
+    ("insert_local_images", "insert_local_images",
+     {"document_id": "D", "images": [{"local_path": "{d}/report.csv"}]}),
+    ("markdown images", "create_doc", {"title": "T", "content": "![x]({d}/report.csv)"}),
+    ("html images", "write_doc_content",
+     {"document_id": "D", "content": "<img src=\"{d}/report.csv\">"}),
+    ("upload_local_folder root", "upload_local_folder", {"local_path": "{d}/sub"}),
+    ("create_doc_from_file", "create_doc_from_file", {"local_path": "{d}/report.csv"}),
+    ("update_doc_from_file", "update_doc_from_file",
+     {"document_id": "D", "local_path": "{d}/report.csv"}),
+    ("import_csv_to_sheet", "import_csv_to_sheet",
+     {"spreadsheet_id": "S", "local_path": "{d}/report.csv"}),
+    ("send_message attachments", "send_message",
+     {"to": "a@example.com", "attachments": [{"local_path": "{d}/report.csv"}]}),
+    ("create_draft attachments", "create_draft",
+     {"to": "a@example.com", "attachments": [{"local_path": "{d}/report.csv"}]}),
+    ("download_file", "download_file", {"file_id": "F", "local_path": "{d}/new.bin"}),
+    ("download_folder", "download_folder", {"folder_id": "F", "local_path": "{d}/dl"}),
+    ("sync_folder downloads", "sync_folder",
+     {"folder_id": "F", "local_path": "{d}", "direction": "download"}),
+    ("sync_folder uploads", "sync_folder",
+     {"folder_id": "F", "local_path": "{d}", "direction": "upload"}),
+    ("sync_folder result_local_path", "sync_folder",
+     {"folder_id": "F", "local_path": "{d}", "result_local_path": "{d}/result.json"}),
+    *[
+        (f"{name} local_path", name, {"id": "X", "local_path": "{d}/result.json"})
+        for name in ("get_sheet_data", "get_multiple_sheet_data",
+                     "get_multiple_spreadsheet_summary", "find_in_spreadsheet",
+                     "get_doc_content", "find_in_doc", "get_doc_as_markdown", "get_message",
+                     "get_thread")
+    ],
+]
+
+
+def _fill(value, layout: Layout):
+    if isinstance(value, str):
+        return value.format(d=layout.data, o=layout.outside)
+    if isinstance(value, list):
+        return [_fill(v, layout) for v in value]
+    if isinstance(value, dict):
+        return {k: _fill(v, layout) for k, v in value.items()}
+    return value
+
+
+@pytest.mark.parametrize(("row", "tool", "arguments"), CHOKE_POINTS,
+                         ids=[c[0] for c in CHOKE_POINTS])
+def test_choke_point_in_off_mode(layout: Layout, row: str, tool: str, arguments: dict) -> None:
+    before = snapshot(layout.base)
+    policy, fs = recorded_policy(layout, LOCAL_FILE_ACCESS="off")
+    v = probe_call(policy, tool, _fill(arguments, layout))
+    local_only = CATALOG.get(tool).local_only
+    if local_only:
+        assert v.outcome == "absent" and not v.registered
+    elif CATALOG.get(tool).image_params:
+        assert v.outcome == "partial"  # the document is still written
+    else:
+        assert v.outcome == "refused" and v.message == OFF_EXPLICIT
+    assert [p for p in v.paths if p.allowed] == []
+    assert not [a for a in fs.asked if a.startswith(str(layout.base))]
+    assert snapshot(layout.base) == before
+
+
+@pytest.mark.parametrize(("row", "tool", "arguments"), CHOKE_POINTS,
+                         ids=[c[0] for c in CHOKE_POINTS])
+def test_choke_point_behind_the_tripwire(
+    layout: Layout, row: str, tool: str, arguments: dict
+) -> None:
+    """A stdio default leaking onto HTTP: local-only tools registered, every call refused."""
+    before = snapshot(layout.base)
+    policy, fs = recorded_policy(layout, "stdio")  # defaulted full
+    v = probe_call(policy, tool, _fill(arguments, layout), over_http=True)
+    assert v.registered
+    expected = "partial" if CATALOG.get(tool).image_params and not CATALOG.get(tool).params \
+        else "refused"
+    assert v.outcome == expected
+    assert all(p.message == TRIPWIRE for p in v.paths if p.tier == "catalog")
+    assert not any(p.kind == "entry" for p in v.paths)
+    assert not [a for a in fs.asked if a.startswith(str(layout.base))]
+    assert snapshot(layout.base) == before
+
+
+def test_explicit_full_over_http_is_honoured(layout: Layout) -> None:
+    policy = layout.policy("sse", LOCAL_FILE_ACCESS="full")
+    v = probe_call(policy, "upload_local_file", {"local_path": str(layout.outside / "other.txt")})
+    assert v.outcome == "ok"
+
+
+# --- the guard: every local-path tool is covered by the lists above --------------------------
+
+GUARDED_PARAM_NAMES = {"local_path", "result_local_path", "attachments", "images"}
+COVERED = {
+    "sync_folder", "upload_local_file", "upload_local_folder", "download_folder",
+    "insert_local_images", "create_doc_from_file", "update_doc_from_file", "download_file",
+    "import_csv_to_sheet", "get_sheet_data", "get_multiple_sheet_data",
+    "get_multiple_spreadsheet_summary", "find_in_spreadsheet", "get_doc_content",
+    "find_in_doc", "get_doc_as_markdown", "get_message", "get_thread", "send_message",
+    "create_draft",
+}
+
+
+def test_every_local_path_tool_is_in_the_covered_list() -> None:
+    """A new local-path tool fails here until someone decides where its check goes."""
+    having = set()
+    for tool in CATALOG.tools:
+        names = {seg.removesuffix("[]") for p in tool.params for seg in p.location.split(".")}
+        if names & GUARDED_PARAM_NAMES:
+            having.add(tool.name)
+    assert having == COVERED
+    assert {c[1] for c in CHOKE_POINTS} >= COVERED
+    image_tools = {t.name for t in CATALOG.tools if t.image_params}
+    assert image_tools <= {c[1] for c in CHOKE_POINTS}
+
+
+# --- folder walks (§6, §11) ------------------------------------------------------------------
+
+
+@pytest.fixture
+def walked(layout: Layout) -> Layout:
+    """The data root with an escaping symlink beside ordinary files."""
+    (layout.data / "escape.txt").symlink_to(layout.outside / "other.txt")
+    (layout.data / "inner.txt").symlink_to(layout.data / "report.csv")
+    return layout
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_upload_folder_with_an_escaping_symlink(walked: Layout, dry_run: bool) -> None:
+    policy = walked.roots()
+    v = probe_call(policy, "upload_local_folder",
+                   {"local_path": str(walked.data), "folder_id": "F", "dry_run": dry_run})
+    assert v.outcome == "partial" and v.message == ""
+    entries = {p.path: (p.allowed, p.step) for p in v.paths if p.kind == "entry"}
+    d = str(walked.data)
+    assert entries == {
+        f"{d}/escape.txt": (False, "failed"),
+        f"{d}/inner.txt": (True, None),
+        f"{d}/report.csv": (True, None),
+        f"{d}/sub": (True, None),
+        f"{d}/sub/notes.txt": (True, None),
+    }
+    assert any("dry run" in n for n in v.notes) == dry_run
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_sync_upload_with_an_escaping_symlink(walked: Layout, dry_run: bool) -> None:
+    v = probe_call(walked.roots(), "sync_folder",
+                   {"local_path": str(walked.data), "folder_id": "F", "direction": "upload",
+                    "dry_run": dry_run})
+    assert v.outcome == "partial"
+    failed = [(p.path, p.step, p.op) for p in v.paths if not p.allowed]
+    assert failed == [(str(walked.data / "escape.txt"), "local_read_fail", "read")]
+    assert sum(p.allowed for p in v.paths if p.kind == "entry") == 4
+
+
+def test_download_folder_with_a_symlinked_destination_file(walked: Layout) -> None:
+    v = probe_call(walked.roots(), "download_folder",
+                   {"folder_id": "F", "local_path": str(walked.data)},
+                   drive_names=["report.csv", "escape.txt", "sub/new.txt"])
+    assert v.outcome == "partial"
+    got = {p.path: (p.allowed, p.op, p.step) for p in v.paths if p.kind == "entry"}
+    d = str(walked.data)
+    assert got == {
+        f"{d}/report.csv": (True, "write", None),
+        f"{d}/escape.txt": (False, "write", "failed"),
+        f"{d}/sub/new.txt": (True, "write", None),
+    }
+
+
+def test_a_symlinked_folder_outside_the_root_is_not_descended(layout: Layout) -> None:
+    (layout.data / "elsewhere").symlink_to(layout.outside)
+    v = probe_call(layout.roots(), "sync_folder",
+                   {"local_path": str(layout.data), "direction": "upload"})
+    refused = [p.path for p in v.paths if not p.allowed]
+    assert refused == [str(layout.data / "elsewhere")]
+    assert not any("other.txt" in p.path for p in v.paths)
+
+
+def test_walked_paths_keep_the_callers_spelling(layout: Layout) -> None:
+    policy = layout.policy(LOCAL_FILE_ACCESS="roots", LOCAL_FILE_ROOTS=str(layout.data))
+    v = probe_call(policy, "upload_local_folder", {"local_path": "../data/./sub/"})
+    assert [p.path for p in v.paths] == ["../data/./sub/", "../data/sub/notes.txt"]
+    assert v.paths[1].resolved == str(layout.data / "sub" / "notes.txt")
+
+
+def test_a_refused_root_is_not_walked(layout: Layout) -> None:
+    policy, fs = recorded_policy(layout, LOCAL_FILE_ACCESS="roots",
+                                 LOCAL_FILE_ROOTS=str(layout.data))
+    v = probe_call(policy, "upload_local_folder", {"local_path": str(layout.outside)})
+    assert v.outcome == "refused" and len(v.paths) == 1
+    assert str(layout.outside) not in [a for a in fs.asked if a != str(layout.outside)]
+    assert not any(a.startswith(str(layout.outside) + "/") for a in fs.asked)
+
+
+def test_walks_are_bounded_and_say_so(layout: Layout) -> None:
+    for i in range(5):
+        (layout.data / f"f{i}.txt").write_text("x")
+    v = probe_call(layout.roots(), "upload_local_folder", {"local_path": str(layout.data)},
+                   walk_limit=3)
+    assert len([p for p in v.paths if p.kind == "entry"]) == 3
+    assert any("stopped after 3 entries" in n for n in v.notes)
+
+
+def test_a_symlink_loop_inside_the_root_ends(layout: Layout) -> None:
+    (layout.data / "sub" / "up").symlink_to(layout.data)
+    v = probe_call(layout.roots(), "upload_local_folder", {"local_path": str(layout.data)})
+    assert v.outcome == "ok"
+    assert any("already walked" in n for n in v.notes)
+    assert len(v.paths) < 10
+
+
+# --- sync_folder's direction table ("As implemented") ----------------------------------------
+
+
+@pytest.fixture
+def sync_tree(layout: Layout) -> Layout:
+    """data holds both.txt and local_only.txt; the Drive side has both.txt and drive_only."""
+    (layout.data / "both.txt").write_text("b")
+    (layout.data / "local_only.txt").write_text("l")
+    return layout
+
+
+DRIVE = ["both.txt", "drive_only.txt"]
+
+
+@pytest.mark.parametrize(
+    ("direction", "root_op", "expected", "skipped"),
+    [
+        ("upload", "read", {"both.txt": "read", "local_only.txt": "read"}, "drive_only.txt"),
+        ("download", "write", {"both.txt": "write", "drive_only.txt": "write"},
+         "local_only.txt"),
+        ("bidirectional", "read_write",
+         {"both.txt": "read_write", "local_only.txt": "read", "drive_only.txt": "write"}, None),
+    ],
+)
+def test_sync_direction_table(
+    sync_tree: Layout, direction: str, root_op: str, expected: dict, skipped: str | None
+) -> None:
+    # Keep only the three names of interest in the folder.
+    (sync_tree.data / "report.csv").unlink()
+    (sync_tree.data / "sub" / "notes.txt").unlink()
+    (sync_tree.data / "sub").rmdir()
+    v = probe_call(sync_tree.roots(), "sync_folder",
+                   {"local_path": str(sync_tree.data), "direction": direction},
+                   drive_names=DRIVE)
+    root = v.paths[0]
+    assert (root.kind, root.op) == ("root", root_op)
+    got = {Path(p.path).name: p.op for p in v.paths if p.kind == "entry"}
+    assert got == expected
+    assert v.outcome == "ok"
+    if skipped:
+        assert any(skipped in n and "skipped unchecked" in n for n in v.notes)
+
+
+def test_a_drive_only_file_is_checked_where_it_would_be_written(layout: Layout) -> None:
+    """A Drive file named like a token that doesn't exist yet can't plant it."""
+    token = layout.data / "token.json"
+    policy = layout.roots(TOKEN_PATH=str(token))
+    assert not token.exists()
+    v = probe_call(policy, "sync_folder",
+                   {"local_path": str(layout.data), "direction": "download"},
+                   drive_names=["token.json", "ok.txt"])
+    assert v.outcome == "partial"
+    bad = [p for p in v.paths if not p.allowed]
+    assert [(p.path, p.reason, p.step) for p in bad] == [(str(token), "denied", "failed")]
+    assert bad[0].message == DENIED.format(path=str(token), verb="written")
+
+
+def test_bidirectional_both_sides_entry_says_read_or_written(layout: Layout) -> None:
+    policy = layout.policy()  # full mode: only the deny-list refuses
+    token = str(layout.app / "token.json")
+    v = probe_call(policy, "sync_folder",
+                   {"local_path": str(layout.app), "direction": "bidirectional"},
+                   drive_names=["token.json"])
+    bad = {p.path: p for p in v.paths if not p.allowed}
+    # token.json is on both sides; .env and credentials.json are local-only (read).
+    assert {path: p.op for path, p in bad.items()} == {
+        token: "read_write",
+        str(layout.app / ".env"): "read",
+        str(layout.app / "credentials.json"): "read",
+    }
+    assert bad[token].message.endswith("can't be read or written by a tool")
+    assert bad[token].step == "local_read_fail"
+    assert bad[str(layout.app / ".env")].message.endswith("can't be read by a tool")
+
+
+def test_sync_root_is_a_both_sides_entry(layout: Layout) -> None:
+    policy = layout.policy()
+    v = probe_call(policy, "sync_folder", {"local_path": str(layout.app / "token.json"),
+                                           "direction": "bidirectional"})
+    assert v.outcome == "refused" and v.paths[0].op == "read_write"
+    assert v.message.endswith("can't be read or written by a tool")
+
+
+def test_unknown_direction_and_assumed_default(layout: Layout) -> None:
+    policy = layout.roots()
+    bad = probe_call(policy, "sync_folder", {"local_path": str(layout.data), "direction": "up"})
+    assert bad.outcome == "error" and "'up'" in bad.message
+    default = probe_call(policy, "sync_folder", {"local_path": str(layout.data)})
+    assert default.paths[0].op == "read_write"
+    assert any("assuming 'bidirectional'" in n for n in default.notes)
+
+
+def test_a_drive_only_folder_is_created_under_the_root(layout: Layout) -> None:
+    (layout.data / "linkdir").symlink_to(layout.outside)
+    v = probe_call(layout.roots(), "sync_folder",
+                   {"local_path": str(layout.data), "direction": "download"},
+                   drive_names=["newdir/a.txt", "linkdir/b.txt"])
+    got = {p.path: p.allowed for p in v.paths if p.kind == "entry"}
+    assert got[str(layout.data / "newdir" / "a.txt")] is True
+    # The local symlinked folder is refused as a whole and not entered.
+    assert got[str(layout.data / "linkdir")] is False
+    assert str(layout.data / "linkdir" / "b.txt") not in got
+
+
+# --- discovery for what the catalog doesn't describe ------------------------------------------
+
+
+def test_undescribed_arguments_are_advisory(layout: Layout) -> None:
+    pytest.importorskip("localfs_explorer.discovery")
+    policy = layout.roots()
+    v = probe_call(policy, "get_message", {"message_id": "M",
+                                           "path": str(layout.outside / "other.txt")})
+    assert v.outcome == "ok"
+    found = [p for p in v.paths if p.kind == "discovered"]
+    assert found and all(p.advisory and p.tier == "guess" for p in found)
+    assert not found[0].allowed
+
+
+def test_expected_paths_decide_the_outcome(layout: Layout) -> None:
+    pytest.importorskip("localfs_explorer.discovery")
+    policy = layout.roots()
+    target = str(layout.outside / "other.txt")
+    v = probe_call(policy, "export_file", {"file_id": "F"}, expected_paths=[target])
+    assert v.outcome == "refused" and v.message == policy.check_read(target).message
+    assert v.paths[0].tier == "expected"
+
+
+def test_a_tool_outside_the_catalog_is_assumed_registered(layout: Layout) -> None:
+    v = probe_call(layout.roots(), "third_party_tool", {"query": "x"})
+    assert v.registered and v.outcome in ("ok", "refused")
+    assert any("not in the catalog" in n for n in v.notes)
+
+
+# --- many calls ---------------------------------------------------------------------------------
+
+
+def test_probe_calls_one_row_per_path(layout: Layout) -> None:
+    pytest.importorskip("pandas")
+    policy = layout.roots()
+    calls = [
+        {"name": "export_file", "arguments": {"file_id": "F"}},
+        {"name": "send_message", "arguments": {"attachments": [
+            {"local_path": str(layout.data / "report.csv")},
+            {"local_path": str(layout.outside / "other.txt")},
+        ]}},
+        {"jsonrpc": "2.0", "method": "tools/call",
+         "params": {"name": "download_file",
+                    "arguments": {"local_path": str(layout.data / "x")}}},
+        "not a call",
+    ]
+    df = probe_calls(policy, calls)
+    assert list(df.columns) == list(COLUMNS)
+    assert df.groupby("call").size().to_dict() == {0: 1, 1: 2, 2: 1, 3: 1}
+    assert df.loc[df.call == 0, "path"].isna().all()
+    outcomes = df.drop_duplicates("call").set_index("call")["outcome"].to_dict()
+    assert outcomes == {0: "ok", 1: "refused", 2: "ok", 3: "error"}
+    row = df[(df.call == 1) & (df.allowed == False)].iloc[0]  # noqa: E712
+    assert row.reason == "outside_roots" and row.path_message == row.message
+
+
+def test_jsonl_with_a_malformed_line(layout: Layout, tmp_path: Path) -> None:
+    pytest.importorskip("pandas")
+    lines = [
+        json.dumps({"name": "get_message", "arguments": {"message_id": "M"}}),
+        "{not json",
+        "",
+        json.dumps({"name": "download_file", "arguments": "oops"}),
+        json.dumps({"name": "sync_folder",
+                    "arguments": {"local_path": str(layout.data), "direction": "download"},
+                    "drive_names": ["a.txt"]}),
+    ]
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text("\n".join(lines) + "\n")
+    df = probe_calls(layout.roots(), calls)
+    first = df.drop_duplicates("call").set_index("line")
+    assert first.loc[1, "outcome"] == "ok"
+    assert first.loc[2, "outcome"] == "error" and first.loc[2, "message"].startswith("line 2:")
+    assert first.loc[4, "outcome"] == "error" and "line 4" in first.loc[4, "message"]
+    assert first.loc[5, "outcome"] == "ok"
+    sync_rows = df[df.line == 5]
+    assert str(layout.data / "a.txt") in set(sync_rows.path)
+
+
+def test_iter_call_verdicts_and_json_shape(layout: Layout) -> None:
+    verdicts = list(iter_call_verdicts(layout.roots(), [
+        {"name": "download_file", "arguments": {"local_path": str(layout.outside / "x")}},
+    ]))
+    data = verdicts[0].to_json_dict()
+    assert {"name", "registered", "visible", "gate", "outcome", "message", "paths"} <= set(data)
+    assert data["index"] == 0 and data["outcome"] == "refused"
+    assert {"argument", "path", "resolved", "op", "tier", "allowed", "reason",
+            "message"} <= set(data["paths"][0])
+    json.dumps(data)  # JSON-ready
+
+
+def test_an_unreadable_calls_file_is_a_clear_error(layout: Layout, tmp_path: Path) -> None:
+    with pytest.raises(ProbeError, match=r"missing\.jsonl: can.t be read"):
+        list(iter_call_verdicts(layout.roots(), tmp_path / "missing.jsonl"))
