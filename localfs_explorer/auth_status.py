@@ -32,9 +32,10 @@ __all__ = [
 BRANCHES: tuple[str, ...] = ("unauthorized", "service_account", "full_access")
 
 _NOT_MODELLED = (
-    "Only local_file_access is modelled. Every other field of server://auth-status "
-    "(the authentication state, limited_tools, limitations and the rest) is produced by "
-    "the server from its Google credentials and is left out here rather than guessed."
+    "Only local_file_access is modelled here. The resource's other fields (the "
+    "authentication state, limited_tools, limitations and the rest) are produced by the "
+    "server from its Google credentials; they are not modelled, and are left out rather "
+    "than guessed."
 )
 
 

@@ -447,10 +447,23 @@ def _check_read_back(
     final = dict(after_all)
     problems = [key for key, value in set.items() if final.get(key) != value]
     problems += [key for key in unset if key in final]
-    if before != after or problems:  # pragma: no cover - would be a bug in this module
-        what = ", ".join(problems) or "keys the export did not name"
-        raise ExportError(f"internal check failed: the edited file would read back {what} "
-                          "differently; nothing was written")
+    if before == after and not problems:
+        return
+    what = ", ".join(problems) or "keys the export did not name"
+    malformed = [span.line for span in _spans(_split_bom(old)[1]) if span.binding.error]
+    if malformed:
+        # An unclosed quote on a malformed line can pair with a quote written later and
+        # swallow the lines in between; python-dotenv would then not see the change.
+        label = "line" if len(malformed) == 1 else "lines"
+        raise ExportError(
+            f"refused: python-dotenv would not read {what} back as written because of the "
+            f"malformed {label} {', '.join(map(str, malformed))}; fix or remove "
+            f"{'it' if len(malformed) == 1 else 'them'} first"
+        )
+    raise ExportError(  # pragma: no cover - would be a bug in this module
+        f"internal check failed: the edited file would read back {what} differently; "
+        "nothing was written"
+    )
 
 
 def plan_edit(
