@@ -65,7 +65,9 @@ __all__ = [
     "HostSpec",
     "HostSpecError",
     "SymlinkEntry",
+    "dump_spec",
     "example_host_path",
+    "format_spec",
     "from_spec",
     "list_example_hosts",
     "load_fs",
@@ -240,6 +242,8 @@ def _build(spec: HostSpec) -> VirtualFS:
     if root_entry is not None:
         fs.mkdir("/", device=root_entry.device)
 
+    bind_dests = [p for p, e in spec.entries.items() if isinstance(e, DirEntry) and e.bind]
+    _check_no_entries_below_binds(spec, bind_dests)
     binds: list[tuple[str, DirEntry]] = []
     # Parents before children, so a child inherits its mount's device.
     for path in sorted(spec.entries, key=lambda p: (_depth(p), p)):
@@ -264,7 +268,6 @@ def _build(spec: HostSpec) -> VirtualFS:
     for path, entry in sorted(binds, key=lambda item: (_depth(item[0]), item[0])):
         assert entry.bind is not None
         fs.bind(entry.bind, path)
-    _check_no_entries_below_binds(spec, fs, [path for path, _ in binds])
 
     if not fs.is_dir(spec.cwd):
         raise HostSpecError(
@@ -297,7 +300,7 @@ def _precheck_raw(data: Mapping[str, Any], origin: str) -> None:
         )
 
 
-def _check_no_entries_below_binds(spec: HostSpec, fs: VirtualFS, binds: list[str]) -> None:
+def _check_no_entries_below_binds(spec: HostSpec, binds: list[str]) -> None:
     fold = (lambda s: s.casefold()) if spec.case_insensitive else (lambda s: s)
     for dest in binds:
         prefix = fold(dest) + "/"
@@ -326,9 +329,31 @@ def to_spec(fs: VirtualFS) -> dict[str, Any]:
     return spec
 
 
+def format_spec(spec: Mapping[str, Any]) -> str:
+    """A spec as JSON text with one entry per line, so diffs of snapshots stay readable."""
+    lines = ["{"]
+    items = list(spec.items())
+    for index, (key, value) in enumerate(items):
+        comma = "," if index < len(items) - 1 else ""
+        if key == "entries" and isinstance(value, Mapping) and value:
+            lines.append(f"  {json.dumps(key)}: {{")
+            entries = list(value.items())
+            for n, (path, entry) in enumerate(entries):
+                sep = "," if n < len(entries) - 1 else ""
+                lines.append(
+                    f"    {json.dumps(path, ensure_ascii=False)}: "
+                    f"{json.dumps(entry, ensure_ascii=False)}{sep}"
+                )
+            lines.append(f"  }}{comma}")
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
 def dump_spec(spec: Mapping[str, Any], path: str | Path) -> None:
-    """Write a spec as readable JSON (two-space indent, trailing newline)."""
-    Path(path).write_text(json.dumps(spec, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    """Write a spec to ``path`` in :func:`format_spec`'s layout."""
+    Path(path).write_text(format_spec(spec), encoding="utf-8")
 
 
 # ---------------------------------------------------------------------------- examples
