@@ -69,6 +69,7 @@ __all__ = [
     "export_env",
     "plan_edit",
     "run_export_env",
+    "template_text",
 ]
 
 log = logging.getLogger(__name__)
@@ -432,6 +433,15 @@ def _raw_values(text: str) -> list[tuple[str, str | None]]:
     ]
 
 
+def _all_secret_values(pairs: Iterable[tuple[str, str | None]]) -> set[str]:
+    # Every occurrence counts, not only the one python-dotenv keeps: an overridden
+    # secret is still a secret.
+    found: set[str] = set()
+    for key, value in pairs:
+        found |= secret_values({key: value})
+    return found
+
+
 def _check_read_back(
     old: str, new: str, set: Mapping[str, str], unset: Iterable[str]
 ) -> None:
@@ -477,11 +487,14 @@ def plan_edit(
 # Masked diff
 
 
-def _display_text(text: str) -> str:
-    """``text`` with every secret value replaced by the mask, line for line."""
+def _display_text(text: str) -> tuple[str, set[str]]:
+    """``text`` with every secret value replaced by the mask, line for line, and the
+    secret values it holds (for :func:`scrub`)."""
     bom, body_text = _split_bom(text)
     parts = [bom]
-    for span in _spans(body_text):
+    spans = _spans(body_text)
+    secrets = _all_secret_values((s.key, s.binding.value) for s in spans if s.key is not None)
+    for span in spans:
         binding = span.binding
         hide = (
             binding.error and mentions_secret_key(span.body)
@@ -502,7 +515,7 @@ def _display_text(text: str) -> str:
             else:
                 shown.append(MASK + brk)
         parts.append(span.lead + span.indent + "".join(shown) + span.eol)
-    return "".join(parts)
+    return "".join(parts), secrets
 
 
 def _lines(text: str) -> list[str]:
@@ -532,8 +545,9 @@ def unified_diff(
     """
     real_a, real_b = _lines(old), _lines(new)
     if masked:
-        shown_a, shown_b = _lines(_display_text(old)), _lines(_display_text(new))
-        secrets = secret_values(dict(_raw_values(old))) | secret_values(dict(_raw_values(new)))
+        (display_a, secrets_a), (display_b, secrets_b) = _display_text(old), _display_text(new)
+        shown_a, shown_b = _lines(display_a), _lines(display_b)
+        secrets = secrets_a | secrets_b
     else:
         shown_a, shown_b, secrets = real_a, real_b, _set_of(())
     out: list[str] = []
@@ -780,6 +794,17 @@ def _atomic_write(path: Path, data: bytes, mode: int, owner_of: Path | None) -> 
 # Export = edit + validate
 
 
+def template_text() -> str:
+    """The shipped ``.env`` template: both policy settings, commented out, explained.
+
+    A starting point for a new server ``.env``: ``export_env(None, text=template_text(),
+    set=...)`` keeps its comments and appends the chosen settings.
+    """
+    from importlib import resources
+
+    return resources.files("localfs_explorer").joinpath("data/env.template").read_text("utf-8")
+
+
 def _read_source(path: Path) -> str:
     try:
         if path.is_dir():
@@ -855,7 +880,7 @@ def export_env(
             raise ExportError(str(exc)) from None
     else:
         policy = validate(env)
-    secrets = secret_values(env.values) | secret_values(dict(_raw_values(text)))
+    secrets = secret_values(env.values) | _all_secret_values(_raw_values(text))
     errors = tuple(scrub(e, secrets) for e in getattr(policy, "errors", ()))
     warnings = tuple(scrub(w, secrets) for w in (*edit.warnings, *getattr(policy, "warnings", ())))
     return ExportPlan(

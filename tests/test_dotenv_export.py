@@ -22,6 +22,7 @@ from localfs_explorer.dotenv_export import (
     export_env,
     plan_edit,
     run_export_env,
+    template_text,
 )
 from localfs_explorer.secrets import MASK
 
@@ -681,6 +682,8 @@ def canary_source(tmp_path: Path) -> Path:
         "# server settings\n"
         f"CREDENTIALS_CONFIG='{{\"client_secret\": \"{CANARY}\"}}'\n"
         f"API_TOKEN={CANARY}-2\n"
+        f"# an older copy of the token: {CANARY}-2\n"
+        f"API_TOKEN={CANARY}-3\n"
         f"broken CREDENTIALS_CONFIG line {CANARY}\n"
         "LOCAL_FILE_ACCESS=full\n"
     )
@@ -740,3 +743,25 @@ def test_the_command_exit_codes_and_reports(tmp_path: Path, source: Path) -> Non
     out = io.StringIO()
     assert run_export_env(source, dry_run=True, out=out, err=io.StringIO()) == 0
     assert out.getvalue() == "no changes\n"
+
+
+# ---------------------------------------------------------------------------------------
+# The shipped template
+
+
+def test_the_template_has_both_settings_commented_out() -> None:
+    text = template_text()
+    assert read(text) == {}  # nothing is set until the operator uncomments a line
+    settings = [line[2:] for line in text.splitlines()
+                if re.match(r"# LOCAL_FILE_(ACCESS|ROOTS)=", line)]
+    values = read("\n".join(settings))
+    assert sorted(values) == ["LOCAL_FILE_ACCESS", "LOCAL_FILE_ROOTS"]
+    assert values["LOCAL_FILE_ACCESS"] in ("full", "roots", "off")
+
+
+def test_a_new_env_can_start_from_the_template(tmp_path: Path) -> None:
+    plan = export_env(None, text=template_text(),
+                      set={"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": str(tmp_path)})
+    assert plan.ok
+    assert plan.text.startswith(template_text())
+    assert read(plan.text) == {"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": str(tmp_path)}
