@@ -1,0 +1,26 @@
+"""The Explorer: an ipywidgets app over the engine, served as a Voila dashboard.
+
+    from localfs_explorer.ui import explorer
+    explorer(env_path="deploy/.env", transport="sse")
+
+Needs the ``dashboard`` extra (ipywidgets, voila, pandas). The views hold no policy
+logic: they edit one :class:`ExplorerModel`, which recomputes through the engine.
+"""
+
+from __future__ import annotations
+
+from .app import PANELS, Explorer, PanelSpec, explorer, register_panel
+from .model import HOST_FS_ENV, ExplorerError, ExplorerModel
+from .panel import Panel
+
+__all__ = [
+    "HOST_FS_ENV",
+    "PANELS",
+    "Explorer",
+    "ExplorerError",
+    "ExplorerModel",
+    "Panel",
+    "PanelSpec",
+    "explorer",
+    "register_panel",
+]

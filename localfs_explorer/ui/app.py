@@ -1,0 +1,211 @@
+"""The Explorer: a header naming the resolved mode, an error area, and one tab per panel.
+
+Panels come from a small registry, :data:`PANELS`, so that a new one is one line::
+
+    PanelSpec("scenarios", "Scenarios", "localfs_explorer.ui.scenarios_panel:ScenariosPanel")
+
+A factory is a callable ``factory(model) -> widget`` or a ``"module:Class"`` string that
+is imported only when the tab is first opened. A panel that can't be built (its engine
+isn't installed yet, or it raised) shows why in its tab; the rest of the app still works.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import ipywidgets as widgets
+
+from . import render
+from .model import ExplorerModel
+from .panel import css, html
+
+Factory = Callable[[ExplorerModel], widgets.Widget]
+
+
+@dataclass(frozen=True)
+class PanelSpec:
+    """A tab of the Explorer: its name, its title, and how to build it."""
+
+    name: str
+    title: str
+    factory: Factory | str
+
+    def build(self, model: ExplorerModel) -> widgets.Widget:
+        """Build the panel for ``model`` (importing a ``"module:Class"`` factory first)."""
+        factory = self.factory
+        if isinstance(factory, str):
+            module_name, _, attr = factory.partition(":")
+            factory = getattr(importlib.import_module(module_name), attr)
+        return factory(model)
+
+
+#: The Explorer's tabs, in order. The Server panel comes first: it is what opens.
+PANELS: list[PanelSpec] = [
+    PanelSpec("server", "Server", "localfs_explorer.ui.server_panel:ServerPanel"),
+    PanelSpec("deny", "Deny-list", "localfs_explorer.ui.deny_panel:DenyListPanel"),
+    PanelSpec("paths", "Paths", "localfs_explorer.ui.paths_panel:PathsPanel"),
+    PanelSpec("tool", "Tool call", "localfs_explorer.ui.tool_panel:ToolCallPanel"),
+    PanelSpec("batch", "Batch", "localfs_explorer.ui.batch_panel:BatchPanel"),
+    PanelSpec("auth", "auth-status", "localfs_explorer.ui.auth_panel:AuthStatusPanel"),
+    PanelSpec("export", "Export", "localfs_explorer.ui.export_panel:ExportPanel"),
+]
+
+
+def register_panel(spec: PanelSpec, *, after: str | None = None) -> None:
+    """Add (or replace, by name) a panel in :data:`PANELS`, at the end or after ``after``."""
+    existing = [i for i, p in enumerate(PANELS) if p.name == spec.name]
+    if existing:
+        PANELS[existing[0]] = spec
+        return
+    if after is None:
+        PANELS.append(spec)
+        return
+    names = [p.name for p in PANELS]
+    PANELS.insert(names.index(after) + 1 if after in names else len(PANELS), spec)
+
+
+class Explorer(widgets.VBox):
+    """The whole app over one :class:`ExplorerModel`.
+
+    Args:
+        model: the model to show; a new one (with ``model_options``) by default.
+        panels: the tabs to show (default :data:`PANELS`).
+        lazy: build a tab's panel only when it is first opened, so the page becomes
+            interactive sooner. :meth:`panel` builds any tab on demand.
+        **model_options: traits for a new model (``env_path=...``, ``transport=...``).
+    """
+
+    def __init__(
+        self,
+        model: ExplorerModel | None = None,
+        *,
+        panels: Sequence[PanelSpec] | None = None,
+        lazy: bool = True,
+        **model_options: Any,
+    ) -> None:
+        super().__init__(layout=widgets.Layout(width="100%"))
+        css(self, "lfe-app")
+        self.model = model if model is not None else ExplorerModel(**model_options)
+        self.specs = list(panels if panels is not None else PANELS)
+        self._built: dict[str, widgets.Widget] = {}
+        self.header = html("lfe-header")
+        self.error = html("lfe-error")
+        self.dismiss = css(widgets.Button(description="Dismiss", icon="times",
+                                          layout=widgets.Layout(width="100px")),
+                           "lfe-error-dismiss")
+        self.dismiss.on_click(self.model.guarded(lambda _b: self._dismiss(), where="app"))
+        self.error_row = widgets.HBox([self.error, self.dismiss],
+                                      layout=widgets.Layout(width="100%", display="none"))
+        self._slots = [css(widgets.VBox(layout=widgets.Layout(width="100%")),
+                           f"lfe-slot-{spec.name}") for spec in self.specs]
+        self.tabs = css(widgets.Tab(children=self._slots,
+                                    titles=tuple(s.title for s in self.specs)), "lfe-tabs")
+        self.tabs.observe(self.model.guarded(lambda c: self._opened(c["new"]), where="app"),
+                          names="selected_index")
+        self.model.observe(self.model.guarded(lambda _c: self._refresh_header(),
+                                              where="app"),
+                           names=["config_rev"])
+        self.model.observe(self.model.guarded(lambda _c: self._refresh_error(), where="app"),
+                           names=["last_error"])
+        self.children = [widgets.HTML(render.STYLE), self.header, self.error_row, self.tabs]
+        self._refresh_header()
+        self._refresh_error()
+        if lazy:
+            self._opened(self.tabs.selected_index or 0)
+        else:
+            for spec in self.specs:
+                self.panel(spec.name)
+
+    # ---- panels
+
+    def panel(self, name: str) -> widgets.Widget:
+        """The panel called ``name``, built now if it wasn't yet."""
+        for index, spec in enumerate(self.specs):
+            if spec.name == name:
+                if name not in self._built:
+                    self._built[name] = self._build(spec)
+                    self._slots[index].children = [self._built[name]]
+                return self._built[name]
+        raise KeyError(f"no panel named {name!r} (panels: {', '.join(self.names)})")
+
+    def show(self, name: str) -> widgets.Widget:
+        """Open the tab called ``name`` and return its panel."""
+        panel = self.panel(name)
+        self.tabs.selected_index = self.names.index(name)
+        return panel
+
+    @property
+    def names(self) -> list[str]:
+        """Panel names in tab order."""
+        return [s.name for s in self.specs]
+
+    def _build(self, spec: PanelSpec) -> widgets.Widget:
+        try:
+            return spec.build(self.model)
+        except ImportError as exc:
+            return html("lfe-unavailable", render.box(
+                "warning", f"{render.esc(spec.title)} is not available yet: "
+                           f"{render.esc(exc)}"))
+        except Exception as exc:
+            self.model.report(f"building the {spec.title} panel", exc)
+            return html("lfe-unavailable", render.box(
+                "error", f"{render.esc(spec.title)} could not be built: "
+                         f"{render.esc(self.model.clean(str(exc)))}"))
+
+    def _opened(self, index: int | None) -> None:
+        if index is not None and 0 <= index < len(self.specs):
+            self.panel(self.specs[index].name)
+
+    # ---- header and errors
+
+    def _refresh_header(self) -> None:
+        m = self.model
+        policy = m.policy
+        if policy is None:
+            body = (
+                '<div class="lfe-mode-line"><b>LOCAL_FILE_ACCESS</b>: unknown</div>'
+                + render.box("error", f"<b>Configuration problem:</b> "
+                                      f"{render.esc(m.config_error)}")
+            )
+        else:
+            body = render.mode_summary(policy) + (
+                f'<div class="lfe-muted">transport <b>{render.esc(policy.transport)}</b> · '
+                f"target <b>{render.esc(m.target_label)}</b> · "
+                + ("the server would start" if policy.serves
+                   else "<b>the server would exit at startup</b>")
+                + "</div>"
+            )
+        self.header.value = body
+
+    def _refresh_error(self) -> None:
+        message = self.model.last_error
+        if message:
+            self.error.value = render.box(
+                "error", f"<b>Something failed:</b> {render.esc(message)}", "lfe-error-box")
+            self.error_row.layout.display = "flex"
+        else:
+            self.error.value = ""
+            self.error_row.layout.display = "none"
+
+    def _dismiss(self) -> None:
+        self.model.last_error = ""
+
+
+def explorer(**options: Any) -> Explorer:
+    """Display an :class:`Explorer` in the notebook and return it.
+
+    ``options`` go to :class:`Explorer` (``panels=``, ``lazy=``) or the new model
+    (``env_path="deploy/.env"``, ``transport="sse"``, ``paths_text="/data/a.csv"``),
+    over any configuration the ``serve`` command preloaded.
+    """
+    from IPython.display import display
+
+    from ..serve import load_preload
+
+    # `localfs-explorer serve --env ...` leaves its configuration for the kernel to pick up.
+    app = Explorer(**{**load_preload(), **options})
+    display(app)
+    return app

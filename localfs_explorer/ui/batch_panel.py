@@ -1,0 +1,92 @@
+"""The Batch panel: a JSONL of tool calls in, a table, counts and a CSV out."""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+
+from . import render
+from .panel import Panel, css, heading, html, wide
+
+
+class BatchPanel(Panel):
+    """Upload or point at a JSONL of ``tools/call`` params; probe every call."""
+
+    name = "batch"
+    title = "Batch"
+    watches = ("batch_rev",)
+
+    def build(self) -> list[widgets.Widget]:
+        m = self.model
+        self.upload = css(widgets.FileUpload(description="Upload JSONL", multiple=False,
+                                             accept=".jsonl,.json,.txt,.ndjson",
+                                             layout=widgets.Layout(width="160px")),
+                          "lfe-batch-upload")
+        self.path = css(widgets.Text(description="or a file", placeholder="/path/to/calls.jsonl",
+                                     continuous_update=False,
+                                     style={"description_width": "80px"},
+                                     layout=widgets.Layout(width="60%")), "lfe-batch-path")
+        self.load = css(widgets.Button(description="Run", icon="play",
+                                       layout=widgets.Layout(width="80px")), "lfe-batch-load")
+        self.path.disabled = self.load.disabled = not m.host_access
+        self.progress = css(widgets.IntProgress(value=0, min=0, max=1, description="probed",
+                                                layout=widgets.Layout(width="60%")),
+                            "lfe-batch-progress")
+        self.progress_label = html("lfe-batch-progress-label")
+        self.status = html("lfe-batch-status")
+        self.outcomes = html("lfe-batch-outcomes-view")
+        self.tools = html("lfe-batch-tools-view")
+        self.calls = html("lfe-batch-calls-view")
+        self.csv = html("lfe-batch-csv")
+        self.on_change(self.upload, lambda _v: self._uploaded())
+        self.on_click(self.load, lambda: m.load_batch_path(self.path.value))
+        m.observe(m.guarded(lambda _c: self._progress(), where="batch panel"),
+                  names=["batch_done", "batch_total", "batch_running"])
+        intro = html("", (
+            '<div class="lfe-muted">One call per line: <code>{"name": "upload_local_file", '
+            '"arguments": {"local_path": "/data/a.csv"}}</code> (a whole JSON-RPC '
+            "<code>tools/call</code> request works too). Re-run automatically when the "
+            "configuration changes.</div>"))
+        return [
+            intro, widgets.HBox([self.upload, self.path, self.load], layout=wide()),
+            widgets.HBox([self.progress, self.progress_label], layout=wide()),
+            self.status, heading("By outcome"), self.outcomes, heading("By tool"),
+            self.tools, self.csv, heading("Calls"), self.calls,
+        ]
+
+    def _uploaded(self) -> None:
+        got = self.upload_contents(self.upload)
+        if got is not None:
+            name, data = got
+            self.model.load_batch_upload(name, data.decode("utf-8", errors="replace"))
+
+    def _progress(self) -> None:
+        m = self.model
+        self.progress.max = max(1, m.batch_total)
+        self.progress.value = min(m.batch_done, self.progress.max)
+        state = "running…" if m.batch_running else "done"
+        if m.batch_total:
+            self.progress_label.value = (
+                f'<span class="lfe-muted">{m.batch_done} / {m.batch_total} calls, {state}'
+                "</span>")
+        else:
+            self.progress_label.value = ""
+
+    def refresh(self) -> None:
+        m = self.model
+        self._progress()
+        source = m.batch_name or m.batch_path
+        if m.batch_error:
+            self.status.value = render.box("error", render.esc(m.batch_error))
+        elif source:
+            self.status.value = (f'<div class="lfe-muted">Calls from '
+                                 f"<code>{render.esc(source)}</code></div>")
+        else:
+            self.status.value = '<div class="lfe-muted">No batch loaded.</div>'
+        verdicts = m.batch_verdicts
+        if not verdicts:
+            self.outcomes.value = self.tools.value = self.calls.value = self.csv.value = ""
+            return
+        self.outcomes.value, self.tools.value, self.calls.value = render.batch_tables(verdicts)
+        self.csv.value = render.download_link(
+            m.batch_csv(), "localfs-explorer-batch.csv", "text/csv",
+            f"⬇ Download the result as CSV ({len(verdicts)} calls)", "lfe-batch-csv-link")

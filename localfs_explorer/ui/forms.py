@@ -1,0 +1,100 @@
+"""Read and write a catalog parameter's value in a tool call's arguments (no widgets).
+
+The Tool call panel generates one form field per catalog parameter. A parameter's
+*location* says where its path sits (``local_path``, ``paths[]``,
+``attachments[].local_path``); these helpers turn a field's text into that shape and
+back, so the form and the raw JSON stay two views of one arguments object.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+class ArgumentsError(ValueError):
+    """Arguments JSON that can't be used: the message says where it is wrong."""
+
+
+def form_shape(location: str) -> str | None:
+    """How a location is edited: ``single``, ``list``, ``list_of_objects``, or None.
+
+    None means the form can't express it (deeper nesting); the JSON editor still can.
+    """
+    parts = location.split(".")
+    if len(parts) == 1:
+        return "list" if parts[0].endswith("[]") else "single"
+    if len(parts) == 2 and parts[0].endswith("[]") and not parts[1].endswith("[]"):
+        return "list_of_objects"
+    return None
+
+
+def parse_arguments(text: str) -> dict[str, Any]:
+    """The arguments object in ``text`` (empty text means ``{}``)."""
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ArgumentsError(
+            f"arguments: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    if not isinstance(value, dict):
+        raise ArgumentsError(f"arguments: expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def read_location(arguments: dict[str, Any], location: str) -> str:
+    """The form text for ``location``: one path, or one path per line for lists."""
+    shape = form_shape(location)
+    parts = location.split(".")
+    head = parts[0].removesuffix("[]")
+    value = arguments.get(head)
+    if shape == "single":
+        return value if isinstance(value, str) else ("" if value is None else json.dumps(value))
+    if not isinstance(value, list):
+        return ""
+    if shape == "list":
+        return "\n".join(v for v in value if isinstance(v, str))
+    if shape == "list_of_objects":
+        key = parts[1]
+        return "\n".join(
+            item[key] for item in value if isinstance(item, dict) and isinstance(item.get(key), str)
+        )
+    return ""
+
+
+def write_location(arguments: dict[str, Any], location: str, text: str) -> dict[str, Any]:
+    """A copy of ``arguments`` with ``location`` set from form ``text``.
+
+    Empty text removes the argument (a missing optional path is "not given"). For a list
+    of objects, other keys of existing items are kept, item by item.
+    """
+    shape = form_shape(location)
+    if shape is None:
+        raise ArgumentsError(f"{location}: edit this argument in the JSON")
+    out = dict(arguments)
+    parts = location.split(".")
+    head = parts[0].removesuffix("[]")
+    if shape == "single":
+        if text == "":
+            out.pop(head, None)
+        else:
+            out[head] = text
+        return out
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        out.pop(head, None)
+        return out
+    if shape == "list":
+        out[head] = lines
+        return out
+    key = parts[1]
+    old = arguments.get(head)
+    old_items = old if isinstance(old, list) else []
+    items = []
+    for i, line in enumerate(lines):
+        base = old_items[i] if i < len(old_items) and isinstance(old_items[i], dict) else {}
+        items.append({**base, key: line})
+    out[head] = items
+    return out

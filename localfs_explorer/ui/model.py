@@ -1,0 +1,677 @@
+"""The Explorer's one model: every input the views edit, every result they show.
+
+:class:`ExplorerModel` is a :class:`traitlets.HasTraits`. Views set its input traits and
+observe its result traits; the model recomputes the results through the same engine
+functions the command line calls (``load_env``, ``resolve_policy``, ``Policy.check``,
+``register_tools``, ``probe_call``, ``auth_status_preview``, ``export_env``). It holds no
+policy logic of its own.
+
+Recomputing is split into stages so that typing a path doesn't reload the ``.env``:
+
+- ``config``: environment, target filesystem and policy, then registration, the
+  auth-status preview and the export plan, which depend on nothing else;
+- ``paths``: the verdict for each path in the Paths text;
+- ``tool``: the verdict for the tool call;
+- ``batch``: the verdicts for the loaded batch of calls.
+
+A change to an input marks the stages that depend on it. Inside a running event loop
+(a kernel behind a page) typing is coalesced: the first change after a quiet spell is
+computed at once, and changes that arrive within ``debounce`` seconds of a recompute are
+folded into one recompute when that window closes. With no running loop (a script,
+pytest) every change is computed at once; :meth:`recompute` flushes whatever is pending.
+
+Errors a user can cause (a missing ``.env``, bad JSON) land in the stage's ``*_error``
+trait. Anything else raised while recomputing lands in ``last_error`` with its message:
+the page must show it, because Voila hides tracebacks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from traitlets import Any as AnyTrait
+from traitlets import Bool, Dict, Enum, Float, HasTraits, Int, List, Unicode, observe
+
+from ..check import OPS
+from ..env import EnvFileError, load_env
+from ..fs import FileSystem, HostFS
+from ..policy import TRANSPORTS, PolicyError, resolve_policy
+from ..secrets import scrub, secret_values
+from ..serve import HOST_FS_ENV
+
+log = logging.getLogger(__name__)
+
+
+#: Most paths checked from the Paths text in one go.
+MAX_PATHS = 20_000
+
+#: Most calls taken from one batch.
+MAX_BATCH_CALLS = 50_000
+
+OVER_HTTP_CHOICES: tuple[str, ...] = ("auto", "yes", "no")
+HOST_TARGET = "host"
+UPLOAD_TARGET = "upload"
+EXAMPLE_PREFIX = "example:"
+
+# Which stages each input feeds. "config" implies every later stage.
+_CONFIG_INPUTS = (
+    "env_path", "env_text", "env_name", "lenient", "overrides", "unset", "transport",
+    "target", "spec_text", "cwd", "host_cwd", "package_dir", "platform",
+)
+_PATH_INPUTS = ("paths_text", "op", "over_http")
+_TOOL_INPUTS = ("tool_name", "tool_args_text", "access_text")
+_BATCH_INPUTS = ("batch_path", "batch_text")
+# Inputs typed character by character: coalesced. Everything else (dropdowns, buttons,
+# uploads) is computed at once.
+_TYPED = frozenset({
+    "overrides", "unset", "cwd", "package_dir", "paths_text", "tool_args_text", "access_text",
+})
+
+
+class ExplorerError(ValueError):
+    """An action the Explorer refuses (e.g. reading this machine's files when served)."""
+
+
+def host_access_from_environ() -> bool:
+    """Whether this kernel may probe the machine it runs on (``serve`` decides)."""
+    return os.environ.get(HOST_FS_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _example_hosts() -> list[str]:
+    try:
+        from ..fs.spec import list_example_hosts
+    except ImportError:  # described hosts ship separately; the host still works
+        return []
+    return list(list_example_hosts())
+
+
+class ExplorerModel(HasTraits):
+    """State and results of one Explorer; see the module docstring."""
+
+    # ---- inputs: the server's configuration
+    #: A ``.env`` path on the machine the kernel runs on ("" for none).
+    env_path = Unicode("")
+    #: An uploaded ``.env``'s text (None when the source is ``env_path`` or nothing).
+    env_text = Unicode(None, allow_none=True)
+    #: The uploaded file's name, for messages.
+    env_name = Unicode("")
+    #: Skip ``.env`` lines python-dotenv can't parse, as the server does (else: an error).
+    lenient = Bool(False)
+    #: The server process's own variables, ``(key, value)`` rows; win over the file.
+    overrides = List()
+    #: Keys removed whatever set them.
+    unset = List()
+    transport = Enum(TRANSPORTS, default_value="stdio")
+    #: ``host``, ``example:NAME`` or ``upload``.
+    target = Unicode(HOST_TARGET)
+    spec_text = Unicode(None, allow_none=True)
+    spec_name = Unicode("")
+    cwd = Unicode("")
+    #: The startup directory assumed for this machine when ``cwd`` is empty (``serve``
+    #: passes the directory it was started in; else the kernel's own working directory).
+    host_cwd = Unicode("")
+    package_dir = Unicode("")
+    platform = Enum(("posix", "windows"), default_value="posix")
+
+    # ---- inputs: questions
+    paths_text = Unicode("")
+    op = Enum(OPS, default_value="read")
+    over_http = Enum(OVER_HTTP_CHOICES, default_value="auto")
+    #: Index of the path whose trace and hint are shown.
+    selected = Int(0)
+    tool_name = Unicode("")
+    tool_args_text = Unicode("{}")
+    #: Optional tool access lists as JSON (``{"server": {"approval_list": [...]}}``).
+    access_text = Unicode("")
+    batch_path = Unicode("")
+    batch_text = Unicode(None, allow_none=True)
+    batch_name = Unicode("")
+
+    # ---- settings
+    #: Seconds over which typed changes are coalesced (0: compute every change at once).
+    debounce = Float(0.15)
+    #: May the kernel read this machine's files (target host, .env and batch paths, writes)?
+    host_access = Bool(True)
+    examples = List()
+
+    # ---- results
+    env = AnyTrait(None, allow_none=True)
+    policy = AnyTrait(None, allow_none=True)
+    registration = AnyTrait(None, allow_none=True)
+    config_error = Unicode("")
+    target_label = Unicode("")
+    target_description = Unicode("")
+    auth_status = Dict()
+    auth_error = Unicode("")
+    export_plan = AnyTrait(None, allow_none=True)
+    export_error = Unicode("")
+    decisions = List()
+    paths_error = Unicode("")
+    call_verdict = AnyTrait(None, allow_none=True)
+    call_error = Unicode("")
+    batch_verdicts = List()
+    batch_error = Unicode("")
+    batch_total = Int(0)
+    batch_done = Int(0)
+    batch_running = Bool(False)
+    #: The last unexpected failure, shown in the page's error area ("" when none).
+    last_error = Unicode("")
+    # Bumped after each stage recomputes: views observe these, not the result lists,
+    # because equal-looking results (same verdicts) can still carry new traces.
+    config_rev = Int(0)
+    paths_rev = Int(0)
+    tool_rev = Int(0)
+    batch_rev = Int(0)
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("host_access", host_access_from_environ())
+        self._stale: set[str] = set()
+        self._hold = 1  # no recompute until every initial value is in place
+        self._timer: asyncio.TimerHandle | None = None
+        self._last_flush = float("-inf")
+        #: How many times results were recomputed (lets tests see coalescing).
+        self.flushes = 0
+        super().__init__(**kwargs)
+        self.examples = _example_hosts()
+        if not self.host_access and self.target == HOST_TARGET:
+            self.target = f"{EXAMPLE_PREFIX}{self.examples[0]}" if self.examples else ""
+        if not self.tool_name:
+            self.tool_name = _first_tool()
+        self._hold = 0
+        self.recompute(everything=True)
+
+    # ------------------------------------------------------------------ scheduling
+
+    @observe(*_CONFIG_INPUTS, *_PATH_INPUTS, *_TOOL_INPUTS, *_BATCH_INPUTS)
+    def _input_changed(self, change: dict[str, Any]) -> None:
+        name = change["name"]
+        if name in _CONFIG_INPUTS:
+            stages = {"config", "paths", "tool", "batch"}
+        elif name in _PATH_INPUTS:
+            stages = {"paths"}
+        elif name in _TOOL_INPUTS:
+            stages = {"tool"}
+        else:
+            stages = {"batch"}
+        self._request(stages, typed=name in _TYPED)
+
+    @observe("selected")
+    def _selected_changed(self, change: dict[str, Any]) -> None:
+        self.paths_rev += 1
+
+    def _request(self, stages: set[str], *, typed: bool) -> None:
+        self._stale |= stages
+        if self._hold:
+            return
+        loop = _running_loop()
+        if loop is None or self.debounce <= 0:
+            self._flush()
+            return
+        now = loop.time()
+        if not typed or (self._timer is None and now - self._last_flush >= self.debounce):
+            self._flush()
+            return
+        if self._timer is None:
+            delay = max(0.0, self._last_flush + self.debounce - now)
+            self._timer = loop.call_later(delay, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self._flush()
+
+    def recompute(self, *, everything: bool = False) -> None:
+        """Compute every pending stage now (all of them with ``everything``)."""
+        if everything:
+            self._stale.update({"config", "paths", "tool", "batch"})
+        self._flush()
+
+    @property
+    def pending(self) -> bool:
+        """Whether a change is waiting to be recomputed."""
+        return bool(self._stale)
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        """Make several changes, recompute once at the end."""
+        self._hold += 1
+        try:
+            yield
+        finally:
+            self._hold -= 1
+            if not self._hold and self._stale:
+                self._request(set(), typed=False)
+
+    def _flush(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        stale, self._stale = self._stale, set()
+        if not stale:
+            return
+        self.flushes += 1
+        for stage, fn in (("config", self._compute_config), ("paths", self._compute_paths),
+                          ("tool", self._compute_tool), ("batch", self._compute_batch)):
+            if stage in stale:
+                self.guarded(fn, where=stage)()
+        loop = _running_loop()
+        self._last_flush = loop.time() if loop is not None else float("-inf")
+
+    # ------------------------------------------------------------------ errors
+
+    def secrets(self) -> set[str]:
+        """Values that must never be shown (secret settings of the loaded env)."""
+        found: set[str] = set()
+        if self.env is not None:
+            found |= secret_values(self.env.values)
+        found |= secret_values(dict(self.overrides))
+        return found
+
+    def clean(self, text: str) -> str:
+        """``text`` with every known secret value masked."""
+        return scrub(text, self.secrets())
+
+    def report(self, where: str, exc: BaseException) -> None:
+        """Show an unexpected failure in the page (never swallow it)."""
+        message = self.clean(f"{type(exc).__name__}: {exc}")
+        log.error("explorer: %s failed: %s", where, message)
+        self.last_error = f"{where}: {message}"
+
+    def guarded(self, fn: Callable[..., Any], *, where: str = "") -> Callable[..., Any]:
+        """``fn`` wrapped so that an exception is reported instead of lost."""
+        label = where or getattr(fn, "__name__", "callback").strip("_")
+
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except Exception as exc:
+                self.report(label, exc)
+                return None
+
+        run.__name__ = getattr(fn, "__name__", "guarded")
+        return run
+
+    # ------------------------------------------------------------------ actions
+
+    def load_env_path(self, path: str) -> None:
+        """Use the ``.env`` at ``path`` on the kernel's machine (re-read if unchanged)."""
+        with self.hold():
+            self.env_text = None
+            self.env_name = ""
+            self.env_path = path.strip()
+            self._stale.update({"config", "paths", "tool", "batch"})
+
+    def load_env_upload(self, name: str, content: bytes | str) -> None:
+        """Use an uploaded ``.env`` (the way a Voila user supplies one)."""
+        text = content.decode("utf-8") if isinstance(content, bytes) else content
+        with self.hold():
+            self.env_path = ""
+            self.env_name = name or "uploaded .env"
+            self.env_text = text
+
+    def clear_env(self) -> None:
+        """No ``.env`` at all: only overrides."""
+        with self.hold():
+            self.env_path = ""
+            self.env_name = ""
+            self.env_text = None
+
+    def load_spec_upload(self, name: str, content: bytes | str) -> None:
+        """Describe the target host with an uploaded JSON spec and select it."""
+        text = content.decode("utf-8") if isinstance(content, bytes) else content
+        with self.hold():
+            self.spec_name = name or "uploaded host"
+            self.spec_text = text
+            self.target = UPLOAD_TARGET
+
+    def set_override(self, key: str, value: str) -> None:
+        """Set (or replace) one override row."""
+        rows = [(k, v) for k, v in self.overrides if k != key]
+        self.overrides = [*rows, (key, value)]
+
+    def load_batch_upload(self, name: str, content: bytes | str) -> None:
+        """Probe the calls of an uploaded JSONL file."""
+        text = content.decode("utf-8") if isinstance(content, bytes) else content
+        with self.hold():
+            self.batch_path = ""
+            self.batch_name = name or "uploaded calls"
+            self.batch_text = text
+            self._stale.add("batch")
+
+    def load_batch_path(self, path: str) -> None:
+        """Probe the calls of a JSONL file on the kernel's machine."""
+        with self.hold():
+            self.batch_text = None
+            self.batch_name = ""
+            self.batch_path = path.strip()
+            self._stale.add("batch")
+
+    def write_export(self, dest: str, *, force: bool = False) -> Any:
+        """Write the planned ``.env`` to ``dest`` with the engine's overwrite rules.
+
+        Returns the engine's ``WriteResult``; raises ``ExportError`` / :class:`ExplorerError`
+        with a message for the page.
+        """
+        if not self.host_access:
+            raise ExplorerError(
+                "writing files on the serving machine is off for a page served to other "
+                "machines (serve --allow-host-fs turns it on); use the download link"
+            )
+        self.recompute()
+        plan = self.export_plan
+        if plan is None:
+            raise ExplorerError(self.export_error or "nothing to export yet")
+        if not dest.strip():
+            raise ExplorerError("give the path to write the .env to")
+        return plan.write(os.path.expanduser(dest.strip()), force=force)
+
+    def batch_csv(self) -> bytes:
+        """The batch result as CSV (one row per call and path), as the CLI writes it."""
+        import pandas as pd  # only the download needs pandas
+
+        from ..probe import COLUMNS, verdict_rows
+
+        rows: list[dict[str, Any]] = []
+        for v in self.batch_verdicts:
+            rows.extend(verdict_rows(v))
+        return pd.DataFrame(rows, columns=list(COLUMNS)).to_csv(index=False).encode("utf-8")
+
+    # ------------------------------------------------------------------ stages
+
+    def _target_fs(self) -> tuple[FileSystem, str, str]:
+        target = self.target
+        if target == HOST_TARGET:
+            if not self.host_access:
+                raise ExplorerError(
+                    "this machine's filesystem can't be probed from a page served to other "
+                    "machines (serve --allow-host-fs turns it on); pick an example or "
+                    "upload a host spec"
+                )
+            return HostFS(), "this machine", "The machine the Explorer's kernel runs on."
+        try:
+            from ..fs.spec import load_fs, read_spec  # noqa: F401 - availability check
+        except ImportError:
+            raise ExplorerError("described hosts are not available yet") from None
+        if target.startswith(EXAMPLE_PREFIX):
+            name = target[len(EXAMPLE_PREFIX):]
+            fs = load_fs(name)
+            from ..fs.spec import example_host_path
+
+            try:
+                data = json.loads(example_host_path(name).read_text(encoding="utf-8"))
+                description = str(data.get("description") or "")
+            except (OSError, ValueError):
+                description = ""
+            return fs, f"example host {name}", description
+        if target == UPLOAD_TARGET:
+            if not self.spec_text:
+                raise ExplorerError("upload a host spec (JSON) first")
+            try:
+                data = json.loads(self.spec_text)
+            except json.JSONDecodeError as exc:
+                raise ExplorerError(
+                    f"{self.spec_name}: not valid JSON (line {exc.lineno}: {exc.msg})"
+                ) from None
+            if not isinstance(data, dict):
+                raise ExplorerError(f"{self.spec_name}: a host spec is a JSON object")
+            fs = load_fs(data)
+            return fs, f"uploaded host {self.spec_name}", str(data.get("description") or "")
+        raise ExplorerError("no target host is available: pick one")
+
+    def _env_source(self) -> tuple[str | None, str | None]:
+        """(name or path, text) of the .env: text is None when read from ``env_path``."""
+        if self.env_text is not None:
+            return self.env_name or "uploaded .env", self.env_text
+        if self.env_path:
+            if not self.host_access:
+                raise ExplorerError(
+                    "reading a .env from the serving machine is off for a page served to "
+                    "other machines; upload the file instead"
+                )
+            return os.path.expanduser(self.env_path), None
+        return None, None
+
+    def _policy_inputs(self, source: str | None, from_path: bool) -> dict[str, Any]:
+        cwd = self.cwd.strip() or None
+        package_dir = self.package_dir.strip() or None
+        if package_dir is None and from_path and source:
+            # As the CLI does: the server's own .env sits in its package directory.
+            package_dir = os.path.dirname(os.path.abspath(source))
+        if self.target == HOST_TARGET:
+            if cwd is None and self.host_cwd:
+                cwd = self.host_cwd
+            if cwd is not None:
+                cwd = os.path.abspath(os.path.expanduser(cwd))
+        return {"cwd": cwd, "package_dir": package_dir, "platform": self.platform}
+
+    def _compute_config(self) -> None:
+        self.config_error = ""
+        env = policy = registration = None
+        try:
+            try:
+                fs, label, description = self._target_fs()
+            except ExplorerError:
+                self.target_label, self.target_description = "", ""
+                raise
+            self.target_label, self.target_description = label, description
+            source, text = self._env_source()
+            overrides = {k: v for k, v in self.overrides if k}
+            env = load_env(source, overrides=overrides, unset=[k for k in self.unset if k],
+                           strict=not self.lenient, text=text)
+            inputs = self._policy_inputs(source, text is None)
+            policy = resolve_policy(env, transport=self.transport, fs=fs, **inputs)
+        except (EnvFileError, PolicyError, ExplorerError, ValueError, OSError) as exc:
+            # ValueError covers a bad host spec (HostSpecError) and the like.
+            self.env = env
+            self.config_error = self.clean(str(exc))
+            self.policy = None
+            self.registration = None
+            self.auth_status = {}
+            self.auth_error = ""
+            self.export_plan = None
+            self.export_error = self.config_error
+            self.config_rev += 1
+            return
+        self.env = env
+        try:
+            from ..catalog import register_tools
+        except ImportError:  # pragma: no cover - the catalog ships with the engine
+            registration = None
+        else:
+            registration = register_tools(policy)
+        self.policy = policy
+        self.registration = registration
+        self._compute_auth()
+        self._compute_export(source, text, fs, inputs)
+        self.config_rev += 1
+
+    def _compute_auth(self) -> None:
+        self.auth_error = ""
+        try:
+            from ..auth_status import auth_status_preview
+        except ImportError:
+            self.auth_status = {}
+            self.auth_error = "the auth-status preview is not available yet"
+            return
+        self.auth_status = auth_status_preview(self.policy, registration=self.registration)
+
+    def _compute_export(
+        self, source: str | None, text: str | None, fs: FileSystem, inputs: dict[str, Any]
+    ) -> None:
+        self.export_error = ""
+        try:
+            from ..dotenv_export import ExportError, export_env
+        except ImportError:
+            self.export_plan = None
+            self.export_error = "the .env export is not available yet"
+            return
+        try:
+            self.export_plan = export_env(
+                source,
+                set={k: v for k, v in self.overrides if k},
+                unset=[k for k in self.unset if k],
+                text=text,
+                transport=self.transport,
+                fs=fs,
+                **inputs,
+            )
+        except ExportError as exc:
+            self.export_plan = None
+            self.export_error = self.clean(str(exc))
+
+    def _over_http(self) -> bool | None:
+        return {"auto": None, "yes": True, "no": False}[self.over_http]
+
+    def path_lines(self) -> list[str]:
+        """The paths of the Paths text: one per line, blank lines skipped, spelling kept."""
+        return [line.rstrip("\r") for line in self.paths_text.split("\n") if line.strip()]
+
+    def _compute_paths(self) -> None:
+        self.paths_error = ""
+        policy = self.policy
+        if policy is None:
+            self.decisions = []
+            self.paths_rev += 1
+            return
+        lines = self.path_lines()
+        if len(lines) > MAX_PATHS:
+            self.paths_error = f"only the first {MAX_PATHS} of {len(lines)} paths are checked"
+            lines = lines[:MAX_PATHS]
+        over_http = self._over_http()
+        with policy.many_checks() as batch:
+            decisions = [batch.check(p, self.op, over_http=over_http) for p in lines]
+        self.decisions = decisions
+        if self.selected >= len(decisions) or self.selected < 0:
+            self.selected = 0
+        self.paths_rev += 1
+
+    def _compute_tool(self) -> None:
+        self.call_error = ""
+        self.call_verdict = None
+        try:
+            if self.policy is None:
+                return
+            if not self.tool_name:
+                self.call_error = "pick a tool"
+                return
+            try:
+                from ..probe import ProbeError, probe_call
+            except ImportError:
+                self.call_error = "tool-call probing is not available yet"
+                return
+            from .forms import ArgumentsError, parse_arguments
+
+            try:
+                arguments = parse_arguments(self.tool_args_text)
+                access = self._access()
+                self.call_verdict = probe_call(
+                    self.policy, self.tool_name, arguments, over_http=self._over_http(),
+                    access=access, registration=self.registration,
+                )
+            except (ArgumentsError, ProbeError, ExplorerError) as exc:
+                self.call_error = self.clean(str(exc))
+            except ValueError as exc:  # the access lists' own error type is a ValueError
+                self.call_error = self.clean(str(exc))
+        finally:
+            self.tool_rev += 1
+
+    def _access(self) -> Any:
+        if not self.access_text.strip():
+            return None
+        try:
+            data = json.loads(self.access_text)
+        except json.JSONDecodeError as exc:
+            raise ExplorerError(
+                f"tool access lists: not valid JSON (line {exc.lineno}: {exc.msg})"
+            ) from None
+        from ..access import load_access
+
+        return load_access(data)
+
+    def _compute_batch(self) -> None:
+        self.batch_error = ""
+        if self.batch_text is None and not self.batch_path:
+            self.batch_verdicts = []
+            self.batch_total = self.batch_done = 0
+            self.batch_rev += 1
+            return
+        if self.policy is None:
+            self.batch_verdicts = []
+            self.batch_error = "fix the configuration first"
+            self.batch_rev += 1
+            return
+        try:
+            from ..probe import ProbeError, iter_call_verdicts
+        except ImportError:
+            self.batch_error = "batch probing is not available yet"
+            self.batch_rev += 1
+            return
+        tmp: str | None = None
+        try:
+            if self.batch_text is not None:
+                # The engine reads JSONL from a file (with line numbers for errors); an
+                # upload is handed to it the same way.
+                fd, tmp = tempfile.mkstemp(prefix="lfe-batch-", suffix=".jsonl")
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(self.batch_text)
+                path, text = tmp, self.batch_text
+            else:
+                if not self.host_access:
+                    raise ExplorerError(
+                        "reading files on the serving machine is off for a page served to "
+                        "other machines; upload the calls instead"
+                    )
+                path = os.path.expanduser(self.batch_path)
+                try:
+                    with open(path, encoding="utf-8") as fh:
+                        text = fh.read()
+                except (OSError, UnicodeDecodeError) as exc:
+                    reason = getattr(exc, "strerror", None) or str(exc)
+                    raise ExplorerError(f"{path}: can't be read ({reason})") from None
+            total = sum(1 for line in text.splitlines() if line.strip())
+            if total > MAX_BATCH_CALLS:
+                raise ExplorerError(f"{total} calls: at most {MAX_BATCH_CALLS} per batch")
+            self.batch_total = total
+            self.batch_done = 0
+            self.batch_running = True
+            verdicts = []
+            step = max(1, total // 50)  # ~50 progress updates, not one message per call
+            for v in iter_call_verdicts(self.policy, path, over_http=self._over_http(),
+                                        access=self._access(),
+                                        registration=self.registration):
+                verdicts.append(v)
+                if len(verdicts) % step == 0:
+                    self.batch_done = len(verdicts)
+            self.batch_done = len(verdicts)
+            self.batch_verdicts = verdicts
+        except (ProbeError, ExplorerError, ValueError) as exc:
+            self.batch_verdicts = []
+            self.batch_error = self.clean(str(exc))
+        finally:
+            self.batch_running = False
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+            self.batch_rev += 1
+
+
+def _first_tool() -> str:
+    try:
+        from ..catalog import default_catalog
+    except ImportError:  # pragma: no cover - the catalog ships with the engine
+        return ""
+    names = default_catalog().names()
+    return names[0] if names else ""

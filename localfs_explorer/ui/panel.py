@@ -1,0 +1,107 @@
+"""The base of every Explorer panel: a VBox bound to the one model.
+
+A panel builds its widgets once, binds its inputs to the model's input traits, and
+re-renders its outputs when a model revision counter moves. Every callback it registers
+goes through :meth:`ExplorerModel.guarded`, so a failure is shown in the page instead of
+vanishing into the kernel log (Voila hides tracebacks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import ipywidgets as widgets
+
+from .model import ExplorerModel
+
+
+def css(widget: widgets.Widget, *classes: str) -> widgets.Widget:
+    """Add stable CSS classes (``lfe-...``) to ``widget`` and return it."""
+    for name in classes:
+        widget.add_class(name)
+    return widget
+
+
+def html(css_class: str, value: str = "") -> widgets.HTML:
+    """An HTML output area with a stable class."""
+    return css(widgets.HTML(value=value, layout=widgets.Layout(width="100%")), css_class)
+
+
+def heading(text: str) -> widgets.HTML:
+    """A small section heading."""
+    from .render import esc
+
+    return widgets.HTML(f'<h3 class="lfe-h">{esc(text)}</h3>')
+
+
+def wide(**kwargs: Any) -> widgets.Layout:
+    """A layout that takes the full width of its column."""
+    return widgets.Layout(width="100%", **kwargs)
+
+
+class Panel(widgets.VBox):
+    """One tab of the Explorer. Subclasses set ``name``/``title`` and implement ``build``."""
+
+    name = "panel"
+    title = "Panel"
+    #: Model traits whose change re-renders this panel.
+    watches: Sequence[str] = ("config_rev",)
+
+    def __init__(self, model: ExplorerModel) -> None:
+        super().__init__(layout=wide(padding="4px 2px"))
+        self.model = model
+        css(self, "lfe-panel", f"lfe-panel-{self.name}")
+        self.children = tuple(self.build())
+        if self.watches:
+            model.observe(self.model.guarded(lambda _change: self.refresh(),
+                                             where=f"{self.name} panel"),
+                          names=list(self.watches))
+        self.model.guarded(self.refresh, where=f"{self.name} panel")()
+
+    def build(self) -> list[widgets.Widget]:
+        """Create the panel's widgets; returns its children."""
+        raise NotImplementedError
+
+    def refresh(self) -> None:
+        """Re-render outputs from the model's current results."""
+
+    # ---- wiring helpers, each guarded
+
+    def on_change(self, widget: widgets.Widget, fn: Callable[[Any], None],
+                  names: str = "value") -> None:
+        """Call ``fn(new_value)`` when ``widget``'s trait changes."""
+        guarded = self.model.guarded(lambda change: fn(change["new"]),
+                                     where=f"{self.name} panel")
+        widget.observe(guarded, names=names)
+
+    def on_click(self, button: widgets.Button, fn: Callable[[], None]) -> None:
+        """Call ``fn()`` when ``button`` is clicked."""
+        guarded = self.model.guarded(lambda _b: fn(), where=f"{self.name} panel")
+        button.on_click(guarded)
+
+    def bind(self, widget: widgets.Widget, trait: str) -> widgets.Widget:
+        """Keep ``widget.value`` and ``model.<trait>`` equal, both ways."""
+        widget.value = getattr(self.model, trait)
+        self.on_change(widget, lambda value: setattr(self.model, trait, value))
+        self.model.observe(
+            self.model.guarded(lambda change: _set_if_different(widget, change["new"]),
+                               where=f"{self.name} panel"),
+            names=trait,
+        )
+        return widget
+
+    def upload_contents(self, upload: widgets.FileUpload) -> tuple[str, bytes] | None:
+        """(name, bytes) of the file just uploaded, or None when nothing was."""
+        value = upload.value
+        if not value:
+            return None
+        item = value[0] if isinstance(value, (tuple, list)) else next(iter(value.values()))
+        content = item["content"]
+        data = content.tobytes() if hasattr(content, "tobytes") else bytes(content)
+        return str(item.get("name", "")), data
+
+
+def _set_if_different(widget: widgets.Widget, value: Any) -> None:
+    if widget.value != value:
+        widget.value = value

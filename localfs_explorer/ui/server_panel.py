@@ -1,0 +1,300 @@
+"""The Server panel: the configuration being explored, and what the server makes of it."""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+
+from ..env import EnvFileError
+from ..policy import TRANSPORTS
+from ..secrets import is_secret_key
+from . import render
+from .model import EXAMPLE_PREFIX, HOST_TARGET, UPLOAD_TARGET, ExplorerModel
+from .panel import Panel, css, heading, html, wide
+
+
+class OverridesEditor(widgets.VBox):
+    """Key/value rows for the server process's own variables.
+
+    The value of a secret-named key (``CREDENTIALS_CONFIG``, ``*_TOKEN``...) is typed
+    into a password field, so it is never shown on screen either.
+    """
+
+    def __init__(self, model: ExplorerModel) -> None:
+        super().__init__(layout=wide())
+        css(self, "lfe-overrides")
+        self.model = model
+        self.add_button = css(
+            widgets.Button(description="Add variable", icon="plus",
+                           layout=widgets.Layout(width="140px")),
+            "lfe-override-add",
+        )
+        self.add_button.on_click(model.guarded(lambda _b: self.add_row(), where="overrides"))
+        self._rows: list[tuple[widgets.Text, widgets.Widget, widgets.Button]] = []
+        self._syncing = False
+        model.observe(model.guarded(lambda _c: self._from_model(), where="overrides"),
+                      names="overrides")
+        self._layout()
+        self._from_model()
+
+    def add_row(self, key: str = "", value: str = "") -> None:
+        """Append one editable row."""
+        key_w = css(widgets.Text(value=key, placeholder="KEY",
+                                 layout=widgets.Layout(width="34%")), "lfe-override-key")
+        value_w = self._value_widget(key, value)
+        remove = widgets.Button(icon="trash", tooltip="remove this variable",
+                                layout=widgets.Layout(width="40px"))
+        row = (key_w, value_w, remove)
+        self._rows.append(row)
+        key_w.observe(self.model.guarded(lambda c: self._key_changed(row, c["new"]),
+                                         where="overrides"), names="value")
+        self._watch_value(value_w)
+        remove.on_click(self.model.guarded(lambda _b: self._remove(row), where="overrides"))
+        self._layout()
+
+    def _value_widget(self, key: str, value: str) -> widgets.Widget:
+        cls = widgets.Password if is_secret_key(key) else widgets.Text
+        return css(cls(value=value, placeholder="value", layout=widgets.Layout(width="52%")),
+                   "lfe-override-value")
+
+    def _watch_value(self, widget: widgets.Widget) -> None:
+        widget.observe(self.model.guarded(lambda _c: self._to_model(), where="overrides"),
+                       names="value")
+
+    def _key_changed(self, row: tuple, key: str) -> None:
+        key_w, value_w, remove = row
+        if isinstance(value_w, widgets.Password) != is_secret_key(key):
+            new_value_w = self._value_widget(key, value_w.value)
+            self._watch_value(new_value_w)
+            index = self._rows.index(row)
+            self._rows[index] = (key_w, new_value_w, remove)
+            # The key observer holds the old tuple: rebind it to the new one.
+            key_w.unobserve_all("value")
+            new_row = self._rows[index]
+            key_w.observe(self.model.guarded(lambda c: self._key_changed(new_row, c["new"]),
+                                             where="overrides"), names="value")
+            self._layout()
+        self._to_model()
+
+    def _remove(self, row: tuple) -> None:
+        self._rows.remove(row)
+        self._layout()
+        self._to_model()
+
+    def _layout(self) -> None:
+        rows = [widgets.HBox(list(r), layout=wide()) for r in self._rows]
+        self.children = [*rows, self.add_button]
+
+    def rows(self) -> list[tuple[str, str]]:
+        """The rows as (key, value), in order; blank keys are kept out."""
+        return [(k.value.strip(), v.value) for k, v, _ in self._rows if k.value.strip()]
+
+    def _to_model(self) -> None:
+        if self._syncing:
+            return
+        self.model.overrides = self.rows()
+
+    def _from_model(self) -> None:
+        wanted = [tuple(r) for r in self.model.overrides]
+        if wanted == self.rows():
+            return
+        self._syncing = True
+        try:
+            self._rows = []
+            for key, value in wanted:
+                self.add_row(key, value)
+            self._layout()
+        finally:
+            self._syncing = False
+
+
+class ServerPanel(Panel):
+    """Load a ``.env``, pick transport and target host; see mode, roots, errors, warnings."""
+
+    name = "server"
+    title = "Server"
+    watches = ("config_rev", "env_path", "env_name", "env_text", "examples", "spec_name")
+
+    def build(self) -> list[widgets.Widget]:
+        m = self.model
+        label = {"description_width": "110px"}
+        self.env_path = css(
+            widgets.Text(placeholder="/path/to/the/server/.env", description=".env path",
+                         continuous_update=False, style=label, layout=wide()),
+            "lfe-env-path",
+        )
+        self.env_load = css(widgets.Button(description="Load", icon="folder-open",
+                                           button_style="primary",
+                                           layout=widgets.Layout(width="90px")),
+                            "lfe-env-load")
+        self.env_upload = css(widgets.FileUpload(description="Upload .env", multiple=False,
+                                                 layout=widgets.Layout(width="150px")),
+                              "lfe-env-upload")
+        self.env_clear = css(widgets.Button(description="No .env",
+                                            tooltip="explore overrides only",
+                                            layout=widgets.Layout(width="90px")),
+                             "lfe-env-clear")
+        self.env_source = html("lfe-env-source")
+        self.lenient = self.bind(widgets.Checkbox(
+            description="skip lines the server can't parse (it skips them too)",
+            indent=False, layout=wide()), "lenient")
+        self.transport = css(self.bind(widgets.Dropdown(
+            options=list(TRANSPORTS), description="transport", style=label), "transport"),
+            "lfe-transport")
+        self.target = css(widgets.Dropdown(description="target host", style=label,
+                                           layout=wide()), "lfe-target")
+        self.spec_upload = css(widgets.FileUpload(description="Upload host spec",
+                                                  accept=".json", multiple=False,
+                                                  layout=widgets.Layout(width="170px")),
+                               "lfe-spec-upload")
+        self.target_info = html("lfe-target-info")
+        self.cwd = css(self.bind(widgets.Text(
+            description="startup dir", placeholder="default: the target's working directory",
+            style=label, layout=wide()), "cwd"), "lfe-cwd")
+        self.package_dir = css(self.bind(widgets.Text(
+            description="package dir",
+            placeholder="default: the .env's directory (else the startup dir)",
+            style=label, layout=wide()), "package_dir"), "lfe-package-dir")
+        self.platform = self.bind(widgets.Dropdown(options=["posix", "windows"],
+                                                   description="platform", style=label),
+                                  "platform")
+        self.overrides = OverridesEditor(m)
+        self.unset = css(widgets.Text(description="unset keys", style=label, layout=wide(),
+                                      placeholder="KEY, KEY (removed whatever set them)"),
+                         "lfe-unset")
+        self.unset.value = ", ".join(m.unset)
+        self.on_change(self.unset, self._unset_changed)
+
+        self.on_change(self.env_path,
+                       lambda v: m.load_env_path(v) if v.strip() != m.env_path else None)
+        self.on_click(self.env_load, lambda: m.load_env_path(self.env_path.value))
+        self.on_change(self.env_upload, lambda _v: self._uploaded_env())
+        self.on_click(self.env_clear, self._clear_env)
+        self.on_change(self.target, self._target_changed)
+        self.on_change(self.spec_upload, lambda _v: self._uploaded_spec())
+
+        self.mode = html("lfe-mode")
+        self.config_error = html("lfe-config-error")
+        self.roots = html("lfe-roots")
+        self.messages = html("lfe-messages")
+        self.env_view = html("lfe-env")
+
+        host_note = []
+        if not m.host_access:
+            host_note = [html("lfe-host-note", render.box(
+                "warning",
+                "This page is served to other machines, so the machine it runs on can't be "
+                "probed: pick an example host or upload a host spec, and upload the .env."))]
+        inputs = widgets.VBox([
+            heading("The server's .env"),
+            widgets.HBox([self.env_path, self.env_load], layout=wide()),
+            widgets.HBox([self.env_upload, self.env_clear]),
+            self.env_source,
+            self.lenient,
+            heading("How it runs"),
+            self.transport,
+            widgets.HBox([self.target, self.spec_upload], layout=wide()),
+            self.target_info,
+            self.cwd, self.package_dir, self.platform,
+            heading("Process environment (wins over the .env)"),
+            self.overrides,
+            self.unset,
+        ], layout=widgets.Layout(flex="1 1 420px", min_width="0", padding="0 12px 0 0"))
+        status = widgets.VBox([
+            self.mode, self.config_error, self.roots, self.messages,
+            heading("What the server sees"), self.env_view,
+        ], layout=widgets.Layout(flex="1 1 420px", min_width="0"))
+        # Served to other machines: no reading of the serving machine's files by path.
+        self.env_path.disabled = self.env_load.disabled = not m.host_access
+        return [*host_note, widgets.HBox(
+            [inputs, status], layout=widgets.Layout(width="100%", flex_flow="row wrap"))]
+
+    # ---- inputs
+
+    def _unset_changed(self, value: str) -> None:
+        self.model.unset = [k.strip() for k in value.replace("\n", ",").split(",") if k.strip()]
+
+    def _uploaded_env(self) -> None:
+        got = self.upload_contents(self.env_upload)
+        if got is None:
+            return
+        name, data = got
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise EnvFileError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+        self.model.load_env_upload(name, text)
+
+    def _uploaded_spec(self) -> None:
+        got = self.upload_contents(self.spec_upload)
+        if got is None:
+            return
+        name, data = got
+        self.model.load_spec_upload(name, data.decode("utf-8", errors="replace"))
+
+    def _clear_env(self) -> None:
+        self.env_path.value = ""
+        self.model.clear_env()
+
+    def _target_changed(self, value: str | None) -> None:
+        if value is not None and value != self.model.target:
+            self.model.target = value
+
+    def _target_options(self) -> list[tuple[str, str]]:
+        m = self.model
+        options: list[tuple[str, str]] = []
+        if m.host_access:
+            options.append(("this machine", HOST_TARGET))
+        options += [(f"example: {name}", f"{EXAMPLE_PREFIX}{name}") for name in m.examples]
+        if m.spec_text:
+            options.append((f"uploaded: {m.spec_name}", UPLOAD_TARGET))
+        return options
+
+    # ---- outputs
+
+    def refresh(self) -> None:
+        m = self.model
+        options = self._target_options()
+        if list(self.target.options) != options:
+            self.target.options = options
+        if m.target in [v for _, v in options] and self.target.value != m.target:
+            self.target.value = m.target
+        self.target_info.value = (
+            render.box("note", render.esc(m.target_description)) if m.target_description
+            else ""
+        )
+        if m.env_text is not None:
+            source = f"Uploaded: <code>{render.esc(m.env_name)}</code>"
+        elif m.env_path:
+            source = f"Loaded from this machine: <code>{render.esc(m.env_path)}</code>"
+            if self.env_path.value != m.env_path:
+                self.env_path.value = m.env_path
+        else:
+            source = "No .env: the server sees only the process environment below."
+        self.env_source.value = f'<div class="lfe-muted">{source}</div>'
+
+        policy = m.policy
+        if m.config_error:
+            self.config_error.value = render.box(
+                "error", f"<b>Can't resolve the policy:</b> {render.esc(m.config_error)}")
+        else:
+            self.config_error.value = ""
+        if policy is None:
+            self.mode.value = (
+                '<div class="lfe-mode-line"><b>LOCAL_FILE_ACCESS</b>: '
+                "unknown until the configuration loads</div>")
+            self.roots.value = ""
+            self.messages.value = ""
+            self.env_view.value = render.env_table(m.env)
+            return
+        self.cwd.placeholder = f"default: {policy.cwd}"
+        self.package_dir.placeholder = f"default: {policy.package_dir}"
+        self.mode.value = render.mode_summary(policy) + render.serve_line(policy)
+        self.roots.value = render.roots_table(policy)
+        registration_warnings = list(getattr(m.registration, "warnings", []) or [])
+        self.messages.value = (
+            render.messages("error", policy.errors, "error", "lfe-errors")
+            + render.messages("warning",
+                              [*policy.env.warnings, *policy.warnings, *registration_warnings],
+                              "warning", "lfe-warnings")
+        )
+        self.env_view.value = render.env_table(policy.env)
