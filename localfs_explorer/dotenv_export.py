@@ -328,6 +328,9 @@ def edit_env_text(
     both = sorted(k for k in set if k in unset_keys)
     if both:
         raise ExportError(f"{', '.join(both)}: both set and unset; choose one")
+    for key, value in set.items():
+        if not isinstance(value, str):
+            raise ExportError(f"{key}: the new value must be a string, not {type(value).__name__}")
     encoded = {key: encode_value(key, value) for key, value in set.items()}
 
     bom, body_text = _split_bom(text)
@@ -701,7 +704,13 @@ class ExportPlan(BaseModel):
             raise ExportError(f"{path.parent}: no such directory")
         mode = _mode_for(path if current is not None else None, self.source)
         backup = _make_backup(path, current, mode) if current is not None else None
-        _atomic_write(path, new_bytes, mode, owner_of=path if current is not None else None)
+        try:
+            _atomic_write(path, new_bytes, mode, owner_of=path if current is not None else None)
+        except ExportError:
+            if backup is not None:  # the destination is unchanged: don't leave a stray copy
+                with contextlib.suppress(OSError):
+                    os.unlink(backup)
+            raise
         log.info("wrote %s%s", path, f" (backup {backup})" if backup else "")
         return WriteResult(path=str(path), written=True, backup=backup and str(backup),
                            mode=mode)

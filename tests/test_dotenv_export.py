@@ -663,6 +663,22 @@ def test_refusals_write_nothing(case: str, exists: bool, source: Path, tmp_path)
     assert files_in(out_dir) == before
 
 
+def test_a_failed_write_leaves_the_destination_and_no_backup(source, tmp_path, monkeypatch):
+    out = tmp_path / "out.env"
+    out.write_bytes(b"KEEP=1\n")
+    plan = export_env(source, set={"LOCAL_FILE_ACCESS": "off"})
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    with pytest.raises(ExportError, match=r"out\.env: can't be written \(No space left"):
+        plan.write(out, force=True)
+    monkeypatch.undo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.env", "server.env"]
+    assert out.read_bytes() == b"KEEP=1\n"
+
+
 def test_a_missing_directory_is_refused(source: Path, tmp_path: Path) -> None:
     with pytest.raises(ExportError, match="no such directory"):
         export_env(source).write(tmp_path / "nope" / "x.env")
