@@ -21,13 +21,14 @@ import errno
 import os
 import posixpath
 import stat as _stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from .policy import Mode, fold, is_within
 
 if TYPE_CHECKING:
-    from .policy import DenyEntry, Policy
+    from .fs import FileSystem
+    from .policy import CompiledPolicy, DenyEntry, Policy
 
 Op = Literal["read", "write", "read_write"]
 Reason = Literal["allowed", "off", "outside_roots", "denied", "tripwire", "invalid"]
@@ -69,13 +70,17 @@ class TraceStep(NamedTuple):
         return {"step": self.step, "outcome": self.outcome, "detail": self.detail}
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)
 class Decision:
     """The server's answer for one path and operation.
 
     ``message`` is exactly what the model would see (empty when allowed); ``resolved``
     is the path the server would do its I/O on (None when it stopped before resolving).
+    Treat it as read-only: it is a record of a verdict.
     """
+
+    __slots__ = ("_deny_hit", "_over_http", "_policy", "allowed", "message", "op", "path",
+                 "reason", "resolved")
 
     path: str
     op: str
@@ -84,9 +89,23 @@ class Decision:
     message: str
     resolved: str | None
     # Facts recorded during the check, from which trace and hint are derived on demand.
-    _policy: Policy = field(repr=False, compare=False)
-    _over_http: bool = field(repr=False, compare=False, default=False)
-    _deny_hit: tuple[str, str] | None = field(repr=False, compare=False, default=None)
+    _policy: Policy
+    _over_http: bool
+    _deny_hit: tuple[str, str] | None
+
+    def key(self) -> tuple[str, str, bool, str, str, str | None]:
+        """The verdict's fields, for comparing decisions."""
+        return (self.path, self.op, self.allowed, self.reason, self.message, self.resolved)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Decision) and self.key() == other.key()
+
+    def __hash__(self) -> int:
+        return hash(self.key())
+
+    def __repr__(self) -> str:
+        return (f"Decision(path={self.path!r}, op={self.op!r}, allowed={self.allowed}, "
+                f"reason={self.reason!r}, resolved={self.resolved!r})")
 
     @property
     def trace(self) -> list[TraceStep]:
@@ -116,21 +135,18 @@ def _shown(path: str) -> str:
     return path.replace("\0", "\\0")
 
 
-def _early(policy: Policy, path: str, op: str, over_http: bool) -> Decision | None:
+def _early(c: CompiledPolicy, path: str, op: str, over_http: bool) -> Decision | None:
     """Steps 1 and 2, which need no filesystem at all."""
-    if policy.mode is Mode.FULL and not policy.explicit and over_http:
-        return Decision(path, op, False, "tripwire", TRIPWIRE, None, policy, over_http)
-    if policy.mode is Mode.OFF:
-        if policy.explicit:
-            message = OFF_EXPLICIT
-        else:
-            message = OFF_DEFAULTED.format(transport=policy.transport)
-        return Decision(path, op, False, "off", message, None, policy, over_http)
+    if over_http and c.tripwire_armed:
+        return Decision(path, op, False, "tripwire", TRIPWIRE, None, c.policy, over_http, None)
+    if c.mode is Mode.OFF:
+        message = OFF_EXPLICIT if c.explicit else OFF_DEFAULTED.format(transport=c.transport)
+        return Decision(path, op, False, "off", message, None, c.policy, over_http, None)
     return None
 
 
 def _verdict(
-    policy: Policy,
+    c: CompiledPolicy,
     path: str,
     op: str,
     over_http: bool,
@@ -138,37 +154,40 @@ def _verdict(
     identity: tuple[int, int] | None,
 ) -> Decision:
     """Steps 4 and 5 on a resolved path whose identity (None: missing) is known."""
-    if policy.mode is Mode.ROOTS:
-        for root in policy._root_dirs:
-            if is_within(resolved, root):
-                break
-        else:
-            roots = ", ".join(r.configured for r in policy.roots)
-            message = OUTSIDE_ROOTS.format(path=path, roots=roots)
-            return Decision(path, op, False, "outside_roots", message, resolved, policy,
-                            over_http)
-    hit = _deny_hit(policy, resolved, identity)
+    if c.roots_mode and not (resolved.startswith(c.root_prefixes) or resolved in c.root_dirs):
+        message = OUTSIDE_ROOTS.format(path=path, roots=c.roots_text)
+        return Decision(path, op, False, "outside_roots", message, resolved, c.policy,
+                        over_http, None)
+    if (
+        identity is not None
+        and identity not in c.deny_ids
+        and resolved not in c.deny_paths
+        and not resolved.startswith(c.deny_dir_prefixes)
+        and resolved not in c.deny_dirs
+    ):
+        # The common case of a walk, decided without a further call.
+        return Decision(path, op, True, "allowed", "", resolved, c.policy, over_http, None)
+    hit = _deny_hit(c, resolved, identity)
     if hit is not None:
         message = DENIED.format(path=path, verb=DENY_VERBS[op])
-        return Decision(path, op, False, "denied", message, resolved, policy, over_http, hit)
-    return Decision(path, op, True, "allowed", "", resolved, policy, over_http)
+        return Decision(path, op, False, "denied", message, resolved, c.policy, over_http, hit)
+    return Decision(path, op, True, "allowed", "", resolved, c.policy, over_http, None)
 
 
 def _deny_hit(
-    policy: Policy, resolved: str, identity: tuple[int, int] | None
+    c: CompiledPolicy, resolved: str, identity: tuple[int, int] | None
 ) -> tuple[str, str] | None:
     """(setting, how) of the deny-list match for a resolved target, or None."""
     if identity is not None:
         # An existing target: exact path or file identity, never a case-folded string,
         # so a distinct Token.json beside token.json on a case-sensitive disk is allowed.
-        if resolved in policy._deny_paths or identity in policy._deny_ids:
-            return _which_entry(policy, resolved, identity)
-    elif fold(resolved, policy.platform) in policy._deny_folded:
-        return _which_entry(policy, resolved, None)
-    for directory in policy._deny_dir_paths:
-        if is_within(resolved, directory):
-            entry = next(d for d in policy.deny_dirs if d.resolved == directory)
-            return (entry.setting, f"inside the deny-listed directory {entry.path}")
+        if resolved in c.deny_paths or identity in c.deny_ids:
+            return _which_entry(c.policy, resolved, identity)
+    elif fold(resolved, c.platform) in c.deny_folded:
+        return _which_entry(c.policy, resolved, None)
+    if c.deny_dirs and (resolved in c.deny_dirs or resolved.startswith(c.deny_dir_prefixes)):
+        entry = next(d for d in c.policy.deny_dirs if is_within(resolved, d.resolved))
+        return (entry.setting, f"inside the deny-listed directory {entry.path}")
     return None
 
 
@@ -182,14 +201,14 @@ def _which_entry(
             return (entry.setting, f"same path as {entry.path}")
     if identity is not None:
         for entry in policy.deny_list:
-            if entry.identity == identity:
+            if entry.identity == identity or policy.fs.identity(entry.resolved) == identity:
                 how = f"same file as {entry.path} (a hardlink, bind mount or case variant)"
                 return (entry.setting, how)
     key = fold(resolved, policy.platform)
     for entry in policy.deny_list:
         if fold(entry.resolved, policy.platform) == key:
             return (entry.setting, f"missing target whose case-folded path equals {entry.path}")
-    return ("?", "unknown")  # pragma: no cover - only reachable if the tables disagree
+    return ("deny-list", "matched")  # pragma: no cover - only if the tables disagree
 
 
 def _coerce(path: Any) -> str | None:
@@ -203,11 +222,11 @@ def _coerce(path: Any) -> str | None:
     return None
 
 
-def _invalid(policy: Policy, path: Any, op: str, over_http: bool, template: str) -> Decision:
+def _invalid(c: CompiledPolicy, path: Any, op: str, over_http: bool, template: str) -> Decision:
     shown = _shown(path) if isinstance(path, str) else repr(path)
     raw = path if isinstance(path, str) else shown
-    return Decision(raw, op, False, "invalid", template.format(path=shown), None, policy,
-                    over_http)
+    return Decision(raw, op, False, "invalid", template.format(path=shown), None, c.policy,
+                    over_http, None)
 
 
 def _check_op(op: str) -> None:
@@ -217,22 +236,65 @@ def _check_op(op: str) -> None:
 
 def check_path(policy: Policy, path: Any, op: str, over_http: bool | None = None) -> Decision:
     """The server's check of one path for ``op``; see the module docstring for the order."""
-    _check_op(op)
+    return _check(policy.compiled, path, op, over_http)
+
+
+def _check(c: CompiledPolicy, path: Any, op: str, over_http: bool | None) -> Decision:
+    if op not in OPS:
+        _check_op(op)
     if over_http is None:
-        over_http = policy.over_http_default
+        over_http = c.over_http_default
     text = _coerce(path)
-    early = _early(policy, text if text is not None else repr(path), op, over_http)
+    early = _early(c, text if text is not None else repr(path), op, over_http)
     if early is not None:
         return early
     if text is None:
-        return _invalid(policy, path, op, over_http, INVALID_TYPE)
+        return _invalid(c, path, op, over_http, INVALID_TYPE)
     if "\0" in text:
         # os.path.realpath raises ValueError here; the server turns it into a refusal.
-        return _invalid(policy, text, op, over_http, INVALID_NUL)
-    fs = policy.fs
-    absolute = text if text.startswith("/") else posixpath.join(policy.cwd, text)
-    resolved = fs.realpath(absolute)
-    return _verdict(policy, text, op, over_http, resolved, fs.identity(resolved))
+        return _invalid(c, text, op, over_http, INVALID_NUL)
+    absolute = text if text.startswith("/") else posixpath.join(c.cwd, text)
+    resolved, identity = _resolve(c.fs, absolute, None)
+    return _verdict(c, text, op, over_http, resolved, identity)
+
+
+def _resolve(
+    fs: FileSystem, absolute: str, parents: dict[str, str] | None
+) -> tuple[str, tuple[int, int] | None]:
+    """realpath of ``absolute`` and the identity of what it names (None: missing).
+
+    Resolves the parent, then lstats the last component: the same system calls
+    realpath makes, but the last lstat also yields the target's identity for the
+    deny-list. ``parents`` caches parent resolutions by their raw spelling (batches).
+    """
+    parent, _, name = absolute.rpartition("/")
+    if name in ("", ".", ".."):
+        resolved = fs.realpath(absolute)
+        return resolved, _identity(fs, resolved)
+    if parents is None:
+        real_parent = fs.realpath(parent or "/")
+    else:
+        real_parent = parents.get(parent)
+        if real_parent is None:
+            real_parent = parents[parent] = fs.realpath(parent or "/")
+    candidate = real_parent + "/" + name if real_parent != "/" else "/" + name
+    try:
+        st = fs.lstat(candidate)
+    except OSError:
+        # Missing or unreachable: non-strict realpath keeps the component as it is.
+        return candidate, None
+    if _stat.S_ISLNK(st.st_mode):
+        resolved = fs.realpath(candidate)
+        return resolved, _identity(fs, resolved)
+    return candidate, (st.st_dev, st.st_ino)
+
+
+def _identity(fs: FileSystem, path: str) -> tuple[int, int] | None:
+    try:
+        st = fs.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 class BatchChecker:
@@ -248,42 +310,29 @@ class BatchChecker:
         self._parents: dict[str, str] = {}
         # Re-stat the deny-list once for this batch, so a walk sees entries created since
         # the policy was resolved (a token written after authorising, for instance).
-        fs = policy.fs
-        fresh = {fs.identity(e.resolved) for e in policy.deny_list}
+        compiled = policy.compiled
+        fresh = {policy.fs.identity(e.resolved) for e in policy.deny_list}
         fresh.discard(None)
-        self._deny_ids = frozenset(fresh)  # type: ignore[arg-type]
-        self._batch_policy = policy.model_copy()
-        self._batch_policy._deny_ids = self._deny_ids | policy._deny_ids
+        self._c = compiled.with_deny_ids(compiled.deny_ids | frozenset(fresh))  # type: ignore
 
     def check(self, path: Any, op: str = "read", *, over_http: bool | None = None) -> Decision:
         """The batched check for ``op``; same verdict as ``Policy.check``."""
-        _check_op(op)
-        policy = self._batch_policy
+        c = self._c
+        if op not in OPS:
+            _check_op(op)
         if over_http is None:
-            over_http = policy.over_http_default
-        if policy.mode is Mode.OFF or (
-            policy.mode is Mode.FULL and not policy.explicit and over_http
+            over_http = c.over_http_default
+        if (
+            c.mode is Mode.OFF
+            or (over_http and c.tripwire_armed)
+            or not isinstance(path, str)
+            or not path.startswith("/")
+            or "\0" in path
         ):
-            return check_path(policy, path, op, over_http)
-        if not isinstance(path, str) or "\0" in path or not path.startswith("/"):
-            return check_path(policy, path, op, over_http)
-        parent, _, name = path.rpartition("/")
-        if name in ("", ".", "..") or not parent:
-            return check_path(policy, path, op, over_http)
-        fs = policy.fs
-        real_parent = self._parents.get(parent)
-        if real_parent is None:
-            real_parent = self._parents[parent] = fs.realpath(parent)
-        candidate = real_parent + "/" + name if real_parent != "/" else "/" + name
-        try:
-            st = fs.lstat(candidate)
-        except OSError:
-            # Missing (or unreachable): realpath keeps the component as it is.
-            return _verdict(policy, path, op, over_http, candidate, None)
-        if _stat.S_ISLNK(st.st_mode):
-            resolved = fs.realpath(candidate)
-            return _verdict(policy, path, op, over_http, resolved, fs.identity(resolved))
-        return _verdict(policy, path, op, over_http, candidate, (st.st_dev, st.st_ino))
+            # Refusals that need no filesystem, odd types and relative paths: no cache.
+            return _check(c, path, op, over_http)
+        resolved, identity = _resolve(c.fs, path, self._parents)
+        return _verdict(c, path, op, over_http, resolved, identity)
 
     def check_read(self, path: Any, *, over_http: bool | None = None) -> Decision:
         """Batched ``check_read``."""
@@ -429,7 +478,7 @@ def _hint(d: Decision) -> str:
     # outside_roots: would adding the containing directory be enough?
     resolved = d.resolved or ""
     directory = resolved if policy.fs.is_dir(resolved) else posixpath.dirname(resolved) or "/"
-    if _deny_hit(policy, resolved, policy.fs.identity(resolved)) is not None:
+    if _deny_hit(policy.compiled, resolved, policy.fs.identity(resolved)) is not None:
         return (
             "Nothing can allow this: outside the roots and also one of the server's own "
             "files, which are refused in every mode."

@@ -9,13 +9,14 @@ the deny-list of the server's own files, each entry carrying the setting it came
 from __future__ import annotations
 
 import contextlib
+import functools
 import ntpath
 import posixpath
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field
 
 from .env import ServerEnv
 from .fs import FileSystem, HostFS
@@ -99,6 +100,59 @@ def fold(path: str, platform: str = "posix") -> str:
     return normcase(path).casefold()
 
 
+def containment_prefixes(directories: Iterable[str]) -> tuple[str, ...]:
+    """Prefixes for a component-wise containment test with ``str.startswith``.
+
+    Each directory gets a trailing separator, so ``/data-evil`` doesn't start with
+    ``/data/``; the directory itself is matched separately by equality.
+    """
+    return tuple(d if d.endswith("/") else d + "/" for d in directories)
+
+
+class CompiledPolicy:
+    """A Policy flattened into plain attributes and sets for the check's hot path.
+
+    Pydantic attribute access costs microseconds per lookup; a walk checks thousands
+    of paths, so the check reads everything it needs from this object instead.
+    """
+
+    __slots__ = (
+        "cwd", "deny_dir_prefixes", "deny_dirs", "deny_folded", "deny_ids", "deny_paths",
+        "explicit", "fs", "mode", "over_http_default", "platform", "policy", "root_dirs",
+        "root_prefixes", "roots_mode", "roots_text", "transport", "tripwire_armed",
+    )
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.mode = policy.mode
+        self.explicit = policy.explicit
+        self.transport = policy.transport
+        self.platform = policy.platform
+        self.fs = policy.fs
+        self.cwd = policy.cwd
+        self.over_http_default = policy.transport != "stdio"
+        # A defaulted full mode refuses every HTTP request (the launch argv can't see).
+        self.tripwire_armed = policy.mode is Mode.FULL and not policy.explicit
+        self.roots_mode = policy.mode is Mode.ROOTS
+        roots = [r.resolved for r in policy.roots if r.resolved and not r.problem]
+        self.root_dirs = frozenset(roots)
+        self.root_prefixes = containment_prefixes(roots)
+        self.roots_text = ", ".join(r.configured for r in policy.roots)
+        self.deny_paths = frozenset(e.resolved for e in policy.deny_list)
+        self.deny_folded = frozenset(fold(e.resolved, policy.platform) for e in policy.deny_list)
+        self.deny_ids = frozenset(e.identity for e in policy.deny_list if e.identity)
+        self.deny_dirs = frozenset(d.resolved for d in policy.deny_dirs)
+        self.deny_dir_prefixes = containment_prefixes(self.deny_dirs)
+
+    def with_deny_ids(self, ids: frozenset[tuple[int, int]]) -> CompiledPolicy:
+        """A copy whose deny-list identities are ``ids`` (a batch's fresh stat)."""
+        twin = object.__new__(CompiledPolicy)
+        for name in CompiledPolicy.__slots__:
+            setattr(twin, name, getattr(self, name))
+        twin.deny_ids = ids
+        return twin
+
+
 class Policy(BaseModel):
     """A server's resolved local-file access policy, and the check that enforces it.
 
@@ -125,19 +179,10 @@ class Policy(BaseModel):
     configured_mode: str | None = None
     profile: ServerProfile = Field(default=DEFAULT_PROFILE, exclude=True, repr=False)
 
-    # Lookup tables for the deny-list, built once: the check must not re-derive them.
-    _deny_paths: frozenset[str] = PrivateAttr(default=frozenset())
-    _deny_folded: frozenset[str] = PrivateAttr(default=frozenset())
-    _deny_ids: frozenset[tuple[int, int]] = PrivateAttr(default=frozenset())
-    _root_dirs: tuple[str, ...] = PrivateAttr(default=())
-    _deny_dir_paths: tuple[str, ...] = PrivateAttr(default=())
-
-    def model_post_init(self, __context: Any) -> None:
-        self._deny_paths = frozenset(e.resolved for e in self.deny_list)
-        self._deny_folded = frozenset(fold(e.resolved, self.platform) for e in self.deny_list)
-        self._deny_ids = frozenset(e.identity for e in self.deny_list if e.identity)
-        self._root_dirs = tuple(r.resolved for r in self.roots if r.resolved and not r.problem)
-        self._deny_dir_paths = tuple(d.resolved for d in self.deny_dirs)
+    @functools.cached_property
+    def compiled(self) -> CompiledPolicy:
+        """The policy as plain lookup tables for the check's hot path, built once."""
+        return CompiledPolicy(self)
 
     @property
     def serves(self) -> bool:
@@ -156,34 +201,24 @@ class Policy(BaseModel):
 
     def check_read(self, path: str, *, over_http: bool | None = None) -> Decision:
         """May a tool read ``path``? Returns the server's :class:`Decision`."""
-        from .check import check_path
-
-        return check_path(self, path, "read", over_http)
+        return _check_module._check(self.compiled, path, "read", over_http)
 
     def check_write(self, path: str, *, over_http: bool | None = None) -> Decision:
         """May a tool write ``path``? Returns the server's :class:`Decision`."""
-        from .check import check_path
-
-        return check_path(self, path, "write", over_http)
+        return _check_module._check(self.compiled, path, "write", over_http)
 
     def check_read_write(self, path: str, *, over_http: bool | None = None) -> Decision:
         """May a tool both read and write ``path`` (a sync entry on both sides)?"""
-        from .check import check_path
-
-        return check_path(self, path, "read_write", over_http)
+        return _check_module._check(self.compiled, path, "read_write", over_http)
 
     def check(self, path: str, op: str = "read", *, over_http: bool | None = None) -> Decision:
         """The check for ``op`` in ``read``, ``write`` or ``read_write``."""
-        from .check import check_path
-
-        return check_path(self, path, op, over_http)
+        return _check_module._check(self.compiled, path, op, over_http)
 
     @contextlib.contextmanager
     def many_checks(self) -> Iterator[BatchChecker]:
         """Batch checking for walks: deny-list statted once, each parent resolved once."""
-        from .check import BatchChecker
-
-        yield BatchChecker(self)
+        yield _check_module.BatchChecker(self)
 
     def summary(self) -> dict[str, Any]:
         """The JSON shape of ``localfs-explorer validate --json``."""
@@ -306,7 +341,7 @@ class _Resolver:
                 elif not self.fs.is_dir(resolved):
                     problem = "is not a directory"
             if problem:
-                self.errors.append(f"LOCAL_FILE_ROOTS entry {_describe(entry)} {problem}")
+                self.errors.append(f"LOCAL_FILE_ROOTS entry {_describe(entry, 400)} {problem}")
             roots.append(Root(configured=entry, resolved=resolved, problem=problem))
         return roots
 
@@ -436,3 +471,7 @@ def resolve_policy(
         configured_mode=configured,
         profile=resolver.profile,
     )
+
+
+# Imported last: check.py needs the names above, and Policy's methods need check.py.
+from . import check as _check_module  # noqa: E402

@@ -16,17 +16,18 @@ import pytest
 from conftest import can_hardlink
 
 from localfs_explorer import check as check_module
+from localfs_explorer import policy as policy_module
 from localfs_explorer.check import Decision
 
 
 def test_containment_before_realpath_is_caught(layout, monkeypatch):
     real_verdict = check_module._verdict
 
-    def lexical_first(policy, path, op, over_http, resolved, identity):
+    def lexical_first(compiled, path, op, over_http, resolved, identity):
         # The mutant judges containment on the path as spelled (normalised lexically)
         # and only then trusts it: symlinks inside a root are never followed.
-        absolute = path if path.startswith("/") else posixpath.join(policy.cwd, path)
-        return real_verdict(policy, path, op, over_http, posixpath.normpath(absolute), identity)
+        absolute = path if path.startswith("/") else posixpath.join(compiled.cwd, path)
+        return real_verdict(compiled, path, op, over_http, posixpath.normpath(absolute), identity)
 
     monkeypatch.setattr(check_module, "_verdict", lexical_first)
     with pytest.raises(AssertionError, match="symlink out of the root"):
@@ -34,7 +35,8 @@ def test_containment_before_realpath_is_caught(layout, monkeypatch):
 
 
 def test_string_prefix_containment_is_caught(layout, monkeypatch):
-    monkeypatch.setattr(check_module, "is_within", lambda path, d: path.startswith(d))
+    # The mutant's prefixes lack the trailing separator: a bare str.startswith test.
+    monkeypatch.setattr(policy_module, "containment_prefixes", lambda dirs: tuple(dirs))
     with pytest.raises(AssertionError, match="sibling sharing the root's prefix"):
         scenarios.prefix_sibling_is_outside(layout)
 
@@ -43,8 +45,8 @@ def test_deny_list_compared_as_strings_is_caught(layout, monkeypatch):
     if not can_hardlink(layout.data):
         pytest.skip("this filesystem has no hardlinks")
 
-    def by_string(policy, resolved, identity):
-        if resolved in policy._deny_paths:
+    def by_string(compiled, resolved, identity):
+        if resolved in compiled.deny_paths:
             return ("TOKEN_PATH", "same path")
         return None
 
@@ -54,15 +56,15 @@ def test_deny_list_compared_as_strings_is_caught(layout, monkeypatch):
 
 
 def test_stat_before_check_is_caught(layout, monkeypatch):
-    real_check = check_module.check_path
+    real_check = check_module._check
 
-    def stat_first(policy, path, op, over_http=None):
+    def stat_first(compiled, path, op, over_http=None):
         # The mutant keeps the old "No file found" pre-check ahead of the policy.
-        if isinstance(path, str) and not policy.fs.exists(path):
+        if isinstance(path, str) and not compiled.fs.exists(path):
             return Decision(path, op, False, "invalid", f"No file found at {path}", None,
-                            policy)
-        return real_check(policy, path, op, over_http)
+                            compiled.policy, False, None)
+        return real_check(compiled, path, op, over_http)
 
-    monkeypatch.setattr(check_module, "check_path", stat_first)
+    monkeypatch.setattr(check_module, "_check", stat_first)
     with pytest.raises(AssertionError, match="reveals whether the path exists"):
         scenarios.refusal_reads_the_same_whether_or_not_the_path_exists(layout)

@@ -13,27 +13,14 @@ class HostFS(FileSystem):
 
     label = "this host"
 
-    # Plain delegation: the verdicts must be those of os.path.realpath itself, so no
-    # wrapper logic may sit between the engine and the real call.
-    def realpath(self, path: str) -> str:
-        """Non-strict ``os.path.realpath``."""
-        return os.path.realpath(path)
-
-    def lstat(self, path: str) -> os.stat_result:
-        """``os.lstat``."""
-        return os.lstat(path)
-
-    def stat(self, path: str) -> os.stat_result:
-        """``os.stat``."""
-        return os.stat(path)
-
-    def listdir(self, path: str) -> list[str]:
-        """``os.listdir``."""
-        return os.listdir(path)
-
-    def readlink(self, path: str) -> str:
-        """``os.readlink``."""
-        return os.readlink(path)
+    # The os functions themselves, not wrappers: the verdicts must be those of
+    # os.path.realpath and os.lstat exactly, and a walk makes one call per entry, so
+    # no Python frame may sit between the engine and the system call.
+    realpath = staticmethod(os.path.realpath)
+    lstat = staticmethod(os.lstat)
+    stat = staticmethod(os.stat)
+    listdir = staticmethod(os.listdir)
+    readlink = staticmethod(os.readlink)
 
     def home(self) -> str:
         """The account's home from the password database, not from ``$HOME``.
