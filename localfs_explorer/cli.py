@@ -230,13 +230,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_validate)
 
-    for register in EXTRA_COMMANDS:
-        register(sub, env_opts)
+    for module in _command_modules():
+        module.register(sub, env_opts)
     return parser
 
 
-#: Further commands register themselves here: each takes (subparsers, env parent parser).
-EXTRA_COMMANDS: list[Callable[[Any, argparse.ArgumentParser], None]] = []
+def _command_modules() -> list[Any]:
+    """The command modules that are present (a module not written yet is skipped)."""
+    import importlib
+
+    from .commands import COMMAND_MODULES
+
+    modules = []
+    for name in COMMAND_MODULES:
+        try:
+            modules.append(importlib.import_module(name))
+        except ModuleNotFoundError as exc:
+            if exc.name != name:  # a missing dependency inside it is a real error
+                raise
+    return modules
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
