@@ -18,6 +18,7 @@ Registration follows the server's rule (design §7): a tool is registered when
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -29,7 +30,6 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    PrivateAttr,
     ValidationError,
     field_validator,
     model_validator,
@@ -74,6 +74,7 @@ def _check_location(value: str) -> str:
     return value
 
 
+@functools.lru_cache(maxsize=1024)
 def _segments(location: str) -> tuple[tuple[str, bool], ...]:
     """``"a[].b"`` -> ``(("a", True), ("b", False))``."""
     out = []
@@ -90,7 +91,15 @@ def iter_locations(arguments: Any, location: str) -> Iterator[tuple[str, Any]]:
     keys, ``None`` values and items of the wrong shape yield nothing: the server would
     treat them as "not given".
     """
-    yield from _walk_location(arguments, _segments(location), "")
+    segs = _segments(location)
+    if len(segs) == 1 and not segs[0][1]:
+        # A top-level argument, the common case: no recursion needed.
+        if isinstance(arguments, Mapping):
+            value = arguments.get(location)
+            if value is not None:
+                yield location, value
+        return
+    yield from _walk_location(arguments, segs, "")
 
 
 def _walk_location(
@@ -220,12 +229,18 @@ class Tool(_Frozen):
         """Whether any parameter is a folder the tool walks."""
         return any(p.walks for p in self.params)
 
-    @property
+    # Derived views are cached: a probe asks for them once per call.
+    @functools.cached_property
     def alternatives(self) -> tuple[str, ...]:
         """Non-local arguments that can replace a local path."""
         return tuple(p.alternative for p in self.params if p.alternative)
 
-    @property
+    @functools.cached_property
+    def params_in_check_order(self) -> tuple[PathParam, ...]:
+        """Parameters checked at the tool's entry first, then the rest in catalog order."""
+        return tuple(sorted(self.params, key=lambda p: not p.checked_at_entry))
+
+    @functools.cached_property
     def described_arguments(self) -> frozenset[str]:
         """Top-level argument names this entry accounts for (paths, images, direction)."""
         names = {p.argument for p in self.params}
@@ -244,17 +259,20 @@ class Catalog(_Frozen):
     description: str = ""
     source: str | None = None
     tools: tuple[Tool, ...] = ()
-    _by_name: dict[str, Tool] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="after")
     def _unique(self) -> Catalog:
-        by_name: dict[str, Tool] = {}
+        seen: set[str] = set()
         for t in self.tools:
-            if t.name in by_name:
+            if t.name in seen:
                 raise ValueError(f"tool {t.name!r} is listed twice")
-            by_name[t.name] = t
-        self._by_name = by_name
+            seen.add(t.name)
         return self
+
+    @functools.cached_property
+    def _by_name(self) -> dict[str, Tool]:
+        # A plain attribute once computed: lookups run once per probed call.
+        return {t.name: t for t in self.tools}
 
     def get(self, name: str) -> Tool | None:
         """The tool called ``name``, or None when the catalog doesn't describe it."""
@@ -515,10 +533,10 @@ class Registration(_Frozen):
     #: Names in ``ENABLED_TOOLS`` this catalog doesn't describe. The catalog covers only
     #: the tools relevant to local files, so a real tool of the server can appear here.
     unknown_enabled: list[str] = Field(default_factory=list)
-    _registered_set: frozenset[str] = PrivateAttr(default=frozenset())
 
-    def model_post_init(self, __context: Any) -> None:
-        self._registered_set = frozenset(self.registered)
+    @functools.cached_property
+    def _registered_set(self) -> frozenset[str]:
+        return frozenset(self.registered)
 
     def is_registered(self, name: str) -> bool:
         """Whether ``name`` is among the registered tools."""

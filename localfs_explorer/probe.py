@@ -32,6 +32,7 @@ inside the files ``create_doc_from_file``/``update_doc_from_file`` read (a note 
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import posixpath
@@ -53,6 +54,7 @@ from .catalog import (
     iter_locations,
     register_tools,
 )
+from .check import check_path
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -220,18 +222,67 @@ def extract_image_sources(text: str) -> list[str]:
 # --- One call ------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=8192)
+def _sensitive_reason(path: str, home: str, cwd: str) -> str | None:
+    # A pure function of three strings, and batches repeat paths: remember answers.
+    from .sensitive import sensitive_reason
+
+    return sensitive_reason(path, home=home, cwd=cwd)
+
+
+def _discovery() -> Any:
+    """``discovery.discover_paths``, or None when the module isn't available."""
+    if not _DISCOVERY:
+        try:
+            from .discovery import discover_paths
+        except ImportError:
+            discover_paths = None  # type: ignore[assignment]
+        _DISCOVERY.append(discover_paths)
+    return _DISCOVERY[0]
+
+
+_DISCOVERY: list[Any] = []
+
+
 def _home(policy: Policy) -> str:
-    return policy.env.get("HOME") or policy.fs.home()
+    """The home directory ``~`` means for the server (its HOME, else the account's)."""
+    # Asked once per path and slow on its own (a password-database lookup): remember it
+    # per policy object, keeping the policy alive so its id can't be reused meanwhile.
+    cached = _HOMES.get(id(policy))
+    if cached is not None and cached[0] is policy:
+        return cached[1]
+    home = policy.env.get("HOME") or policy.fs.home()
+    if len(_HOMES) > 32:
+        _HOMES.clear()
+    _HOMES[id(policy)] = (policy, home)
+    return home
+
+
+_HOMES: dict[int, tuple[Any, str]] = {}
 
 
 def _absolute(policy: Policy, path: str) -> str:
     return path if path.startswith("/") else posixpath.join(policy.cwd, path)
 
 
+@functools.lru_cache(maxsize=4096)
+def _spelled(path: str) -> str:
+    """A folder as pathlib spells it: "." and doubled slashes dropped, ".." kept."""
+    return str(PurePosixPath(path))
+
+
+def _child(spelled_parent: str, name: str) -> str:
+    """``str(Path(parent) / name)`` for a parent already in pathlib's spelling."""
+    if spelled_parent == ".":
+        return name
+    if spelled_parent.endswith("/"):  # "/" (or "//")
+        return spelled_parent + name
+    return spelled_parent + "/" + name
+
+
 def _walked(parent: str, name: str) -> str:
-    # The server walks with pathlib, whose entries are spelled parent/name with "." and
-    # doubled slashes dropped but ".." kept.
-    return str(PurePosixPath(parent) / name)
+    # The server walks with pathlib, so entries are spelled the way pathlib joins them.
+    return _child(_spelled(parent), name)
 
 
 class _DriveTree:
@@ -294,23 +345,22 @@ class _CallProbe:
         self.refusal: str | None = None
         self.partial = False
         self.error: str | None = None
-        self._home: str | None = None
-
-    @property
-    def home(self) -> str:
-        if self._home is None:
-            self._home = _home(self.policy)
-        return self._home
+        self.home = _home(policy)
+        self.cwd = policy.cwd
 
     # -- recording --
 
     def _sensitive(self, d: Decision) -> str | None:
-        from .sensitive import sensitive_reason
-
-        home, cwd = self.home, self.policy.cwd
-        reason = sensitive_reason(d.path, home=home, cwd=cwd)
-        if reason is None and d.resolved and d.resolved != d.path:
-            reason = sensitive_reason(d.resolved, home=home, cwd=cwd)
+        home, cwd = self.home, self.cwd
+        # The resolved path catches a symlink to a key; the spelling as given is asked too
+        # only when it names a different file (``id_rsa`` linking to a blob).
+        reason = _sensitive_reason(d.resolved or d.path, home, cwd)
+        if (
+            reason is None
+            and d.resolved
+            and d.path.rpartition("/")[2] != d.resolved.rpartition("/")[2]
+        ):
+            reason = _sensitive_reason(d.path, home, cwd)
         return reason
 
     def record(
@@ -350,7 +400,7 @@ class _CallProbe:
         return v
 
     def check(self, path: Any, op: str) -> Decision:
-        return self.policy.check(path, op, over_http=self.over_http)
+        return check_path(self.policy, path, op, self.over_http)
 
     # -- the tool's own parameters --
 
@@ -359,8 +409,7 @@ class _CallProbe:
         checked: set[str] = set()
         tier = "guess" if tool.guessed else "catalog"
         # Entry checks run first: the server makes them before any API call.
-        ordered = sorted(tool.params, key=lambda p: not p.checked_at_entry)
-        for param in ordered:
+        for param in tool.params_in_check_order:
             values = list(iter_locations(self.arguments, param.location))
             if not values:
                 if not param.optional:
@@ -487,9 +536,8 @@ class _CallProbe:
     # -- everything the catalog doesn't describe --
 
     def run_discovery(self, skip: Iterable[str], already: set[str]) -> None:
-        try:
-            from .discovery import discover_paths
-        except ImportError:  # discovery ships separately; without it, say so
+        discover_paths = _discovery()
+        if discover_paths is None:
             self.notes.append("path discovery is unavailable: undescribed arguments unchecked")
             return
         found = discover_paths(
@@ -592,10 +640,11 @@ class _Walker:
         fs = self.probe.policy.fs
         if self._deep(depth, raw_dir):
             return
+        spelled = _spelled(raw_dir)
         for name in self._list(abs_dir):
             if not self._budget():
                 return
-            raw, absolute = _walked(raw_dir, name), posixpath.join(abs_dir, name)
+            raw, absolute = _child(spelled, name), abs_dir.rstrip("/") + "/" + name
             d = self._entry(raw, op, "failed")
             if d.allowed and fs.is_dir(absolute) and self._first_visit(d):
                 self.walk_local(raw, absolute, op, depth + 1)
@@ -622,9 +671,10 @@ class _Walker:
             return
         local = set(self._list(abs_dir)) if fs.is_dir(abs_dir) else set()
         remote = drive.names() if drive is not None else local
+        spelled = _spelled(raw_dir)
         for name in sorted(local | remote):
             in_local, in_drive = name in local, name in remote
-            raw, absolute = _walked(raw_dir, name), posixpath.join(abs_dir, name)
+            raw, absolute = _child(spelled, name), abs_dir.rstrip("/") + "/" + name
             op = _SYNC_OPS[(in_local, in_drive, direction)]
             if op is None:
                 self.skipped.append(raw)
