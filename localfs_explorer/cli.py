@@ -95,9 +95,8 @@ def build_env(args: argparse.Namespace) -> ServerEnv:
         raise UsageError(str(exc)) from None
 
 
-def build_policy(args: argparse.Namespace, env: ServerEnv | None = None) -> Policy:
-    """Resolve the policy the shared options describe."""
-    env = env if env is not None else build_env(args)
+def policy_inputs(args: argparse.Namespace) -> dict[str, Any]:
+    """``resolve_policy`` keyword arguments (all but the environment) from the options."""
     fs = load_fs_option(args.fs)
     package_dir = args.package_dir
     if package_dir is None and args.env:
@@ -108,11 +107,18 @@ def build_policy(args: argparse.Namespace, env: ServerEnv | None = None) -> Poli
         cwd = os.path.abspath(cwd)
     try:
         profile = load_profile(args.profile) if args.profile else None
-        return resolve_policy(
-            env, transport=args.transport, fs=fs, cwd=cwd, package_dir=package_dir,
-            profile=profile, platform=args.platform,
-        )
-    except (PolicyError, ProfileError) as exc:
+    except ProfileError as exc:
+        raise UsageError(str(exc)) from None
+    return {"transport": args.transport, "fs": fs, "cwd": cwd, "package_dir": package_dir,
+            "profile": profile, "platform": args.platform}
+
+
+def build_policy(args: argparse.Namespace, env: ServerEnv | None = None) -> Policy:
+    """Resolve the policy the shared options describe."""
+    env = env if env is not None else build_env(args)
+    try:
+        return resolve_policy(env, **policy_inputs(args))
+    except PolicyError as exc:
         raise UsageError(str(exc)) from None
 
 
@@ -153,7 +159,8 @@ def _print_decision(d: Decision, out: TextIO) -> None:
         out.write(f"    hint:    {d.hint}\n")
 
 
-def _warn_config(policy: Policy, err: TextIO) -> None:
+def warn_config(policy: Policy, err: TextIO) -> None:
+    """Print loading warnings, policy warnings and a refusal to serve to ``err``."""
     for warning in (*policy.env.warnings, *policy.warnings):
         err.write(f"warning: {warning}\n")
     if policy.errors:
@@ -167,7 +174,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not paths:
         raise UsageError("check needs at least one PATH (or --paths-file)")
     policy = build_policy(args)
-    _warn_config(policy, err)
+    warn_config(policy, err)
     decisions = [policy.check(p, args.op, over_http=args.over_http) for p in paths]
     for d in decisions:
         _emit_json(d.to_dict(), out) if args.json else _print_decision(d, out)

@@ -1,0 +1,59 @@
+"""``export-env`` (write the server's .env, validated) and ``auth-status`` (its preview)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any, TextIO
+
+from .. import cli
+from ..auth_status import BRANCHES, auth_status_json
+from ..dotenv_export import run_export_env
+
+
+def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
+    """Add the export-env and auth-status commands."""
+    p = sub.add_parser(
+        "export-env", parents=[env_options],
+        help="write the .env the server will load, validated first",
+        description="Edit the server's .env with --set/--unset, keeping every other line "
+        "byte for byte. --transport, --cwd, --package-dir and --fs only inform the "
+        "validation. A configuration the server would refuse to serve is not written.",
+    )
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("-o", "--output", metavar="OUT", help="write to OUT")
+    how.add_argument("--in-place", action="store_true",
+                     help="replace the --env file (a backup is kept)")
+    how.add_argument("--dry-run", action="store_true",
+                     help="print a unified diff (secrets masked); write nothing")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing OUT (a backup of it is kept)")
+    p.add_argument("--follow-symlinks", action="store_true",
+                   help="when OUT is a symlink, replace its target and keep the link")
+    p.set_defaults(handler=cmd_export_env)
+
+    p = sub.add_parser("auth-status", parents=[env_options],
+                       help="preview server://auth-status's local_file_access object")
+    p.add_argument("--branch", choices=BRANCHES,
+                   help="which of the resource's three branches to show (identical for "
+                   "local_file_access)")
+    p.set_defaults(handler=cmd_auth_status)
+
+
+def cmd_export_env(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    # --set/--unset are the edits written into the file, not the process environment.
+    inputs = cli.policy_inputs(args)
+    return run_export_env(
+        args.env, set=dict(args.set), unset=args.unset, output=args.output,
+        in_place=args.in_place, dry_run=args.dry_run, force=args.force,
+        follow_symlinks=args.follow_symlinks, out=out, err=err,
+        process_env=dict(os.environ) if args.inherit_env else None, **inputs,
+    )
+
+
+def cmd_auth_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    policy = cli.build_policy(args)
+    cli.warn_config(policy, err)
+    out.write(auth_status_json(policy, args.branch) + "\n")
+    # The server would not start, so there is no resource to read: say so in the status.
+    return 2 if policy.errors else 0
