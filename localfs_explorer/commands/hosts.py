@@ -1,0 +1,57 @@
+"""``snapshot`` (record a real tree as a host spec) and ``hosts`` (list shipped examples)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any, TextIO
+
+from .. import cli
+
+
+def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
+    """Add the snapshot and hosts commands."""
+    p = sub.add_parser(
+        "snapshot", help="record a real directory tree as a host spec for --fs",
+        description="Record structure, symlink targets and hardlink identity (never file "
+        "contents) so reviewers can probe this host anywhere with --fs SPEC.json.",
+    )
+    p.add_argument("path", metavar="PATH", help="the directory to record")
+    p.add_argument("-o", "--output", metavar="SPEC.json", required=True)
+    p.add_argument("--force", action="store_true", help="replace an existing output file")
+    p.add_argument("--max-entries", type=int, default=10_000)
+    p.add_argument("--max-depth", type=int, default=32)
+    p.add_argument("--cwd", metavar="DIR", help="the server's startup directory on this host")
+    p.add_argument("--home", metavar="DIR", help="the server account's home directory")
+    p.set_defaults(handler=cmd_snapshot)
+
+    p = sub.add_parser("hosts", help="list the shipped example hosts for --fs")
+    p.set_defaults(handler=cmd_hosts)
+
+
+def cmd_snapshot(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..fs.snapshot import SnapshotError, snapshot
+
+    if os.path.lexists(args.output) and not args.force:
+        raise cli.UsageError(f"{args.output} exists; pass --force to replace it")
+    try:
+        shot = snapshot(args.path, max_entries=args.max_entries, max_depth=args.max_depth,
+                        home=args.home, cwd=args.cwd)
+        shot.write(args.output)
+    except SnapshotError as exc:
+        raise cli.UsageError(str(exc)) from None
+    except OSError as exc:
+        raise cli.UsageError(f"{args.output}: can't be written ({exc.strerror or exc})") from None
+    for line in shot.report():
+        err.write(line + "\n")
+    out.write(f"wrote {args.output}\n")
+    return 0
+
+
+def cmd_hosts(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..fs.spec import example_host_path, list_example_hosts, read_spec
+
+    for name in list_example_hosts():
+        description = read_spec(str(example_host_path(name))).get("description", "")
+        out.write(f"{name:<16} {description}\n")
+    return 0
