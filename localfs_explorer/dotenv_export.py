@@ -56,6 +56,7 @@ from typing import Any, Literal
 from dotenv.parser import Binding, parse_stream
 from pydantic import BaseModel, ConfigDict, Field
 
+from .env import EnvFileError, load_env, read_env_text
 from .secrets import MASK, is_secret_key, mentions_secret_key, scrub, secret_values
 
 __all__ = [
@@ -73,9 +74,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-#: A .env larger than this is refused: no real one comes close.
-MAX_ENV_BYTES = 4 * 1024 * 1024
 
 #: Permission bits of a new file when there is no original to copy them from: a .env can
 #: hold CREDENTIALS_CONFIG, so only its owner may read it.
@@ -816,22 +814,9 @@ def template_text() -> str:
 
 def _read_source(path: Path) -> str:
     try:
-        if path.is_dir():
-            raise ExportError(f"{path} is a directory, not a .env file")
-        with path.open("rb") as fh:
-            data = fh.read(MAX_ENV_BYTES + 1)
-    except FileNotFoundError:
-        raise ExportError(f"{path}: no such file") from None
-    except PermissionError:
-        raise ExportError(f"{path}: permission denied") from None
-    except OSError as exc:
-        raise ExportError(f"{path}: can't be read ({exc.strerror or exc})") from None
-    if len(data) > MAX_ENV_BYTES:
-        raise ExportError(f"{path}: larger than {MAX_ENV_BYTES // (1024 * 1024)} MiB")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ExportError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        return read_env_text(path)
+    except EnvFileError as exc:
+        raise ExportError(str(exc)) from None
 
 
 def export_env(
@@ -871,8 +856,6 @@ def export_env(
     if text is None:
         text = _read_source(Path(name)) if name is not None else ""
     edit = edit_env_text(text, set, unset)
-
-    from .env import EnvFileError, load_env  # the engine, imported at use
 
     try:
         env = load_env(name, text=edit.text, overrides=process_env, strict=False)

@@ -92,7 +92,8 @@ def set_keys(mapping: Mapping[str, str] | None) -> frozenset[str]:
     return frozenset(mapping or ())
 
 
-def _read_env_text(path: Path) -> str:
+def read_env_text(path: Path) -> str:
+    """The text of a .env file, or an :class:`EnvFileError` saying why it can't be had."""
     try:
         if path.is_dir():
             raise EnvFileError(f"{path}: is a directory, not a .env file")
@@ -183,7 +184,7 @@ def load_env(
     """
     name = os.fspath(path) if path is not None else "<text>"
     if text is None and path is not None:
-        text = _read_env_text(Path(path))
+        text = read_env_text(Path(path))
     pairs, warnings = parse_env_text(text or "", name=name, strict=strict)
     process: dict[str, str] = dict(os.environ) if inherit_environ else {}
     process.update(overrides or {})
