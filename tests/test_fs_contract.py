@@ -163,7 +163,7 @@ def test_realpath_of_relative_path_uses_the_working_directory(
 
 def test_realpath_refuses_nul_but_not_overlong_names(world: tuple[FileSystem, str]) -> None:
     fs, base = world
-    with pytest.raises(ValueError, match="embedded null byte"):
+    with pytest.raises(ValueError, match="embedded null"):
         fs.realpath(f"{base}/root/a\0b")
     long_name = "n" * 300
     assert fs.realpath(f"{base}/root/{long_name}") == f"{base}/root/{long_name}"
@@ -172,6 +172,14 @@ def test_realpath_refuses_nul_but_not_overlong_names(world: tuple[FileSystem, st
 
 
 # ----------------------------------------------------------------------------- stat & co
+
+
+def nul_message(call: str) -> str:
+    """What os itself says about a NUL byte in a path, on this Python."""
+    with pytest.raises(ValueError) as info:
+        getattr(os, call)("\0")
+    return str(info.value)
+
 
 ENOENT = ("FileNotFoundError", "ENOENT")
 ENOTDIR = ("NotADirectoryError", "ENOTDIR")
@@ -199,7 +207,8 @@ STAT_CASES = [
     ("root/" + "n" * 256, ("OSError", "ENAMETOOLONG"), ("OSError", "ENAMETOOLONG")),
     ("root/missing/" + "n" * 256, ENOENT, ENOENT),
     ("root/a.txt/" + "n" * 256, ENOTDIR, ENOTDIR),
-    ("root/a\0b", ("ValueError", "embedded null byte"), ("ValueError", "embedded null byte")),
+    # The wording is the running Python's ("embedded null byte" before 3.13).
+    ("root/a\0b", ("ValueError", nul_message("lstat")), ("ValueError", nul_message("stat"))),
 ]
 
 

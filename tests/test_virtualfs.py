@@ -230,9 +230,9 @@ def test_unencodable_names_fail_like_os() -> None:
 
 def test_nul_is_refused_before_anything_is_looked_up() -> None:
     fs = VirtualFS()
-    with pytest.raises(ValueError, match="embedded null byte"):
+    with pytest.raises(ValueError, match="embedded null"):
         fs.lstat("/missing/\0")
-    with pytest.raises(ValueError, match="embedded null byte"):
+    with pytest.raises(ValueError, match="embedded null"):
         fs.realpath("/missing/a\0b")
 
 
@@ -243,7 +243,7 @@ def test_nul_after_a_loop_depends_on_the_python_version() -> None:
     if LEGACY:
         assert fs.realpath("/loop/a\0b") == "/loop/a\0b"
     else:
-        with pytest.raises(ValueError, match="embedded null byte"):
+        with pytest.raises(ValueError, match="embedded null"):
             fs.realpath("/loop/a\0b")
 
 

@@ -12,7 +12,8 @@ Two halves mirror the two halves of ``os``:
   (two algorithms exist across CPython 3.10-3.13, chosen by feature detection), asking
   the virtual tree instead of ``os.lstat``. It resolves ``..`` *after* the symlink
   before it, keeps missing components, returns a partial result for a symlink loop
-  instead of raising, and raises ``ValueError("embedded null byte")`` for a NUL.
+  instead of raising, and raises the ``ValueError`` ``os.lstat`` raises for a NUL
+  ("embedded null byte"; 3.13 words it "lstat: embedded null character in path").
 - ``lstat`` / ``stat`` / ``listdir`` / ``readlink`` follow the kernel's path walk:
   intermediate symlinks are followed (at most 40 per lookup, then ``ELOOP``), ``..`` is
   physical, a trailing slash forces the final symlink to be followed and requires a
@@ -65,6 +66,20 @@ _LEGACY_REALPATH = hasattr(posixpath, "_joinrealpath")
 _DIR, _FILE, _LINK = "dir", "file", "symlink"
 _MODES = {_DIR: _stat.S_IFDIR | 0o755, _FILE: _stat.S_IFREG | 0o644, _LINK: _stat.S_IFLNK | 0o777}
 
+
+def _nul_message(call: str) -> str:
+    """What ``os.<call>`` says about a NUL byte ("embedded null byte" until 3.12, then
+    "<call>: embedded null character in path"). The argument check fails before any
+    system call, so asking costs nothing."""
+    try:
+        getattr(os, call)("\0")
+    except ValueError as exc:
+        return str(exc)
+    return "embedded null byte"  # pragma: no cover - every os call refuses NUL
+
+
+_NUL_MESSAGES = {call: _nul_message(call) for call in ("lstat", "stat", "listdir", "readlink")}
+
 # Memoised realpath results are dropped wholesale past this many, to bound memory.
 _REALPATH_CACHE_LIMIT = 200_000
 
@@ -116,12 +131,12 @@ def _oserror(code: int, path: str) -> OSError:
     return OSError(code, os.strerror(code), path)
 
 
-def _check_path_text(path: str) -> None:
-    """Raise what ``os.lstat`` raises for a path string it can't even pass to the kernel."""
+def _check_path_text(path: str, call: str) -> None:
+    """Raise what ``os.<call>`` raises for a path string it can't pass to the kernel."""
     if not path.isascii():
         os.fsencode(path)  # lone surrogates: UnicodeEncodeError, a ValueError, as os does
     if "\0" in path:
-        raise ValueError("embedded null byte")
+        raise ValueError(_NUL_MESSAGES[call])
 
 
 def _byte_len(text: str) -> int:
@@ -421,9 +436,9 @@ class VirtualFS(FileSystem):
         self._canon = canon
         return canon
 
-    def _walk(self, path: str, follow_last: bool) -> _Node:
+    def _walk(self, path: str, follow_last: bool, call: str) -> _Node:
         """The kernel's path walk: the node ``path`` names, or the OSError it raises."""
-        _check_path_text(path)
+        _check_path_text(path, call)
         if not path:
             raise _oserror(errno.ENOENT, path)
         if _too_long(path):
@@ -499,22 +514,22 @@ class VirtualFS(FileSystem):
 
     def lstat(self, path: str) -> VirtualStat:
         """Like ``os.lstat``: a final symlink is described, not followed."""
-        return self._stat_of(self._walk(path, follow_last=False))
+        return self._stat_of(self._walk(path, follow_last=False, call="lstat"))
 
     def stat(self, path: str) -> VirtualStat:
         """Like ``os.stat``: symlinks are followed; dangling ones and loops raise."""
-        return self._stat_of(self._walk(path, follow_last=True))
+        return self._stat_of(self._walk(path, follow_last=True, call="stat"))
 
     def listdir(self, path: str) -> list[str]:
         """Like ``os.listdir``: the stored names of a directory's entries."""
-        node = self._walk(path, follow_last=True)
+        node = self._walk(path, follow_last=True, call="listdir")
         if node.children is None:
             raise _oserror(errno.ENOTDIR, path)
         return [name for name, _ in node.children.values()]
 
     def readlink(self, path: str) -> str:
         """Like ``os.readlink``: a symlink's stored target; ``EINVAL`` for anything else."""
-        node = self._walk(path, follow_last=False)
+        node = self._walk(path, follow_last=False, call="readlink")
         if node.kind != _LINK:
             raise _oserror(errno.EINVAL, path)
         assert node.target is not None
@@ -561,7 +576,7 @@ class VirtualFS(FileSystem):
         if not name.isascii():
             os.fsencode(newpath)
         if "\0" in name:
-            raise ValueError("embedded null byte")
+            raise ValueError(_NUL_MESSAGES["lstat"])
         if _too_long(newpath):
             return None
         return canon.get(self._fold(newpath))
