@@ -348,6 +348,13 @@ def approval_target(path: PathVerdict) -> str:
     return f"unresolved:{path.path}"
 
 
+def _shown_target(path: PathVerdict) -> str:
+    """``op target`` as a prompt names it: the file the path resolves to."""
+    if path.resolved is not None:
+        return f"{path.op} {path.resolved}"
+    return f"{path.op} {path.path} (unresolved)"
+
+
 def ledger_key(tool: str, operation: str, target: str) -> LedgerKey:
     """The key one approval is remembered under."""
     return (tool, operation, target)
@@ -763,7 +770,7 @@ def _judge(
     timeout: int, destructive: bool,
 ) -> CallReplay:
     """Settle one call's approval and say what the model gets."""
-    targets = tuple(f"{p.op} {approval_target(p)}" for p in _target_paths(verdict))
+    targets = tuple(_shown_target(p) for p in _target_paths(verdict))
     base = dict(answer=a, call=c, name=call.name, visible=verdict.visible, gate=verdict.gate,
                 destructive=destructive, targets=targets, verdict=verdict)
 
