@@ -1,0 +1,121 @@
+"""Sensitive-file advice: which patterns match, compared by path components."""
+
+from __future__ import annotations
+
+import pytest
+
+from localfs_explorer.sensitive import (
+    SensitivePattern,
+    sensitive_match,
+    sensitive_patterns,
+    sensitive_reason,
+)
+
+HOME = "/home/ada"
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        ("/home/ada/.ssh", "is ~/.ssh"),
+        ("/home/ada/.ssh/config", "inside ~/.ssh"),
+        ("~/.ssh/known_hosts", "inside ~/.ssh"),
+        ("~/.gnupg/private-keys-v1.d/x.key", "inside ~/.gnupg"),
+        ("~/.aws/credentials", "inside ~/.aws"),
+        ("~/.config/gh/hosts.yml", "inside ~/.config/gh"),
+        ("~/.netrc", "is ~/.netrc"),
+        ("~/.docker/config.json", "is ~/.docker/config.json"),
+        ("~/.config/gcloud/application_default_credentials.json", "inside ~/.config/gcloud"),
+        ("/srv/app/id_ed25519", "matches id_*"),
+        ("/srv/app/credentials.json", "matches credentials.json"),
+        ("/srv/app/.env", "matches .env*"),
+        ("/srv/app/.env.production", "matches .env*"),
+        ("/etc/ssl/private/server.pem", "matches *.pem"),
+        ("/srv/tls/server.key", "matches *.key"),
+        ("/srv/tls/bundle.p12", "matches *.p12"),
+        ("/srv/tls/bundle.pfx", "matches *.pfx"),
+        ("/srv/app/.npmrc", "matches .npmrc"),
+        ("/srv/app/client_secret_123.apps.googleusercontent.com.json",
+         "matches client_secret*.json"),
+    ],
+)
+def test_credential_locations_are_flagged(path: str, reason: str) -> None:
+    assert sensitive_reason(path, home=HOME) == reason
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/home/ada/.sshx/config",      # a sibling whose name starts like ~/.ssh
+        "/home/ada/.ssh-backup",
+        "/home/ada/.config/ghost/x",
+        "/home/adam/.ssh/config",      # another home that starts like ours
+        "/srv/.ssh/config",            # an .ssh folder that isn't under home
+        "/srv/app/.env/lib/site.py",   # a virtualenv called .env: only the last name counts
+        "/srv/app/report.pdf",
+        "/srv/app/environment.yml",
+        "/",
+        "",
+    ],
+)
+def test_lookalikes_are_not_flagged(path: str) -> None:
+    assert sensitive_reason(path, home=HOME) is None
+
+
+def test_paths_are_normalised_lexically() -> None:
+    assert sensitive_reason("/home/ada/docs/../.ssh/config", home=HOME) == "inside ~/.ssh"
+    assert sensitive_reason("/home/ada//.ssh/./config", home=HOME) == "inside ~/.ssh"
+    assert sensitive_reason("/home/ada/.ssh/../notes.txt", home=HOME) is None
+
+
+def test_home_with_a_trailing_slash_matches_the_same() -> None:
+    assert sensitive_reason("/home/ada/.aws/config", home="/home/ada/") == "inside ~/.aws"
+    assert sensitive_reason("~/.aws/config", home="/home/ada/") == "inside ~/.aws"
+
+
+def test_tilde_expands_only_to_the_given_home() -> None:
+    # Another account's ~user is never looked up; its last name is still checked.
+    assert sensitive_reason("~bob/.ssh/config", home=HOME) is None
+    assert sensitive_reason("~bob/keys/server.pem", home=HOME) == "matches *.pem"
+    assert sensitive_reason("~", home=HOME) is None
+
+
+def test_relative_paths_use_cwd_for_home_entries() -> None:
+    assert sensitive_reason(".ssh/config", home=HOME) is None
+    assert sensitive_reason(".ssh/config", home=HOME, cwd="/home/ada") == "inside ~/.ssh"
+    # Name globs need no anchor.
+    assert sensitive_reason(".env", home=HOME) == "matches .env*"
+    assert sensitive_reason("../secrets/id_rsa", home=HOME) == "matches id_*"
+
+
+def test_case_variants_are_flagged() -> None:
+    # On a case-insensitive disk ~/.SSH is ~/.ssh; for advice a false alarm is cheaper.
+    assert sensitive_reason("/home/ada/.SSH/config", home=HOME) == "inside ~/.ssh"
+    assert sensitive_reason("/srv/SERVER.PEM", home=HOME) == "matches *.pem"
+
+
+def test_nul_bytes_do_not_break_the_advice() -> None:
+    assert sensitive_reason("/home/ada/.ssh/id\x00rsa", home=HOME) == "inside ~/.ssh"
+
+
+def test_match_carries_the_pattern_and_why() -> None:
+    found = sensitive_match("~/.ssh/id_rsa", home=HOME)
+    assert found is not None
+    # The home entry is the more specific advice and wins over the id_* glob.
+    assert found.pattern.label == "~/.ssh"
+    assert "SSH" in found.pattern.why
+
+
+def test_custom_patterns_replace_the_shipped_ones() -> None:
+    only = [SensitivePattern(kind="name", pattern="*.kdbx", why="KeePass databases")]
+    assert sensitive_match("/x/vault.kdbx", home=HOME, patterns=only) is not None
+    assert sensitive_match("/x/server.pem", home=HOME, patterns=only) is None
+
+
+def test_shipped_patterns_cover_the_required_list() -> None:
+    labels = {p.label for p in sensitive_patterns()}
+    required = {"~/.ssh", "~/.gnupg", "~/.aws", "~/.config/gh", "~/.netrc",
+                "~/.docker/config.json", "id_*", "credentials.json", ".env*", "*.pem",
+                "*.key", "*.p12"}
+    assert required <= labels
+    assert all(p.why for p in sensitive_patterns())
