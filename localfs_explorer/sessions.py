@@ -200,7 +200,7 @@ class SessionCall(BaseModel):
         if value is None:
             return {}
         if not isinstance(value, Mapping):
-            raise ValueError(f"'arguments' must be an object, not {type(value).__name__}")
+            raise ValueError(f"must be an object, not {type(value).__name__}")
         return value
 
     @field_validator("approval", mode="before")
