@@ -211,6 +211,10 @@ class VirtualFS(FileSystem):
         self._canon = None
         self._realpaths.clear()
 
+    def clear_realpath_cache(self) -> None:
+        """Forget memoised realpath results, e.g. to measure cold lookups."""
+        self._realpaths.clear()
+
     def _components(self, path: str) -> list[str]:
         if not isinstance(path, str) or not path.startswith("/"):
             raise HostSpecError(f"entry {path!r}: paths must be absolute")
