@@ -27,6 +27,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -238,6 +239,11 @@ def run_plan(plan: ServePlan, out: TextIO, err: TextIO) -> int:
         proc = subprocess.Popen(plan.argv, env=plan.env)
     except OSError as exc:
         raise ServeError(f"can't start Voila: {exc}") from None
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        # A service manager stops us with SIGTERM: Voila (and its kernels) must stop too,
+        # not linger as orphans still serving the page.
+        previous = signal.signal(signal.SIGTERM, lambda *_: proc.terminate())
     try:
         return proc.wait()
     except KeyboardInterrupt:
@@ -249,6 +255,8 @@ def run_plan(plan: ServePlan, out: TextIO, err: TextIO) -> int:
             proc.wait()
         return 130
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
         for path in plan.cleanup:
             with contextlib.suppress(OSError):
                 if path.suffix == ".ipynb":

@@ -29,8 +29,10 @@ class PathsPanel(Panel):
                         "or ~/...",
             rows=7, continuous_update=True, layout=wide()), "paths_text"), "lfe-paths-input")
         self.op = css(self.bind(widgets.ToggleButtons(
-            options=[(op.replace("_", "+"), op) for op in OPS], description="operation",
-            style={**label, "button_width": "90px"}), "op"), "lfe-op")
+            options=[(op.replace("_", "+"), op) for op in OPS],
+            tooltips=["may a tool read it?", "may a tool write it?",
+                      "both (a sync entry present on both sides)"],
+            style={"button_width": "90px"}), "op"), "lfe-op")
         self.over_http = css(self.bind(widgets.Dropdown(
             options=[("by transport", "auto"), ("yes", "yes"), ("no", "no")],
             description="over HTTP?", style=label), "over_http"), "lfe-over-http")
@@ -42,7 +44,9 @@ class PathsPanel(Panel):
         self.detail = html("lfe-path-detail")
         return [
             self.paths,
-            widgets.HBox([self.op, self.over_http], layout=wide(flex_flow="row wrap")),
+            widgets.HBox([widgets.Label("operation", layout=widgets.Layout(width="106px")),
+                          self.op, self.over_http],
+                         layout=wide(flex_flow="row wrap", align_items="center")),
             self.counts, self.table,
             heading("Why"), self.select, self.detail,
         ]

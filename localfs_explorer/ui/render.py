@@ -41,6 +41,8 @@ STYLE = """
   border: 1px solid #d0d7de; padding: 3px 6px; text-align: left; vertical-align: top;
   font-size: 13px; overflow-wrap: anywhere; }
 .lfe-app table.lfe-table th { background: #f6f8fa; }
+.lfe-app table.lfe-trace td:nth-child(-n+2), .lfe-app table.lfe-verdicts td:nth-child(3),
+.lfe-app table.lfe-call-paths td:nth-child(4) { white-space: nowrap; }
 .lfe-app table.lfe-table tr.lfe-selected td { background: #fff8c5; }
 .lfe-app .lfe-badge { display: inline-block; color: #fff; border-radius: 3px;
   padding: 0 6px; font-weight: 600; font-size: 12px; white-space: nowrap; }
@@ -185,7 +187,8 @@ def roots_table(policy: Any) -> str:
         if policy.mode.value != "roots":
             state = badge("absent", "ignored (mode isn't roots)")
         rows.append([esc(r.configured), esc(r.resolved or "—"), state])
-    return table(["LOCAL_FILE_ROOTS entry", "resolves to", "state"], rows, css_class="lfe-roots")
+    return table(["LOCAL_FILE_ROOTS entry", "resolves to", "state"], rows,
+                 css_class="lfe-roots-table")
 
 
 def messages(kind: str, items: Sequence[str], label: str, css_class: str) -> str:

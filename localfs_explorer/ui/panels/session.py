@@ -1,0 +1,191 @@
+"""The Session panel: paste or upload a conversation, pick the person's answers, see the table.
+
+The replay goes through :func:`localfs_explorer.sessions.replay_session` with the
+Explorer's policy and the tool access lists typed in the Tool call tab, so the table is
+the one ``localfs-explorer replay`` prints. It re-runs when the configuration or the
+access lists change.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as widgets
+
+from .. import render
+from ..panel import Panel, css, heading, html, wide
+
+#: The most calls one pasted session may hold (each call is a full probe).
+MAX_SESSION_CALLS = 5_000
+
+EXAMPLE = """[
+  [
+    {"name": "get_doc_content", "arguments": {"document_id": "d1", "local_path": "notes.md"}},
+    {"name": "get_doc_content", "arguments": {"document_id": "d1", "local_path": "./notes.md"}},
+    {"name": "download_file", "arguments": {"file_id": "f1", "local_path": "notes.md"}}
+  ],
+  [
+    {"name": "get_doc_content", "arguments": {"document_id": "d1", "local_path": "notes.md"},
+     "approval": "deny"}
+  ]
+]"""
+
+_DECISION_TEXT = {
+    "none": "—",
+    "approved": "✔ approved",
+    "covered": "↻ earlier approval",
+    "refused": "✘ refused",
+    "timeout": "⌛ no answer",
+    "refused_earlier": "✘ refused earlier",
+    "not_asked": "not asked",
+}
+
+
+class SessionPanel(Panel):
+    """Replay a conversation's tool calls through the approval gate."""
+
+    name = "session"
+    title = "Session"
+    watches = ("config_rev", "tool_rev")
+
+    def build(self) -> list[widgets.Widget]:
+        self.replay: Any = None
+        self.upload = css(widgets.FileUpload(description="Upload JSON", multiple=False,
+                                             accept=".json", layout=widgets.Layout(width="160px")),
+                          "lfe-session-upload")
+        self.text = css(widgets.Textarea(value="", placeholder=EXAMPLE,
+                                         continuous_update=False,
+                                         layout=wide(height="180px")), "lfe-session-text")
+        self.answers = css(widgets.ToggleButtons(
+            options=[("Approve", "approve"), ("Deny", "deny"), ("Don't answer", "timeout")],
+            value="approve", description="Person",
+            tooltips=["approve every prompt the session doesn't script",
+                      "refuse every prompt the session doesn't script",
+                      "let every prompt time out"]), "lfe-session-answers")
+        self.lasts = css(widgets.Dropdown(
+            options=[("to the end of the answer", "answer"),
+                     ("for the whole conversation", "conversation"),
+                     ("for one call (always ask)", "call")],
+            value="answer", description="Approval lasts",
+            style={"description_width": "100px"}), "lfe-session-lasts")
+        self.destructive = css(widgets.Checkbox(
+            value=True, description="destructive tools ask every time", indent=False),
+            "lfe-session-destructive")
+        self.run = css(widgets.Button(description="Replay", icon="play",
+                                      layout=widgets.Layout(width="100px")), "lfe-session-run")
+        self.example = css(widgets.Button(description="Example", icon="file-text-o",
+                                          layout=widgets.Layout(width="100px")),
+                           "lfe-session-example")
+        self.status = html("lfe-session-status")
+        self.summary = html("lfe-session-summary")
+        self.calls = html("lfe-session-calls")
+        self.csv = html("lfe-session-csv")
+        self.on_change(self.upload, lambda _v: self._uploaded())
+        self.on_click(self.run, self.refresh)
+        self.on_click(self.example, self._example)
+        for control in (self.text, self.answers, self.lasts, self.destructive):
+            self.on_change(control, lambda _v: self.refresh())
+        intro = html("", (
+            '<div class="lfe-muted">A session is a list of answers, each a list of '
+            '<code>{"name": ..., "arguments": {...}}</code> tool calls; a call may script '
+            'the person with <code>"approval": "deny"</code>. Tools are held by the access '
+            "lists of the Tool call tab. An approval is remembered per tool, operation and "
+            "resolved file, for the rest of the answer; a refusal is final.</div>"))
+        return [
+            intro, widgets.HBox([self.upload, self.example, self.run], layout=wide()),
+            self.text, widgets.HBox([self.answers], layout=wide()),
+            widgets.HBox([self.lasts, self.destructive], layout=wide()),
+            self.status, heading("Summary"), self.summary, self.csv, heading("Calls"),
+            self.calls,
+        ]
+
+    # ---- inputs
+
+    def _uploaded(self) -> None:
+        got = self.upload_contents(self.upload)
+        if got is not None:
+            self.text.value = got[1].decode("utf-8", errors="replace")
+
+    def _example(self) -> None:
+        self.text.value = EXAMPLE
+
+    # ---- the replay
+
+    def _set_error(self, message: str) -> None:
+        self.replay = None
+        self.status.value = render.box("error", render.esc(self.model.clean(message)))
+        self.summary.value = self.calls.value = self.csv.value = ""
+
+    def refresh(self) -> None:
+        import json
+
+        from ...sessions import LedgerRules, SessionError, load_session, replay_session
+
+        text = self.text.value.strip()
+        if not text:
+            self.replay = None
+            self.status.value = '<div class="lfe-muted">No session yet: paste or upload one.</div>'
+            self.summary.value = self.calls.value = self.csv.value = ""
+            return
+        policy = self.model.policy
+        if policy is None:
+            self._set_error("fix the configuration first")
+            return
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as exc:
+            self._set_error(f"session: not valid JSON (line {exc.lineno}: {exc.msg})")
+            return
+        try:
+            session = load_session(raw)
+            if len(session) > MAX_SESSION_CALLS:
+                self._set_error(f"{len(session)} calls: at most {MAX_SESSION_CALLS} per session")
+                return
+            access = self.model._access()
+            rules = LedgerRules(lasts=self.lasts.value,
+                                destructive_asks_every_time=self.destructive.value)
+            self.replay = replay_session(policy, session, access=access,
+                                         approvals=self.answers.value, rules=rules,
+                                         over_http=self.model._over_http())
+        except (SessionError, ValueError) as exc:  # access-list errors are ValueErrors
+            self._set_error(str(exc))
+            return
+        self.status.value = ""
+        self._render()
+
+    def _render(self) -> None:
+        replay = self.replay
+        summary = replay.summary()
+        clean = self.model.clean
+        per = ", ".join(f"answer {a}: <b>{n}</b>" for a, n in summary.prompts_per_answer.items())
+        covered = ", ".join(f"{a}.{c} (approved at {b[0]}.{b[1]})"
+                            for (a, c), b in summary.covered.items())
+        lines = [
+            f"<b>{summary.prompts}</b> prompt(s) over {summary.calls} call(s) in "
+            f"{summary.answers} answer(s){': ' + per if per else ''}",
+            f"ran on an earlier approval: {render.esc(covered or 'none')}",
+            "blocked (hidden from the model): "
+            + render.esc(", ".join(f"{a}.{c}" for a, c in summary.blocked) or "none"),
+            "declined by the person: "
+            + render.esc(", ".join(f"{a}.{c}" for a, c in summary.declined) or "none"),
+        ]
+        self.summary.value = "".join(f"<div>{line}</div>" for line in lines)
+        rows = []
+        for c in replay.calls:
+            outcome = (render.badge("refused", "✘ DECLINED") if c.outcome == "declined"
+                       else render.outcome_badge(c.outcome))
+            rows.append([
+                f"{c.answer}.{c.call}", f"<code>{render.esc(c.name)}</code>",
+                render.esc(c.gate) + (" · destructive" if c.destructive else ""),
+                "yes" if c.asked else "no",
+                render.esc(_DECISION_TEXT.get(c.decision, c.decision)), outcome,
+                render.esc(clean(c.reason)),
+                render.esc(clean(c.message)) or '<span class="lfe-muted">—</span>',
+            ])
+        self.calls.value = render.table(
+            ["call", "tool", "gate", "asked", "decision", "outcome", "why",
+             "what the model gets"], rows, css_class="lfe-session-table")
+        frame_csv = clean(replay.to_dataframe().to_csv(index=False)).encode("utf-8")
+        self.csv.value = render.download_link(
+            frame_csv, "localfs-explorer-session.csv", "text/csv",
+            f"⬇ Download the table as CSV ({len(replay.calls)} calls)", "lfe-session-csv-link")
