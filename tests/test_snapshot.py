@@ -217,6 +217,26 @@ def test_device_boundaries_and_bind_mounts_are_recorded(
     assert fs.stat(f"{tree}/data").st_dev != fs.stat(tree).st_dev
 
 
+def test_case_sensitivity_is_measured_on_the_tree(
+    tree: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert snapshot(tree).spec["case_insensitive"] is False  # this host's disk
+    assert snapshot(tree, case_insensitive=True).spec["case_insensitive"] is True
+    real_lstat = os.lstat
+
+    def lstat(path: Any, *args: Any, **kwargs: Any) -> Any:
+        # A volume that ignores case finds any spelling of an existing name.
+        path = os.fspath(path)
+        try:
+            return real_lstat(path, *args, **kwargs)
+        except FileNotFoundError:
+            head, _, name = path.rpartition("/")
+            return real_lstat(f"{head}/{name.swapcase()}", *args, **kwargs)
+
+    monkeypatch.setattr(os, "lstat", lstat)
+    assert snapshot(tree).spec["case_insensitive"] is True
+
+
 def test_snapshot_refuses_what_is_not_a_directory(tree: str) -> None:
     with pytest.raises(SnapshotError, match="not a directory"):
         snapshot(f"{tree}/app/token.json")

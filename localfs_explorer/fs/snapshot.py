@@ -211,6 +211,25 @@ def _has_entries(directory: str) -> bool:
         return True  # unknown: report the cut-off rather than hide it
 
 
+def _ignores_case(entries: dict[str, dict[str, str]]) -> bool:
+    """Whether this host's filesystem ignores case, tried on a recorded name.
+
+    Only the last component is respelled, so the answer is about the volume the tree
+    is on; a tree with no cased letter in any name can't tell, and says no.
+    """
+    for path, entry in entries.items():
+        head, _, name = path.rpartition("/")
+        flipped = name.swapcase()
+        if flipped == name or entry.get("type") == "symlink":
+            continue
+        try:
+            a, b = os.lstat(path), os.lstat(f"{head}/{flipped}")
+        except OSError:
+            return False
+        return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+    return False
+
+
 def _links_on_the_way(given: str) -> dict[str, dict[str, str]]:
     """The symlinks resolving ``given`` passes through, keyed by their resolved path."""
     links: dict[str, dict[str, str]] = {}
@@ -249,11 +268,14 @@ def snapshot(
     home: str | None = None,
     cwd: str | None = None,
     label: str | None = None,
+    case_insensitive: bool | None = None,
 ) -> Snapshot:
     """Record the tree at ``path`` as a host spec (see the module docstring).
 
     ``home`` defaults to this account's home directory and ``cwd`` to the tree's root,
     so a policy resolved against the snapshot sees what it would see here.
+    ``case_insensitive`` defaults to what a respelled name in the tree shows (True on
+    macOS's default volume).
     """
     given = os.path.abspath(os.fspath(path))
     root = os.path.realpath(given)
@@ -284,7 +306,9 @@ def snapshot(
         "version": SPEC_VERSION,
         "label": label or f"snapshot of {root}",
         "description": summary,
-        "case_insensitive": False,
+        "case_insensitive": (
+            _ignores_case(recorder.entries) if case_insensitive is None else case_insensitive
+        ),
         "home": home if home is not None else HostFS().home(),
         "cwd": run_dir,
         "entries": dict(sorted(entries.items())),
