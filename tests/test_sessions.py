@@ -14,6 +14,7 @@ matching scenario then fails:
 
 from __future__ import annotations
 
+import json
 import posixpath
 from collections.abc import Callable
 from typing import Any
@@ -606,3 +607,60 @@ def test_malformed_session_file_names_the_file(tmp_path):
     path.write_text('[[{"name": "a"}], [{"name": ""}]]')
     with pytest.raises(SessionError, match=r"broken\.json: answer 2, call 1"):
         load_session(path)
+
+
+# --- The Session panel ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def session_panel(layout):
+    pytest.importorskip("ipywidgets")
+    from localfs_explorer.ui import Explorer, PanelSpec
+
+    spec = PanelSpec("session", "Session", "localfs_explorer.ui.panels.session:SessionPanel")
+    app = Explorer(cwd=str(layout.app), debounce=0, panels=[spec])
+    app.model.set_override("LOCAL_FILE_ACCESS", "roots")
+    app.model.set_override("LOCAL_FILE_ROOTS", str(layout.data))
+    return app, app.show("session")
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_panel_replays_a_pasted_session_with_the_tool_tabs_access_lists(layout, session_panel):
+    app, panel = session_panel
+    target = str(layout.data / "doc.md")
+    doc = call("get_doc_content", document_id="d", local_path=target)
+    panel.text.value = json.dumps([[doc, doc], [doc]])
+    assert "0 prompt(s)" in panel.summary.value.replace("<b>", "").replace("</b>", "")
+    app.model.access_text = json.dumps({"server": {"approval_list": ["get_*"]}})
+    assert [(c.asked, c.decision) for c in panel.replay] == [
+        (True, "approved"), (False, "covered"), (True, "approved")]
+    assert "1.2 (approved at 1.1)" in panel.summary.value
+    assert "lfe-session-csv-link" in panel.csv.value
+    panel.answers.value = "deny"
+    assert [c.decision for c in panel.replay] == ["refused", "refused", "refused"]
+    assert "This refusal is final" in panel.calls.value
+    panel.lasts.value = "conversation"
+    panel.answers.value = "approve"
+    assert [c.asked for c in panel.replay] == [True, False, False]
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_panel_shows_malformed_sessions_in_the_page(session_panel):
+    app, panel = session_panel
+    panel.text.value = '[[{"name": "a"}], [{"name": "b", "arguments": 1}]]'
+    assert panel.replay is None
+    assert "answer 2, call 1 (b): arguments: must be an object" in panel.status.value
+    panel.text.value = "[["
+    assert "not valid JSON" in panel.status.value
+    assert app.model.last_error == ""
+
+
+def test_importing_sessions_loads_no_pandas():
+    import subprocess
+    import sys
+
+    code = ("import sys, localfs_explorer.sessions, localfs_explorer.commands.sessions\n"
+            "print(sorted(m for m in ('pandas', 'ipywidgets', 'numpy') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert proc.stdout.strip() == "[]"
