@@ -236,7 +236,7 @@ class VirtualFS(FileSystem):
                 )
         return parts
 
-    def _parent_for(self, path: str, *, create: bool = True) -> tuple[_Node, str, str]:
+    def _parent_for(self, path: str) -> tuple[_Node, str, str]:
         """The directory that will hold ``path``, creating missing parents on the way."""
         parts = self._components(path)
         if not parts:
@@ -254,8 +254,6 @@ class VirtualFS(FileSystem):
             assert node.children is not None
             hit = node.children.get(self._fold(part))
             if hit is None:
-                if not create:
-                    raise HostSpecError(f"entry {path!r}: its parent {here} does not exist")
                 child = self._new_node(_DIR, node.device)
                 node.children[self._fold(part)] = (part, child)
                 node.st = None
@@ -349,18 +347,25 @@ class VirtualFS(FileSystem):
         parent, name, _ = self._parent_for(path)
         self._attach(parent, name, self._new_node(_LINK, parent.device, target=target))
 
+    def _followed(self, path: str, what: str, dest: str) -> _Node:
+        try:
+            return self._walk(path, follow_last=True, call="stat")
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+            raise HostSpecError(f"entry {dest!r}: {what} {path}: {reason}") from None
+
     def link(self, existing: str, path: str) -> None:
-        """Give the file at ``existing`` a second name ``path`` (a hardlink, like os.link)."""
-        node = self._lookup_entry(existing)
-        if node is None:
-            raise HostSpecError(f"entry {path!r}: can't hardlink {existing}: it does not exist")
+        """Give the file at ``existing`` a second name ``path`` (a hardlink).
+
+        Like ``os.link`` with its default ``follow_symlinks=True``, a symlink named as
+        ``existing`` is followed and its target gets the second name.
+        """
+        node = self._followed(existing, "can't hardlink", path)
         if node.kind == _DIR:
             raise HostSpecError(
                 f"entry {path!r}: can't hardlink the directory {existing}: directories can't "
                 "be hardlinked; use a bind mount to show one directory at two places"
             )
-        if node.kind == _LINK:
-            raise HostSpecError(f"entry {path!r}: hardlinks to symlinks aren't modelled")
         if node.inode_key is None:
             key = f"ino{node.ino}"
             while key in self._inode_keys:
@@ -370,9 +375,12 @@ class VirtualFS(FileSystem):
         self.add_file(path, inode=node.inode_key)
 
     def bind(self, source: str, path: str) -> None:
-        """Show the directory at ``source`` again at ``path`` (a bind mount): same inodes."""
-        node = self._lookup_entry(source)
-        if node is None or node.kind != _DIR:
+        """Show the directory at ``source`` again at ``path`` (a bind mount): same inodes.
+
+        As ``mount --bind`` does, symlinks in ``source`` are followed.
+        """
+        node = self._followed(source, "the bind mount's source", path)
+        if node.kind != _DIR:
             raise HostSpecError(
                 f"entry {path!r}: the bind mount's source {source} is not a directory here"
             )
