@@ -1,0 +1,463 @@
+"""Before/after: every verdict that changes between two configurations, new access first.
+
+A reviewer changing a deployment's settings wants proof that the change grants no access
+it doesn't mean to. :func:`compare_policies` asks both policies the same questions (the
+paths and calls given, plus a generated set covering the interesting places of *both*
+configurations) and sorts each answer that changed into:
+
+- ``new_access``: refused (or absent) before, allowed after;
+- ``removed_access``: allowed before, refused after;
+- ``changed_message``: refused both times, but the model would read a different text
+  (or a call's outcome or per-path details changed without access changing).
+
+For a tool call, access means: the tool is visible, and each local path it touches is
+allowed. A call that becomes visible, a path inside it that becomes allowed (including a
+walked entry that now appears), an outcome that moves from refused/absent/error to
+ok/partial, or an approval gate that is lifted, is new access.
+
+The generated set, from each policy: every root (as configured and as resolved), a file
+inside it and a sibling sharing its prefix (``/data`` → ``/data-sibling``); every
+deny-list entry with its ``-wal``/``-shm`` sidecars and an upper-case variant of its name;
+each deny-listed directory and a file inside it; the home directory and a file in it; the
+startup and package directories; ``/``; and one call per catalog tool per place (each
+root, the home and the startup directory) with every local-path argument filled in.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .catalog import Catalog, Tool
+    from .policy import Policy
+    from .probe import CallVerdict
+
+__all__ = [
+    "CHANGES",
+    "DiffResult",
+    "VerdictChange",
+    "compare_policies",
+    "diff_policies",
+    "generate_calls",
+    "generate_paths",
+]
+
+#: The change categories, in the order a report shows them.
+CHANGES: tuple[str, ...] = ("new_access", "removed_access", "changed_message", "unchanged")
+
+#: DataFrame columns of :func:`diff_policies`, in order.
+COLUMNS: tuple[str, ...] = (
+    "change", "kind", "probe", "tool", "path", "op", "source",
+    "before_allowed", "after_allowed", "before_reason", "after_reason",
+    "before_message", "after_message", "before_outcome", "after_outcome", "detail",
+)
+
+_OPEN_OUTCOMES = frozenset({"ok", "partial"})
+_PROBE_FILE = "probe.txt"
+_SIDECARS = ("-wal", "-shm")
+
+
+@dataclass
+class VerdictChange:
+    """One probe asked of both configurations, and how its answer changed."""
+
+    #: ``path`` or ``call``.
+    kind: str
+    #: A short label: ``read /data/x`` or ``upload_local_file {"local_path": ...}``.
+    probe: str
+    #: One of :data:`CHANGES`.
+    change: str
+    #: ``given`` or ``generated: why``.
+    source: str
+    path: str | None = None
+    op: str | None = None
+    tool: str | None = None
+    arguments: dict[str, Any] | None = None
+    before: dict[str, Any] = field(default_factory=dict)
+    after: dict[str, Any] = field(default_factory=dict)
+    #: For calls: which inner paths changed, one clause each.
+    detail: str = ""
+
+    def row(self) -> dict[str, Any]:
+        """The flat row of :func:`diff_policies` (see :data:`COLUMNS`)."""
+        b, a = self.before, self.after
+        return {
+            "change": self.change, "kind": self.kind, "probe": self.probe, "tool": self.tool,
+            "path": self.path, "op": self.op, "source": self.source,
+            "before_allowed": b.get("allowed"), "after_allowed": a.get("allowed"),
+            "before_reason": b.get("reason"), "after_reason": a.get("reason"),
+            "before_message": b.get("message"), "after_message": a.get("message"),
+            "before_outcome": b.get("outcome"), "after_outcome": a.get("outcome"),
+            "detail": self.detail,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return {
+            "kind": self.kind, "probe": self.probe, "change": self.change,
+            "source": self.source, "path": self.path, "op": self.op, "tool": self.tool,
+            "arguments": self.arguments, "before": self.before, "after": self.after,
+            "detail": self.detail,
+        }
+
+
+@dataclass
+class DiffResult:
+    """Every probe's change, and counts."""
+
+    changes: list[VerdictChange] = field(default_factory=list)
+
+    def of(self, change: str) -> list[VerdictChange]:
+        """The probes whose change is ``change``."""
+        return [c for c in self.changes if c.change == change]
+
+    @property
+    def new_access(self) -> list[VerdictChange]:
+        """Refused before, allowed after."""
+        return self.of("new_access")
+
+    @property
+    def removed_access(self) -> list[VerdictChange]:
+        """Allowed before, refused after."""
+        return self.of("removed_access")
+
+    @property
+    def changed_message(self) -> list[VerdictChange]:
+        """Same access, different answer text."""
+        return self.of("changed_message")
+
+    @property
+    def changed(self) -> list[VerdictChange]:
+        """Every probe whose answer changed, grouped in :data:`CHANGES` order."""
+        return [c for kind in CHANGES[:-1] for c in self.of(kind)]
+
+    def counts(self) -> dict[str, int]:
+        """How many probes fell in each category."""
+        return {kind: len(self.of(kind)) for kind in CHANGES}
+
+    def to_dict(self, *, include_unchanged: bool = False) -> dict[str, Any]:
+        """JSON-ready: counts and the changed probes (all probes with ``include_unchanged``)."""
+        rows = self.changes if include_unchanged else self.changed
+        return {"counts": self.counts(), "changes": [c.to_dict() for c in rows]}
+
+
+# ---------------------------------------------------------------------------- probe set
+
+
+def _home(policy: Policy) -> str:
+    return policy.env.get("HOME") or policy.fs.home()
+
+
+def _absolute(policy: Policy, path: str) -> str:
+    return path if path.startswith("/") else posixpath.join(policy.cwd, path)
+
+
+def _places(policy: Policy) -> Iterator[tuple[str, str]]:
+    """(path, why) for the places of one policy worth asking about."""
+    for root in policy.roots:
+        spelled = _absolute(policy, root.configured)
+        for directory in dict.fromkeys(p for p in (spelled, root.resolved) if p):
+            yield directory, f"root {root.configured}"
+            yield posixpath.join(directory, _PROBE_FILE), f"inside root {root.configured}"
+            if directory.rstrip("/"):
+                sibling = directory.rstrip("/") + "-sibling"
+                yield sibling, f"sibling sharing the prefix of root {root.configured}"
+                yield posixpath.join(sibling, _PROBE_FILE), (
+                    f"inside a sibling of root {root.configured}")
+    for entry in policy.deny_list:
+        why = f"deny-list {entry.setting}"
+        for path in dict.fromkeys((_absolute(policy, entry.path), entry.resolved)):
+            yield path, why
+        if not entry.resolved.endswith(_SIDECARS):  # no sidecars of sidecars
+            for suffix in _SIDECARS:
+                yield entry.resolved + suffix, f"{why} sidecar {suffix}"
+        head, tail = posixpath.split(entry.resolved)
+        if tail and tail.upper() != tail:
+            yield posixpath.join(head, tail.upper()), f"{why}, case variant"
+    for directory in policy.deny_dirs:
+        yield directory.resolved, f"deny-listed directory ({directory.setting})"
+        yield posixpath.join(directory.resolved, "probe.db"), (
+            f"inside the deny-listed directory ({directory.setting})")
+    home = _home(policy)
+    yield home, "home directory"
+    yield posixpath.join(home, _PROBE_FILE), "inside the home directory"
+    yield policy.cwd, "startup directory"
+    yield policy.package_dir, "package directory"
+    yield "/", "filesystem root"
+
+
+def generate_paths(*policies: Policy) -> list[tuple[str, str]]:
+    """``(path, why)`` covering the interesting places of every policy, without repeats."""
+    seen: dict[str, str] = {}
+    for policy in policies:
+        for path, why in _places(policy):
+            seen.setdefault(path, why)
+    return list(seen.items())
+
+
+def _set_location(arguments: dict[str, Any], location: str, value: Any) -> None:
+    """Put ``value`` at a catalog location (``attachments[].local_path``) in ``arguments``."""
+    node: Any = arguments
+    segments = location.split(".")
+    for i, seg in enumerate(segments):
+        last = i == len(segments) - 1
+        is_list = seg.endswith("[]")
+        name = seg[:-2] if is_list else seg
+        if is_list:
+            items = node.setdefault(name, [{}] if not last else [])
+            if last:
+                items.append(value)
+                return
+            node = items[0]
+        elif last:
+            node[name] = value
+        else:
+            node = node.setdefault(name, {})
+
+
+def _call_for(tool: Tool, place: str) -> dict[str, Any]:
+    arguments: dict[str, Any] = {}
+    for param in tool.params:
+        value = place if param.walks else posixpath.join(place, _PROBE_FILE)
+        _set_location(arguments, param.location, value)
+    for image in tool.image_params:
+        if image.in_file or "[]" in image.location:
+            continue  # the Markdown lives inside a file the probe doesn't read
+        source = posixpath.join(place, "probe.png")
+        _set_location(arguments, image.location, f"![probe]({source})")
+    return {"name": tool.name, "arguments": arguments}
+
+
+def generate_calls(*policies: Policy, catalog: Catalog | None = None) -> list[tuple[dict, str]]:
+    """``(call, why)``: one call per catalog tool per place (roots, home, startup dir)."""
+    from .catalog import default_catalog
+
+    catalog = catalog or default_catalog()
+    places: dict[str, str] = {}
+    for policy in policies:
+        for root in policy.roots:
+            if root.resolved:
+                places.setdefault(root.resolved, f"root {root.configured}")
+        places.setdefault(_home(policy), "home directory")
+        places.setdefault(policy.cwd, "startup directory")
+    calls: list[tuple[dict, str]] = []
+    seen: set[str] = set()
+    for tool in catalog.tools:
+        if not tool.params and not tool.image_params:
+            targets: list[tuple[str, str]] = [("", "registration")]
+        else:
+            targets = list(places.items())
+        for place, why in targets:
+            call = _call_for(tool, place) if place else {"name": tool.name, "arguments": {}}
+            key = _call_label(call)
+            if key not in seen:
+                seen.add(key)
+                calls.append((call, f"catalog tool {tool.name} at {why}"))
+    return calls
+
+
+# ---------------------------------------------------------------------------- comparing
+
+
+def _call_label(call: Mapping[str, Any]) -> str:
+    args = json.dumps(call.get("arguments", {}), ensure_ascii=False, sort_keys=True)
+    return f"{call.get('name')} {args}"
+
+
+def _path_side(d: Any) -> dict[str, Any]:
+    return {"allowed": d.allowed, "reason": d.reason, "message": d.message,
+            "resolved": d.resolved}
+
+
+def _classify_path(before: dict[str, Any], after: dict[str, Any]) -> str:
+    if not before["allowed"] and after["allowed"]:
+        return "new_access"
+    if before["allowed"] and not after["allowed"]:
+        return "removed_access"
+    if before["message"] != after["message"] or before["reason"] != after["reason"]:
+        return "changed_message"
+    return "unchanged"
+
+
+def _call_side(v: CallVerdict) -> dict[str, Any]:
+    return {"outcome": v.outcome, "visible": v.visible, "gate": v.gate,
+            "message": v.message, "allowed": v.visible and v.outcome in _OPEN_OUTCOMES,
+            "reason": None}
+
+
+def _path_key(p: Any) -> tuple[str, str, str]:
+    return (p.argument, p.path, p.op)
+
+
+def _classify_call(before: CallVerdict, after: CallVerdict) -> tuple[str, str]:
+    """(change, detail) for one call asked of both configurations."""
+    gained: list[str] = []
+    lost: list[str] = []
+    reworded: list[str] = []
+    if after.visible and not before.visible:
+        gained.append("the tool became visible")
+    elif before.visible and not after.visible:
+        lost.append("the tool is no longer visible")
+    if before.gate == "approval" and after.gate == "execute":
+        gained.append("the approval gate was lifted")
+    elif before.gate == "execute" and after.gate == "approval":
+        lost.append("calls now wait for approval")
+    b_open = before.visible and before.outcome in _OPEN_OUTCOMES
+    a_open = after.visible and after.outcome in _OPEN_OUTCOMES
+    if a_open and not b_open:
+        gained.append(f"outcome {before.outcome} -> {after.outcome}")
+    elif b_open and not a_open:
+        lost.append(f"outcome {before.outcome} -> {after.outcome}")
+    elif before.outcome != after.outcome:
+        reworded.append(f"outcome {before.outcome} -> {after.outcome}")
+    b_paths = {_path_key(p): p for p in before.paths if not p.advisory}
+    a_paths = {_path_key(p): p for p in after.paths if not p.advisory}
+    for key, p in a_paths.items():
+        old = b_paths.get(key)
+        shown = f"{p.op} {p.path}"
+        if p.allowed and (old is None or not old.allowed):
+            gained.append(f"{shown} now allowed" + ("" if old else " (newly reached)"))
+        elif old is not None and old.allowed and not p.allowed:
+            lost.append(f"{shown} now refused [{p.reason}]")
+        elif old is not None and not p.allowed and (
+                old.message != p.message or old.reason != p.reason):
+            how = f"[{old.reason}] -> [{p.reason}]" if old.reason != p.reason \
+                else "refusal text changed"
+            reworded.append(f"{shown}: {how}")
+    for key, old in b_paths.items():
+        if key not in a_paths and old.allowed:
+            lost.append(f"{old.op} {old.path} no longer reached")
+    if before.message != after.message and not gained and not lost and not reworded:
+        reworded.append("the refusal text changed")
+    if gained:
+        return "new_access", "; ".join(gained + lost)
+    if lost:
+        return "removed_access", "; ".join(lost)
+    if reworded:
+        return "changed_message", "; ".join(reworded)
+    return "unchanged", ""
+
+
+def _read_calls(calls: Iterable[Any] | str | Path) -> list[Any]:
+    """Calls as a list: JSONL files are read (a malformed line is kept as its error)."""
+    if isinstance(calls, (str, Path)):
+        from .probe import ProbeError
+
+        try:
+            text = Path(calls).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ProbeError(f"{calls}: can't be read ({exc.strerror or exc})") from None
+        except UnicodeDecodeError:
+            raise ProbeError(f"{calls}: not UTF-8 text") from None
+        out: list[Any] = []
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise ProbeError(f"{calls}:{number}: not valid JSON ({exc.msg})") from None
+        return out
+    return list(calls)
+
+
+def compare_policies(
+    before: Policy,
+    after: Policy,
+    paths: Iterable[str] = (),
+    calls: Iterable[Any] | str | Path = (),
+    *,
+    ops: Sequence[str] = ("read", "write"),
+    generated: bool = True,
+    over_http: bool | None = None,
+    catalog: Catalog | None = None,
+    before_access: Any = None,
+    after_access: Any = None,
+    walk_limit: int = 200,
+) -> DiffResult:
+    """Ask both policies the same questions and classify each change.
+
+    Args:
+        paths: paths to check, each for every operation in ``ops``.
+        calls: ``tools/call`` params (``{"name", "arguments"}``) or a JSONL file of them.
+        generated: also ask the generated set (see the module docstring).
+        over_http: whether requests arrive over HTTP; None: each policy's transport decides,
+            so a change of transport shows up as the tripwire would see it.
+        before_access, after_access: tool access lists for each side (gates).
+        walk_limit: the most folder entries one call's walks check.
+    """
+    from .catalog import default_catalog, register_tools
+    from .probe import probe_call
+
+    catalog = catalog or default_catalog()
+    path_probes: dict[str, str] = {p: "given" for p in paths}
+    call_probes: list[tuple[Any, str]] = [(c, "given") for c in _read_calls(calls)]
+    if generated:
+        for path, why in generate_paths(before, after):
+            path_probes.setdefault(path, f"generated: {why}")
+        call_probes.extend((c, f"generated: {why}")
+                           for c, why in generate_calls(before, after, catalog=catalog))
+    result = DiffResult()
+    with before.many_checks() as b_batch, after.many_checks() as a_batch:
+        for path, source in path_probes.items():
+            for op in ops:
+                b = _path_side(b_batch.check(path, op, over_http=over_http))
+                a = _path_side(a_batch.check(path, op, over_http=over_http))
+                result.changes.append(VerdictChange(
+                    kind="path", probe=f"{op} {path}".replace("\0", "\\0"),
+                    change=_classify_path(b, a), source=source, path=path, op=op,
+                    before=b, after=a,
+                ))
+    b_reg, a_reg = register_tools(before, catalog), register_tools(after, catalog)
+    seen_calls: set[str] = set()
+    for raw, source in call_probes:
+        call = raw.get("params", raw) if isinstance(raw, Mapping) and "name" not in raw \
+            else raw
+        if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
+            from .probe import ProbeError
+
+            raise ProbeError(f"a call must be an object with a 'name': {raw!r}"[:200])
+        label = _call_label(call)
+        if label in seen_calls:
+            continue
+        seen_calls.add(label)
+        options = {"over_http": over_http, "catalog": catalog, "walk_limit": walk_limit,
+                   "drive_names": call.get("drive_names"),
+                   "expected_paths": call.get("expected_paths") or ()}
+        arguments = call.get("arguments") or {}
+        vb = probe_call(before, call["name"], arguments, access=before_access,
+                        registration=b_reg, **options)
+        va = probe_call(after, call["name"], arguments, access=after_access,
+                        registration=a_reg, **options)
+        change, detail = _classify_call(vb, va)
+        result.changes.append(VerdictChange(
+            kind="call", probe=label, change=change, source=source, tool=call["name"],
+            arguments=dict(arguments), before=_call_side(vb), after=_call_side(va),
+            detail=detail,
+        ))
+    return result
+
+
+def diff_policies(
+    before: Policy,
+    after: Policy,
+    paths: Iterable[str] = (),
+    calls: Iterable[Any] | str | Path = (),
+    **options: Any,
+) -> pd.DataFrame:
+    """:func:`compare_policies` as a DataFrame, one row per probe (unchanged ones too).
+
+    Columns are :data:`COLUMNS`; filter on ``change`` (``new_access``,
+    ``removed_access``, ``changed_message``, ``unchanged``).
+    """
+    import pandas as pd  # only this view needs pandas
+
+    result = compare_policies(before, after, paths, calls, **options)
+    return pd.DataFrame([c.row() for c in result.changes], columns=list(COLUMNS))
