@@ -1,0 +1,780 @@
+"""Find the local paths a tool call would touch when the catalog doesn't say.
+
+Three tiers, strongest first:
+
+- ``declared``: the values of the arguments the caller names in ``checkpaths`` (the
+  tool's own statement of which arguments are paths);
+- ``expected``: paths the caller says the call will touch;
+- ``guess``: everything else, found by looking. An argument whose *name* says it holds
+  a path (``local_path``, ``output_file``, ``dest_dir`` ...), and anywhere in the
+  arguments a *value* that looks like a path (``/x``, ``~/x``, ``./x``, ``a/b.txt``),
+  including the words of shell command strings.
+
+Discovery is advice about what to check, not a verdict. A tool can ignore its
+arguments and open any file, and a word that looks like a path may not be one; the
+engine decides what each path means for the server.
+
+The rules of the guess tier, and why:
+
+- **Names.** An argument name is split into words (``localPath`` → ``local path``) and
+  its last word decides, because that is the noun: ``output_file`` holds a file,
+  ``file_id`` holds an id (Drive ids are everywhere in this server's arguments).
+  Strong nouns (``path``, ``file``, ``dir``, ``folder``, ``cwd`` ...) take any
+  plausible value; weak ones (``dest``, ``output``, ``source``, ``target``, ``root``
+  ...) and ``file_name`` take a value only when it looks like a path or a file name
+  (``report.pdf``), since ``output="json"`` and ``source="drive"`` are not paths.
+- **Values.** A word is path-like when it starts with ``/``, ``~/``, ``./`` or ``../``,
+  or contains ``/`` and isn't something else that does: a URL (any ``scheme://``
+  other than ``file:``, ``mailto:``, ``data:`` ..., ``user@host:path``), a MIME type
+  (``text/plain``), a date or fraction (``2024/01/31``), a short ``and/or``, or a
+  string with a name longer than a file system allows (base64). A ``file:`` URI is
+  decoded to its path. A bare credential file name (``.env``, ``id_rsa``,
+  ``server.pem``) counts too, so ``cat .env`` is noticed.
+- **Shell commands.** A value is split as a shell command when its argument is named
+  ``command``/``cmd``/``script``/``shell`` or it contains shell syntax (``| < > ; &``,
+  ``$(``, backquotes). :func:`shlex.split` rules apply, with operators split off; on a
+  quoting error the value is split on whitespace instead. The word after a
+  redirection (``> out``, ``2>>log``, ``< in``) is a path whatever it looks like;
+  ``--opt=value`` and ``VAR=value`` are unwrapped, and ``--output file`` takes the
+  next word when the option's name says it holds a path. ``$HOME`` and ``~`` expand
+  to the given home. Other text is split on whitespace, with surrounding quotes and
+  punctuation trimmed and Markdown/HTML link targets taken out first.
+- **Home.** ``~`` and ``~/x`` expand to ``home``. ``~user/x`` is kept as written and
+  noted, because looking ``user`` up on this machine says nothing about the server's.
+- **Relative paths** stay relative: the engine resolves them against the cwd of the
+  server. ``cd`` inside a command is not followed.
+- ``/dev/null`` and the standard streams are dropped as noise.
+
+Every found path keeps where it was found (``source``: an argument location such as
+``attachments[0].local_path``, or ``expected``), the rule that found it, the original
+string (``raw``) and sensitive-file advice. Paths are deduplicated, keeping the
+strongest tier. The walk is bounded (depth, strings, characters, words, paths); when
+a bound stops it, the result says so (:attr:`FoundPaths.truncated`).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from os import PathLike, fspath
+from typing import Any, Literal
+from urllib.parse import unquote, urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .sensitive import sensitive_match, sensitive_reason
+
+__all__ = [
+    "DiscoveryError",
+    "DiscoveryLimits",
+    "FoundPath",
+    "FoundPaths",
+    "Tier",
+    "argument_name_kind",
+    "discover_paths",
+    "is_path_argument_name",
+    "looks_like_path",
+    "shell_words",
+]
+
+Tier = Literal["declared", "expected", "guess"]
+_TIER_RANK: dict[str, int] = {"declared": 0, "expected": 1, "guess": 2}
+
+#: Longest path the server's OS accepts (Linux PATH_MAX); longer strings aren't paths.
+_MAX_PATH_CHARS = 4096
+#: Longest single name (NAME_MAX); a "path" with a longer component is data (base64).
+_MAX_NAME_CHARS = 255
+
+
+class DiscoveryError(ValueError):
+    """A discovery input the caller got wrong (a malformed ``checkpaths`` location)."""
+
+
+class DiscoveryLimits(BaseModel):
+    """Bounds that keep discovery cheap on huge or hostile arguments."""
+
+    model_config = ConfigDict(frozen=True)
+
+    #: Nesting levels of dicts and lists searched below the arguments object.
+    max_depth: int = Field(default=16, ge=0)
+    #: Dict entries and list items visited in all.
+    max_nodes: int = Field(default=100_000, ge=1)
+    #: String values examined in all.
+    max_strings: int = Field(default=10_000, ge=1)
+    #: Characters of one string searched for words.
+    max_text_chars: int = Field(default=65_536, ge=1)
+    #: Words taken from one string.
+    max_words: int = Field(default=4096, ge=1)
+    #: Distinct paths reported.
+    max_paths: int = Field(default=1000, ge=1)
+
+
+class FoundPath(BaseModel):
+    """One path a tool call would touch, and how it was found."""
+
+    model_config = ConfigDict(frozen=True)
+
+    #: The path as found: unwrapped from a ``file:`` URI, ``--opt=``, ``VAR=`` or a
+    #: redirection, with ``~`` expanded; relative paths stay relative.
+    path: str
+    tier: Tier
+    #: Where it was found: an argument location (``attachments[0].local_path``,
+    #: ``command``) or ``expected``.
+    source: str
+    #: The string it came from, before unwrapping (the word, for a command).
+    raw: str
+    #: Which rule found it: ``checkpaths``, ``expected``, ``argument name``,
+    #: ``path-like value``, ``credential file name``, ``shell word``, ``redirection``,
+    #: ``option value``, ``assignment``, ``link target`` or ``path-like word``.
+    rule: str
+    #: Sensitive-file advice (``"inside ~/.ssh"``), or None.
+    sensitive: str | None = None
+    #: Caveats: ``~user`` left unexpanded, a NUL byte, a host in a ``file:`` URI ...
+    notes: tuple[str, ...] = ()
+    #: Other locations where the same path was found.
+    also_found_at: tuple[str, ...] = ()
+
+
+class FoundPaths(list[FoundPath]):
+    """The paths found, strongest tier first, plus why the search stopped early."""
+
+    def __init__(self, paths: Iterable[FoundPath] = (), stopped: Iterable[str] = ()) -> None:
+        super().__init__(paths)
+        #: One line per bound that stopped part of the search.
+        self.stopped: list[str] = list(stopped)
+
+    @property
+    def truncated(self) -> bool:
+        """Whether a bound stopped part of the search (see :attr:`stopped`)."""
+        return bool(self.stopped)
+
+
+# --- argument names ------------------------------------------------------------------------
+
+_STRONG_NOUNS = frozenset({
+    "path", "paths", "filepath", "filepaths", "pathname", "pathnames", "file", "files",
+    "filename", "filenames", "dir", "dirs", "directory", "directories", "dirname",
+    "dirpath", "folder", "folders", "cwd", "workdir", "basedir", "rootdir", "outdir",
+    "srcdir", "destdir", "tmpdir", "homedir", "outfile", "infile", "logfile", "keyfile",
+    "certfile",
+})
+_WEAK_NOUNS = frozenset({
+    "dest", "destination", "dst", "output", "out", "src", "source", "target", "input",
+    "root", "roots", "location", "save",
+})
+_COMMAND_NOUNS = frozenset({"command", "cmd", "commands", "script", "shell", "cmdline",
+                            "commandline"})
+# Arguments whose values are encoded bytes or identifiers, never local paths: not
+# searched (base64 is full of '/'; a Drive id or a URL without a scheme can contain one).
+_DATA_NOUNS = frozenset({"base64", "b64", "id", "ids", "url", "urls", "uri", "uris", "email",
+                         "emails", "mimetype"})
+
+# Words of a name: snake_case, kebab-case, camelCase, ACRONYMPath; digits stay attached
+# ("base64", "file2") so a trailing number doesn't become the noun.
+_NAME_WORDS = re.compile(r"[A-Z]+\d*(?![a-z])|[A-Z]?[a-z]+\d*|\d+")
+
+ArgumentKind = Literal["path", "weak", "command", "data"]
+
+
+def _name_words(name: str) -> list[str]:
+    return [w.lower() for w in _NAME_WORDS.findall(name)]
+
+
+def argument_name_kind(name: str) -> ArgumentKind | None:
+    """What an argument's name says its value is: a path, maybe a path, a command, data.
+
+    The last word of the name decides (``output_file`` → path, ``file_id`` → None);
+    ``file_name``/``folder_name`` are ``weak`` because Drive names look the same;
+    ``data`` (``content_base64``, ``file_id``, ``url``) is never searched.
+    """
+    words = _name_words(name)
+    if not words:
+        return None
+    if words[-1] in _DATA_NOUNS or (words[-2:] == ["mime", "type"]):
+        return "data"
+    last = words[-1].rstrip("0123456789") or words[-1]
+    if last in _STRONG_NOUNS:
+        return "path"
+    if last in _COMMAND_NOUNS:
+        return "command"
+    if last in _WEAK_NOUNS or (last == "name" and len(words) > 1 and words[-2] in
+                               ("file", "dir", "directory", "folder", "path")):
+        return "weak"
+    return None
+
+
+def is_path_argument_name(name: str) -> bool:
+    """Whether an argument's name says it may hold a local path (strong or weak)."""
+    return argument_name_kind(name) in ("path", "weak")
+
+
+# --- values ---------------------------------------------------------------------------------
+
+_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
+_OPAQUE_URL = re.compile(
+    r"^(?:mailto|data|urn|tel|javascript|about|blob|sms|news|magnet|cid|mid):", re.IGNORECASE
+)
+_SCP_LIKE = re.compile(r"^[\w.\-]+@[\w.\-]+:")
+_MIME = re.compile(
+    r"^(?:application|audio|font|image|message|model|multipart|text|video|chemical|"
+    r"x-[\w\-]+)/[\w.+\-]+$",
+    re.IGNORECASE,
+)
+_NUMERIC = re.compile(r"^[\d/.:,\-]+$")
+_SHORT_PAIR = re.compile(r"^[A-Za-z]{1,3}/[A-Za-z]{1,3}$")
+_FILE_NAME = re.compile(r"^[^/\s]+\.(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{1,8}$")
+_NOISE = frozenset({"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+
+
+def _is_url(text: str) -> bool:
+    """A network reference rather than a local path (``file:`` URIs are local)."""
+    match = _URL.match(text)
+    if match:
+        return match.group(1).lower() != "file"
+    return bool(_OPAQUE_URL.match(text) or _SCP_LIKE.match(text))
+
+
+def looks_like_path(text: str) -> bool:
+    """Whether a single word looks like a local path on a POSIX host."""
+    if not text or len(text) > _MAX_PATH_CHARS or "\n" in text or text.startswith("-"):
+        return False
+    if _is_url(text):
+        return False
+    if text.lower().startswith("file:"):
+        return True
+    if text in (".", ".."):
+        return False  # too common as punctuation to count without an argument name
+    if text.startswith(("/", "~/", "./", "../")) or text == "~":
+        return _plausible_names(text)
+    if text.startswith("~") and "/" in text:
+        return _plausible_names(text)  # ~user/...
+    if text[0] in "*?[":
+        return False  # a glob with no location of its own
+    if "/" not in text:
+        return False
+    if _MIME.match(text) or _NUMERIC.match(text) or _SHORT_PAIR.match(text):
+        return False
+    return _plausible_names(text)
+
+
+def _plausible_names(text: str) -> bool:
+    return all(len(part) <= _MAX_NAME_CHARS for part in text.split("/"))
+
+
+def _looks_like_file_name(text: str) -> bool:
+    return bool(_FILE_NAME.match(text)) and not _NUMERIC.match(text)
+
+
+def _plausible_value(text: str) -> bool:
+    """Whether a value given to a path-named argument could be a path at all."""
+    stripped = text.strip()
+    return (
+        bool(stripped)
+        and len(text) <= _MAX_PATH_CHARS
+        and "\n" not in text
+        and not text.startswith("-")
+        and not _is_url(text)
+        and _plausible_names(text)
+    )
+
+
+# --- shell words ------------------------------------------------------------------------------
+
+_SHELL_SYNTAX = re.compile(r"[|<>;&`]|\$\(")
+# Prose carrying HTML or Markdown links: its '<' and '>' are tags, not redirections.
+_TAG = re.compile(r"<[A-Za-z!/][^<>]*>")
+_MARKUP = re.compile(rf"{_TAG.pattern}|\]\(")
+_OPERATOR_CHARS = "();<>|&"
+_ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
+_OPTION = re.compile(r"^--?([A-Za-z][A-Za-z0-9_\-]*)=(.*)$", re.DOTALL)
+_LONG_OPTION = re.compile(r"^--([A-Za-z][A-Za-z0-9_\-]*)$")
+# A redirection target names a file: it has a name character and isn't a bare number
+# (in "x > 5" the 5 is far more likely a comparison than a file called "5").
+_REDIRECT_TARGET = re.compile(r"^(?!\d+$).*[\w./~$]", re.DOTALL)
+_GLUED_REDIRECT = re.compile(r"^\d*(?:&>>?|>>?\|?|<)(?P<target>[^<>&|].*)$", re.DOTALL)
+_HOME_VAR = re.compile(r"^(?:\$HOME|\$\{HOME\})(?=/|$)")
+_MARKUP_TARGET = re.compile(
+    r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)"
+    r"|\b(?:src|href)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')",
+    re.IGNORECASE,
+)
+_TRIM_LEFT = "\"'`([{<"
+_TRIM_RIGHT = "\"'`)]}>.,;:!?"
+
+
+def shell_words(text: str) -> tuple[list[str], bool]:
+    """Split a shell command into words, with operators (``> | ;`` ...) as their own words.
+
+    Returns ``(words, exact)``; ``exact`` is False when the quoting didn't parse and
+    the text was split on whitespace instead.
+    """
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=_OPERATOR_CHARS)
+    lexer.whitespace_split = True
+    lexer.commenters = ""  # '#' is an ordinary character in a path
+    try:
+        return list(lexer), True
+    except ValueError:
+        return text.split(), False
+
+
+def _is_operator(word: str) -> bool:
+    return bool(word) and all(ch in _OPERATOR_CHARS for ch in word)
+
+
+def _redirects_to_file(operator: str, following: str | None) -> bool:
+    """Whether ``operator`` makes the next word a file name."""
+    if "(" in operator or ")" in operator:
+        return False  # process substitution, subshells
+    if "<<" in operator:
+        return False  # here-documents and here-strings take text, not a file
+    if ">" not in operator and "<" not in operator:
+        return False
+    if operator.endswith("&") and (following is None or following.isdigit() or following == "-"):
+        return False  # 2>&1 duplicates a descriptor
+    return following is not None
+
+
+# --- the search --------------------------------------------------------------------------------
+
+
+class _Search:
+    """State of one discovery: found paths by path, budgets, and what stopped it."""
+
+    def __init__(self, home: str, cwd: str | None, limits: DiscoveryLimits) -> None:
+        self.home = home
+        # "~/x" → home + "/x"; rstrip so a home of "/" doesn't give "//x".
+        self.home_prefix = home.rstrip("/")
+        self.cwd = cwd
+        self.limits = limits
+        self.found: dict[str, dict[str, Any]] = {}
+        self.stopped: list[str] = []
+        self.nodes = 0
+        self.strings = 0
+
+    def stop(self, message: str) -> None:
+        if message not in self.stopped:
+            self.stopped.append(message)
+
+    # -- recording --
+
+    def add(
+        self,
+        text: str,
+        *,
+        tier: Tier,
+        source: str,
+        rule: str,
+        raw: str | None = None,
+        shell: bool = False,
+    ) -> None:
+        path, notes = self._unwrap(text, shell=shell)
+        if not path or path in _NOISE:
+            return
+        entry = self.found.get(path)
+        if entry is None:
+            if len(self.found) >= self.limits.max_paths:
+                self.stop(f"stopped after {self.limits.max_paths} paths (max_paths)")
+                return
+            self.found[path] = {"path": path, "tier": tier, "source": source,
+                                "raw": text if raw is None else raw, "rule": rule,
+                                "notes": notes, "also": []}
+            return
+        if _TIER_RANK[tier] < _TIER_RANK[entry["tier"]]:
+            # A stronger tier takes over; the weaker finding becomes another location.
+            also = [x for x in (entry["source"], *entry["also"]) if x != source]
+            entry.update(tier=tier, source=source, raw=text if raw is None else raw,
+                         rule=rule, notes=notes, also=also)
+        if source != entry["source"] and source not in entry["also"]:
+            entry["also"].append(source)
+
+    def _unwrap(self, text: str, *, shell: bool) -> tuple[str, list[str]]:
+        """Decode a ``file:`` URI and expand ``~`` (and ``$HOME`` in shell words)."""
+        notes: list[str] = []
+        path = text
+        if path[:5].lower() == "file:":
+            parts = urlsplit(path)
+            path = unquote(parts.path)
+            notes.append("decoded from a file: URI")
+            if parts.netloc and parts.netloc.lower() != "localhost":
+                notes.append(f"the URI names host {parts.netloc!r}; only its path is used")
+        if shell and _HOME_VAR.match(path):
+            path = _HOME_VAR.sub("~", path, count=1)
+        if path == "~":
+            path = self.home
+        elif path.startswith("~/"):
+            path = self.home_prefix + path[1:]
+        elif path.startswith("~"):
+            notes.append("~user names another account's home; not expanded")
+        if shell and "$" in path:
+            notes.append("contains a shell variable the shell would expand")
+        if "\x00" in path:
+            notes.append("contains a NUL byte")
+        if any(ch in path for ch in "*?[") and shell:
+            notes.append("contains glob characters the shell would expand")
+        return path, notes
+
+    # -- declared and expected --
+
+    def declared(self, arguments: Mapping[str, Any], location: str, skip: _Skip) -> None:
+        for label, value in _select(arguments, location):
+            for item_label, item in _strings_at(label, value):
+                if item.strip() and not skip.covers_path(item_label):
+                    self.add(item, tier="declared", source=item_label, rule="checkpaths")
+
+    def expected(self, paths: Sequence[str | PathLike[str]]) -> None:
+        for index, entry in enumerate(paths):
+            if not isinstance(entry, (str, PathLike)):
+                raise DiscoveryError(
+                    f"expected[{index}] must be a path string, not {type(entry).__name__}"
+                )
+            text = fspath(entry)
+            if text.strip():
+                self.add(text, tier="expected", source="expected", rule="expected")
+
+    # -- the guess walk --
+
+    def walk(self, value: Any, label: str, generic: str, name: str,
+             skip: _Skip, depth: int) -> None:
+        if self.nodes >= self.limits.max_nodes:
+            self.stop(f"stopped after visiting {self.limits.max_nodes} values (max_nodes)")
+            return
+        self.nodes += 1
+        if label and skip.covers(label, generic):
+            return
+        if isinstance(value, str):
+            self.string(value, label, name)
+            return
+        if isinstance(value, Mapping):
+            children: Iterator[tuple[str, str, str, Any]] = (
+                (_child(label, str(k)), _child(generic, str(k)), str(k), v)
+                for k, v in value.items()
+            )
+        elif isinstance(value, (list, tuple)):
+            children = (
+                (f"{label}[{i}]", f"{generic}[]", name, v) for i, v in enumerate(value)
+            )
+        else:
+            return  # numbers, booleans, None: never paths
+        if depth >= self.limits.max_depth:
+            self.stop(f"{label or 'arguments'} nests deeper than {self.limits.max_depth} "
+                      "levels; deeper values were not searched (max_depth)")
+            return
+        for child_label, child_generic, child_name, child in children:
+            if self.nodes >= self.limits.max_nodes:
+                self.stop(f"stopped after visiting {self.limits.max_nodes} values (max_nodes)")
+                break
+            if self.strings >= self.limits.max_strings:
+                self.stop(f"stopped after {self.limits.max_strings} strings (max_strings)")
+                break
+            self.walk(child, child_label, child_generic, child_name, skip, depth + 1)
+
+    def string(self, value: str, label: str, name: str) -> None:
+        if self.strings >= self.limits.max_strings:
+            self.stop(f"stopped after {self.limits.max_strings} strings (max_strings)")
+            return
+        self.strings += 1
+        if not value.strip():
+            return
+        kind = argument_name_kind(name)
+        if kind == "data":
+            return
+        if kind == "path" and _plausible_value(value):
+            self.add(value, tier="guess", source=label, rule="argument name")
+            return
+        if kind == "weak" and _plausible_value(value) and (
+            looks_like_path(value) or _looks_like_file_name(value)
+        ):
+            self.add(value, tier="guess", source=label, rule="argument name")
+            return
+        has_space = any(ch.isspace() for ch in value)
+        if kind == "command" or (
+            has_space and _SHELL_SYNTAX.search(value) and not _MARKUP.search(value)
+        ):
+            self.command(self._bounded(value, label), label)
+        elif has_space:
+            self.text(self._bounded(value, label), label)
+        else:
+            self.word(value, label, rule="path-like value", bare_names=_has_dot(value))
+
+    def _bounded(self, value: str, label: str) -> str:
+        if len(value) > self.limits.max_text_chars:
+            self.stop(f"only the first {self.limits.max_text_chars} characters of {label} "
+                      "were searched (max_text_chars)")
+            return value[: self.limits.max_text_chars]
+        return value
+
+    def _words(self, words: list[str], label: str) -> list[str]:
+        if len(words) > self.limits.max_words:
+            self.stop(f"only the first {self.limits.max_words} words of {label} were "
+                      "searched (max_words)")
+            return words[: self.limits.max_words]
+        return words
+
+    def word(self, word: str, label: str, *, rule: str, bare_names: bool = True,
+             shell: bool = False, raw: str | None = None) -> None:
+        """Add ``word`` if it looks like a path (or a credential file's bare name)."""
+        if looks_like_path(word):
+            self.add(word, tier="guess", source=label, rule=rule, raw=raw, shell=shell)
+        elif shell and _HOME_VAR.match(word):
+            self.add(word, tier="guess", source=label, rule=rule, raw=raw, shell=True)
+        elif (
+            bare_names
+            and "/" not in word
+            and not _is_url(word)
+            and sensitive_match(word, home=self.home) is not None
+        ):
+            self.add(word, tier="guess", source=label, rule="credential file name", raw=raw)
+
+    def command(self, text: str, label: str) -> None:
+        words, exact = shell_words(text)
+        words = self._words(words, label)
+        rule = "shell word" if exact else "shell word (quotes unbalanced: split on spaces)"
+        index = 0
+        while index < len(words):
+            word = words[index]
+            following = words[index + 1] if index + 1 < len(words) else None
+            index += 1
+            if _is_operator(word):
+                if _redirects_to_file(word, following) and following is not None \
+                        and _REDIRECT_TARGET.search(following):
+                    self.add(following, tier="guess", source=label, rule="redirection",
+                             shell=True)
+                    index += 1
+                continue
+            if not exact:
+                # Operators still stuck to their neighbours: "2>>log", "a;", "(cd".
+                word = word.strip("(){}")
+                while word and word[-1] in ";|&":
+                    word = word[:-1]
+                if not word:
+                    continue
+            self.shell_word(word, label, rule)
+            if following is not None and _takes_path(word, following):
+                self.add(following, tier="guess", source=label, rule="option value",
+                         raw=f"{word} {following}", shell=True)
+                index += 1
+
+    def shell_word(self, word: str, label: str, rule: str) -> None:
+        glued = _GLUED_REDIRECT.match(word)
+        if glued and _REDIRECT_TARGET.search(glued.group("target")):
+            self.add(glued.group("target"), tier="guess", source=label, rule="redirection",
+                     raw=word, shell=True)
+            return
+        option = _OPTION.match(word)
+        assignment = None if option else _ASSIGNMENT.match(word)
+        if option or assignment:
+            match = option or assignment
+            assert match is not None
+            key, value = match.group(1), match.group(2)
+            form = "option value" if option else "assignment"
+            if not value:
+                return
+            if is_path_argument_name(key) and _plausible_value(value):
+                self.add(value, tier="guess", source=label, rule=form, raw=word, shell=True)
+            else:
+                self.word(value, label, rule=form, shell=True, raw=word)
+            return
+        if word.startswith("-"):
+            return
+        self.word(word, label, rule=rule, shell=True)
+
+    def text(self, text: str, label: str) -> None:
+        for match in _MARKUP_TARGET.finditer(text):
+            target = next(g for g in match.groups() if g is not None)
+            if target and not _is_url(target) and not target.startswith("#"):
+                self.add(target, tier="guess", source=label, rule="link target")
+        # Link targets are taken above; tags themselves ("</p>") are not words.
+        words = self._words(_TAG.sub(" ", _MARKUP_TARGET.sub(" ", text)).split(), label)
+        for raw_word in words:
+            word = raw_word.lstrip(_TRIM_LEFT).rstrip(_TRIM_RIGHT)
+            if not word or word == "~":
+                continue  # a lone "~" in prose is an approximation, not the home folder
+            glued = _GLUED_REDIRECT.match(word)
+            if glued and looks_like_path(glued.group("target")):
+                word = glued.group("target")
+            self.word(word, label, rule="path-like word", bare_names=False, raw=raw_word)
+
+    def result(self, home: str, cwd: str | None) -> FoundPaths:
+        ordered = sorted(self.found.values(), key=lambda e: _TIER_RANK[e["tier"]])
+        paths = [
+            FoundPath(
+                path=e["path"], tier=e["tier"], source=e["source"], raw=e["raw"],
+                rule=e["rule"], sensitive=sensitive_reason(e["path"], home=home, cwd=cwd),
+                notes=tuple(e["notes"]), also_found_at=tuple(e["also"]),
+            )
+            for e in ordered
+        ]
+        return FoundPaths(paths, self.stopped)
+
+
+def _has_dot(word: str) -> bool:
+    # A lone value counts as a credential file name only when it looks like a file
+    # name ('.env', 'server.pem'); a bare 'id_token' is far more often not a file.
+    return "." in word
+
+
+def _takes_path(word: str, following: str) -> bool:
+    """Whether ``word`` is a long option (``--output``) whose value ``following`` is a path."""
+    match = _LONG_OPTION.match(word)
+    if not match or following.startswith("-") or _is_operator(following):
+        return False
+    kind = argument_name_kind(match.group(1))
+    if kind == "path":
+        return _plausible_value(following)
+    return kind == "weak" and (looks_like_path(following) or _looks_like_file_name(following))
+
+
+# --- argument locations --------------------------------------------------------------------------
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
+_SEGMENT = re.compile(r'\.?([A-Za-z0-9_\-]+)|\[(\d*)\]|\["((?:[^"\\]|\\.)*)"\]')
+
+
+def _child(label: str, key: str) -> str:
+    if _IDENTIFIER.match(key):
+        return f"{label}.{key}" if label else key
+    quoted = key.replace("\\", "\\\\").replace('"', '\\"')
+    return f'{label}["{quoted}"]'
+
+
+def _parse_location(location: str) -> list[str | int | None]:
+    """``a.b[0].c`` / ``a[].b`` / ``["odd key"]`` → keys, indexes and None for ``[]``."""
+    segments: list[str | int | None] = []
+    pos = 0
+    while pos < len(location):
+        match = _SEGMENT.match(location, pos)
+        if not match or match.end() == pos or (pos == 0 and location.startswith(".")):
+            raise DiscoveryError(f"checkpaths location {location!r} can't be parsed at "
+                                 f"character {pos + 1}")
+        key, index, quoted = match.groups()
+        if key is not None:
+            segments.append(key)
+        elif quoted is not None:
+            segments.append(re.sub(r"\\(.)", r"\1", quoted))
+        else:
+            segments.append(int(index) if index else None)
+        pos = match.end()
+    if not segments:
+        raise DiscoveryError("checkpaths location is empty")
+    return segments
+
+
+def _select(arguments: Mapping[str, Any], location: str) -> Iterator[tuple[str, Any]]:
+    """``(label, value)`` for every value at ``location``; ``[]`` means every item."""
+    if location in arguments:
+        # A top-level key spelt exactly as given wins over reading it as a location.
+        yield _child("", location), arguments[location]
+        return
+    found: list[tuple[str, Any]] = [("", arguments)]
+    for segment in _parse_location(location):
+        step: list[tuple[str, Any]] = []
+        for label, value in found:
+            if isinstance(segment, str):
+                if isinstance(value, Mapping) and segment in value:
+                    step.append((_child(label, segment), value[segment]))
+            elif isinstance(value, (list, tuple)):
+                if segment is None:
+                    step.extend((f"{label}[{i}]", v) for i, v in enumerate(value))
+                elif segment < len(value):
+                    step.append((f"{label}[{segment}]", value[segment]))
+        found = step
+    yield from found
+
+
+def _strings_at(label: str, value: Any) -> Iterator[tuple[str, str]]:
+    """A declared value's path strings: the string itself, or each string of a list."""
+    if isinstance(value, (str, PathLike)):
+        yield label, fspath(value)
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            if isinstance(item, (str, PathLike)):
+                yield f"{label}[{i}]", fspath(item)
+
+
+_LABEL_PART = re.compile(r'\.?[A-Za-z_][A-Za-z0-9_\-]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\]')
+
+
+def _generic(label: str) -> str:
+    return re.sub(r"\[\d+\]", "[]", label)
+
+
+class _Skip:
+    """Argument locations not to search, exactly (``a[0].b``) or for every item (``a[].b``)."""
+
+    def __init__(self, locations: Iterable[str]) -> None:
+        self.locations: list[str] = list(locations)
+        self.exact: set[str] = set()
+        self.generic: set[str] = set()
+        for location in self.locations:
+            canonical = _canonical(location)
+            (self.generic if "[]" in canonical else self.exact).add(canonical)
+
+    def covers(self, label: str, generic: str) -> bool:
+        """Whether this very value is skipped (the walk stops here, so ancestors count)."""
+        return label in self.exact or generic in self.generic
+
+    def covers_path(self, label: str) -> bool:
+        """Whether the value at ``label`` or any value above it is skipped."""
+        prefix = ""
+        for match in _LABEL_PART.finditer(label):
+            prefix += match.group(0)
+            if self.covers(prefix, _generic(prefix)):
+                return True
+        return False
+
+
+def _canonical(location: str) -> str:
+    """A location spelt the way the walk labels values (``a.b[0]``, ``a["x y"]``).
+
+    A string that doesn't parse as a location is taken as one top-level key, so a
+    catalog's odd argument name ("my file") still works.
+    """
+    try:
+        segments = _parse_location(location)
+    except DiscoveryError:
+        return _child("", location)
+    label = ""
+    for segment in segments:
+        if isinstance(segment, str):
+            label = _child(label, segment)
+        else:
+            label += "[]" if segment is None else f"[{segment}]"
+    return label
+
+
+# --- entry point -------------------------------------------------------------------------------
+
+
+def discover_paths(
+    arguments: Mapping[str, Any],
+    *,
+    checkpaths: Sequence[str] = (),
+    expected: Sequence[str | PathLike[str]] = (),
+    home: str,
+    cwd: str | None = None,
+    skip: Iterable[str] = (),
+    limits: DiscoveryLimits | None = None,
+) -> FoundPaths:
+    """The local paths a tool call's ``arguments`` would touch, strongest tier first.
+
+    ``checkpaths`` names the argument locations whose values are paths (``local_path``,
+    ``attachments[].local_path``); ``expected`` lists paths the caller says the call
+    will touch; ``skip`` lists argument locations already described elsewhere (by the
+    catalog), which are not searched at all, nor is anything under them. ``home``
+    expands ``~``; ``cwd`` anchors relative paths for the sensitive-file advice only
+    (paths stay relative). The result is a list of :class:`FoundPath`; its
+    ``truncated`` attribute says whether a bound in ``limits`` stopped the search.
+    """
+    if not isinstance(arguments, Mapping):
+        raise DiscoveryError(f"arguments must be a JSON object, not {type(arguments).__name__}")
+    search = _Search(home, cwd, limits or DiscoveryLimits())
+    described = _Skip(skip)
+    for location in checkpaths:
+        search.declared(arguments, location, described)
+    search.expected(expected)
+    # The guess walk leaves declared arguments alone: a declared path with spaces
+    # would otherwise come back again as a handful of guessed words.
+    walk_skip = _Skip([*described.locations, *checkpaths])
+    search.walk(arguments, "", "", "", walk_skip, 0)
+    return search.result(home, cwd)
