@@ -59,7 +59,7 @@ class Tree:
 
     ops: list[tuple[str, ...]] = field(default_factory=list)
     dirs: list[str] = field(default_factory=lambda: ["", "r"])
-    files: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)  # what a hardlink may name
     taken: set[str] = field(default_factory=lambda: {"r"})
 
 
@@ -93,6 +93,8 @@ def trees(draw: st.DrawFn) -> Tree:
             tree.files.append(rel)
         else:
             tree.ops.append(("symlink", draw(targets(tree)), rel))
+            # link(2) gives a symlink a second name without following it; allow that.
+            tree.files.append(rel)
     return tree
 
 

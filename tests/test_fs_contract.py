@@ -49,8 +49,8 @@ TREE: list[tuple[str, ...]] = [
     ("symlink", "./sub/", "root/slashed"),
     ("symlink", "a.txt/", "root/fileslash"),
     ("file", "root-evil/x"),
-    # os.link follows a symlink it is given: this names a.txt, not the link.
-    ("link", "root/filelink", "root/hard-a.txt"),
+    # Linux's link(2) doesn't follow a symlink: this is a second name of the link.
+    ("link", "root/filelink", "root/hard-link"),
 ]
 # A chain of 40 links resolves; 41 is one more than the kernel follows in one lookup.
 for _n in range(40):
@@ -311,8 +311,9 @@ def test_identity_follows_hardlinks_and_symlinks(world: tuple[FileSystem, str]) 
     assert fs.samefile(f"{r}/rel", f"{r}/abs")
     assert fs.samefile(f"{r}/up/../secret.txt", f"{base}/outside/secret.txt")
     assert not fs.samefile(f"{r}/a.txt", f"{r}/tok.json")
-    assert fs.samefile(f"{r}/hard-a.txt", f"{r}/a.txt")
-    assert not fs.is_symlink(f"{r}/hard-a.txt")
+    assert fs.is_symlink(f"{r}/hard-link") and fs.samefile(f"{r}/hard-link", f"{r}/a.txt")
+    link, second = fs.lstat(f"{r}/filelink"), fs.lstat(f"{r}/hard-link")
+    assert (link.st_dev, link.st_ino) == (second.st_dev, second.st_ino)
     assert not fs.samefile(f"{r}/dangling", f"{r}/dangling")  # nothing there to be
     assert fs.identity(f"{r}/missing") is None
     assert fs.identity(f"{r}/tok.json") == fs.identity(f"{r}/hard.json")

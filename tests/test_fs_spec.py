@@ -67,7 +67,8 @@ def test_a_hand_written_spec_round_trips() -> None:
             "/data": {"type": "dir", "device": "vol"},
             "/data/empty": {"type": "dir"},
             "/data/hard.json": {"type": "file", "inode": "tok"},
-            "/data/link": {"type": "symlink", "target": "../etc"},
+            "/data/link": {"type": "symlink", "target": "../etc", "inode": "ln"},
+            "/data/link2": {"type": "symlink", "target": "../etc", "inode": "ln"},
             "/etc/hosts": {"type": "file", "device": "hosts-file"},
             "/srv/again": {"type": "dir", "bind": "/data"},
         },
@@ -79,6 +80,7 @@ def test_a_hand_written_spec_round_trips() -> None:
     fs = from_spec(spec)
     assert to_spec(fs) == spec
     assert fs.samefile("/srv/again/hard.json", "/app/token.json")
+    assert fs.lstat("/data/link").st_ino == fs.lstat("/data/link2").st_ino
     assert fs.stat("/etc/hosts").st_dev != fs.stat("/etc").st_dev
 
 
@@ -275,6 +277,24 @@ def test_traps_in_full_mode_still_deny_the_servers_files(path: str, reason: str)
                 }
             ),
             r"entry '/b': inode 'x' is on device 'd1'",
+        ),
+        (
+            spec_of(
+                {
+                    "/a": {"type": "symlink", "target": "x", "inode": "k"},
+                    "/b": {"type": "symlink", "target": "y", "inode": "k"},
+                }
+            ),
+            r"entry '/b': inode 'k' is already a symlink to 'x'",
+        ),
+        (
+            spec_of(
+                {
+                    "/a": {"type": "file", "inode": "k"},
+                    "/b": {"type": "symlink", "target": "a", "inode": "k"},
+                }
+            ),
+            r"entry '/b': inode 'k' is already a file",
         ),
         ([1, 2], r"a host spec is an object"),
     ],

@@ -31,6 +31,7 @@ def tree(tmp_path: Path) -> str:
     os.symlink("../outside/inner", f"{base}/data/up")
     os.symlink("nowhere/x", f"{base}/data/dangling")
     os.symlink("loop", f"{base}/data/loop")
+    os.link(f"{base}/data/tok", f"{base}/data/tok-again")  # a second name of the link
     return base
 
 
@@ -43,6 +44,8 @@ def test_snapshot_records_structure_targets_and_identity(tree: str) -> None:
     assert entries[f"{tree}/data/dangling"] == {"type": "symlink", "target": "nowhere/x"}
     assert entries[f"{tree}/data/loop"] == {"type": "symlink", "target": "loop"}
     assert entries[f"{tree}/data/reports/q3.csv"] == {"type": "file"}
+    link, again = entries[f"{tree}/data/tok"], entries[f"{tree}/data/tok-again"]
+    assert link["type"] == again["type"] == "symlink" and link["inode"] == again["inode"]
     token, hardlink = entries[f"{tree}/app/token.json"], entries[f"{tree}/data/innocent.json"]
     assert token["inode"] == hardlink["inode"]
     assert entries[tree]["type"] == "dir" and "device" in entries[tree]
@@ -250,7 +253,7 @@ def test_write_produces_a_loadable_one_entry_per_line_file(tree: str, tmp_path: 
     taken.write(out)
     text = out.read_text()
     assert json.loads(text) == taken.spec
-    assert f'    "{tree}/data/tok": {{"type": "symlink", "target": "{tree}/app/token.json"}},' in (
+    assert f'    "{tree}/data/up": {{"type": "symlink", "target": "../outside/inner"}},' in (
         text.splitlines()
     )
 

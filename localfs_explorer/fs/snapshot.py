@@ -160,10 +160,14 @@ class _Recorder:
         mode = st.st_mode
         if _stat.S_ISLNK(mode):
             try:
-                self.entries[path] = {"type": "symlink", "target": os.readlink(path)}
+                entry = {"type": "symlink", "target": os.readlink(path)}
             except OSError as exc:
                 self.count -= 1
                 self.problem(path, "unreadable", f"can't read the link: {exc.strerror}")
+                return None
+            if st.st_nlink > 1:
+                entry["inode"] = _inode_key(st)
+            self.entries[path] = entry
             return None
         if _stat.S_ISDIR(mode):
             key = (st.st_dev, st.st_ino)

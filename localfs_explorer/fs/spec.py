@@ -30,7 +30,8 @@ A host spec is one JSON object::
   hardlinks: one identity under several names) and ``"device": NAME`` (a file mounted on
   its own, as ``docker -v host.json:/app/token.json`` does).
 - ``{"type": "symlink", "target": TEXT}``: TEXT is stored verbatim, absolute or
-  relative, and may point nowhere.
+  relative, and may point nowhere. An ``"inode"`` KEY shared by symlinks makes them one
+  link under several names (what hardlinking a symlink does on Linux).
 
 Parent directories need not be listed; they are created as plain directories. Files have
 no contents: the policy never reads them. Anything else is an error naming the entry
@@ -103,11 +104,12 @@ class FileEntry(BaseModel):
 
 
 class SymlinkEntry(BaseModel):
-    """A symbolic link whose stored text is ``target``."""
+    """A symbolic link whose stored text is ``target``; ``inode`` as for files."""
 
     model_config = _STRICT
     type: Literal["symlink"]
     target: str
+    inode: str | None = None
 
 
 Entry = Annotated[DirEntry | FileEntry | SymlinkEntry, Field(discriminator="type")]
@@ -263,7 +265,7 @@ def _build(spec: HostSpec) -> VirtualFS:
         elif isinstance(entry, FileEntry):
             fs.add_file(path, inode=entry.inode, device=entry.device)
         else:
-            fs.symlink(entry.target, path)
+            fs.symlink(entry.target, path, inode=entry.inode)
     # Binds last: their sources must be complete, and entries may not sit below them.
     for path, entry in sorted(binds, key=lambda item: (_depth(item[0]), item[0])):
         assert entry.bind is not None

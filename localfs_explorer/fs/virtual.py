@@ -321,6 +321,10 @@ class VirtualFS(FileSystem):
         parent, name, _ = self._parent_for(path)
         if inode is not None and inode in self._inode_keys:
             node = self._inode_keys[inode]
+            if node.kind != _FILE:
+                raise HostSpecError(
+                    f"entry {path!r}: inode {inode!r} is a symlink's; one inode has one type"
+                )
             if device is not None and device != node.device:
                 raise HostSpecError(
                     f"entry {path!r}: inode {inode!r} is on device {node.device!r}; "
@@ -336,8 +340,12 @@ class VirtualFS(FileSystem):
                 self._inode_keys[inode] = node
         self._attach(parent, name, node)
 
-    def symlink(self, target: str, path: str) -> None:
-        """Create symlink ``path`` pointing at ``target`` (stored verbatim, like os.symlink)."""
+    def symlink(self, target: str, path: str, *, inode: str | None = None) -> None:
+        """Create symlink ``path`` pointing at ``target`` (stored verbatim, like os.symlink).
+
+        Symlinks given the same ``inode`` key are one link under several names (what
+        ``os.link`` makes of a symlink on Linux); they must agree on the target.
+        """
         if not isinstance(target, str) or not target:
             raise HostSpecError(f"entry {path!r}: a symlink needs a non-empty target")
         if "\0" in target:
@@ -345,22 +353,34 @@ class VirtualFS(FileSystem):
         if _byte_len(target) >= PATH_MAX:
             raise HostSpecError(f"entry {path!r}: the symlink target is {PATH_MAX} bytes or more")
         parent, name, _ = self._parent_for(path)
-        self._attach(parent, name, self._new_node(_LINK, parent.device, target=target))
-
-    def _followed(self, path: str, what: str, dest: str) -> _Node:
-        try:
-            return self._walk(path, follow_last=True, call="stat")
-        except (OSError, ValueError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) else str(exc)
-            raise HostSpecError(f"entry {dest!r}: {what} {path}: {reason}") from None
+        if inode is not None and inode in self._inode_keys:
+            node = self._inode_keys[inode]
+            if node.kind != _LINK or node.target != target:
+                raise HostSpecError(
+                    f"entry {path!r}: inode {inode!r} is already a "
+                    f"{'symlink to ' + repr(node.target) if node.kind == _LINK else 'file'}; "
+                    "names of one inode share its type and target"
+                )
+            node.nlink += 1
+            node.st = None
+        else:
+            node = self._new_node(_LINK, parent.device, target=target)
+            if inode is not None:
+                node.inode_key = inode
+                self._inode_keys[inode] = node
+        self._attach(parent, name, node)
 
     def link(self, existing: str, path: str) -> None:
-        """Give the file at ``existing`` a second name ``path`` (a hardlink).
+        """Give ``existing`` a second name ``path`` (a hardlink, like ``os.link``).
 
-        Like ``os.link`` with its default ``follow_symlinks=True``, a symlink named as
-        ``existing`` is followed and its target gets the second name.
+        As Linux's link(2) does, a symlink named as ``existing`` is not followed: the
+        link itself gets the second name.
         """
-        node = self._followed(existing, "can't hardlink", path)
+        try:
+            node = self._walk(existing, follow_last=False, call="lstat")
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+            raise HostSpecError(f"entry {path!r}: can't hardlink {existing}: {reason}") from None
         if node.kind == _DIR:
             raise HostSpecError(
                 f"entry {path!r}: can't hardlink the directory {existing}: directories can't "
@@ -372,15 +392,21 @@ class VirtualFS(FileSystem):
                 key += "+"
             node.inode_key = key
             self._inode_keys[key] = node
-        self.add_file(path, inode=node.inode_key)
+        parent, name, _ = self._parent_for(path)
+        node.nlink += 1
+        node.st = None
+        self._attach(parent, name, node)
 
     def bind(self, source: str, path: str) -> None:
         """Show the directory at ``source`` again at ``path`` (a bind mount): same inodes.
 
         As ``mount --bind`` does, symlinks in ``source`` are followed.
         """
-        node = self._followed(source, "the bind mount's source", path)
-        if node.kind != _DIR:
+        try:
+            node = self._walk(source, follow_last=True, call="stat")
+        except (OSError, ValueError):
+            node = None
+        if node is None or node.kind != _DIR:
             raise HostSpecError(
                 f"entry {path!r}: the bind mount's source {source} is not a directory here"
             )
@@ -514,7 +540,7 @@ class VirtualFS(FileSystem):
                 nlink, size = 2 + subdirs, 4096
             elif node.kind == _LINK:
                 assert node.target is not None
-                nlink, size = 1, _byte_len(node.target)
+                nlink, size = node.nlink, _byte_len(node.target)
             else:
                 nlink, size = node.nlink, 0
             st = node.st = VirtualStat(
@@ -729,7 +755,10 @@ class VirtualFS(FileSystem):
                     entries[path] = item
                 else:
                     assert child.target is not None
-                    entries[path] = {"type": _LINK, "target": child.target}
+                    item = {"type": _LINK, "target": child.target}
+                    if child.inode_key is not None:
+                        item["inode"] = child.inode_key
+                    entries[path] = item
         return dict(sorted(entries.items()))
 
     def __len__(self) -> int:
