@@ -357,11 +357,11 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;co
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}
 .meta{color:#59636e;margin:0 0 16px}
 ul.summary{padding-left:20px}ul.summary li{margin:2px 0}
-table{border-collapse:collapse;width:100%;font-size:12.5px}
+table{border-collapse:collapse;font-size:12.5px}.scroll{overflow-x:auto;max-width:100%}
 th,td{border:1px solid #d1d9e0;padding:4px 6px;text-align:left;vertical-align:top}
 th{background:#f6f8fa;position:sticky;top:0}
-td{word-break:break-word}
-table.kv th{width:190px;position:static}
+td{min-width:6em;max-width:36em;overflow-wrap:break-word}
+table.kv{width:100%}table.kv th{width:190px;position:static}
 .yes{background:#dafbe1}.no{background:#ffebe9}.new_access{background:#ffebe9;font-weight:600}
 .removed_access{background:#fff8c5}.changed_message{background:#ddf4ff}
 .passed{background:#dafbe1}.failed,.error{background:#ffebe9;font-weight:600}
@@ -382,7 +382,7 @@ def _svg_bars(chart: Chart) -> str:
     items = [(k, v) for k, v in chart.counts.items()]
     if not items:
         return '<p class="meta">nothing to count</p>'
-    label_w, bar_w, row_h = 210, 220, 20
+    label_w, bar_w, row_h = 260, 220, 20
     top = max(v for _k, v in items) or 1
     height = row_h * len(items) + 4
     width = label_w + bar_w + 60
@@ -391,7 +391,7 @@ def _svg_bars(chart: Chart) -> str:
     for i, (label, value) in enumerate(items):
         y = i * row_h + 2
         w = round(bar_w * value / top) if value else 0
-        shown = label if len(label) <= 30 else label[:29] + "…"
+        shown = label if len(label) <= 36 else label[:35] + "…"
         parts.append(
             f'<text x="{label_w - 6}" y="{y + 14}" text-anchor="end" font-size="12" '
             f'fill="#1f2328">{html.escape(shown)}</text>'
@@ -429,6 +429,20 @@ def _section_html(section: Section, collapsed: bool) -> str:
     return f"<h3>{html.escape(section.title)}</h3>{table}"
 
 
+def _side_by_side(before: Section, after: Section) -> str:
+    """Two configurations in one table, the rows that differ marked."""
+    keys = list(dict.fromkeys([*before.values, *after.values]))
+    rows = []
+    for key in keys:
+        b, a = before.values.get(key), after.values.get(key)
+        mark = ' class="changed_message"' if b != a else ""
+        rows.append(f"<tr{mark}><th>{html.escape(key)}</th><td>{_value_html(b)}</td>"
+                    f"<td>{_value_html(a)}</td></tr>")
+    head = (f"<tr><th></th><th>{html.escape(before.title)}</th>"
+            f"<th>{html.escape(after.title)}</th></tr>")
+    return f'<table class="kv"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+
+
 def to_html(report: Report) -> str:
     """One self-contained HTML page: inline CSS and SVG, no scripts, no external assets."""
     title = html.escape(report.title)
@@ -443,7 +457,10 @@ def to_html(report: Report) -> str:
     if report.summary:
         out.append('<ul class="summary">' + "".join(
             f"<li>{html.escape(line)}</li>" for line in report.summary) + "</ul>")
-    if report.configurations:
+    if report.kind == "diff" and len(report.configurations) == 2:
+        out.append("<h2>Configuration</h2>")
+        out.append(_side_by_side(*report.configurations))
+    elif report.configurations:
         out.append("<h2>Configuration</h2>")
         collapsed = len(report.configurations) > 2
         out.extend(_section_html(s, collapsed) for s in report.configurations)
@@ -465,8 +482,8 @@ def to_html(report: Report) -> str:
                 attr = f' class="{css}"' if css else ""
                 cells.append(f"<td{attr}>{html.escape(_cell(value))}</td>")
             body.append("<tr>" + "".join(cells) + "</tr>")
-        out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}"
-                   "</tbody></table>")
+        out.append(f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>'
+                   f"{''.join(body)}</tbody></table></div>")
     else:
         out.append('<p class="meta">no verdicts</p>')
     out.append("</body></html>")
