@@ -162,6 +162,33 @@ def test_macos_laptop_ignores_case() -> None:
     assert fs.realpath("/tmp/x") == "/private/tmp/x"
 
 
+def test_container_description_holds() -> None:
+    env = load_env(
+        None, overrides={"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": "/data:/srv/exports"}
+    )
+    policy = resolve_policy(env, transport="sse", fs=load_fs("container"))
+    assert policy.errors == [] and policy.cwd == "/app"
+    allowed = policy.check_read("/data/latest.csv")
+    assert (allowed.allowed, allowed.resolved) == (True, "/data/reports/q3.csv")
+    assert policy.check_write("/srv/exports/shared/new.pdf").allowed
+    for path in ("/app/token.json", "/root/.cache/mcp-gee-sweet/cache.db-wal"):
+        assert not policy.check_read(path).allowed
+
+
+def test_macos_laptop_description_holds() -> None:
+    fs = load_fs("macos-laptop")
+    full = resolve_policy(load_env(None, overrides={}), transport="stdio", fs=fs)
+    variant = full.check_read("/Users/op/mcp/TOKEN.json")  # TOKEN_PATH's default, respelled
+    assert (variant.reason, variant.resolved) == ("denied", "/Users/op/mcp/TOKEN.json")
+    env = load_env(
+        None,
+        overrides={"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": "/Users/op/Documents"},
+    )
+    roots = resolve_policy(env, transport="stdio", fs=fs)
+    assert roots.check_read("/Users/op/Documents/Budget.xlsx").allowed
+    assert roots.check_read("/users/OP/documents/Budget.xlsx").reason == "outside_roots"
+
+
 TRAPS_ENV = {
     "LOCAL_FILE_ACCESS": "roots",
     "LOCAL_FILE_ROOTS": "/data",
