@@ -241,14 +241,23 @@ class Tool(_Frozen):
         return tuple(sorted(self.params, key=lambda p: not p.checked_at_entry))
 
     @functools.cached_property
-    def described_arguments(self) -> frozenset[str]:
-        """Top-level argument names this entry accounts for (paths, images, direction)."""
-        names = {p.argument for p in self.params}
-        names.update(_segments(i.location)[0][0] for i in self.image_params)
-        names.update(_segments(a)[0][0] for a in self.alternatives)
+    def described_locations(self) -> tuple[str, ...]:
+        """Argument locations this entry accounts for: paths, alternatives, images, direction.
+
+        Path discovery leaves these alone; everything else in a call is searched.
+        """
+        locations = [p.location for p in self.params]
+        locations += self.alternatives
+        locations += [i.location for i in self.image_params]
         if self.direction is not None:
-            names.add(self.direction.argument)
-        return frozenset(names)
+            locations.append(self.direction.argument)
+        return tuple(dict.fromkeys(locations))
+
+    @functools.cached_property
+    def described_arguments(self) -> frozenset[str]:
+        """Top-level arguments described whole (``local_path``, not ``attachments``)."""
+        return frozenset(loc for loc in self.described_locations if _SEGMENT.match(loc)
+                         and not loc.endswith("[]"))
 
 
 class Catalog(_Frozen):

@@ -231,13 +231,16 @@ def _sensitive_reason(path: str, home: str, cwd: str) -> str | None:
 
 
 def _discovery() -> Any:
-    """``discovery.discover_paths``, or None when the module isn't available."""
+    """``(discover_paths, limits)``, or None when path discovery isn't available."""
     if not _DISCOVERY:
         try:
-            from .discovery import discover_paths
+            from .discovery import DiscoveryLimits, discover_paths
         except ImportError:
-            discover_paths = None  # type: ignore[assignment]
-        _DISCOVERY.append(discover_paths)
+            _DISCOVERY.append(None)
+        else:
+            # One limits object for every call: building it is a noticeable share of a
+            # small call's discovery.
+            _DISCOVERY.append((discover_paths, DiscoveryLimits()))
     return _DISCOVERY[0]
 
 
@@ -536,30 +539,34 @@ class _CallProbe:
     # -- everything the catalog doesn't describe --
 
     def run_discovery(self, skip: Iterable[str], already: set[str]) -> None:
-        discover_paths = _discovery()
-        if discover_paths is None:
+        discovery = _discovery()
+        if discovery is None:
             self.notes.append("path discovery is unavailable: undescribed arguments unchecked")
             return
+        discover_paths, limits = discovery
         found = discover_paths(
             self.arguments,
             expected=self.expected_paths,
             home=self.home,
-            cwd=self.policy.cwd,
-            skip=tuple(skip),
+            cwd=self.cwd,
+            skip=skip,
+            limits=limits,
         )
         for f in found:
             if f.path in already or f.raw in already:
                 continue
             already.add(f.path)
-            advisory = f.tier == "guess"
+            # Checked as a read: discovery can't tell what the tool would do with it.
             self.record(
                 self.check(f.path, "read"),
-                str(f.source),
+                f.source,
                 kind="discovered",
-                tier=str(f.tier),
-                advisory=advisory,
-                sensitive=f.sensitive or None,
+                tier=f.tier,
+                advisory=f.tier == "guess",
+                sensitive=f.sensitive,
             )
+            self.notes.extend(f"{f.source}: {note}" for note in f.notes)
+        self.notes.extend(getattr(found, "stopped", ()))
 
 
 class _Walker:
@@ -717,6 +724,7 @@ def probe_call(
     expected_paths: Sequence[str] = (),
     walk_limit: int = 10000,
     drive_names: Sequence[str] | None = None,
+    discover: bool = True,
 ) -> CallVerdict:
     """What the model gets back from calling ``name`` with ``arguments``.
 
@@ -731,6 +739,9 @@ def probe_call(
         walk_limit: the most folder entries one call's walks check before stopping.
         drive_names: the Drive side of a sync or folder download, as relative names
             (``a.txt``, ``sub/b.txt``, ``empty/``); None when unknown.
+        discover: search the arguments the catalog doesn't describe for paths (advisory
+            unless expected). False skips that search for catalog tools, which is most
+            of a small call's cost; expected paths and unknown tools are still searched.
     """
     catalog = catalog or default_catalog()
     registration = registration or register_tools(policy, catalog)
@@ -772,12 +783,20 @@ def probe_call(
                        expected_paths)
     probe.notes.extend(notes)
     checked: set[str] = set()
-    skip: frozenset[str] = frozenset()
+    skip: tuple[str, ...] = ()
+    whole: frozenset[str] = frozenset()
     if tool is not None:
         checked = probe.run_params(tool)
         probe.run_images(tool)
-        skip = tool.described_arguments
-    if probe.error is None and (any(k not in skip for k in arguments) or expected_paths):
+        skip, whole = tool.described_locations, tool.described_arguments
+    # Discovery only when something is left for it: an argument the catalog doesn't
+    # describe whole, or paths the caller expects the call to touch.
+    wanted = discover or tool is None or bool(expected_paths)
+    if (
+        wanted
+        and probe.error is None
+        and (any(k not in whole for k in arguments) or expected_paths)
+    ):
         probe.run_discovery(skip, checked)
 
     if probe.error is not None:
@@ -858,6 +877,7 @@ def iter_call_verdicts(
     registration: Registration | None = None,
     expected_paths: Sequence[str] = (),
     walk_limit: int = 10000,
+    discover: bool = True,
 ) -> Iterator[CallVerdict]:
     """Probe each call in turn, yielding one :class:`CallVerdict` per call.
 
@@ -886,7 +906,7 @@ def iter_call_verdicts(
             policy, name, arguments, over_http=over_http, access=access, catalog=catalog,
             registration=registration,
             expected_paths=tuple(expected_paths) + tuple(extras.get("expected_paths", ())),
-            walk_limit=walk_limit, drive_names=extras.get("drive_names"),
+            walk_limit=walk_limit, drive_names=extras.get("drive_names"), discover=discover,
         )
         yield verdict.model_copy(update={"index": index, "line": lineno})
 

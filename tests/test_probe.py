@@ -679,3 +679,41 @@ def test_iter_call_verdicts_and_json_shape(layout: Layout) -> None:
 def test_an_unreadable_calls_file_is_a_clear_error(layout: Layout, tmp_path: Path) -> None:
     with pytest.raises(ProbeError, match=r"missing\.jsonl: can.t be read"):
         list(iter_call_verdicts(layout.roots(), tmp_path / "missing.jsonl"))
+
+
+def test_discovery_can_be_skipped_for_catalog_tools(layout: Layout) -> None:
+    pytest.importorskip("localfs_explorer.discovery")
+    policy = layout.roots()
+    args = {"message_id": "M", "path": str(layout.outside / "other.txt")}
+    v = probe_call(policy, "get_message", args, discover=False)
+    assert v.paths == [] and v.outcome == "ok"
+    # Expected paths are the caller's word about the call, so they are still checked.
+    target = str(layout.outside / "other.txt")
+    v = probe_call(policy, "get_message", {"message_id": "M"}, discover=False,
+                   expected_paths=[target])
+    assert v.outcome == "refused"
+
+
+def test_discovery_leaves_catalog_locations_alone(layout: Layout) -> None:
+    pytest.importorskip("localfs_explorer.discovery")
+    policy = layout.roots()
+    outside = str(layout.outside / "other.txt")
+    v = probe_call(policy, "send_message", {
+        "to": "a@example.com",
+        "attachments": [{"local_path": outside, "note": f"copy of {outside}"}],
+    })
+    # The attachment is checked once, as a catalog path: the prose naming the same file
+    # doesn't add a second row for it.
+    assert [(p.argument, p.tier) for p in v.paths] == [("attachments[0].local_path", "catalog")]
+    assert v.outcome == "refused"
+    # Prose naming another file is searched (the item isn't skipped as a whole) and
+    # only advises.
+    other = str(layout.evil / "secret.txt")
+    v = probe_call(policy, "send_message", {
+        "attachments": [{"local_path": str(layout.data / "report.csv"), "note": other}],
+    })
+    found = [p for p in v.paths if p.kind == "discovered"]
+    assert [(p.path, p.argument, p.advisory, p.allowed) for p in found] == [
+        (other, "attachments[0].note", True, False)
+    ]
+    assert v.outcome == "ok"
