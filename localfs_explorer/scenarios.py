@@ -56,7 +56,7 @@ import json
 import os
 import re
 import typing
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -547,14 +547,15 @@ def parse_scenario_text(text: str, *, name: str = "<scenarios>") -> ScenarioFile
         parsed = ScenarioFile.model_validate(data)
     except ValidationError as exc:
         locator = _Locator(text)
-        problems = []
+        found: list[tuple[int, str]] = []
         for err in exc.errors():
             loc, what = _describe_error(err, data)
             line = locator.line_of(loc)
             where = _where(data, loc) if loc else "file"
             prefix = f"{name}:{line}" if line else name
-            problems.append(f"{prefix}: {where}: {what}")
-        raise ScenarioError("\n".join(problems)) from None
+            found.append((line or 0, f"{prefix}: {where}: {what}"))
+        # In file order, so the first message is the first thing to fix.
+        raise ScenarioError("\n".join(m for _line, m in sorted(found))) from None
     problems = []
     locator = _Locator(text)
     seen: dict[str, int] = {}
@@ -828,7 +829,9 @@ class FileResult:
         return [c for s in self.scenarios for c in s.cases]
 
 
-_ALWAYS_CAUGHT = (ValueError, OSError)
+# A test runner reports an engine that raises as that case's error and goes on, the way
+# pytest reports an exception in one test; nothing the engine raises stops the run.
+_ALWAYS_CAUGHT = (Exception,)
 
 
 @dataclass
@@ -1012,10 +1015,14 @@ class _ScenarioRunner:
         secrets = self.built.secrets
         if not secrets:
             return result
+        result.name = scrub(result.name, secrets)
         result.trace = [scrub(t, secrets) for t in result.trace]
+        if result.error:
+            result.error = scrub(result.error, secrets)
         for m in result.mismatches:
-            if isinstance(m.actual, str):
-                m.actual = scrub(m.actual, secrets)
+            m.field = scrub(m.field, secrets)
+            m.expected = json.loads(scrub(json.dumps(m.expected), secrets))
+            m.actual = json.loads(scrub(json.dumps(m.actual), secrets))
         result.actual = json.loads(scrub(json.dumps(result.actual), secrets))
         return result
 
@@ -1026,16 +1033,30 @@ class _ScenarioRunner:
         out: list[CaseResult] = []
         s = self.scenario
         if s.policy is not None:
-            out.append(self.run_policy(s.policy))
+            out.append(self.guarded("policy", "policy", ("policy",),
+                                    lambda: self.run_policy(s.policy)))
         for j, path_case in enumerate(s.path):
             out.append(self.run_path(path_case, j))
         for j, call_case in enumerate(s.call):
-            out.append(self.run_call(call_case, j))
+            out.append(self.guarded("call", call_case.label or f"call {call_case.tool}",
+                                    ("call", j), lambda c=call_case, j=j: self.run_call(c, j)))
         if s.tools is not None:
-            out.append(self.run_tools(s.tools))
+            out.append(self.guarded("tools", "registered tools", ("tools",),
+                                    lambda: self.run_tools(s.tools)))
         if s.auth_status is not None:
-            out.append(self.run_auth(s.auth_status))
+            out.append(self.guarded("auth_status", "auth-status local_file_access",
+                                    ("auth_status",), lambda: self.run_auth(s.auth_status)))
         return [self.clean(r) for r in out]
+
+    def guarded(self, kind: str, name: str, where: tuple[Any, ...],
+                fn: Callable[[], CaseResult]) -> CaseResult:
+        """``fn()``, or a case whose error says what the engine raised."""
+        try:
+            return fn()
+        except _ALWAYS_CAUGHT as exc:
+            r = self.case(kind, name, self.line(*where))
+            r.error = f"the engine raised {type(exc).__name__}: {exc}"
+            return r
 
     def run_policy(self, case: PolicyCase) -> CaseResult:
         p = self.built.policy
@@ -1072,9 +1093,8 @@ class _ScenarioRunner:
             d = self.built.policy.check(case.path, case.op,
                                         over_http=self.over_http(case.over_http))
         except _ALWAYS_CAUGHT as exc:
-            r.error = f"the check could not run: {exc}"
+            r.error = f"the check raised {type(exc).__name__}: {exc}"
             return r
-        self.coverage.add_decision(d.reason, _deny_setting(d))
         m = r.mismatches
         _compare(m, "allowed", case.allowed, d.allowed)
         _compare(m, "reason", case.reason, d.reason)
@@ -1082,7 +1102,14 @@ class _ScenarioRunner:
         _compare(m, "resolved", case.resolved, d.resolved)
         r.actual = {"allowed": d.allowed, "reason": d.reason, "message": d.message,
                     "resolved": d.resolved}
-        r.trace = _decision_trace(d)
+        try:
+            r.trace = _decision_trace(d)
+            setting = _deny_setting(d)
+        except _ALWAYS_CAUGHT as exc:
+            # The verdict was compared; only its explanation failed. Say so beside it.
+            r.trace = [f"the trace could not be worked out: {type(exc).__name__}: {exc}"]
+            setting = None
+        self.coverage.add_decision(d.reason, setting)
         return r
 
     def run_call(self, case: CallCase, j: int) -> CaseResult:
@@ -1097,7 +1124,7 @@ class _ScenarioRunner:
                            catalog=b.catalog, registration=b.registration,
                            expected_paths=case.expected_paths, drive_names=case.drive_names)
         except _ALWAYS_CAUGHT as exc:
-            r.error = f"the call could not be probed: {exc}"
+            r.error = f"the probe raised {type(exc).__name__}: {exc}"
             return r
         self.coverage.add_call(case.tool, v.outcome)
         for p in v.paths:
