@@ -326,7 +326,8 @@ def _trimmed(before: str, after: str) -> tuple[str, str]:
         if a != b:
             break
         n += 1
-    cut = before.rfind(" ", 0, n)
+    # Keep the word before the difference too, so the reader sees what the list is.
+    cut = before.rfind(" ", 0, max(before.rfind(" ", 0, n), 0))
     if cut > 24:
         return "…" + before[cut:], "…" + after[cut:]
     return before, after
