@@ -37,7 +37,8 @@ The rules of the guess tier, and why:
   redirection (``> out``, ``2>>log``, ``< in``) is a path whatever it looks like;
   ``--opt=value`` and ``VAR=value`` are unwrapped, and ``--output file`` takes the
   next word when the option's name says it holds a path. ``$HOME`` and ``~`` expand
-  to the given home. Other text is split on whitespace, with surrounding quotes and
+  to the given home (even inside quotes, where a shell wouldn't: finding the file
+  matters more than the exact spelling). Other text is split on whitespace, with surrounding quotes and
   punctuation trimmed and Markdown/HTML link targets taken out first.
 - **Home.** ``~`` and ``~/x`` expand to ``home``. ``~user/x`` is kept as written and
   noted, because looking ``user`` up on this machine says nothing about the server's.
@@ -303,12 +304,20 @@ _TRIM_LEFT = "\"'`([{<"
 _TRIM_RIGHT = "\"'`)]}>.,;:!?"
 
 
+_NEEDS_SHLEX = re.compile(r"[\"'\\]")
+_PLAIN_WORDS = re.compile(r"[();<>|&]+|[^ \t\r\n();<>|&]+")
+
+
 def shell_words(text: str) -> tuple[list[str], bool]:
     """Split a shell command into words, with operators (``> | ;`` ...) as their own words.
 
     Returns ``(words, exact)``; ``exact`` is False when the quoting didn't parse and
     the text was split on whitespace instead.
     """
+    if not _NEEDS_SHLEX.search(text):
+        # Without quotes or escapes shlex only splits on whitespace and operator runs;
+        # one regex does the same several times faster (tests hold them equal).
+        return _PLAIN_WORDS.findall(text), True
     lexer = shlex.shlex(text, posix=True, punctuation_chars=_OPERATOR_CHARS)
     lexer.whitespace_split = True
     lexer.commenters = ""  # '#' is an ordinary character in a path

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 from collections.abc import Sequence
-from fnmatch import fnmatchcase
+from fnmatch import translate
 from functools import lru_cache
 from importlib import resources
 from typing import Literal
@@ -96,6 +97,40 @@ def _components(path: str) -> list[str]:
     return [part.casefold() for part in posixpath.normpath(path).split("/") if part]
 
 
+@lru_cache(maxsize=256)
+def _home_components(home: str) -> tuple[str, ...]:
+    return tuple(_components(home))
+
+
+_Prepared = tuple[
+    tuple[tuple[tuple[str, ...], SensitivePattern], ...],
+    re.Pattern[str],
+    tuple[tuple[re.Pattern[str], SensitivePattern], ...],
+]
+
+
+@lru_cache(maxsize=1)
+def _prepare_shipped() -> _Prepared:
+    return _prepare(sensitive_patterns())
+
+
+@lru_cache(maxsize=32)
+def _prepare(patterns: tuple[SensitivePattern, ...]) -> _Prepared:
+    """Home entries as component tuples and name globs as regexes, computed once.
+
+    Discovery asks about every word of a command, so the per-call cost matters.
+    """
+    home = tuple(
+        (tuple(_components(p.pattern)), p) for p in patterns if p.kind == "home"
+    )
+    names = tuple(
+        (re.compile(translate(p.pattern.casefold())), p) for p in patterns if p.kind == "name"
+    )
+    # One combined test first: most names match no glob at all.
+    combined = re.compile("|".join(f"(?:{rx.pattern})" for rx, _ in names) or r"(?!)")
+    return home, combined, names
+
+
 def _absolute(path: str, home: str, cwd: str | None) -> str | None:
     """``path`` as an absolute path, or None when home containment can't be judged.
 
@@ -128,26 +163,30 @@ def sensitive_match(
     """
     if not path:
         return None
-    patterns = sensitive_patterns() if patterns is None else patterns
+    # The shipped list is prepared once; hashing thirty models per call would cost
+    # more than the matching itself.
+    home_entries, any_name, names = (
+        _prepare_shipped() if patterns is None else _prepare(tuple(patterns))
+    )
     absolute = _absolute(path, home, cwd)
     parts = _components(absolute) if absolute is not None else None
-    home_parts = _components(home) if home else None
-    if parts is not None and home_parts is not None:
-        for pattern in patterns:
-            if pattern.kind != "home":
-                continue
-            entry = home_parts + _components(pattern.pattern)
-            if parts[: len(entry)] == entry:
-                verb = "is" if len(parts) == len(entry) else "inside"
-                return SensitiveMatch(pattern=pattern, reason=f"{verb} {pattern.label}")
+    if parts is not None and home:
+        home_parts = _home_components(home)
+        depth = len(home_parts)
+        if tuple(parts[:depth]) == home_parts:
+            below = tuple(parts[depth:])
+            for entry, pattern in home_entries:
+                if below[: len(entry)] == entry:
+                    verb = "is" if len(below) == len(entry) else "inside"
+                    return SensitiveMatch(pattern=pattern, reason=f"{verb} {pattern.label}")
     # The last component as written (after lexical normalisation), so a relative
     # ``.env`` with no cwd is still recognised.
     name_parts = parts if parts is not None else _components(path)
-    if not name_parts:
+    if not name_parts or not any_name.match(name_parts[-1]):
         return None
     name = name_parts[-1]
-    for pattern in patterns:
-        if pattern.kind == "name" and fnmatchcase(name, pattern.pattern.casefold()):
+    for regex, pattern in names:
+        if regex.match(name):
             return SensitiveMatch(pattern=pattern, reason=f"matches {pattern.label}")
     return None
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from localfs_explorer.discovery import (
     DiscoveryError,
@@ -268,6 +271,14 @@ def test_values_with_shell_syntax_are_split_as_commands() -> None:
     result = found({"notes": "grep TODO src/*.py > todo.txt"})
     assert result["todo.txt"].rule == "redirection"
     assert "contains glob characters the shell would expand" in result["src/*.py"].notes
+
+
+@given(st.text(alphabet=" \t\nab/.~$-=();<>|&#*", max_size=40))
+def test_quote_free_commands_split_exactly_as_shlex_does(text: str) -> None:
+    lexer = shlex.shlex(text, posix=True, punctuation_chars="();<>|&")
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    assert shell_words(text) == (list(lexer), True)
 
 
 def test_unbalanced_quotes_fall_back_to_whitespace_split() -> None:
