@@ -86,9 +86,12 @@ __all__ = [
     "collect_scenario_files",
     "dump_scenario_file",
     "load_scenario_file",
+    "machine_references",
     "parse_scenario_text",
+    "pin_scenario",
     "policy_from_config",
     "run_scenario_file",
+    "run_scenario_text",
     "run_scenarios",
 ]
 
@@ -1238,24 +1241,49 @@ def run_scenario_file(path: str | os.PathLike[str], *,
                       coverage: Coverage | None = None) -> FileResult:
     """Run every scenario of one file. A malformed file is a result with ``error`` set."""
     shown = str(path)
-    coverage = coverage if coverage is not None else Coverage()
     try:
         text = Path(path).read_text(encoding="utf-8")
-        parsed = parse_scenario_text(text, name=shown)
-    except ScenarioError as exc:
-        return FileResult(shown, error=str(exc))
     except OSError as exc:
         return FileResult(shown, error=f"{shown}: can't be read ({exc.strerror or exc})")
     except UnicodeDecodeError:
         return FileResult(shown, error=f"{shown}: not UTF-8 text")
+    return run_scenario_text(text, name=shown, base_dir=Path(path).parent, coverage=coverage)
+
+
+def run_scenario_text(
+    text: str,
+    *,
+    name: str = "<scenarios>",
+    base_dir: str | os.PathLike[str] = ".",
+    coverage: Coverage | None = None,
+    allow_this_machine: bool = True,
+) -> FileResult:
+    """Run scenario TOML that didn't come from a file (an upload, a text box).
+
+    Relative names in it resolve against ``base_dir``. With ``allow_this_machine`` False,
+    a scenario whose configuration reads this machine (its filesystem or a file on it)
+    is an error instead of being run: a page served to others must not answer for the
+    machine serving it.
+    """
+    coverage = coverage if coverage is not None else Coverage()
+    try:
+        parsed = parse_scenario_text(text, name=name)
+    except ScenarioError as exc:
+        return FileResult(name, error=str(exc))
     lines = case_lines(text)
-    base_dir = Path(path).parent
-    result = FileResult(shown, title=parsed.title)
+    result = FileResult(name, title=parsed.title)
     for i, scenario in enumerate(parsed.scenario):
         line = lines.get(("scenario", i))
         config = parsed.config.merged(scenario.config)
-        sres = ScenarioResult(shown, scenario.name, line)
+        sres = ScenarioResult(name, scenario.name, line)
         try:
+            if not allow_this_machine:
+                uses = machine_references(config)
+                if uses:
+                    raise ScenarioError(
+                        f"reads this machine ({', '.join(uses)}), which this page may not "
+                        "do; use a shipped example or an inline host, and inline settings"
+                    )
             built = policy_from_config(config, base_dir)
         except ScenarioError as exc:
             sres.error = f"line {line}: {exc}" if line else str(exc)
@@ -1265,9 +1293,26 @@ def run_scenario_file(path: str | os.PathLike[str], *,
         coverage.add_catalog(built.catalog.names())
         for entry in built.policy.deny_list:
             coverage.deny_settings.setdefault(entry.setting, 0)
-        sres.cases = _ScenarioRunner(shown, scenario, built, lines, i, coverage).run()
+        sres.cases = _ScenarioRunner(name, scenario, built, lines, i, coverage).run()
         result.scenarios.append(sres)
     return result
+
+
+def machine_references(config: ConfigSpec) -> list[str]:
+    """Which keys of ``config`` read this machine: its filesystem or files on it."""
+    from .fs.spec import list_example_hosts
+
+    uses = []
+    if config.host is None or config.host == "host":
+        uses.append("host: this machine")
+    elif isinstance(config.host, str) and config.host not in list_example_hosts():
+        uses.append(f"host file {config.host}")
+    for key in ("env", "profile", "catalog"):
+        if getattr(config, key):
+            uses.append(f"{key} file {getattr(config, key)}")
+    if isinstance(config.access, str):
+        uses.append(f"access file {config.access}")
+    return uses
 
 
 def run_scenarios(targets: Iterable[str | os.PathLike[str]]) -> RunResult:
@@ -1280,6 +1325,46 @@ def run_scenarios(targets: Iterable[str | os.PathLike[str]]) -> RunResult:
     for path in collect_scenario_files(targets):
         run.files.append(run_scenario_file(path, coverage=run.coverage))
     return run
+
+
+# -------------------------------------------------------------- pinning current answers
+
+
+def pin_scenario(
+    name: str,
+    config: ConfigSpec,
+    *,
+    decisions: Iterable[Decision] = (),
+    calls: Iterable[tuple[str, Mapping[str, Any], CallVerdict]] = (),
+    policy: Policy | None = None,
+    registration: Registration | None = None,
+    description: str = "",
+) -> Scenario:
+    """A scenario expecting exactly today's answers: a baseline a later change must keep.
+
+    ``decisions`` become path expectations (allowed, reason and the exact message),
+    ``calls`` (``(tool, arguments, verdict)``) call expectations (outcome, message,
+    visibility); with ``policy``, the policy and auth-status expectations are pinned too.
+    """
+    paths = [
+        PathCase(path=d.path, op=d.op, allowed=d.allowed, reason=d.reason, message=d.message)
+        for d in decisions
+    ]
+    pinned_calls = [
+        CallCase(tool=tool, arguments=dict(arguments), outcome=v.outcome, message=v.message,
+                 visible=v.visible)
+        for tool, arguments, v in calls
+    ]
+    extra: dict[str, Any] = {}
+    if policy is not None:
+        from .auth_status import local_file_access
+
+        extra["policy"] = PolicyCase(mode=policy.mode.value, explicit=policy.explicit,
+                                     serves=policy.serves)
+        status = local_file_access(policy, registration)
+        extra["auth_status"] = AuthStatusCase(**status)
+    return Scenario(name=name, description=description, config=config, path=paths,
+                    call=pinned_calls, **extra)
 
 
 # ----------------------------------------------------------------------------- writing
