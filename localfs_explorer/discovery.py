@@ -38,8 +38,9 @@ The rules of the guess tier, and why:
   ``--opt=value`` and ``VAR=value`` are unwrapped, and ``--output file`` takes the
   next word when the option's name says it holds a path. ``$HOME`` and ``~`` expand
   to the given home (even inside quotes, where a shell wouldn't: finding the file
-  matters more than the exact spelling). Other text is split on whitespace, with surrounding quotes and
-  punctuation trimmed and Markdown/HTML link targets taken out first.
+  matters more than the exact spelling). Other text is split on whitespace, with
+  surrounding quotes and punctuation trimmed and Markdown/HTML link targets taken
+  out first.
 - **Home.** ``~`` and ``~/x`` expand to ``home``. ``~user/x`` is kept as written and
   noted, because looking ``user`` up on this machine says nothing about the server's.
 - **Relative paths** stay relative: the engine resolves them against the cwd of the
