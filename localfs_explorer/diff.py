@@ -45,6 +45,7 @@ __all__ = [
     "VerdictChange",
     "compare_policies",
     "diff_policies",
+    "elide_common_start",
     "generate_calls",
     "generate_paths",
 ]
@@ -264,6 +265,26 @@ def generate_calls(*policies: Policy, catalog: Catalog | None = None) -> list[tu
 
 
 # ---------------------------------------------------------------------------- comparing
+
+
+def elide_common_start(before: str, after: str) -> tuple[str, str]:
+    """Two refusal texts with their long common beginning replaced by an ellipsis.
+
+    ``"/x is outside ... Allowed directories: /data"`` and ``"... /data, /srv"`` become
+    ``"… directories: /data"`` and ``"… directories: /data, /srv"``.
+    """
+    n = 0
+    for a, b in zip(before, after, strict=False):
+        if a != b:
+            break
+        n += 1
+    # Keep the word before the difference too, so the reader sees what the list is.
+    cut = before.rfind(" ", 0, max(before.rfind(" ", 0, n), 0))
+    if cut > 24:
+        return "…" + before[cut:], "…" + after[cut:]
+    return before, after
+
+
 
 
 def _call_label(call: Mapping[str, Any]) -> str:

@@ -319,20 +319,6 @@ def _describe(policy: Any) -> str:
             f"target {getattr(policy.fs, 'label', 'filesystem')}{roots}{serves}")
 
 
-def _trimmed(before: str, after: str) -> tuple[str, str]:
-    """The two texts with a long common beginning replaced by an ellipsis."""
-    n = 0
-    for a, b in zip(before, after, strict=False):
-        if a != b:
-            break
-        n += 1
-    # Keep the word before the difference too, so the reader sees what the list is.
-    cut = before.rfind(" ", 0, max(before.rfind(" ", 0, n), 0))
-    if cut > 24:
-        return "…" + before[cut:], "…" + after[cut:]
-    return before, after
-
-
 def _verdict_word(side: dict[str, Any], kind: str) -> str:
     if kind == "call":
         gate = "" if side.get("gate") in (None, "execute") else f", {side['gate']}"
@@ -342,6 +328,8 @@ def _verdict_word(side: dict[str, Any], kind: str) -> str:
 
 
 def _print_changes(result: Any, out: TextIO) -> None:
+    from ..diff import elide_common_start
+
     groups = (("new_access", "NEW ACCESS (refused -> allowed)"),
               ("removed_access", "REMOVED ACCESS (allowed -> refused)"),
               ("changed_message", "CHANGED MESSAGE"))
@@ -356,7 +344,7 @@ def _print_changes(result: Any, out: TextIO) -> None:
             if c.detail:
                 out.write(f"      {c.detail}\n")
             if kind == "changed_message" and c.kind == "path":
-                b, a = _trimmed(c.before["message"], c.after["message"])
+                b, a = elide_common_start(c.before["message"], c.after["message"])
                 out.write(f"      before: {b}\n      after:  {a}\n")
 
 
