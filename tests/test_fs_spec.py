@@ -84,6 +84,20 @@ def test_a_hand_written_spec_round_trips() -> None:
     assert fs.stat("/etc/hosts").st_dev != fs.stat("/etc").st_dev
 
 
+def test_a_bind_may_show_a_directory_reached_through_another_bind() -> None:
+    spec = spec_of(
+        {
+            "/data/x.txt": {"type": "file"},
+            "/a": {"type": "dir", "bind": "/z/b"},
+            "/z/b": {"type": "dir", "bind": "/data"},
+        }
+    )
+    fs = from_spec(spec)
+    assert fs.samefile("/a/x.txt", "/data/x.txt")
+    with pytest.raises(HostSpecError, match=r"entry '/a': the bind mount's source /nowhere"):
+        from_spec(spec_of({"/a": {"type": "dir", "bind": "/nowhere"}}))
+
+
 def test_from_spec_of_to_spec_answers_the_same_questions() -> None:
     original = load_fs("traps")
     assert isinstance(original, VirtualFS)

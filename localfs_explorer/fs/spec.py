@@ -266,10 +266,15 @@ def _build(spec: HostSpec) -> VirtualFS:
             fs.add_file(path, inode=entry.inode, device=entry.device)
         else:
             fs.symlink(entry.target, path, inode=entry.inode)
-    # Binds last: their sources must be complete, and entries may not sit below them.
-    for path, entry in sorted(binds, key=lambda item: (_depth(item[0]), item[0])):
-        assert entry.bind is not None
-        fs.bind(entry.bind, path)
+    # Binds last, since their sources must be complete; a source may itself be reached
+    # through another bind, so bind whatever can be bound until nothing is left.
+    pending = sorted(binds, key=lambda item: (_depth(item[0]), item[0]))
+    while pending:
+        ready = [(p, e) for p, e in pending if e.bind is not None and fs.is_dir(e.bind)]
+        for path, entry in ready or pending[:1]:  # nothing ready: let the first one fail
+            assert entry.bind is not None
+            fs.bind(entry.bind, path)
+        pending = [item for item in pending if item not in ready]
 
     if not fs.is_dir(spec.cwd):
         raise HostSpecError(
