@@ -490,10 +490,10 @@ class VirtualFS(FileSystem):
             return hit
         fold = self._fold
         trailing = path.endswith("/")
+        # Components still to walk, next one last; a followed link's target parts are
+        # pushed in its place, so a link that was the last component passes "last" on.
         todo = [p for p in path.split("/") if p][::-1]
-        # Each entry of todo is a component; a True marker after a symlink's parts says
-        # the link was the last component, so its target inherits "last" handling.
-        stack = [self._root]
+        stack = [self._root]  # the directories walked through, for a physical ".."
         links = 0
         while todo:
             name = todo.pop()
