@@ -30,6 +30,8 @@ In case-insensitive mode (like macOS's default APFS volume) every lookup ignores
 while ``realpath`` keeps the caller's spelling of existing non-symlink components, as
 macOS does: ``realpath("/Users/op/TOKEN.json")`` is ``/Users/op/TOKEN.json`` even when
 the file is stored as ``token.json``. Symlink targets contribute their stored text.
+Everything else stays Linux's (errno values, the 255-byte name and 4096-byte path
+limits), since only case is what changes a verdict.
 
 Lookups are dictionary-based: every symlink-free path of the tree is a key of one flat
 map (rebuilt lazily after a change), and ``realpath`` results are memoised, so a
