@@ -821,11 +821,17 @@ def _read_calls(calls: Any) -> Iterator[tuple[int | None, Any]]:
     """(line number or None, raw call or an error string) for a list or a JSONL path."""
     if isinstance(calls, (str, Path)):
         try:
-            handle = open(calls, encoding="utf-8")  # noqa: SIM115 - closed below
+            handle = open(calls, "rb")  # noqa: SIM115 - closed below
         except OSError as exc:
             raise ProbeError(f"{calls}: can't be read ({exc.strerror or exc})") from None
         with handle:
-            for lineno, text in enumerate(handle, start=1):
+            for lineno, data in enumerate(handle, start=1):
+                # Decoded line by line, so one bad line is reported and the rest still run.
+                try:
+                    text = data.decode("utf-8")
+                except UnicodeDecodeError:
+                    yield lineno, _Malformed(f"line {lineno}: not UTF-8 text")
+                    continue
                 if not text.strip():
                     continue
                 try:

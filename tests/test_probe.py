@@ -29,6 +29,7 @@ class RecordingFS(HostFS):
 
     def __init__(self) -> None:
         self.asked: list[str] = []
+        self.listed: list[str] = []
 
     def realpath(self, path: str) -> str:
         self.asked.append(path)
@@ -44,6 +45,7 @@ class RecordingFS(HostFS):
 
     def listdir(self, path: str) -> list[str]:
         self.asked.append(path)
+        self.listed.append(path)
         return super().listdir(path)
 
     def readlink(self, path: str) -> str:
@@ -129,6 +131,27 @@ def test_result_local_path_is_checked_before_the_sync_root(layout: Layout) -> No
     assert v.message == policy.check_write(result).message
     assert [p.argument for p in v.paths] == ["result_local_path", "local_path"]
     assert not any(p.kind == "entry" for p in v.paths)  # nothing walked
+
+
+def test_entry_checks_run_before_the_other_parameters(layout: Layout) -> None:
+    """Whatever the catalog's order, an entry check's refusal is what the model sees."""
+    from localfs_explorer.catalog import Catalog
+
+    catalog = Catalog.model_validate({"tools": [{
+        "name": "export_rows",
+        "params": [
+            {"location": "source_path", "op": "read"},
+            {"location": "local_path", "op": "write", "optional": True,
+             "checked_at_entry": True},
+        ],
+    }]})
+    policy = layout.roots()
+    first, second = str(layout.outside / "a.csv"), str(layout.evil / "b.json")
+    v = probe_call(policy, "export_rows", {"source_path": first, "local_path": second},
+                   catalog=catalog)
+    assert v.outcome == "refused"
+    assert v.message == policy.check_write(second).message
+    assert [p.argument for p in v.paths] == ["local_path", "source_path"]
 
 
 def test_a_nul_byte_is_a_refusal_not_a_crash(layout: Layout) -> None:
@@ -439,13 +462,20 @@ def test_download_folder_with_a_symlinked_destination_file(walked: Layout) -> No
     }
 
 
-def test_a_symlinked_folder_outside_the_root_is_not_descended(layout: Layout) -> None:
+@pytest.mark.parametrize(("tool", "direction"), [("sync_folder", "upload"),
+                                                  ("upload_local_folder", None)])
+def test_a_symlinked_folder_outside_the_root_is_not_descended(
+    layout: Layout, tool: str, direction: str | None
+) -> None:
     (layout.data / "elsewhere").symlink_to(layout.outside)
-    v = probe_call(layout.roots(), "sync_folder",
-                   {"local_path": str(layout.data), "direction": "upload"})
+    args = {"local_path": str(layout.data)}
+    if direction:
+        args["direction"] = direction
+    v = probe_call(layout.roots(), tool, args)
     refused = [p.path for p in v.paths if not p.allowed]
     assert refused == [str(layout.data / "elsewhere")]
     assert not any("other.txt" in p.path for p in v.paths)
+    assert v.outcome == "partial"
 
 
 def test_walked_paths_keep_the_callers_spelling(layout: Layout) -> None:
@@ -460,7 +490,7 @@ def test_a_refused_root_is_not_walked(layout: Layout) -> None:
                                  LOCAL_FILE_ROOTS=str(layout.data))
     v = probe_call(policy, "upload_local_folder", {"local_path": str(layout.outside)})
     assert v.outcome == "refused" and len(v.paths) == 1
-    assert str(layout.outside) not in [a for a in fs.asked if a != str(layout.outside)]
+    assert fs.listed == []
     assert not any(a.startswith(str(layout.outside) + "/") for a in fs.asked)
 
 
@@ -653,13 +683,14 @@ def test_jsonl_with_a_malformed_line(layout: Layout, tmp_path: Path) -> None:
                     "drive_names": ["a.txt"]}),
     ]
     calls = tmp_path / "calls.jsonl"
-    calls.write_text("\n".join(lines) + "\n")
+    calls.write_bytes(("\n".join(lines) + "\n").encode() + b"\xff\xfe{}\n")
     df = probe_calls(layout.roots(), calls)
     first = df.drop_duplicates("call").set_index("line")
     assert first.loc[1, "outcome"] == "ok"
     assert first.loc[2, "outcome"] == "error" and first.loc[2, "message"].startswith("line 2:")
     assert first.loc[4, "outcome"] == "error" and "line 4" in first.loc[4, "message"]
     assert first.loc[5, "outcome"] == "ok"
+    assert first.loc[6, "message"] == "line 6: not UTF-8 text"
     sync_rows = df[df.line == 5]
     assert str(layout.data / "a.txt") in set(sync_rows.path)
 
