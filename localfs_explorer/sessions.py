@@ -692,7 +692,9 @@ def _server_reason(verdict: CallVerdict) -> str:
 
 def _hidden_reason(verdict: CallVerdict, access: ToolAccess | None) -> str:
     if verdict.registered and access is not None:
-        return f"hidden from the model: {access.explain(verdict.name)}"
+        # explain() opens with "blocked: "; say it once, as "hidden from the model".
+        why = access.explain(verdict.name).removeprefix("blocked: ")
+        return f"hidden from the model: {why}"
     notes = [n for n in verdict.notes if not n.startswith("the server would exit")]
     return "hidden from the model: " + ("; ".join(notes) or "not registered")
 
