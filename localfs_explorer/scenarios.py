@@ -1363,8 +1363,9 @@ def pin_scenario(
                                      serves=policy.serves)
         status = local_file_access(policy, registration)
         extra["auth_status"] = AuthStatusCase(**status)
-    return Scenario(name=name, description=description, config=config, path=paths,
-                    call=pinned_calls, **extra)
+    if description:
+        extra["description"] = description
+    return Scenario(name=name, config=config, path=paths, call=pinned_calls, **extra)
 
 
 # ----------------------------------------------------------------------------- writing

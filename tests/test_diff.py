@@ -177,3 +177,46 @@ def test_the_review_modules_do_not_import_pandas() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "False"
+
+
+# --- the Explorer's "compare with…" view ----------------------------------------------------
+
+
+def _compare_panel(**traits):
+    pytest.importorskip("ipywidgets")
+    from localfs_explorer.ui.app import Explorer, PanelSpec
+    from localfs_explorer.ui.model import ExplorerModel
+
+    model = ExplorerModel(target="example:traps", cwd="/app", package_dir="/app", **traits)
+    spec = PanelSpec("compare", "Compare", "localfs_explorer.ui.panels.compare:ComparePanel")
+    return model, Explorer(model, panels=[spec]).panel("compare")
+
+
+def test_compare_with_a_wider_copy_shows_new_access() -> None:
+    _model, panel = _compare_panel(overrides=[("LOCAL_FILE_ACCESS", "roots"),
+                                              ("LOCAL_FILE_ROOTS", "/data")])
+    panel.changes.value = "LOCAL_FILE_ROOTS=/data:/srv/outside\n# a comment\n"
+    panel.compare()
+    assert "this change grants new access" in panel.summary.value
+    new_table = panel.groups.value.split("lfe-compare-new_access")[1].split("</table>")[0]
+    assert "read /srv/outside/probe.txt" in new_table
+    assert 'download="localfs-explorer-diff.html"' in panel.downloads.value
+    # The same change seen the other way round takes access away instead.
+    panel.direction.value = "current_after"
+    panel.compare()
+    assert "grants no new access" in panel.summary.value
+    removed = panel.result.counts()["removed_access"]
+    assert removed > 0 and panel.result.counts()["new_access"] == 0
+    assert f"Removed access (allowed → refused): {removed}" in panel.groups.value
+
+
+def test_compare_change_lines_are_checked() -> None:
+    from localfs_explorer.ui.panels.compare import CompareError, parse_changes
+
+    assert parse_changes("A=1\n-B\n\n# c\nC = x=y") == ({"A": "1", "C": " x=y"}, ["B"])
+    with pytest.raises(CompareError, match="line 2: expected KEY=VALUE or -KEY"):
+        parse_changes("A=1\njust words")
+    _model, panel = _compare_panel()
+    panel.changes.value = "-\n"
+    panel.compare()
+    assert "line 1: write -KEY to unset a setting" in panel.status.value

@@ -443,3 +443,58 @@ def test_the_shipped_scenarios_catch_a_string_prefix_containment_bug(monkeypatch
     result = run_scenario_file(SPEC_000)
     failed = {c.name for c in result.cases if not c.passed}
     assert "a sibling sharing the root's prefix is outside" in failed
+
+
+# --- the Explorer's Scenarios panel --------------------------------------------------------
+
+
+def _explorer(**traits):
+    pytest.importorskip("ipywidgets")
+    from localfs_explorer.ui.app import Explorer, PanelSpec
+    from localfs_explorer.ui.model import ExplorerModel
+
+    model = ExplorerModel(**traits)
+    spec = PanelSpec("scenarios", "Scenarios",
+                     "localfs_explorer.ui.panels.scenarios:ScenariosPanel")
+    return model, Explorer(model, panels=[spec]).panel("scenarios")
+
+
+def test_the_panel_pins_the_screen_as_a_scenario_that_passes() -> None:
+    _model, panel = _explorer(
+        target="example:traps", cwd="/app", package_dir="/app",
+        overrides=[("LOCAL_FILE_ACCESS", "roots"), ("LOCAL_FILE_ROOTS", "/data"),
+                   ("CREDENTIALS_CONFIG", CANARY)],
+        paths_text="/data/notes.txt\n/etc/passwd", tool_name="upload_local_file",
+        tool_args_text='{"local_path": "/etc/passwd"}')
+    panel.save_current()
+    saved = panel.saved.value
+    assert CANARY not in saved and "CREDENTIALS_CONFIG" not in saved
+    assert "CREDENTIALS_CONFIG" in panel.save_note.value  # said it was left out
+    parsed = parse_scenario_text(saved)
+    (scenario,) = parsed.scenario
+    assert scenario.config.host == "traps"
+    assert [(c.path, c.allowed) for c in scenario.path] == [("/data/notes.txt", True),
+                                                              ("/etc/passwd", False)]
+    assert scenario.call[0].outcome == "refused"
+    panel.text.value = saved
+    panel.run_text()
+    assert "5 passed, 0 failed" in panel.summary.value
+    # Break one expectation: the table shows the failure first, with its trace.
+    panel.text.value = saved.replace('reason = "outside_roots"', 'reason = "denied"', 1)
+    panel.run_text()
+    assert "4 passed, 1 failed" in panel.summary.value
+    first_row = panel.results.value.split("<tbody>")[1].split("</tr>")[0]
+    assert "FAILED" in first_row and "reason: expected" in first_row and "trace" in first_row
+
+
+def test_a_served_panel_refuses_scenarios_that_read_this_machine() -> None:
+    _model, panel = _explorer(target="example:traps", host_access=False)
+    assert panel.path.disabled and panel.load.disabled
+    panel.set_text("mine.toml", '[[scenario]]\nname = "here"\n'
+                                'config = { env = "/etc/app.env", host = "traps" }\n'
+                                'policy = { mode = "full" }\n'
+                                '[[scenario]]\nname = "described"\nconfig = { host = "traps" }\n'
+                                'policy = { mode = "full" }\n')
+    panel.run_text()
+    assert "reads this machine (env file /etc/app.env)" in panel.status.value
+    assert "1 passed, 0 failed" in panel.summary.value

@@ -1,0 +1,208 @@
+"""The Compare panel: the current configuration against a changed copy of it.
+
+"Compare with…": type the changes (``KEY=VALUE`` to set, ``-KEY`` to unset, and maybe
+another transport), choose whether today's configuration is the *before* or the *after*,
+and see every verdict that changes, grouped as new access, removed access and changed
+message, through :func:`localfs_explorer.diff.compare_policies`, the function behind
+``localfs-explorer diff``. The other side is resolved on the same target host, startup
+and package directories as the current one. Reports download as HTML or CSV.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import ipywidgets as widgets
+
+from ...diff import compare_policies, elide_common_start
+from ...policy import TRANSPORTS, resolve_policy
+from .. import render
+from ..panel import Panel, css, heading, html, wide
+
+#: Rows shown per group; the rest are counted and are in the downloads.
+MAX_ROWS = 200
+
+
+class CompareError(ValueError):
+    """A change list the panel can't use; the message names the line."""
+
+
+def parse_changes(text: str) -> tuple[dict[str, str], list[str]]:
+    """``KEY=VALUE`` lines (set) and ``-KEY`` lines (unset); ``#`` starts a comment line."""
+    set_: dict[str, str] = {}
+    unset: list[str] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("-"):
+            key = line[1:].strip()
+            if not key or "=" in key:
+                raise CompareError(f"line {number}: write -KEY to unset a setting")
+            unset.append(key)
+            continue
+        key, sep, value = raw.partition("=")
+        if not sep or not key.strip():
+            raise CompareError(f"line {number}: expected KEY=VALUE or -KEY")
+        set_[key.strip()] = value
+    return set_, unset
+
+
+class ComparePanel(Panel):
+    """Compare the current configuration with a changed copy: what access changes."""
+
+    name = "compare"
+    title = "Compare"
+    watches = ("config_rev",)
+
+    def build(self) -> list[widgets.Widget]:
+        self.result: Any = None
+        self.sides: tuple[Any, Any] | None = None
+        self.changes = css(widgets.Textarea(
+            placeholder="LOCAL_FILE_ROOTS=/data:/srv/exports\n-LOG_FILE",
+            layout=wide(height="90px")), "lfe-compare-changes")
+        self.transport = css(widgets.Dropdown(
+            options=[("same transport", "")] + [(t, t) for t in TRANSPORTS],
+            description="transport", style={"description_width": "70px"}),
+            "lfe-compare-transport")
+        self.direction = css(widgets.ToggleButtons(
+            options=[("current → changed", "current_before"),
+                     ("changed → current", "current_after")],
+            tooltips=["the current configuration is the before", "the changed one is the "
+                      "before, the current configuration the after"],
+            style={"button_width": "150px"}), "lfe-compare-direction")
+        self.paths = css(widgets.Textarea(placeholder="more paths to ask, one per line",
+                                          layout=wide(height="60px")), "lfe-compare-paths")
+        self.generated = css(widgets.Checkbox(
+            value=True, indent=False,
+            description="also ask the generated set (roots, siblings, deny-list, home, /, "
+                        "every tool)"), "lfe-compare-generated")
+        self.run = css(widgets.Button(description="Compare", icon="exchange",
+                                      button_style="primary",
+                                      layout=widgets.Layout(width="120px")),
+                       "lfe-compare-run")
+        self.status = html("lfe-compare-status")
+        self.summary = html("lfe-compare-summary")
+        self.groups = html("lfe-compare-groups")
+        self.downloads = html("lfe-compare-downloads")
+        self.on_click(self.run, self.compare)
+        intro = html("", (
+            '<div class="lfe-muted">Compare with… the current configuration changed as '
+            "below. Every verdict that changes is listed; new access is what a reviewer "
+            "must sign off.</div>"))
+        return [
+            intro, self.changes,
+            widgets.HBox([self.transport, self.direction], layout=wide()),
+            self.paths, self.generated, self.run, self.status, self.summary, self.downloads,
+            heading("Changes"), self.groups,
+        ]
+
+    def other_policy(self) -> Any:
+        """The changed copy of the current policy (same host and directories)."""
+        m = self.model
+        current = m.policy
+        set_, unset = parse_changes(self.changes.value)
+        env = m.env.with_changes(set=set_, unset=unset)
+        return resolve_policy(env, transport=self.transport.value or current.transport,
+                              fs=current.fs, cwd=current.cwd,
+                              package_dir=current.package_dir, profile=current.profile,
+                              platform=current.platform)
+
+    def compare(self) -> None:
+        """Run the comparison and show it."""
+        m = self.model
+        m.recompute()
+        if m.policy is None or m.env is None:
+            self.status.value = render.box(
+                "error", render.esc(m.config_error or "no configuration to compare"))
+            return
+        try:
+            other = self.other_policy()
+            access = self._access()
+        except ValueError as exc:
+            self.status.value = render.box("error", render.esc(m.clean(str(exc))))
+            return
+        before, after = (m.policy, other) if self.direction.value == "current_before" \
+            else (other, m.policy)
+        over_http = {"auto": None, "yes": True, "no": False}[m.over_http]
+        paths = [line for line in self.paths.value.splitlines() if line.strip()]
+        self.result = compare_policies(before, after, paths, generated=self.generated.value,
+                                       over_http=over_http, before_access=access,
+                                       after_access=access)
+        self.sides = (before, after)
+        self.status.value = ""
+        self.show()
+
+    def _access(self) -> Any:
+        text = self.model.access_text.strip()
+        if not text:
+            return None
+        from ...access import load_access
+
+        try:
+            return load_access(json.loads(text))
+        except json.JSONDecodeError as exc:
+            raise CompareError(f"tool access lists: not valid JSON ({exc.msg})") from None
+
+    def show(self) -> None:
+        """Render the last comparison."""
+        result = self.result
+        if result is None or self.sides is None:
+            return
+        m = self.model
+        counts = result.counts()
+        kind = "error" if counts["new_access"] else "ok"
+        text = (f"{len(result.changes)} probes: {counts['new_access']} new access, "
+                f"{counts['removed_access']} removed access, {counts['changed_message']} "
+                "changed message")
+        verdict = ("this change grants new access" if counts["new_access"]
+                   else "this change grants no new access")
+        self.summary.value = render.box(kind, f"<b>{render.esc(verdict)}</b> · "
+                                              f"{render.esc(text)}")
+        parts = []
+        for group, title in (("new_access", "New access (refused → allowed)"),
+                             ("removed_access", "Removed access (allowed → refused)"),
+                             ("changed_message", "Changed message")):
+            changes = result.of(group)
+            rows = [_row(c) for c in changes[:MAX_ROWS]]
+            parts.append(f'<h3 class="lfe-h">{render.esc(title)}: {len(changes)}</h3>')
+            if rows:
+                parts.append(render.table(["probe", "before", "after", "why asked / what"],
+                                          rows, css_class=f"lfe-compare-{group}",
+                                          total=len(changes)))
+        self.groups.value = m.clean("".join(parts))
+        from ...report import diff_report, to_csv, to_html
+
+        report = diff_report(result, *self.sides)
+        self.downloads.value = " · ".join([
+            render.download_link(to_html(report).encode("utf-8"), "localfs-explorer-diff.html",
+                                 "text/html", "⬇ HTML report", "lfe-compare-html"),
+            render.download_link(to_csv(report).encode("utf-8"), "localfs-explorer-diff.csv",
+                                 "text/csv", "⬇ CSV", "lfe-compare-csv"),
+        ])
+
+    def refresh(self) -> None:
+        if self.result is not None:
+            self.status.value = render.box(
+                "note", "The configuration changed since this comparison: press Compare to "
+                        "run it again.")
+
+
+def _side(side: dict[str, Any], kind: str) -> str:
+    if kind == "call":
+        if not side.get("visible"):
+            return render.outcome_badge("absent")
+        return render.outcome_badge(side.get("outcome") or "error")
+    return render.verdict_badge(bool(side.get("allowed")), side.get("reason") or "")
+
+
+def _row(change: Any) -> list[str]:
+    what = render.esc(change.source)
+    if change.detail:
+        what += "<br>" + render.esc(change.detail)
+    if change.change == "changed_message" and change.kind == "path":
+        b, a = elide_common_start(change.before["message"], change.after["message"])
+        what += f"<br>before: {render.esc(b)}<br>after: {render.esc(a)}"
+    probe = f"<code>{render.esc(change.probe)}</code>"
+    return [probe, _side(change.before, change.kind), _side(change.after, change.kind), what]
