@@ -20,7 +20,7 @@ import ipywidgets as widgets
 
 from . import render
 from .model import ExplorerModel
-from .panel import css, html
+from .panel import button, css, html, layout
 
 Factory = Callable[[ExplorerModel], widgets.Widget]
 
@@ -86,22 +86,21 @@ class Explorer(widgets.VBox):
         lazy: bool = True,
         **model_options: Any,
     ) -> None:
-        super().__init__(layout=widgets.Layout(width="100%"))
+        super().__init__(layout=layout(width="100%"))
         css(self, "lfe-app")
         self.model = model if model is not None else ExplorerModel(**model_options)
         self.specs = list(panels if panels is not None else PANELS)
         self._built: dict[str, widgets.Widget] = {}
         self.header = html("lfe-header")
         self.error = html("lfe-error")
-        self.dismiss = css(widgets.Button(description="Dismiss", icon="times",
-                                          layout=widgets.Layout(width="100px")),
-                           "lfe-error-dismiss")
+        self.dismiss = button("Dismiss", "lfe-error-dismiss", icon="times",
+                              layout=layout(width="100px"))
         self.dismiss.on_click(self.model.guarded(lambda _b: self._dismiss(), where="app"))
         self.error_row = widgets.HBox([self.error, self.dismiss],
                                       layout=widgets.Layout(width="100%", display="none"))
-        self._slots = [css(widgets.VBox(layout=widgets.Layout(width="100%")),
+        self._slots = [css(widgets.VBox(layout=layout(width="100%")),
                            f"lfe-slot-{spec.name}") for spec in self.specs]
-        self.tabs = css(widgets.Tab(children=self._slots,
+        self.tabs = css(widgets.Tab(children=self._slots, layout=layout(),
                                     titles=tuple(s.title for s in self.specs)), "lfe-tabs")
         self.tabs.observe(self.model.guarded(lambda c: self._opened(c["new"]), where="app"),
                           names="selected_index")
@@ -110,7 +109,7 @@ class Explorer(widgets.VBox):
                            names=["config_rev"])
         self.model.observe(self.model.guarded(lambda _c: self._refresh_error(), where="app"),
                            names=["last_error"])
-        self.children = [widgets.HTML(render.STYLE), self.header, self.error_row, self.tabs]
+        self.children = [html("", render.STYLE), self.header, self.error_row, self.tabs]
         self._refresh_header()
         self._refresh_error()
         if lazy:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from . import render
-from .panel import Panel, css, heading, html, wide
+from .panel import Panel, button, css, heading, html, label_style, layout, style, wide
 
 
 class BatchPanel(Panel):
@@ -19,17 +19,17 @@ class BatchPanel(Panel):
         m = self.model
         self.upload = css(widgets.FileUpload(description="Upload JSONL", multiple=False,
                                              accept=".jsonl,.json,.txt,.ndjson",
-                                             layout=widgets.Layout(width="160px")),
+                                             layout=layout(width="160px"),
+                                             style=style(widgets.Button)),
                           "lfe-batch-upload")
         self.path = css(widgets.Text(description="or a file", placeholder="/path/to/calls.jsonl",
                                      continuous_update=False,
-                                     style={"description_width": "80px"},
-                                     layout=widgets.Layout(width="60%")), "lfe-batch-path")
-        self.load = css(widgets.Button(description="Run", icon="play",
-                                       layout=widgets.Layout(width="80px")), "lfe-batch-load")
+                                     style=label_style(widgets.Text, "80px"),
+                                     layout=layout(width="60%")), "lfe-batch-path")
+        self.load = button("Run", "lfe-batch-load", icon="play", layout=layout(width="80px"))
         self.path.disabled = self.load.disabled = not m.host_access
         self.progress = css(widgets.IntProgress(value=0, min=0, max=1, description="probed",
-                                                layout=widgets.Layout(width="60%")),
+                                                layout=layout(width="60%")),
                             "lfe-batch-progress")
         self.progress_label = html("lfe-batch-progress-label")
         self.status = html("lfe-batch-status")

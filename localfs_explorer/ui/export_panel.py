@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from . import render
-from .panel import Panel, css, heading, html
+from .panel import Panel, button, css, heading, html, label_style, layout, style
 
 
 class ExportPanel(Panel):
@@ -25,33 +25,32 @@ class ExportPanel(Panel):
         self.changes = html("lfe-export-changes")
         self.diff = html("lfe-export-diff-view")
         self.warnings = html("lfe-export-warnings")
-        self.prepare = css(widgets.Button(description="Prepare download", icon="download",
-                                          layout=widgets.Layout(width="170px")),
-                           "lfe-export-prepare")
+        self.prepare = button("Prepare download", "lfe-export-prepare", icon="download",
+                              layout=layout(width="170px"))
         self.download = html("lfe-export-download")
         self.dest = css(widgets.Text(description="write to", placeholder="/path/to/new/.env",
-                                     style={"description_width": "70px"},
-                                     layout=widgets.Layout(width="55%")), "lfe-export-dest")
+                                     style=label_style(widgets.Text, "70px"),
+                                     layout=layout(width="55%")), "lfe-export-dest")
         self.force = css(widgets.Checkbox(description="replace an existing file (a backup "
                                                       "is kept)", indent=False,
-                                          layout=widgets.Layout(width="auto")),
+                                          layout=layout(width="auto"),
+                                          style=style(widgets.Checkbox)),
                          "lfe-export-force")
-        self.write = css(widgets.Button(description="Write", icon="save",
-                                        button_style="warning",
-                                        layout=widgets.Layout(width="90px")),
-                         "lfe-export-write")
+        self.write = button("Write", "lfe-export-write", icon="save", button_style="warning",
+                            layout=layout(width="90px"))
         self.result = html("lfe-export-result")
         self.dest.disabled = self.force.disabled = self.write.disabled = not m.host_access
         self.on_click(self.prepare, self._prepare)
         self.on_click(self.write, self._write)
-        write_row = [widgets.HBox([self.dest, self.force, self.write])]
+        write_row = [widgets.HBox([self.dest, self.force, self.write], layout=layout())]
         if not m.host_access:
             write_row.append(html("", '<div class="lfe-muted">Writing on the serving machine '
                                       "is off for a page served to other machines.</div>"))
         return [
             intro, self.status, self.warnings, heading("Changes"), self.changes,
             heading("Diff"), self.diff,
-            heading("Save"), widgets.HBox([self.prepare, self.download]), *write_row,
+            heading("Save"), widgets.HBox([self.prepare, self.download], layout=layout()),
+            *write_row,
             self.result,
         ]
 

@@ -23,21 +23,60 @@ def css(widget: widgets.Widget, *classes: str) -> widgets.Widget:
     return widget
 
 
+_SHARED: dict[tuple[Any, ...], widgets.Widget] = {}
+
+
+def _shared(cls: type, **kwargs: Any) -> Any:
+    # Every Layout and Style is a model the page has to create before it can show the
+    # widget using it. The Explorer never changes one after creating it, so widgets laid
+    # out alike share one: the first screen needs half as many models, and opens sooner.
+    key = (cls, *sorted(kwargs.items()))
+    found = _SHARED.get(key)
+    if found is None or getattr(found, "comm", None) is None:  # closed: make a new one
+        found = _SHARED[key] = cls(**kwargs)
+    return found
+
+
+def layout(**kwargs: Any) -> widgets.Layout:
+    """A shared :class:`~ipywidgets.Layout` (never mutate it; make your own for that)."""
+    return _shared(widgets.Layout, **kwargs)
+
+
+def style(widget_cls: type, **kwargs: Any) -> Any:
+    """A shared style for widgets of class ``widget_cls`` (its own style class)."""
+    # ipywidgets doesn't export every style class; the widget's trait knows its own.
+    return _shared(widget_cls.class_traits()["style"].klass, **kwargs)
+
+
+def label_style(widget_cls: type = widgets.Dropdown, width: str = "110px") -> Any:
+    """The style giving descriptions a fixed width, so a column of inputs lines up."""
+    return style(widget_cls, description_width=width)
+
+
+def button(description: str = "", css_class: str = "", **kwargs: Any) -> widgets.Button:
+    """A button with a shared style."""
+    kwargs.setdefault("style", style(widgets.Button))
+    b = widgets.Button(description=description, **kwargs)
+    return css(b, css_class) if css_class else b
+
+
 def html(css_class: str, value: str = "") -> widgets.HTML:
     """An HTML output area with a stable class."""
-    return css(widgets.HTML(value=value, layout=widgets.Layout(width="100%")), css_class)
+    widget = widgets.HTML(value=value, layout=layout(width="100%"),
+                          style=style(widgets.HTML))
+    return css(widget, css_class) if css_class else widget
 
 
 def heading(text: str) -> widgets.HTML:
     """A small section heading."""
     from .render import esc
 
-    return widgets.HTML(f'<h3 class="lfe-h">{esc(text)}</h3>')
+    return html("", f'<h3 class="lfe-h">{esc(text)}</h3>')
 
 
 def wide(**kwargs: Any) -> widgets.Layout:
-    """A layout that takes the full width of its column."""
-    return widgets.Layout(width="100%", **kwargs)
+    """A shared layout that takes the full width of its column."""
+    return layout(width="100%", **kwargs)
 
 
 class Panel(widgets.VBox):

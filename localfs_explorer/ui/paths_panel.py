@@ -9,7 +9,7 @@ import ipywidgets as widgets
 
 from ..check import OPS
 from . import render
-from .panel import Panel, css, heading, html, wide
+from .panel import Panel, css, heading, html, label_style, layout, style, wide
 
 #: Entries in the selection dropdown; the table says how many more there are.
 MAX_SELECT = 500
@@ -23,7 +23,7 @@ class PathsPanel(Panel):
     watches = ("paths_rev", "config_rev")
 
     def build(self) -> list[widgets.Widget]:
-        label = {"description_width": "110px"}
+        label = label_style()
         self.paths = css(self.bind(widgets.Textarea(
             placeholder="one path per line: absolute, relative to the startup directory, "
                         "or ~/...",
@@ -32,7 +32,7 @@ class PathsPanel(Panel):
             options=[(op.replace("_", "+"), op) for op in OPS],
             tooltips=["may a tool read it?", "may a tool write it?",
                       "both (a sync entry present on both sides)"],
-            style={"button_width": "90px"}), "op"), "lfe-op")
+            style=style(widgets.ToggleButtons, button_width="90px")), "op"), "lfe-op")
         self.over_http = css(self.bind(widgets.Dropdown(
             options=[("by transport", "auto"), ("yes", "yes"), ("no", "no")],
             description="over HTTP?", style=label), "over_http"), "lfe-over-http")
@@ -44,7 +44,7 @@ class PathsPanel(Panel):
         self.detail = html("lfe-path-detail")
         return [
             self.paths,
-            widgets.HBox([widgets.Label("operation", layout=widgets.Layout(width="106px")),
+            widgets.HBox([widgets.Label("operation", layout=layout(width="106px")),
                           self.op, self.over_http],
                          layout=wide(flex_flow="row wrap", align_items="center")),
             self.counts, self.table,

@@ -9,7 +9,7 @@ from ..policy import TRANSPORTS
 from ..secrets import is_secret_key
 from . import render
 from .model import EXAMPLE_PREFIX, HOST_TARGET, UPLOAD_TARGET, ExplorerModel
-from .panel import Panel, css, heading, html, wide
+from .panel import Panel, button, css, heading, html, label_style, layout, style, wide
 
 
 class OverridesEditor(widgets.VBox):
@@ -23,11 +23,8 @@ class OverridesEditor(widgets.VBox):
         super().__init__(layout=wide())
         css(self, "lfe-overrides")
         self.model = model
-        self.add_button = css(
-            widgets.Button(description="Add variable", icon="plus",
-                           layout=widgets.Layout(width="140px")),
-            "lfe-override-add",
-        )
+        self.add_button = button("Add variable", "lfe-override-add", icon="plus",
+                                 layout=layout(width="140px"))
         self.add_button.on_click(model.guarded(lambda _b: self.add_row(), where="overrides"))
         self._rows: list[tuple[widgets.Text, widgets.Widget, widgets.Button]] = []
         self._syncing = False
@@ -38,11 +35,12 @@ class OverridesEditor(widgets.VBox):
 
     def add_row(self, key: str = "", value: str = "") -> None:
         """Append one editable row."""
-        key_w = css(widgets.Text(value=key, placeholder="KEY",
-                                 layout=widgets.Layout(width="34%")), "lfe-override-key")
+        key_w = css(widgets.Text(value=key, placeholder="KEY", layout=layout(width="34%"),
+                                 style=label_style(widgets.Text, "0px")),
+                    "lfe-override-key")
         value_w = self._value_widget(key, value)
-        remove = widgets.Button(icon="trash", tooltip="remove this variable",
-                                layout=widgets.Layout(width="40px"))
+        remove = button(icon="trash", tooltip="remove this variable",
+                        layout=layout(width="40px"))
         row = (key_w, value_w, remove)
         self._rows.append(row)
         key_w.observe(self.model.guarded(lambda c: self._key_changed(row, c["new"]),
@@ -53,8 +51,8 @@ class OverridesEditor(widgets.VBox):
 
     def _value_widget(self, key: str, value: str) -> widgets.Widget:
         cls = widgets.Password if is_secret_key(key) else widgets.Text
-        return css(cls(value=value, placeholder="value", layout=widgets.Layout(width="52%")),
-                   "lfe-override-value")
+        return css(cls(value=value, placeholder="value", layout=layout(width="52%"),
+                       style=label_style(widgets.Text, "0px")), "lfe-override-value")
 
     def _watch_value(self, widget: widgets.Widget) -> None:
         widget.observe(self.model.guarded(lambda _c: self._to_model(), where="overrides"),
@@ -116,35 +114,36 @@ class ServerPanel(Panel):
 
     def build(self) -> list[widgets.Widget]:
         m = self.model
-        label = {"description_width": "110px"}
+        label = label_style(widgets.Text)
+        dropdown_label = label_style()
         self.env_path = css(
             widgets.Text(placeholder="/path/to/the/server/.env", description=".env path",
                          continuous_update=False, style=label, layout=wide()),
             "lfe-env-path",
         )
-        self.env_load = css(widgets.Button(description="Load", icon="folder-open",
-                                           button_style="primary",
-                                           layout=widgets.Layout(width="90px")),
-                            "lfe-env-load")
+        self.env_load = button("Load", "lfe-env-load", icon="folder-open",
+                               button_style="primary", layout=layout(width="90px"))
         self.env_upload = css(widgets.FileUpload(description="Upload .env", multiple=False,
-                                                 layout=widgets.Layout(width="150px")),
+                                                 layout=layout(width="150px"),
+                                                 style=style(widgets.Button)),
                               "lfe-env-upload")
-        self.env_clear = css(widgets.Button(description="No .env",
-                                            tooltip="explore overrides only",
-                                            layout=widgets.Layout(width="90px")),
-                             "lfe-env-clear")
+        self.env_clear = button("No .env", "lfe-env-clear", tooltip="explore overrides only",
+                                layout=layout(width="90px"))
         self.env_source = html("lfe-env-source")
         self.lenient = self.bind(widgets.Checkbox(
             description="skip lines the server can't parse (it skips them too)",
-            indent=False, layout=wide()), "lenient")
+            indent=False, layout=wide(), style=style(widgets.Checkbox)), "lenient")
         self.transport = css(self.bind(widgets.Dropdown(
-            options=list(TRANSPORTS), description="transport", style=label), "transport"),
+            options=list(TRANSPORTS), description="transport", style=dropdown_label,
+            layout=layout()),
+            "transport"),
             "lfe-transport")
-        self.target = css(widgets.Dropdown(description="target host", style=label,
+        self.target = css(widgets.Dropdown(description="target host", style=dropdown_label,
                                            layout=wide()), "lfe-target")
         self.spec_upload = css(widgets.FileUpload(description="Upload host spec",
                                                   accept=".json", multiple=False,
-                                                  layout=widgets.Layout(width="170px")),
+                                                  layout=layout(width="170px"),
+                                                  style=style(widgets.Button)),
                                "lfe-spec-upload")
         self.target_info = html("lfe-target-info")
         self.cwd = css(self.bind(widgets.Text(
@@ -155,7 +154,8 @@ class ServerPanel(Panel):
             placeholder="default: the .env's directory (else the startup dir)",
             style=label, layout=wide()), "package_dir"), "lfe-package-dir")
         self.platform = self.bind(widgets.Dropdown(options=["posix", "windows"],
-                                                   description="platform", style=label),
+                                                   description="platform",
+                                                   style=dropdown_label, layout=layout()),
                                   "platform")
         self.overrides = OverridesEditor(m)
         self.unset = css(widgets.Text(description="unset keys", style=label, layout=wide(),
@@ -187,7 +187,7 @@ class ServerPanel(Panel):
         inputs = widgets.VBox([
             heading("The server's .env"),
             widgets.HBox([self.env_path, self.env_load], layout=wide()),
-            widgets.HBox([self.env_upload, self.env_clear]),
+            widgets.HBox([self.env_upload, self.env_clear], layout=layout()),
             self.env_source,
             self.lenient,
             heading("How it runs"),
@@ -198,15 +198,15 @@ class ServerPanel(Panel):
             heading("Process environment (wins over the .env)"),
             self.overrides,
             self.unset,
-        ], layout=widgets.Layout(flex="1 1 420px", min_width="0", padding="0 12px 0 0"))
+        ], layout=layout(flex="1 1 420px", min_width="0", padding="0 12px 0 0"))
         status = widgets.VBox([
             self.mode, self.config_error, self.roots, self.messages,
             heading("What the server sees"), self.env_view,
-        ], layout=widgets.Layout(flex="1 1 420px", min_width="0"))
+        ], layout=layout(flex="1 1 420px", min_width="0"))
         # Served to other machines: no reading of the serving machine's files by path.
         self.env_path.disabled = self.env_load.disabled = not m.host_access
         return [*host_note, widgets.HBox(
-            [inputs, status], layout=widgets.Layout(width="100%", flex_flow="row wrap"))]
+            [inputs, status], layout=layout(width="100%", flex_flow="row wrap"))]
 
     # ---- inputs
 

@@ -14,7 +14,7 @@ import ipywidgets as widgets
 
 from . import render
 from .forms import ArgumentsError, form_shape, parse_arguments, read_location, write_location
-from .panel import Panel, css, heading, html, wide
+from .panel import Panel, css, heading, html, label_style, layout, wide
 
 _NOT_GIVEN = "(not given)"
 
@@ -36,9 +36,9 @@ class ToolCallPanel(Panel):
 
     def build(self) -> list[widgets.Widget]:
         self.catalog = _catalog()
-        label = {"description_width": "110px"}
+        label = label_style()
         self.tool = css(widgets.Dropdown(description="tool", style=label,
-                                         layout=widgets.Layout(width="70%")), "lfe-tool")
+                                         layout=layout(width="70%")), "lfe-tool")
         self.tool_info = html("lfe-tool-info")
         self.form = css(widgets.VBox(layout=wide()), "lfe-tool-form")
         self.form_note = html("lfe-tool-form-note")
@@ -111,7 +111,7 @@ class ToolCallPanel(Panel):
 
             direction = css(widgets.Dropdown(
                 options=[_NOT_GIVEN, *DIRECTIONS], value=_NOT_GIVEN,
-                description=tool.direction.argument, style={"description_width": "160px"}),
+                description=tool.direction.argument, style=label_style(width="160px")),
                 "lfe-tool-field")
             self._fields[tool.direction.argument] = direction
             direction.observe(self.model.guarded(
@@ -137,8 +137,8 @@ class ToolCallPanel(Panel):
         placeholder = "one path per line" if shape in ("list", "list_of_objects") else (
             "Markdown or HTML" if shape == "markdown" else "a local path")
         field = css(cls(description=location, placeholder=placeholder, continuous_update=True,
-                        style={"description_width": "160px"},
-                        layout=widgets.Layout(width="60%", **({"height": "64px"} if multi
+                        style=label_style(widgets.Text, "160px"),
+                        layout=layout(width="60%", **({"height": "64px"} if multi
                                                               else {}))),
                     "lfe-tool-field")
         field.observe(self.model.guarded(lambda c: self._field_changed(location, c["new"]),

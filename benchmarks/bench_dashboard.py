@@ -1,0 +1,208 @@
+"""How quickly the dashboard becomes usable, and how quickly it answers, in a real browser.
+
+    python benchmarks/bench_dashboard.py [--loads N] [--typings M]
+
+Starts two Voila servers the way ``localfs-explorer serve`` does (same command, same
+flags): one on the Explorer's dashboard, one on a notebook showing a single button. Opens
+each N times (alternating, a fresh browser context each time) in headless Chromium
+(``LOCALFS_EXPLORER_CHROMIUM``, default ``/usr/bin/chromium``) and measures from
+navigation until the widget is on screen and accepting input. Then, in the Explorer's
+Paths panel, completes a path M times and measures inside the page from the keystroke to
+the path's verdict appearing in the table. Prints the medians and the ratios the project
+targets:
+
+- Explorer load  <= 1.5 x the one-widget notebook's
+- typing a path -> its verdict on screen: median <= 200 ms
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+from localfs_explorer.serve import dashboard_notebook_json, plan_serve
+
+CHROMIUM = os.environ.get("LOCALFS_EXPLORER_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+]
+BASELINE_SOURCE = (
+    "import ipywidgets as widgets\n"
+    "button = widgets.Button(description='ready')\n"
+    "button.add_class('lfe-baseline')\n"
+    "button"
+)
+# The Explorer is usable once the Server panel's first input is on screen and enabled.
+EXPLORER_READY = ".lfe-env-path input:not([disabled])"
+BASELINE_READY = ".lfe-baseline"
+
+# Runs in the page: complete the path with its last character the way a keystroke does
+# (an input event on the textarea) and resolve with the milliseconds until the verdict
+# table shows the completed path.
+TYPE_AND_WAIT = """
+async ([prefix, last]) => {
+  const area = document.querySelector('.lfe-paths-input textarea');
+  const wanted = prefix + last;
+  const needle = wanted.split('\\n').pop();
+  area.focus();
+  area.value = prefix;
+  return await new Promise((resolve, reject) => {
+    const timeout = setTimeout(() => reject(new Error('no verdict for ' + needle)), 10000);
+    const shown = () => {
+      const table = document.querySelector('.lfe-verdicts');
+      return table && table.textContent.includes(needle);
+    };
+    const observer = new MutationObserver(() => {
+      if (shown()) {
+        observer.disconnect(); clearTimeout(timeout); resolve(performance.now() - t0);
+      }
+    });
+    observer.observe(document.body, {subtree: true, childList: true, characterData: true});
+    area.value = wanted;
+    const t0 = performance.now();
+    area.dispatchEvent(new Event('input', {bubbles: true}));
+  });
+}
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def voila(notebook: Path) -> Iterator[str]:
+    """A Voila server on ``notebook``, started with exactly serve's command line."""
+    port = free_port()
+    plan = plan_serve(port=port, open_browser=False, notebook=notebook)
+    proc = subprocess.Popen(plan.argv, env=plan.env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        url = plan.url
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(url + "api/kernelspecs", timeout=2):
+                    break
+            except urllib.error.HTTPError:
+                break
+            except (urllib.error.URLError, OSError):
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise SystemExit(f"Voila didn't start for {notebook}") from None
+                time.sleep(0.3)
+        yield url
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        for path in plan.cleanup:
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
+def write_notebook(path: Path, source: str) -> Path:
+    nb = dashboard_notebook_json()
+    nb["cells"][0]["source"] = source
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    return path
+
+
+def time_load(browser, url: str, ready: str) -> float:
+    """Seconds from navigation to the ``ready`` element being on screen."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        start = time.perf_counter()
+        page.goto(url, timeout=120_000)
+        page.wait_for_selector(ready, state="visible", timeout=120_000)
+        return time.perf_counter() - start
+    finally:
+        context.close()
+
+
+def time_typing(browser, url: str, count: int, root: Path) -> list[float]:
+    """Milliseconds from completing a path to its verdict showing, ``count`` times."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(url, timeout=120_000)
+        page.wait_for_selector(EXPLORER_READY, timeout=120_000)
+        page.get_by_role("tab", name="Paths").click()
+        page.wait_for_selector(".lfe-paths-input textarea", timeout=30_000)
+        samples = []
+        for i in range(count):
+            # Several paths, as pasted, with the new one last.
+            prefix = "\n".join(str(root / f"dir{j}" / f"file{j}.txt") for j in range(5))
+            prefix += f"\n{root}/typed/path-{i}.cs"
+            samples.append(page.evaluate(TYPE_AND_WAIT, [prefix, "v"]))
+            time.sleep(0.3)  # a pause between edits, as between two people's keystrokes
+        return samples
+    finally:
+        context.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--loads", type=int, default=5, help="page loads of each notebook")
+    parser.add_argument("--typings", type=int, default=20, help="paths typed")
+    args = parser.parse_args(argv)
+    if not os.access(CHROMIUM, os.X_OK):
+        print(f"no Chromium at {CHROMIUM}: set LOCALFS_EXPLORER_CHROMIUM", file=sys.stderr)
+        return 2
+    from playwright.sync_api import sync_playwright
+
+    repo = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory(prefix="lfe-bench-") as tmp, sync_playwright() as p:
+        baseline_nb = write_notebook(Path(tmp) / "one_widget.ipynb", BASELINE_SOURCE)
+        explorer_nb = repo / "notebooks" / "explorer.ipynb"
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                    headless=True)
+        try:
+            with voila(baseline_nb) as baseline_url, voila(explorer_nb) as explorer_url:
+                # One warm-up of each: first imports fill the OS page cache for both.
+                time_load(browser, baseline_url, BASELINE_READY)
+                time_load(browser, explorer_url, EXPLORER_READY)
+                base, explorer = [], []
+                for _ in range(args.loads):
+                    base.append(time_load(browser, baseline_url, BASELINE_READY))
+                    explorer.append(time_load(browser, explorer_url, EXPLORER_READY))
+                typing = time_typing(browser, explorer_url, args.typings, Path(tmp))
+        finally:
+            browser.close()
+    b, e = statistics.median(base), statistics.median(explorer)
+    ratio = e / b
+    typed = statistics.median(typing)
+    print(f"navigation -> interactive, median of {args.loads} loads each:")
+    print(f"  one-widget notebook  {b:6.2f} s   (all: {', '.join(f'{x:.2f}' for x in base)})")
+    print(f"  Explorer             {e:6.2f} s   (all: {', '.join(f'{x:.2f}' for x in explorer)})")
+    print(f"  ratio                {ratio:6.2f} x   target <= 1.5 x  "
+          f"{'OK' if ratio <= 1.5 else 'OVER'}")
+    print(f"typing a path -> verdict on screen, median of {len(typing)}: {typed:.0f} ms "
+          f"(min {min(typing):.0f}, max {max(typing):.0f})   target <= 200 ms  "
+          f"{'OK' if typed <= 200 else 'OVER'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
