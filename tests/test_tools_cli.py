@@ -123,3 +123,29 @@ def test_hosts_lists_the_shipped_examples():
     assert code == 0
     assert {"container", "macos-laptop", "traps"} <= {line.split()[0] for line in
                                                       out.splitlines()}
+
+
+def test_probe_walk_limit_and_expected_paths(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    for i in range(5):
+        (root / f"f{i}.txt").write_text("x")
+    settings = ["--set", "LOCAL_FILE_ACCESS=roots", "--set", f"LOCAL_FILE_ROOTS={root}",
+                "--cwd", str(tmp_path)]
+    call = {"name": "upload_local_folder", "arguments": {"local_path": str(root)}}
+    _, out, _ = run("probe", *settings, "--json", "--walk-limit", "2", "--call",
+                    json.dumps(call))
+    obj = json.loads(out)
+    assert any("2" in note for note in obj["notes"])
+    assert len([p for p in obj["paths"] if p["kind"] == "entry"]) <= 2
+    code, out, _ = run("probe", *settings, "--json", "--expect", "/etc/hosts", "--call",
+                       json.dumps({"name": "get_sheet_data", "arguments": {}}))
+    obj = json.loads(out)
+    assert code == 1
+    assert [(p["path"], p["tier"], p["allowed"]) for p in obj["paths"]] == [
+        ("/etc/hosts", "expected", False)]
+
+
+def test_tools_json_reports_unknown_enabled_names():
+    _, out, _ = run("tools", "--json", "--set", "ENABLED_TOOLS=get_sheet_data,no_such_tool")
+    assert json.loads(out)["unknown_enabled"] == ["no_such_tool"]

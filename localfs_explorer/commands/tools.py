@@ -31,12 +31,19 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
                        help="what the model gets back from tool calls")
     calls = p.add_mutually_exclusive_group(required=True)
     calls.add_argument("--call", metavar="JSON",
-                       help='one tools/call params object: {"name": ..., "arguments": {...}}')
+                       help='one tools/call params object: {"name": ..., "arguments": {...}}; '
+                       'it may add "drive_names": [...] to describe the Drive side of a sync')
     calls.add_argument("--calls", metavar="FILE.jsonl", help="one call per line")
     p.add_argument("--access", metavar="FILE",
                    help="tool access lists (TOML or JSON; tables server, group, member)")
     p.add_argument("--over-http", action=argparse.BooleanOptionalAction, default=None,
                    help="whether calls arrive over HTTP (default: by transport)")
+    p.add_argument("--expect", metavar="PATH", action="append", default=[],
+                   help="a path the call is expected to touch (checked; repeatable)")
+    p.add_argument("--walk-limit", metavar="N", type=int, default=10_000,
+                   help="stop a folder walk after N entries, saying so (default 10000)")
+    p.add_argument("--no-discover", dest="discover", action="store_false",
+                   help="check only the paths the catalog describes")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="one JSON object per call")
     fmt.add_argument("--csv", action="store_true", help="one CSV row per (call, path)")
@@ -77,6 +84,7 @@ def cmd_tools(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             "registered": registration.registered,
             "unregistered": registration.unregistered,
             "not_enabled": registration.not_enabled,
+            "unknown_enabled": registration.unknown_enabled,
             "warnings": registration.warnings,
         }) + "\n")
     else:
@@ -120,8 +128,12 @@ def cmd_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     all_ok = True
     errors = False
     try:
-        for verdict in iter_call_verdicts(policy, _calls(args), over_http=args.over_http,
-                                          access=access, catalog=load_catalog_option(args)):
+        verdicts = iter_call_verdicts(
+            policy, _calls(args), over_http=args.over_http, access=access,
+            catalog=load_catalog_option(args), expected_paths=tuple(args.expect),
+            walk_limit=args.walk_limit, discover=args.discover,
+        )
+        for verdict in verdicts:
             all_ok = all_ok and verdict.outcome == "ok"
             errors = errors or verdict.outcome == "error"
             if args.json:
