@@ -25,3 +25,16 @@ def test_public_api_names():
     for name in ("load_env", "resolve_policy", "Policy", "Decision", "FileSystem", "HostFS"):
         assert hasattr(lfe, name), name
     assert lfe.Policy.many_checks.__doc__
+
+
+def test_lazy_names_resolve_without_loading_pandas():
+    code = (
+        "import json, sys, localfs_explorer as l\n"
+        "names = [n for n in dir(l) if not n.startswith('_')]\n"
+        "missing = [n for n in names if getattr(l, n, None) is None]\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('pandas', 'ipywidgets'))\n"
+        "print(json.dumps([missing, heavy]))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert json.loads(proc.stdout) == [[], []]
