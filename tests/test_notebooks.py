@@ -69,3 +69,19 @@ def test_the_walkthrough_runs_and_teaches_each_trap(kernel) -> None:
     assert "HTTP:  tripwire | local file access is disabled for HTTP requests" in text
     assert "hint:        Add /srv/outside to LOCAL_FILE_ROOTS" in text  # refusal and hint
     assert WIDGET_VIEW in shown[-1]["data"]  # ends in the Explorer itself
+
+
+def test_binder_installs_the_project_with_the_dashboard_extra() -> None:
+    """mybinder ignores pyproject.toml when binder/ exists: postBuild must install it."""
+    import os
+    import re
+
+    root = NOTEBOOKS.parent
+    post_build = root / "binder" / "postBuild"
+    script = post_build.read_text()
+    assert os.access(post_build, os.X_OK)
+    assert re.search(r"^set -e", script, re.MULTILINE)  # a failed install fails the build
+    assert re.search(r"pip install .*\"\.\[dashboard\]\"", script)
+    pyproject = (root / "pyproject.toml").read_text()
+    dashboard = pyproject.split("dashboard = [", 1)[1].split("]", 1)[0]
+    assert "voila" in dashboard and "ipywidgets" in dashboard
