@@ -108,6 +108,11 @@ class Decision:
                 f"reason={self.reason!r}, resolved={self.resolved!r})")
 
     @property
+    def deny_setting(self) -> str | None:
+        """The setting a deny-list refusal came from (e.g. ``TOKEN_PATH``), else None."""
+        return self._deny_hit[0] if self._deny_hit else None
+
+    @property
     def trace(self) -> list[TraceStep]:
         """The ordered steps the check took, each with what it found."""
         return _explain(self)

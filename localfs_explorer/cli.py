@@ -26,7 +26,8 @@ class UsageError(Exception):
     """A problem with the command line or its inputs; reported in one line, exit 2."""
 
 
-def _key_value(text: str) -> tuple[str, str]:
+def key_value(text: str) -> tuple[str, str]:
+    """argparse type for ``KEY=VALUE`` options."""
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {key!r}")
@@ -39,7 +40,7 @@ def environment_options() -> argparse.ArgumentParser:
     group = parent.add_argument_group("server environment")
     group.add_argument("--env", metavar="FILE", help="the server's .env file")
     group.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
-                       type=_key_value, help="a variable in the server process's environment "
+                       type=key_value, help="a variable in the server process's environment "
                        "(wins over the file; repeatable)")
     group.add_argument("--unset", metavar="KEY", action="append", default=[],
                        help="remove KEY whatever set it (repeatable)")
@@ -126,7 +127,8 @@ def _emit_json(obj: Any, out: TextIO) -> None:
     out.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
 
-def _read_paths_file(name: str) -> list[str]:
+def read_paths_file(name: str) -> list[str]:
+    """Paths from a file of one JSON string per line (blank lines skipped)."""
     try:
         with open(name, encoding="utf-8") as fh:
             lines = fh.read().splitlines()
@@ -170,7 +172,7 @@ def warn_config(policy: Policy, err: TextIO) -> None:
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     paths = list(args.paths)
     if args.paths_file:
-        paths.extend(_read_paths_file(args.paths_file))
+        paths.extend(read_paths_file(args.paths_file))
     if not paths:
         raise UsageError("check needs at least one PATH (or --paths-file)")
     policy = build_policy(args)

@@ -985,14 +985,7 @@ def _decision_trace(d: Decision) -> list[str]:
 
 
 def _deny_setting(d: Decision) -> str | None:
-    if d.reason != "denied":
-        return None
-    for step in d.trace:
-        if step.step == "deny-list" and step.outcome == "refused":
-            m = re.search(r"\(from (.+)\)$", step.detail)
-            if m:
-                return m.group(1)
-    return None
+    return d.deny_setting
 
 
 def _shown_path(path: str) -> str:

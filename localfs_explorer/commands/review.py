@@ -189,7 +189,7 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
         "own options are added on top)")
     shared.add_argument("--env", metavar="FILE", help="the server's .env for both sides")
     shared.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
-                        type=cli._key_value, help="a process variable on both sides")
+                        type=cli.key_value, help="a process variable on both sides")
     shared.add_argument("--unset", metavar="KEY", action="append", default=[])
     shared.add_argument("--transport", choices=("stdio", "sse", "streamable-http"))
     shared.add_argument("--inherit-env", action="store_true",
@@ -206,7 +206,7 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
         g = p.add_argument_group(f"the {side} configuration")
         g.add_argument(f"--{side}-env", metavar="FILE")
         g.add_argument(f"--{side}-set", metavar="KEY=VALUE", action="append", default=[],
-                       type=cli._key_value)
+                       type=cli.key_value)
         g.add_argument(f"--{side}-unset", metavar="KEY", action="append", default=[])
         g.add_argument(f"--{side}-transport", choices=("stdio", "sse", "streamable-http"))
         g.add_argument(f"--{side}-scenario", metavar="FILE[::NAME]",
@@ -360,7 +360,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise cli.UsageError(str(exc)) from None
     paths = list(args.paths)
     if args.paths_file:
-        paths.extend(cli._read_paths_file(args.paths_file))
+        paths.extend(cli.read_paths_file(args.paths_file))
     before, after = _side(args, "before"), _side(args, "after")
     for label, side in (("before", before), ("after", after)):
         for warning in (*side.policy.env.warnings, *side.policy.warnings):
@@ -416,7 +416,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise cli.UsageError(str(exc)) from None
     paths = list(args.paths)
     if args.paths_file:
-        paths.extend(cli._read_paths_file(args.paths_file))
+        paths.extend(cli.read_paths_file(args.paths_file))
     if not paths and not args.calls:
         raise cli.UsageError("report needs --calls FILE.jsonl, --path or --paths-file")
     policy = cli.build_policy(args)

@@ -40,11 +40,11 @@ MAX_ROWS = 300
 
 def shipped_example() -> tuple[str, str]:
     """(name, TOML text) of the shipped spec-000 scenarios, or ("", "") if not installed."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(here, "..", "..", "..", "scenarios", "spec-000.toml")
+    from importlib import resources
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            return "spec-000.toml", fh.read()
+        data = resources.files("localfs_explorer").joinpath("data/scenarios/spec-000.toml")
+        return "spec-000.toml", data.read_text(encoding="utf-8")
     except OSError:
         return "", ""
 

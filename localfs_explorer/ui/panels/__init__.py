@@ -1,0 +1,1 @@
+"""Explorer panels added after the first seven: scenarios, compare, session."""
