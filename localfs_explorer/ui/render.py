@@ -36,6 +36,8 @@ STYLE = """
 <style>
 .lfe-app { max-width: 1400px; font-size: 14px; }
 .lfe-app .widget-html-content { line-height: 1.45; }
+/* Full-width HTML areas: without side margins, 100% fits the column exactly. */
+.lfe-app .widget-html { margin-left: 0; margin-right: 0; }
 .lfe-app table.lfe-table { border-collapse: collapse; margin: 4px 0 8px 0; width: 100%; }
 .lfe-app table.lfe-table th, .lfe-app table.lfe-table td {
   border: 1px solid #d0d7de; padding: 3px 6px; text-align: left; vertical-align: top;
