@@ -60,7 +60,8 @@ def environment_options() -> argparse.ArgumentParser:
                        "file's directory)")
     group.add_argument("--fs", metavar="SPEC",
                        help="answer for a described host: a host spec JSON file or the name "
-                       "of a shipped example (default: this machine)")
+                       "of a shipped example (container, macos-laptop, traps; see the hosts "
+                       "command) (default: this machine)")
     group.add_argument("--profile", metavar="FILE",
                        help="a server profile JSON replacing the shipped assumptions")
     group.add_argument("--platform", choices=("posix", "windows"), default="posix",

@@ -7,8 +7,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from localfs_explorer import Policy, load_env, resolve_policy
+
+# Property tests judge behaviour, never speed: a loaded CI machine must not fail them on
+# hypothesis's per-example deadline.
+settings.register_profile(
+    "localfs", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("localfs")
 
 
 @dataclass

@@ -9,7 +9,7 @@ import policy_scenarios as scenarios
 import pytest
 from conftest import can_hardlink, case_insensitive
 
-from localfs_explorer import Mode
+from localfs_explorer import Mode, load_env, resolve_policy
 from localfs_explorer.fs import HostFS
 
 OFF_EXPLICIT = "local file access is disabled on this server (LOCAL_FILE_ACCESS=off)"
@@ -131,10 +131,19 @@ def test_existing_distinct_case_variant_is_allowed(layout):
     assert d.allowed, "an existing distinct file must match by identity only"
 
 
-def test_existing_case_variant_on_a_case_insensitive_disk_is_denied(layout):
-    if not case_insensitive(layout.app):
-        pytest.skip("needs a case-insensitive filesystem")
-    assert layout.policy().check_read(str(layout.app / "TOKEN.JSON")).reason == "denied"
+def test_existing_case_variant_on_a_case_insensitive_disk_is_denied():
+    # A described macOS-like host: TOKEN.json is the token itself there, found by identity.
+    from localfs_explorer.fs import VirtualFS
+
+    fs = VirtualFS(case_insensitive=True, home="/Users/op", cwd="/Users/op/mcp")
+    for directory in ("/Users", "/Users/op", "/Users/op/mcp"):
+        fs.mkdir(directory, exist_ok=True)
+    fs.add_file("/Users/op/mcp/token.json")
+    policy = resolve_policy(load_env(None), fs=fs, cwd="/Users/op/mcp")
+    d = policy.check_read("/Users/op/mcp/TOKEN.json")
+    assert d.reason == "denied"
+    assert d.resolved == "/Users/op/mcp/TOKEN.json"  # realpath keeps the caller's spelling
+    assert "same file as" in next(s for s in d.trace if s.step == "deny-list").detail
 
 
 def test_env_file_and_cache_sidecar(layout):
@@ -274,8 +283,6 @@ class CountingFS(HostFS):
     ({}, "stdio", True),  # tripwire
 ])
 def test_refusals_before_resolution_touch_no_filesystem(layout, settings, transport, over_http):
-    from localfs_explorer import load_env, resolve_policy
-
     fs = CountingFS()
     policy = resolve_policy(load_env(None, overrides={"HOME": str(layout.home), **settings}),
                             transport=transport, fs=fs, cwd=str(layout.app))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from typing import Any, TextIO
 
@@ -23,6 +24,8 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--max-depth", type=int, default=32)
     p.add_argument("--cwd", metavar="DIR", help="the server's startup directory on this host")
     p.add_argument("--home", metavar="DIR", help="the server account's home directory")
+    p.add_argument("--case-insensitive", action=argparse.BooleanOptionalAction, default=None,
+                   help="record the tree as case-insensitive (default: detect)")
     p.set_defaults(handler=cmd_snapshot)
 
     p = sub.add_parser("hosts", help="list the shipped example hosts for --fs")
@@ -36,7 +39,7 @@ def cmd_snapshot(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise cli.UsageError(f"{args.output} exists; pass --force to replace it")
     try:
         shot = snapshot(args.path, max_entries=args.max_entries, max_depth=args.max_depth,
-                        home=args.home, cwd=args.cwd)
+                        home=args.home, cwd=args.cwd, case_insensitive=args.case_insensitive)
         shot.write(args.output)
     except SnapshotError as exc:
         raise cli.UsageError(str(exc)) from None
@@ -44,14 +47,20 @@ def cmd_snapshot(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise cli.UsageError(f"{args.output}: can't be written ({exc.strerror or exc})") from None
     for line in shot.report():
         err.write(line + "\n")
+    if not shot.complete:
+        # Cut-offs and unreadable entries are reported, not fatal: the spec still holds
+        # everything that could be recorded.
+        err.write("warning: the snapshot is incomplete; verdicts for the parts listed above "
+                  "may differ from this host's\n")
     out.write(f"wrote {args.output}\n")
     return 0
 
 
 def cmd_hosts(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..fs.spec import example_host_path, list_example_hosts, read_spec
+    from ..fs.spec import example_host_path, list_example_hosts
 
     for name in list_example_hosts():
-        description = read_spec(str(example_host_path(name))).get("description", "")
+        spec = json.loads(example_host_path(name).read_text(encoding="utf-8"))
+        description = spec.get("description", "")
         out.write(f"{name:<16} {description}\n")
     return 0
