@@ -217,4 +217,12 @@ def test_a_preloaded_example_host_in_the_browser(browser_page, tmp_path) -> None
         expect(page.locator(".lfe-path-detail")).to_contain_text(
             "Add /srv/outside to LOCAL_FILE_ROOTS")
         shot(page, "example-host.png")
+
+        # Typed key by key, faster than recomputes are allowed to run: the edits are
+        # coalesced, and the last one still lands on screen.
+        area = page.locator(".lfe-paths-input textarea")
+        area.fill("")
+        area.press_sequentially("/data/tok", delay=20)
+        expect(table).to_contain_text("/data/tok is outside this server's LOCAL_FILE_ROOTS")
+        expect(page.locator(".lfe-paths-counts")).to_contain_text("1 path(s)")
         expect(page.locator(".lfe-error")).to_have_text("")
