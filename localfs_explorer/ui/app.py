@@ -2,7 +2,7 @@
 
 Panels come from a small registry, :data:`PANELS`, so that a new one is one line::
 
-    PanelSpec("scenarios", "Scenarios", "localfs_explorer.ui.scenarios_panel:ScenariosPanel")
+    PanelSpec("audit", "Audit", "localfs_explorer.ui.panels.audit:AuditPanel")
 
 A factory is a callable ``factory(model) -> widget`` or a ``"module:Class"`` string that
 is imported only when the tab is first opened. A panel that can't be built (its engine
@@ -51,6 +51,9 @@ PANELS: list[PanelSpec] = [
     PanelSpec("batch", "Batch", "localfs_explorer.ui.batch_panel:BatchPanel"),
     PanelSpec("auth", "auth-status", "localfs_explorer.ui.auth_panel:AuthStatusPanel"),
     PanelSpec("export", "Export", "localfs_explorer.ui.export_panel:ExportPanel"),
+    PanelSpec("scenarios", "Scenarios", "localfs_explorer.ui.panels.scenarios:ScenariosPanel"),
+    PanelSpec("compare", "Compare", "localfs_explorer.ui.panels.compare:ComparePanel"),
+    PanelSpec("session", "Session", "localfs_explorer.ui.panels.session:SessionPanel"),
 ]
 
 
