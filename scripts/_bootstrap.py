@@ -39,7 +39,8 @@ def _wanted_stamp() -> str:
 
 def ensure_venv() -> Path:
     """Create .venv and install the project with its extras when out of date."""
-    if sys.version_info < (3, 10):
+    # This file runs under whatever python3 the user has, so the floor is checked here.
+    if sys.version_info < (3, 10):  # noqa: UP036
         sys.exit("localfs-explorer needs Python 3.10 or newer; this is " + sys.version.split()[0])
     py = venv_python()
     if not py.exists():
@@ -47,11 +48,11 @@ def ensure_venv() -> Path:
         venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
     wanted = _wanted_stamp()
     if not STAMP.exists() or STAMP.read_text().strip() != wanted:
-        _say(f"installing localfs-explorer[{EXTRAS}] into {VENV.name}/ (first run takes a few minutes)")
-        subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
-        subprocess.run(
-            [str(py), "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[{EXTRAS}]"], check=True
-        )
+        _say(f"installing localfs-explorer[{EXTRAS}] into {VENV.name}/ "
+             "(the first run takes a few minutes)")
+        pip = [str(py), "-m", "pip", "--disable-pip-version-check", "install", "--quiet"]
+        subprocess.run([*pip, "--upgrade", "pip"], check=True)
+        subprocess.run([*pip, "-e", f"{ROOT}[{EXTRAS}]"], check=True)
         STAMP.write_text(wanted + "\n")
     return py
 
