@@ -4,6 +4,8 @@ Panels come from a small registry, :data:`PANELS`, so that a new one is one line
 
     PanelSpec("audit", "Audit", "localfs_explorer.ui.panels.audit:AuditPanel")
 
+(``audit`` is an example name; each shipped panel is a module in ``ui/panels/``.)
+
 A factory is a callable ``factory(model) -> widget`` or a ``"module:Class"`` string that
 is imported only when the tab is first opened. A panel that can't be built (its engine
 isn't installed yet, or it raised) shows why in its tab; the rest of the app still works.
@@ -44,13 +46,13 @@ class PanelSpec:
 
 #: The Explorer's tabs, in order. The Server panel comes first: it is what opens.
 PANELS: list[PanelSpec] = [
-    PanelSpec("server", "Server", "localfs_explorer.ui.server_panel:ServerPanel"),
-    PanelSpec("deny", "Deny-list", "localfs_explorer.ui.deny_panel:DenyListPanel"),
-    PanelSpec("paths", "Paths", "localfs_explorer.ui.paths_panel:PathsPanel"),
-    PanelSpec("tool", "Tool call", "localfs_explorer.ui.tool_panel:ToolCallPanel"),
-    PanelSpec("batch", "Batch", "localfs_explorer.ui.batch_panel:BatchPanel"),
-    PanelSpec("auth", "auth-status", "localfs_explorer.ui.auth_panel:AuthStatusPanel"),
-    PanelSpec("export", "Export", "localfs_explorer.ui.export_panel:ExportPanel"),
+    PanelSpec("server", "Server", "localfs_explorer.ui.panels.server:ServerPanel"),
+    PanelSpec("deny", "Deny-list", "localfs_explorer.ui.panels.deny:DenyListPanel"),
+    PanelSpec("paths", "Paths", "localfs_explorer.ui.panels.paths:PathsPanel"),
+    PanelSpec("tool", "Tool call", "localfs_explorer.ui.panels.tool:ToolCallPanel"),
+    PanelSpec("batch", "Batch", "localfs_explorer.ui.panels.batch:BatchPanel"),
+    PanelSpec("auth", "auth-status", "localfs_explorer.ui.panels.auth:AuthStatusPanel"),
+    PanelSpec("export", "Export", "localfs_explorer.ui.panels.export:ExportPanel"),
     PanelSpec("scenarios", "Scenarios", "localfs_explorer.ui.panels.scenarios:ScenariosPanel"),
     PanelSpec("compare", "Compare", "localfs_explorer.ui.panels.compare:ComparePanel"),
     PanelSpec("session", "Session", "localfs_explorer.ui.panels.session:SessionPanel"),

@@ -1,1 +1,1 @@
-"""Explorer panels added after the first seven: scenarios, compare, session."""
+"""The Explorer's panels, one module each; ``ui/app.py`` lists them in ``PANELS``."""

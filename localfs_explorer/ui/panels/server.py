@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from ..env import EnvFileError
-from ..policy import TRANSPORTS
-from ..secrets import is_secret_key
-from . import render
-from .model import EXAMPLE_PREFIX, HOST_TARGET, UPLOAD_TARGET, ExplorerModel
-from .panel import Panel, button, css, heading, html, label_style, layout, style, wide
+from ...env import EnvFileError
+from ...policy import TRANSPORTS
+from ...secrets import is_secret_key
+from .. import render
+from ..model import EXAMPLE_PREFIX, HOST_TARGET, UPLOAD_TARGET, ExplorerModel
+from ..panel import Panel, button, css, heading, html, label_style, layout, style, wide
 
 
 class OverridesEditor(widgets.VBox):

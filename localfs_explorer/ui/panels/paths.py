@@ -7,9 +7,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..check import OPS
-from . import render
-from .panel import Panel, css, heading, html, label_style, layout, style, wide
+from ...check import OPS
+from .. import render
+from ..panel import Panel, css, heading, html, label_style, layout, style, wide
 
 #: Entries in the selection dropdown; the table says how many more there are.
 MAX_SELECT = 500

@@ -12,18 +12,16 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from . import render
-from .forms import ArgumentsError, form_shape, parse_arguments, read_location, write_location
-from .panel import Panel, css, heading, html, label_style, layout, wide
+from .. import render
+from ..forms import ArgumentsError, form_shape, parse_arguments, read_location, write_location
+from ..panel import Panel, css, heading, html, label_style, layout, wide
 
 _NOT_GIVEN = "(not given)"
 
 
 def _catalog() -> Any:
-    try:
-        from ..catalog import default_catalog
-    except ImportError:  # pragma: no cover - the catalog ships with the engine
-        return None
+    from ...catalog import default_catalog
+
     return default_catalog()
 
 
@@ -107,7 +105,7 @@ class ToolCallPanel(Panel):
             rows.append(self._field(image.location, "markdown", "Markdown/HTML, local images "
                                     "read", image.note))
         if tool.direction is not None:
-            from ..catalog import DIRECTIONS
+            from ...catalog import DIRECTIONS
 
             direction = css(widgets.Dropdown(
                 options=[_NOT_GIVEN, *DIRECTIONS], value=_NOT_GIVEN,

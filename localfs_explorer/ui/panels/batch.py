@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from . import render
-from .panel import Panel, button, css, heading, html, label_style, layout, style, wide
+from .. import render
+from ..panel import Panel, button, css, heading, html, label_style, layout, style, wide
 
 
 class BatchPanel(Panel):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from . import render
-from .panel import Panel, button, css, heading, html, label_style, layout, style
+from .. import render
+from ..panel import Panel, button, css, heading, html, label_style, layout, style
 
 
 class ExportPanel(Panel):
@@ -68,8 +68,8 @@ class ExportPanel(Panel):
             f"⬇ Download {name}", "lfe-export-download-link")
 
     def _write(self) -> None:
-        from ..dotenv_export import ExportError
-        from .model import ExplorerError
+        from ...dotenv_export import ExportError
+        from ..model import ExplorerError
 
         try:
             result = self.model.write_export(self.dest.value, force=self.force.value)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from . import render
-from .panel import Panel, heading, html
+from .. import render
+from ..panel import Panel, heading, html
 
 
 class DenyListPanel(Panel):
