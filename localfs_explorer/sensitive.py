@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from fnmatch import translate
 from functools import lru_cache
 from importlib import resources
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -97,16 +97,31 @@ def _components(path: str) -> list[str]:
     return [part.casefold() for part in posixpath.normpath(path).split("/") if part]
 
 
+def _normal(path: str) -> str:
+    """An absolute path normalised lexically and case-folded, as ``/a/b`` (``/`` for the
+    root): the components of :func:`_components`, joined."""
+    # Most paths are already normal; only "." and ".." names, doubled slashes and a
+    # trailing slash need the full treatment (a hidden name like "/.ssh" takes it too).
+    if "/." in path or "//" in path or (path.endswith("/") and path != "/"):
+        path = "/" + "/".join(part for part in posixpath.normpath(path).split("/") if part)
+    return path.casefold()
+
+
 @lru_cache(maxsize=256)
-def _home_components(home: str) -> tuple[str, ...]:
-    return tuple(_components(home))
+def _home_normal(home: str) -> str:
+    return _normal(home) if home.startswith("/") else "/" + "/".join(_components(home))
 
 
-_Prepared = tuple[
-    tuple[tuple[tuple[str, ...], SensitivePattern], ...],
-    re.Pattern[str],
-    tuple[tuple[re.Pattern[str], SensitivePattern], ...],
-]
+class _Prepared(NamedTuple):
+    """A pattern list turned into the few regexes the matcher runs."""
+
+    #: Home entries in list order; group ``i + 1`` of :attr:`below_home` is entry ``i``.
+    home: tuple[SensitivePattern, ...]
+    #: Matches the first home entry (in list order) that a path below home is or is in.
+    below_home: re.Pattern[str]
+    #: Matches any name glob: most names match none, so one test goes first.
+    any_name: re.Pattern[str]
+    names: tuple[tuple[re.Pattern[str], SensitivePattern], ...]
 
 
 @lru_cache(maxsize=1)
@@ -116,19 +131,27 @@ def _prepare_shipped() -> _Prepared:
 
 @lru_cache(maxsize=32)
 def _prepare(patterns: tuple[SensitivePattern, ...]) -> _Prepared:
-    """Home entries as component tuples and name globs as regexes, computed once.
+    """Home entries and name globs as regexes, computed once per pattern list.
 
-    Discovery asks about every word of a command, so the per-call cost matters.
+    Discovery asks about every word of a command and a walk about every entry, so the
+    cost per path matters.
     """
-    home = tuple(
-        (tuple(_components(p.pattern)), p) for p in patterns if p.kind == "home"
-    )
+    home = tuple(p for p in patterns if p.kind == "home")
+    # Entry by entry, in order: its components, then the end of the path or a "/", so
+    # ".ssh" doesn't take ".sshx". An entry with no components ("~/.") holds everything.
+    alternatives = []
+    for p in home:
+        parts = _components(p.pattern)
+        if parts:
+            alternatives.append(f"({re.escape('/'.join(parts))})(?=/|\\Z)")
+        else:
+            alternatives.append("()")
+    below_home = re.compile("|".join(alternatives) or r"(?!)", re.DOTALL)
     names = tuple(
         (re.compile(translate(p.pattern.casefold())), p) for p in patterns if p.kind == "name"
     )
-    # One combined test first: most names match no glob at all.
-    combined = re.compile("|".join(f"(?:{rx.pattern})" for rx, _ in names) or r"(?!)")
-    return home, combined, names
+    any_name = re.compile("|".join(f"(?:{rx.pattern})" for rx, _ in names) or r"(?!)")
+    return _Prepared(home, below_home, any_name, names)
 
 
 def _absolute(path: str, home: str, cwd: str | None) -> str | None:
@@ -161,33 +184,54 @@ def sensitive_match(
     it); ``cwd`` anchors relative paths for the home-entry test. ``patterns`` defaults
     to the shipped list.
     """
+    found = _match(path, home, cwd, patterns)
+    if found is None:
+        return None
+    return SensitiveMatch(pattern=found[0], reason=found[1])
+
+
+def _match(
+    path: str, home: str, cwd: str | None, patterns: Sequence[SensitivePattern] | None
+) -> tuple[SensitivePattern, str] | None:
+    """(pattern, reason) of :func:`sensitive_match`, without building the model."""
     if not path:
         return None
     # The shipped list is prepared once; hashing thirty models per call would cost
     # more than the matching itself.
-    home_entries, any_name, names = (
-        _prepare_shipped() if patterns is None else _prepare(tuple(patterns))
-    )
+    prepared = _prepare_shipped() if patterns is None else _prepare(tuple(patterns))
     absolute = _absolute(path, home, cwd)
-    parts = _components(absolute) if absolute is not None else None
-    if parts is not None and home:
-        home_parts = _home_components(home)
-        depth = len(home_parts)
-        if tuple(parts[:depth]) == home_parts:
-            below = tuple(parts[depth:])
-            for entry, pattern in home_entries:
-                if below[: len(entry)] == entry:
-                    verb = "is" if len(below) == len(entry) else "inside"
-                    return SensitiveMatch(pattern=pattern, reason=f"{verb} {pattern.label}")
-    # The last component as written (after lexical normalisation), so a relative
-    # ``.env`` with no cwd is still recognised.
-    name_parts = parts if parts is not None else _components(path)
-    if not name_parts or not any_name.match(name_parts[-1]):
+    if absolute is not None:
+        # Compared as strings of whole components: "/home/ada" + "/" + ".ssh" + "/" or
+        # the end, never a bare prefix (~/.sshx is not ~/.ssh).
+        normal = _normal(absolute)
+        if home:
+            home_normal = _home_normal(home)
+            below: str | None = None
+            if home_normal == "/":
+                below = normal[1:]
+            elif normal.startswith(home_normal):
+                rest = normal[len(home_normal):]
+                if not rest:
+                    below = ""
+                elif rest[0] == "/":
+                    below = rest[1:]
+            if below is not None:
+                found = prepared.below_home.match(below)
+                if found is not None:
+                    pattern = prepared.home[found.lastindex - 1]  # type: ignore[operator]
+                    verb = "is" if found.end() == len(below) else "inside"
+                    return pattern, f"{verb} {pattern.label}"
+        name = normal.rpartition("/")[2]
+    else:
+        # The last component as written (after lexical normalisation), so a relative
+        # ``.env`` with no cwd is still recognised.
+        parts = _components(path)
+        name = parts[-1] if parts else ""
+    if not name or not prepared.any_name.match(name):
         return None
-    name = name_parts[-1]
-    for regex, pattern in names:
+    for regex, pattern in prepared.names:
         if regex.match(name):
-            return SensitiveMatch(pattern=pattern, reason=f"matches {pattern.label}")
+            return pattern, f"matches {pattern.label}"
     return None
 
 
@@ -196,5 +240,5 @@ def sensitive_reason(path: str, *, home: str, cwd: str | None = None) -> str | N
 
     Advice only: it never changes the server's verdict on the path.
     """
-    found = sensitive_match(path, home=home, cwd=cwd)
-    return found.reason if found is not None else None
+    found = _match(path, home, cwd, None)
+    return found[1] if found is not None else None

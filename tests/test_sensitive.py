@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import fnmatch
+import posixpath
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from localfs_explorer.sensitive import (
     SensitivePattern,
@@ -50,6 +55,7 @@ def test_credential_locations_are_flagged(path: str, reason: str) -> None:
         "/home/ada/.ssh-backup",
         "/home/ada/.config/ghost/x",
         "/home/adam/.ssh/config",      # another home that starts like ours
+        "/home/ada.ssh/config",        # ... and one whose rest reads like an entry
         "/srv/.ssh/config",            # an .ssh folder that isn't under home
         "/srv/app/.env/lib/site.py",   # a virtualenv called .env: only the last name counts
         "/srv/app/report.pdf",
@@ -119,3 +125,63 @@ def test_shipped_patterns_cover_the_required_list() -> None:
                 "*.key", "*.p12"}
     assert required <= labels
     assert all(p.why for p in sensitive_patterns())
+
+
+# --- the fast matcher against the rule it implements ------------------------------------------
+
+
+def _rule(path: str, home: str, cwd: str | None) -> str | None:
+    """The advice rule written out plainly: normalised, case-folded components compared
+    one by one, home entries first, then the last name against each glob."""
+    def components(p: str) -> list[str]:
+        return [part.casefold() for part in posixpath.normpath(p).split("/") if part]
+
+    if not path:
+        return None
+    if path == "~" or path.startswith("~/"):
+        absolute = home.rstrip("/") + path[1:] if home else None
+    elif path.startswith("~"):
+        absolute = None
+    elif path.startswith("/"):
+        absolute = path
+    else:
+        absolute = posixpath.join(cwd, path) if cwd else None
+    parts = components(absolute) if absolute is not None else None
+    if parts is not None and home:
+        home_parts = components(home)
+        if parts[: len(home_parts)] == home_parts:
+            below = parts[len(home_parts):]
+            for p in sensitive_patterns():
+                entry = components(p.pattern)
+                if p.kind == "home" and below[: len(entry)] == entry:
+                    return f"{'is' if len(below) == len(entry) else 'inside'} {p.label}"
+    names = parts if parts is not None else components(path)
+    if not names:
+        return None
+    for p in sensitive_patterns():
+        if p.kind == "name" and fnmatch.fnmatchcase(names[-1], p.pattern.casefold()):
+            return f"matches {p.label}"
+    return None
+
+
+_SEGMENTS = st.sampled_from([
+    "", ".", "..", "home", "ada", "ADA", ".ssh", ".SSH", ".sshx", ".config", "gh", "ghost",
+    "id_rsa", "x.pem", ".env", ".Env.local", "ß", "Library", "Keychains", ".docker",
+    "config.json", "notes.txt", "a\x00b", "adam", "ada.ssh",
+])
+
+
+@given(
+    st.sampled_from(["", "/", "//", "~/", "~", "~bob/", "./", "../"]),
+    st.lists(_SEGMENTS, max_size=6),
+    st.sampled_from(["/", "//"]),
+    st.booleans(),
+    st.sampled_from(["/home/ada", "/home/ada/", "/", "/home/ADA", "home/ada", "/home/./ada", ""]),
+    st.sampled_from([None, "/home/ada", "/srv", "/home/ada/.ssh"]),
+)
+@settings(max_examples=400)
+def test_the_matcher_follows_the_component_rule(
+    lead: str, segments: list[str], sep: str, trailing: bool, home: str, cwd: str | None
+) -> None:
+    path = lead + sep.join(segments) + ("/" if trailing else "")
+    assert sensitive_reason(path, home=home, cwd=cwd) == _rule(path, home, cwd)
