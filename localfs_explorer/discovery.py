@@ -59,13 +59,14 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
 from os import PathLike, fspath
 from typing import Any, Literal
 from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .sensitive import sensitive_match, sensitive_reason
+from .sensitive import sensitive_reason
 
 __all__ = [
     "DiscoveryError",
@@ -77,6 +78,7 @@ __all__ = [
     "discover_paths",
     "is_path_argument_name",
     "looks_like_path",
+    "nothing_to_find",
     "shell_words",
 ]
 
@@ -183,6 +185,7 @@ def _name_words(name: str) -> list[str]:
     return [w.lower() for w in _NAME_WORDS.findall(name)]
 
 
+@lru_cache(maxsize=4096)
 def argument_name_kind(name: str) -> ArgumentKind | None:
     """What an argument's name says its value is: a path, maybe a path, a command, data.
 
@@ -190,6 +193,7 @@ def argument_name_kind(name: str) -> ArgumentKind | None:
     ``file_name``/``folder_name`` are ``weak`` because Drive names look the same;
     ``data`` (``content_base64``, ``file_id``, ``url``) is never searched.
     """
+    # Cached: a batch asks about the same few argument names in every call.
     words = _name_words(name)
     if not words:
         return None
@@ -446,19 +450,24 @@ class _Search:
 
     def walk(self, value: Any, label: str, generic: str, name: str,
              skip: _Skip, depth: int) -> None:
+        """Search ``value`` and everything below it; it counts as one visited value."""
         if self.nodes >= self.limits.max_nodes:
             self.stop(f"stopped after visiting {self.limits.max_nodes} values (max_nodes)")
             return
         self.nodes += 1
         if label and skip.covers(label, generic):
             return
+        self._search(value, label, generic, name, skip, depth)
+
+    def _search(self, value: Any, label: str, generic: str, name: str,
+                skip: _Skip, depth: int) -> None:
+        """Search a value already counted and not skipped."""
         if isinstance(value, str):
             self.string(value, label, name)
             return
-        if isinstance(value, Mapping):
+        if type(value) is dict or isinstance(value, Mapping):
             children: Iterator[tuple[str, str, str, Any]] = (
-                (_child(label, str(k)), _child(generic, str(k)), str(k), v)
-                for k, v in value.items()
+                _mapping_children(value, label, generic)
             )
         elif isinstance(value, (list, tuple)):
             children = (
@@ -466,18 +475,24 @@ class _Search:
             )
         else:
             return  # numbers, booleans, None: never paths
-        if depth >= self.limits.max_depth:
-            self.stop(f"{label or 'arguments'} nests deeper than {self.limits.max_depth} "
+        limits = self.limits
+        if depth >= limits.max_depth:
+            self.stop(f"{label or 'arguments'} nests deeper than {limits.max_depth} "
                       "levels; deeper values were not searched (max_depth)")
             return
         for child_label, child_generic, child_name, child in children:
-            if self.nodes >= self.limits.max_nodes:
-                self.stop(f"stopped after visiting {self.limits.max_nodes} values (max_nodes)")
+            if self.nodes >= limits.max_nodes:
+                self.stop(f"stopped after visiting {limits.max_nodes} values (max_nodes)")
                 break
-            if self.strings >= self.limits.max_strings:
-                self.stop(f"stopped after {self.limits.max_strings} strings (max_strings)")
+            if self.strings >= limits.max_strings:
+                self.stop(f"stopped after {limits.max_strings} strings (max_strings)")
                 break
-            self.walk(child, child_label, child_generic, child_name, skip, depth + 1)
+            # walk() for the child, inline (its max_nodes test can't fail right after the
+            # one above): the calls of a big argument tree are most of discovery's cost.
+            self.nodes += 1
+            if type(child) in _LEAF_TYPES or skip.covers(child_label, child_generic):
+                continue
+            self._search(child, child_label, child_generic, child_name, skip, depth + 1)
 
     def string(self, value: str, label: str, name: str) -> None:
         if self.strings >= self.limits.max_strings:
@@ -532,7 +547,7 @@ class _Search:
             bare_names
             and "/" not in word
             and not _is_url(word)
-            and sensitive_match(word, home=self.home) is not None
+            and sensitive_reason(word, home=self.home) is not None
         ):
             self.add(word, tier="guess", source=label, rule="credential file name", raw=raw)
 
@@ -618,6 +633,17 @@ class _Search:
         return FoundPaths(paths, self.stopped)
 
 
+def _mapping_children(
+    value: Mapping[Any, Any], label: str, generic: str
+) -> Iterator[tuple[str, str, str, Any]]:
+    """``(label, generic label, name, value)`` of each entry of a mapping."""
+    same = label == generic  # no list above: both spellings are one string
+    for k, v in value.items():
+        key = str(k)
+        child = _child(label, key)
+        yield child, child if same else _child(generic, key), key, v
+
+
 def _has_dot(word: str) -> bool:
     # A lone value counts as a credential file name only when it looks like a file
     # name ('.env', 'server.pem'); a bare 'id_token' is far more often not a file.
@@ -635,21 +661,33 @@ def _takes_path(word: str, following: str) -> bool:
     return kind == "weak" and (looks_like_path(following) or _looks_like_file_name(following))
 
 
+# Values the walk counts and passes over: they never hold a path (bool is not an int here,
+# as ``type`` is compared exactly).
+_LEAF_TYPES = frozenset({int, float, bool, type(None)})
+
+
 # --- argument locations --------------------------------------------------------------------------
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 _SEGMENT = re.compile(r'\.?([A-Za-z0-9_\-]+)|\[(\d*)\]|\["((?:[^"\\]|\\.)*)"\]')
 
 
+@lru_cache(maxsize=4096)
 def _child(label: str, key: str) -> str:
+    """How the walk labels ``key`` below ``label`` (``a.b``, ``a["odd key"]``)."""
+    # Cached: every call of a tool repeats the same argument names.
     if _IDENTIFIER.match(key):
         return f"{label}.{key}" if label else key
     quoted = key.replace("\\", "\\\\").replace('"', '\\"')
     return f'{label}["{quoted}"]'
 
 
-def _parse_location(location: str) -> list[str | int | None]:
-    """``a.b[0].c`` / ``a[].b`` / ``["odd key"]`` → keys, indexes and None for ``[]``."""
+@lru_cache(maxsize=1024)
+def _parse_location(location: str) -> tuple[str | int | None, ...]:
+    """``a.b[0].c`` / ``a[].b`` / ``["odd key"]`` → keys, indexes and None for ``[]``.
+
+    Cached (hence a tuple): a batch names the same few locations in every call.
+    """
     segments: list[str | int | None] = []
     pos = 0
     while pos < len(location):
@@ -667,7 +705,7 @@ def _parse_location(location: str) -> list[str | int | None]:
         pos = match.end()
     if not segments:
         raise DiscoveryError("checkpaths location is empty")
-    return segments
+    return tuple(segments)
 
 
 def _select(arguments: Mapping[str, Any], location: str) -> Iterator[tuple[str, Any]]:
@@ -709,16 +747,51 @@ def _generic(label: str) -> str:
     return re.sub(r"\[\d+\]", "[]", label)
 
 
-class _Skip:
-    """Argument locations not to search, exactly (``a[0].b``) or for every item (``a[].b``)."""
+_SKIPPED, _DATA_NAME, _SEARCHED = 0, 1, 2
 
-    def __init__(self, locations: Iterable[str]) -> None:
-        self.locations: list[str] = list(locations)
-        self.exact: set[str] = set()
-        self.generic: set[str] = set()
-        for location in self.locations:
+
+class _Skip:
+    """Argument locations not to search, exactly (``a[0].b``) or for every item (``a[].b``).
+
+    Built once per distinct tuple of locations (:func:`_skip_filter`); its locations
+    never change, and it remembers how it classified the names it was asked about.
+    """
+
+    def __init__(self, locations: tuple[str, ...]) -> None:
+        self.locations = locations
+        exact: set[str] = set()
+        generic: set[str] = set()
+        for location in locations:
             canonical = _canonical(location)
-            (self.generic if "[]" in canonical else self.exact).add(canonical)
+            (generic if "[]" in canonical else exact).add(canonical)
+        self.exact = frozenset(exact)
+        self.generic = frozenset(generic)
+        # (generic label of the container, name) -> (generic label of the entry, kind).
+        self._kinds: dict[tuple[str, str, bool], tuple[str, int]] = {}
+
+    def entry_kind(self, generic: str, name: str, item: bool) -> tuple[str, int]:
+        """The generic label of an entry and how the walk treats it: skipped, a data name
+        (a string there is never searched) or searched.
+
+        ``item`` says the entry is a list item of the list called ``name`` (its label
+        is ``generic[]``); else it is the mapping entry ``name``. Judged by the generic
+        label alone, an entry skipped only by an indexed location (``a[0].b``) counts as
+        searched: the answer errs towards searching, never towards skipping.
+        """
+        key = (generic, name, item)
+        found = self._kinds.get(key)
+        if found is None:
+            label = f"{generic}[]" if item else _child(generic, name)
+            if label in self.exact or label in self.generic:
+                kind = _SKIPPED
+            elif argument_name_kind(name) == "data":
+                kind = _DATA_NAME
+            else:
+                kind = _SEARCHED
+            if len(self._kinds) >= 4096:
+                self._kinds.clear()  # names are few; a flood of odd ones isn't kept
+            found = self._kinds[key] = (label, kind)
+        return found
 
     def covers(self, label: str, generic: str) -> bool:
         """Whether this very value is skipped (the walk stops here, so ancestors count)."""
@@ -734,6 +807,13 @@ class _Skip:
         return False
 
 
+@lru_cache(maxsize=256)
+def _skip_filter(locations: tuple[str, ...]) -> _Skip:
+    """The skip filter for ``locations``; a catalog tool passes the same tuple every call."""
+    return _Skip(locations)
+
+
+@lru_cache(maxsize=1024)
 def _canonical(location: str) -> str:
     """A location spelt the way the walk labels values (``a.b[0]``, ``a["x y"]``).
 
@@ -754,6 +834,92 @@ def _canonical(location: str) -> str:
 
 
 # --- entry point -------------------------------------------------------------------------------
+
+_DEFAULT_LIMITS = DiscoveryLimits()
+
+
+def nothing_to_find(
+    arguments: Mapping[str, Any],
+    *,
+    skip: Iterable[str] = (),
+    limits: DiscoveryLimits | None = None,
+) -> bool:
+    """Whether :func:`discover_paths` would surely find nothing here, asked cheaply.
+
+    For a call with no ``checkpaths`` and no ``expected`` paths. True means the result
+    would be empty with nothing in ``stopped``; False means: ask :func:`discover_paths`
+    (it may still find nothing). A catalog tool's calls are mostly the True case.
+    """
+    if type(arguments) is not dict and not isinstance(arguments, Mapping):
+        return False
+    return _nothing_to_search(arguments, _skip_filter(tuple(skip)), limits or _DEFAULT_LIMITS)
+
+
+def _nothing_to_search(
+    arguments: Mapping[str, Any], skip: _Skip, limits: DiscoveryLimits
+) -> bool:
+    """Whether the guess walk would find nothing and hit no bound, decided without it.
+
+    True when every value the walk would visit is skipped, a number, boolean or null, a
+    blank string or a string under a data name (``file_id``, items of ``file_ids``), no
+    list or object sits as deep as ``max_depth``, and the values are too few for
+    ``max_nodes`` or ``max_strings`` to stop the walk. That is most calls of a catalog
+    tool, whose paths the catalog describes; anything else goes through the walk.
+    """
+    if limits.max_depth < 1:
+        return False
+    # Values below the root the walk may visit: it stops before one more than this.
+    budget = [min(limits.max_nodes, limits.max_strings) - 1]
+    return _quiet_entries(arguments, "", skip, 0, limits.max_depth, budget)
+
+
+def _quiet_entries(
+    mapping: Mapping[Any, Any], generic: str, skip: _Skip, depth: int, max_depth: int,
+    budget: list[int],
+) -> bool:
+    """:func:`_nothing_to_search` for the entries of a mapping at ``depth``."""
+    budget[0] -= len(mapping)
+    if budget[0] < 0:
+        return False
+    entry_kind = skip.entry_kind
+    for key, value in mapping.items():
+        name = str(key)
+        label, kind = entry_kind(generic, name, False)
+        if kind == _SKIPPED:
+            continue
+        if isinstance(value, str):
+            if kind == _SEARCHED and value.strip():
+                return False
+        elif not _quiet_value(value, label, name, skip, depth + 1, max_depth, budget):
+            return False
+    return True
+
+
+def _quiet_value(
+    value: Any, generic: str, name: str, skip: _Skip, depth: int, max_depth: int,
+    budget: list[int],
+) -> bool:
+    """:func:`_nothing_to_search` for a value that isn't a string and isn't skipped."""
+    if type(value) is dict or isinstance(value, Mapping):
+        return depth < max_depth and _quiet_entries(value, generic, skip, depth, max_depth,
+                                                    budget)
+    if not isinstance(value, (list, tuple)):
+        return True  # numbers, booleans, None: the walk passes them over
+    if depth >= max_depth:
+        return False  # the walk would stop here and say so
+    budget[0] -= len(value)
+    if budget[0] < 0:
+        return False
+    label, kind = skip.entry_kind(generic, name, True)
+    if kind == _SKIPPED:
+        return True
+    for item in value:
+        if isinstance(item, str):
+            if kind == _SEARCHED and item.strip():
+                return False
+        elif not _quiet_value(item, label, name, skip, depth + 1, max_depth, budget):
+            return False
+    return True
 
 
 def discover_paths(
@@ -776,15 +942,25 @@ def discover_paths(
     (paths stay relative). The result is a list of :class:`FoundPath`; its
     ``truncated`` attribute says whether a bound in ``limits`` stopped the search.
     """
-    if not isinstance(arguments, Mapping):
+    if type(arguments) is not dict and not isinstance(arguments, Mapping):
         raise DiscoveryError(f"arguments must be a JSON object, not {type(arguments).__name__}")
-    search = _Search(home, cwd, limits or DiscoveryLimits())
-    described = _Skip(skip)
+    limits = limits or _DEFAULT_LIMITS
+    described = _skip_filter(tuple(skip))
+    if not checkpaths and not expected and _nothing_to_search(arguments, described, limits):
+        return FoundPaths()
+    checkpaths = tuple(checkpaths)
+    for index, location in enumerate(checkpaths):
+        if not isinstance(location, str):
+            raise DiscoveryError(
+                f"checkpaths[{index}] must be an argument location string, not "
+                f"{type(location).__name__}"
+            )
+    search = _Search(home, cwd, limits)
     for location in checkpaths:
         search.declared(arguments, location, described)
     search.expected(expected)
     # The guess walk leaves declared arguments alone: a declared path with spaces
     # would otherwise come back again as a handful of guessed words.
-    walk_skip = _Skip([*described.locations, *checkpaths])
+    walk_skip = _skip_filter((*described.locations, *checkpaths)) if checkpaths else described
     search.walk(arguments, "", "", "", walk_skip, 0)
     return search.result(home, cwd)

@@ -17,6 +17,7 @@ from localfs_explorer.discovery import (
     discover_paths,
     is_path_argument_name,
     looks_like_path,
+    nothing_to_find,
     shell_words,
 )
 
@@ -420,3 +421,71 @@ def test_bad_inputs_are_clear_errors() -> None:
 
 def test_missing_checkpaths_arguments_are_simply_absent() -> None:
     assert paths({"a": 1}, checkpaths=["path", "attachments[].local_path", "x[3]"]) == []
+
+
+# --- the cheap answer for calls with nothing to find ---------------------------------------
+
+
+def test_nothing_to_find_answers_for_typical_catalog_calls() -> None:
+    assert nothing_to_find({"file_id": "F", "local_path": "/x"}, skip=["local_path"])
+    attachments = {"message_id": "M", "attachments": [{"local_path": "/x"}, {"local_path": "/y"}]}
+    assert nothing_to_find(attachments, skip=["attachments[].local_path"])
+    assert nothing_to_find({"count": 3, "flag": True, "none": None, "blank": "  "})
+    # Anything that could hold a path goes to the full search.
+    assert not nothing_to_find({"note": "see /etc/passwd"})
+    assert not nothing_to_find(attachments)
+    assert not nothing_to_find({"items": [{"note": "x"}]})
+    # So does a call a bound would stop: the search must say it stopped.
+    assert not nothing_to_find({"a": {"b": {}}}, limits=DiscoveryLimits(max_depth=1))
+    assert not nothing_to_find({"a": 1, "b": 2}, limits=DiscoveryLimits(max_nodes=2))
+    # Skips naming single list items are left to the full search to apply.
+    assert not nothing_to_find(attachments, skip=["attachments[0].local_path",
+                                                  "attachments[1].local_path"])
+    assert not nothing_to_find(["not", "a", "mapping"])  # type: ignore[arg-type]
+
+
+_NAMES = st.sampled_from(["local_path", "file_id", "ids", "note", "attachments", "items",
+                          "a", "b", "odd key", "command"])
+_TEXTS = st.sampled_from(["", "  ", "X12", "/etc/passwd", "a/b.txt", ".env", "hello world",
+                          "~/x", "cat .env > out.txt", "file:///tmp/a"])
+_VALUES = st.recursive(
+    st.one_of(_TEXTS, st.integers(-3, 3), st.booleans(), st.none(), st.floats(0, 1)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(_NAMES, inner, max_size=3)),
+    max_leaves=12,
+)
+_SKIPS = st.lists(st.sampled_from([
+    "local_path", "attachments[].local_path", "items[]", "a.b", "a", "odd key",
+    "attachments[0].local_path", "items[].note", "ids",
+]), max_size=4)
+
+
+@given(
+    st.dictionaries(_NAMES, _VALUES, max_size=4),
+    _SKIPS,
+    st.integers(0, 4),
+    st.integers(1, 30),
+    st.integers(1, 30),
+)
+def test_nothing_to_find_never_hides_a_path_or_a_stop(
+    arguments: dict[str, Any], skip: list[str], depth: int, nodes: int, strings: int,
+) -> None:
+    limits = DiscoveryLimits(max_depth=depth, max_nodes=nodes, max_strings=strings)
+    if nothing_to_find(arguments, skip=skip, limits=limits):
+        # A checkpaths entry naming no argument makes discover_paths take its full walk
+        # rather than the shortcut under test.
+        result = discover_paths(arguments, home=HOME, skip=skip, limits=limits,
+                                checkpaths=["not_an_argument"])
+        assert list(result) == [] and result.stopped == []
+
+
+def test_a_skip_list_applies_to_its_own_call_only() -> None:
+    args = {"local_path": "/x", "other": "/y"}
+    assert paths(args, skip=["local_path"]) == ["/y"]
+    assert sorted(paths(args)) == ["/x", "/y"]
+    assert paths(args, skip=["other"]) == ["/x"]
+
+
+def test_a_checkpaths_entry_must_be_a_location_string() -> None:
+    with pytest.raises(DiscoveryError, match=r"checkpaths\[1\] must be .* not int"):
+        discover_paths({"a": "/x"}, home=HOME, checkpaths=["a", 7])  # type: ignore[list-item]
