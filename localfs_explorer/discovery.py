@@ -766,8 +766,9 @@ class _Skip:
             (generic if "[]" in canonical else exact).add(canonical)
         self.exact = frozenset(exact)
         self.generic = frozenset(generic)
-        # (generic label of the container, name) -> (generic label of the entry, kind).
-        self._kinds: dict[tuple[str, str, bool], tuple[str, int]] = {}
+        #: (generic label of the container, name, is a list item) -> (generic label of
+        #: the entry, kind): the answers of :meth:`entry_kind` so far.
+        self.kinds: dict[tuple[str, str, bool], tuple[str, int]] = {}
 
     def entry_kind(self, generic: str, name: str, item: bool) -> tuple[str, int]:
         """The generic label of an entry and how the walk treats it: skipped, a data name
@@ -779,7 +780,7 @@ class _Skip:
         searched: the answer errs towards searching, never towards skipping.
         """
         key = (generic, name, item)
-        found = self._kinds.get(key)
+        found = self.kinds.get(key)
         if found is None:
             label = f"{generic}[]" if item else _child(generic, name)
             if label in self.exact or label in self.generic:
@@ -788,9 +789,9 @@ class _Skip:
                 kind = _DATA_NAME
             else:
                 kind = _SEARCHED
-            if len(self._kinds) >= 4096:
-                self._kinds.clear()  # names are few; a flood of odd ones isn't kept
-            found = self._kinds[key] = (label, kind)
+            if len(self.kinds) >= 4096:
+                self.kinds.clear()  # names are few; a flood of odd ones isn't kept
+            found = self.kinds[key] = (label, kind)
         return found
 
     def covers(self, label: str, generic: str) -> bool:
@@ -850,41 +851,35 @@ def nothing_to_find(
     would be empty with nothing in ``stopped``; False means: ask :func:`discover_paths`
     (it may still find nothing). A catalog tool's calls are mostly the True case.
     """
+    # True when every value the guess walk would visit is skipped, a number, boolean or
+    # null, a blank string or a string under a data name (``file_id``, items of
+    # ``file_ids``), no list or object sits as deep as ``max_depth``, and the values are
+    # too few for ``max_nodes`` or ``max_strings`` to stop the walk.
     if type(arguments) is not dict and not isinstance(arguments, Mapping):
         return False
-    return _nothing_to_search(arguments, _skip_filter(tuple(skip)), limits or _DEFAULT_LIMITS)
-
-
-def _nothing_to_search(
-    arguments: Mapping[str, Any], skip: _Skip, limits: DiscoveryLimits
-) -> bool:
-    """Whether the guess walk would find nothing and hit no bound, decided without it.
-
-    True when every value the walk would visit is skipped, a number, boolean or null, a
-    blank string or a string under a data name (``file_id``, items of ``file_ids``), no
-    list or object sits as deep as ``max_depth``, and the values are too few for
-    ``max_nodes`` or ``max_strings`` to stop the walk. That is most calls of a catalog
-    tool, whose paths the catalog describes; anything else goes through the walk.
-    """
+    limits = limits or _DEFAULT_LIMITS
     if limits.max_depth < 1:
         return False
     # Values below the root the walk may visit: it stops before one more than this.
     budget = [min(limits.max_nodes, limits.max_strings) - 1]
-    return _quiet_entries(arguments, "", skip, 0, limits.max_depth, budget)
+    return _quiet_entries(arguments, "", _skip_filter(tuple(skip)), 0, limits.max_depth,
+                          budget)
 
 
 def _quiet_entries(
     mapping: Mapping[Any, Any], generic: str, skip: _Skip, depth: int, max_depth: int,
     budget: list[int],
 ) -> bool:
-    """:func:`_nothing_to_search` for the entries of a mapping at ``depth``."""
+    """:func:`nothing_to_find` for the entries of a mapping at ``depth``."""
     budget[0] -= len(mapping)
     if budget[0] < 0:
         return False
-    entry_kind = skip.entry_kind
+    kinds = skip.kinds
     for key, value in mapping.items():
-        name = str(key)
-        label, kind = entry_kind(generic, name, False)
+        name = key if type(key) is str else str(key)
+        # The remembered answer straight from the dict: one lookup per argument.
+        found = kinds.get((generic, name, False))
+        label, kind = found if found is not None else skip.entry_kind(generic, name, False)
         if kind == _SKIPPED:
             continue
         if isinstance(value, str):
@@ -899,7 +894,7 @@ def _quiet_value(
     value: Any, generic: str, name: str, skip: _Skip, depth: int, max_depth: int,
     budget: list[int],
 ) -> bool:
-    """:func:`_nothing_to_search` for a value that isn't a string and isn't skipped."""
+    """:func:`nothing_to_find` for a value that isn't a string and isn't skipped."""
     if type(value) is dict or isinstance(value, Mapping):
         return depth < max_depth and _quiet_entries(value, generic, skip, depth, max_depth,
                                                     budget)
@@ -945,9 +940,10 @@ def discover_paths(
     if type(arguments) is not dict and not isinstance(arguments, Mapping):
         raise DiscoveryError(f"arguments must be a JSON object, not {type(arguments).__name__}")
     limits = limits or _DEFAULT_LIMITS
-    described = _skip_filter(tuple(skip))
-    if not checkpaths and not expected and _nothing_to_search(arguments, described, limits):
+    skip = tuple(skip)
+    if not checkpaths and not expected and nothing_to_find(arguments, skip=skip, limits=limits):
         return FoundPaths()
+    described = _skip_filter(skip)
     checkpaths = tuple(checkpaths)
     for index, location in enumerate(checkpaths):
         if not isinstance(location, str):

@@ -6,7 +6,7 @@ import shlex
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from localfs_explorer.discovery import (
@@ -442,6 +442,7 @@ def test_nothing_to_find_answers_for_typical_catalog_calls() -> None:
     assert not nothing_to_find(attachments, skip=["attachments[0].local_path",
                                                   "attachments[1].local_path"])
     assert not nothing_to_find(["not", "a", "mapping"])  # type: ignore[arg-type]
+    assert nothing_to_find({1: "", 2: 3})  # type: ignore[dict-item]  # keys needn't be str
 
 
 _NAMES = st.sampled_from(["local_path", "file_id", "ids", "note", "attachments", "items",
@@ -467,6 +468,9 @@ _SKIPS = st.lists(st.sampled_from([
     st.integers(1, 30),
     st.integers(1, 30),
 )
+@example({"a": []}, [], 1, 30, 30)  # a list as deep as max_depth: the walk stops there
+@example({"a": [[]]}, [], 2, 30, 30)
+@example({"ids": ["x", "y"], "a": 1}, [], 4, 3, 30)  # one value more than max_nodes allows
 def test_nothing_to_find_never_hides_a_path_or_a_stop(
     arguments: dict[str, Any], skip: list[str], depth: int, nodes: int, strings: int,
 ) -> None:
