@@ -54,7 +54,6 @@ from .catalog import (
     iter_locations,
     register_tools,
 )
-from .check import check_path
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -170,6 +169,80 @@ class CallVerdict(BaseModel):
         return out
 
 
+def _validated(cls: Any, values: dict[str, Any]) -> Any:
+    return cls(**values)
+
+
+def _slot_setter(name: str) -> Any:
+    """The setter of the attribute slot ``name`` that pydantic models keep their state in."""
+    for klass in PathVerdict.__mro__:
+        if name in vars(klass):
+            return vars(klass)[name].__set__
+    raise AttributeError(name)
+
+
+def _trusted(cls: Any, values: dict[str, Any]) -> Any:
+    """An instance of ``cls`` from values the probe produced itself, every field given.
+
+    What ``model_construct`` makes, without its per-field bookkeeping: the probe builds a
+    row for every path it checks, and validating values it just produced (a bool from a
+    Decision, a str it formatted) was a fifth of a small call's cost. The slots are set
+    through their own setters, which skips an attribute lookup per slot.
+    """
+    model = _new(cls)
+    _set_dict(model, values)
+    _set_fields_set(model, set(values))
+    _set_extra(model, None)
+    _set_private(model, None)
+    return model
+
+
+def _hash(model: Any) -> int | None:
+    try:
+        return hash(model)
+    except TypeError:  # a frozen model with list fields can't be hashed either way
+        return None
+
+
+def _pick_builder() -> Any:
+    """``_trusted`` when it builds exactly what validation builds, else validation.
+
+    Checked once at import against this pydantic, so a future release that lays models
+    out differently costs speed, never correctness.
+    """
+    row = dict(argument="a", path="p", resolved=None, op="read", tier="catalog",
+               allowed=False, reason="outside_roots", message="m", sensitive=None,
+               kind="path", step="failed", advisory=False)
+    call = dict(name="t", registered=True, visible=True, gate="execute", outcome="ok",
+                message="", paths=[], notes=["n"], index=0, line=None)
+    try:
+        for cls, values in ((PathVerdict, row), (CallVerdict, call)):
+            fast, slow = _trusted(cls, dict(values)), cls(**values)
+            if (
+                fast != slow
+                or fast.model_fields_set != slow.model_fields_set
+                or fast.model_dump() != slow.model_dump()
+                or fast.model_copy(update={"message": "x"}).message != "x"
+                or _hash(fast) != _hash(slow)
+            ):
+                return _validated
+    except Exception:  # any surprise means: keep validating
+        return _validated
+    return _trusted
+
+
+_new = object.__new__
+try:
+    _set_dict, _set_fields_set, _set_extra, _set_private = (
+        _slot_setter(name) for name in
+        ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
+    )
+except AttributeError:  # a pydantic without these slots: validate every row instead
+    _build: Any = _validated
+else:
+    _build = _pick_builder()
+
+
 # --- Markdown / HTML image sources -------------------------------------------------------
 
 _MD_IMAGE = re.compile(
@@ -205,11 +278,14 @@ def extract_image_sources(text: str) -> list[str]:
     a ``file:`` URI is reduced to its path.
     """
     found: list[tuple[int, str]] = []
-    for m in _MD_IMAGE.finditer(text):
-        found.append((m.start(), m.group(1) if m.group(1) is not None else m.group(2)))
-    for m in _HTML_IMG.finditer(text):
-        raw = next(g for g in m.groups() if g is not None)
-        found.append((m.start(), html.unescape(raw)))
+    # Each pattern needs its opening characters; most texts lack one or both.
+    if "![" in text:
+        for m in _MD_IMAGE.finditer(text):
+            found.append((m.start(), m.group(1) if m.group(1) is not None else m.group(2)))
+    if "<" in text:
+        for m in _HTML_IMG.finditer(text):
+            raw = next(g for g in m.groups() if g is not None)
+            found.append((m.start(), html.unescape(raw)))
     found.sort(key=lambda item: item[0])
     out = []
     for _, src in found:
@@ -223,24 +299,39 @@ def extract_image_sources(text: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=8192)
-def _sensitive_reason(path: str, home: str, cwd: str) -> str | None:
-    # A pure function of three strings, and batches repeat paths: remember answers.
+def _sensitive_advice(path: str, resolved: str | None, home: str, cwd: str) -> str | None:
+    """Sensitive-file advice for a checked path (None: nothing to say).
+
+    The resolved path catches a symlink to a key; the spelling as given is asked too only
+    when it names a different file (``id_rsa`` linking to a blob). A pure function of
+    strings, and batches repeat paths: answers are remembered.
+    """
     from .sensitive import sensitive_reason
 
-    return sensitive_reason(path, home=home, cwd=cwd)
+    reason = sensitive_reason(resolved or path, home=home, cwd=cwd)
+    if reason is None and resolved and path.rpartition("/")[2] != resolved.rpartition("/")[2]:
+        reason = sensitive_reason(path, home=home, cwd=cwd)
+    return reason
 
 
 def _discovery() -> Any:
-    """``(discover_paths, limits)``, or None when path discovery isn't available."""
+    """``(discover_paths, nothing_to_find, limits, DiscoveryError)``, or None when path
+    discovery isn't available."""
     if not _DISCOVERY:
         try:
-            from .discovery import DiscoveryLimits, discover_paths
+            from .discovery import (
+                DiscoveryError,
+                DiscoveryLimits,
+                discover_paths,
+                nothing_to_find,
+            )
         except ImportError:
             _DISCOVERY.append(None)
         else:
             # One limits object for every call: building it is a noticeable share of a
             # small call's discovery.
-            _DISCOVERY.append((discover_paths, DiscoveryLimits()))
+            _DISCOVERY.append((discover_paths, nothing_to_find, DiscoveryLimits(),
+                               DiscoveryError))
     return _DISCOVERY[0]
 
 
@@ -264,6 +355,40 @@ def _home(policy: Policy) -> str:
 _HOMES: dict[int, tuple[Any, str]] = {}
 
 
+@functools.lru_cache(maxsize=1024)
+def _shape(location: str) -> tuple[str, str] | None:
+    """``(name, "")`` for a top-level location (``local_path``), ``(list, key)`` for the
+    items of a top-level list (``attachments[].local_path``), None for anything else."""
+    if "." not in location and "[" not in location:
+        return location, ""
+    head, sep, key = location.partition("[].")
+    if sep and "." not in head and "[" not in head and "." not in key and "[" not in key:
+        return head, key
+    return None
+
+
+def _values_at(arguments: Mapping[str, Any], location: str) -> list[tuple[str, Any]]:
+    """``list(iter_locations(arguments, location))``, without generators for the two
+    shapes the catalog's locations take: a top-level argument and a field of each item
+    of a top-level list. Missing keys and None values yield nothing, as there."""
+    shape = _shape(location)
+    if shape is None:
+        return list(iter_locations(arguments, location))
+    name, key = shape
+    value = arguments.get(name)
+    if not key:
+        return [] if value is None else [(location, value)]
+    if not isinstance(value, (list, tuple)):
+        return []
+    found = []
+    for i, item in enumerate(value):
+        if isinstance(item, Mapping):
+            field = item.get(key)
+            if field is not None:
+                found.append((f"{name}[{i}].{key}", field))
+    return found
+
+
 def _absolute(policy: Policy, path: str) -> str:
     return path if path.startswith("/") else posixpath.join(policy.cwd, path)
 
@@ -281,6 +406,13 @@ def _child(spelled_parent: str, name: str) -> str:
     if spelled_parent.endswith("/"):  # "/" (or "//")
         return spelled_parent + name
     return spelled_parent + "/" + name
+
+
+def _prefix(spelled_parent: str) -> str:
+    """What :func:`_child` puts before a name: ``_child(p, n) == _prefix(p) + n``."""
+    if spelled_parent == ".":
+        return ""
+    return spelled_parent if spelled_parent.endswith("/") else spelled_parent + "/"
 
 
 def _walked(parent: str, name: str) -> str:
@@ -326,9 +458,15 @@ class _DriveTree:
 class _CallProbe:
     """The state of probing one call: the verdicts so far and the first refusal."""
 
+    __slots__ = (
+        "arguments", "check", "cwd", "drive", "error", "expected_paths", "home", "name",
+        "notes", "over_http", "partial", "paths", "policy", "refusal", "tool", "walk_limit",
+    )
+
     def __init__(
         self,
         policy: Policy,
+        name: str,
         tool: Tool | None,
         arguments: Mapping[str, Any],
         over_http: bool | None,
@@ -337,6 +475,7 @@ class _CallProbe:
         expected_paths: Sequence[str],
     ) -> None:
         self.policy = policy
+        self.name = name
         self.tool = tool
         self.arguments = arguments
         self.over_http = over_http
@@ -350,21 +489,13 @@ class _CallProbe:
         self.error: str | None = None
         self.home = _home(policy)
         self.cwd = policy.cwd
+        # Policy.check itself, bound once: a call checks several paths.
+        self.check = (
+            policy.check if over_http is None
+            else functools.partial(policy.check, over_http=over_http)
+        )
 
     # -- recording --
-
-    def _sensitive(self, d: Decision) -> str | None:
-        home, cwd = self.home, self.cwd
-        # The resolved path catches a symlink to a key; the spelling as given is asked too
-        # only when it names a different file (``id_rsa`` linking to a blob).
-        reason = _sensitive_reason(d.resolved or d.path, home, cwd)
-        if (
-            reason is None
-            and d.resolved
-            and d.path.rpartition("/")[2] != d.resolved.rpartition("/")[2]
-        ):
-            reason = _sensitive_reason(d.path, home, cwd)
-        return reason
 
     def record(
         self,
@@ -379,31 +510,33 @@ class _CallProbe:
         fails_call: bool = True,
     ) -> PathVerdict:
         """Add one verdict; a refusal either fails the call or makes it partial."""
-        v = PathVerdict(
-            argument=argument,
-            path=d.path,
-            resolved=d.resolved,
-            op=d.op,
-            tier=tier,
-            allowed=d.allowed,
-            reason=d.reason,
-            message=d.message,
-            sensitive=sensitive if sensitive is not None else self._sensitive(d),
-            kind=kind,
-            step=step if not d.allowed else None,
-            advisory=advisory,
-        )
+        allowed = d.allowed
+        # Every field given, from a Decision and this probe's own labels: see _trusted.
+        v: PathVerdict = _build(PathVerdict, {
+            "argument": argument,
+            "path": d.path,
+            "resolved": d.resolved,
+            "op": d.op,
+            "tier": tier,
+            "allowed": allowed,
+            "reason": d.reason,
+            "message": d.message,
+            "sensitive": (
+                sensitive if sensitive is not None
+                else _sensitive_advice(d.path, d.resolved, self.home, self.cwd)
+            ),
+            "kind": kind,
+            "step": None if allowed else step,
+            "advisory": advisory,
+        })
         self.paths.append(v)
-        if not d.allowed and not advisory:
+        if not allowed and not advisory:
             if fails_call:
                 if self.refusal is None:
                     self.refusal = d.message
             else:
                 self.partial = True
         return v
-
-    def check(self, path: Any, op: str) -> Decision:
-        return check_path(self.policy, path, op, self.over_http)
 
     # -- the tool's own parameters --
 
@@ -413,7 +546,7 @@ class _CallProbe:
         tier = "guess" if tool.guessed else "catalog"
         # Entry checks run first: the server makes them before any API call.
         for param in tool.params_in_check_order:
-            values = list(iter_locations(self.arguments, param.location))
+            values = _values_at(self.arguments, param.location)
             if not values:
                 if not param.optional:
                     self.error = (
@@ -543,15 +676,22 @@ class _CallProbe:
         if discovery is None:
             self.notes.append("path discovery is unavailable: undescribed arguments unchecked")
             return
-        discover_paths, limits = discovery
-        found = discover_paths(
-            self.arguments,
-            expected=self.expected_paths,
-            home=self.home,
-            cwd=self.cwd,
-            skip=skip,
-            limits=limits,
-        )
+        discover_paths, nothing_to_find, limits, discovery_error = discovery
+        if not self.expected_paths and nothing_to_find(self.arguments, skip=skip, limits=limits):
+            return  # the common catalog call: no undescribed argument can hold a path
+        try:
+            found = discover_paths(
+                self.arguments,
+                expected=self.expected_paths,
+                home=self.home,
+                cwd=self.cwd,
+                skip=skip,
+                limits=limits,
+            )
+        except discovery_error as exc:
+            # A bad expected path is the caller's input error: report it on this call.
+            self.error = f"{self.name}: {exc}"
+            return
         for f in found:
             if f.path in already or f.raw in already:
                 continue
@@ -566,7 +706,8 @@ class _CallProbe:
                 sensitive=f.sensitive,
             )
             self.notes.extend(f"{f.source}: {note}" for note in f.notes)
-        self.notes.extend(getattr(found, "stopped", ()))
+        # A search a bound cut short says so: paths past the bound went unchecked.
+        self.notes.extend(found.stopped)
 
 
 class _Walker:
@@ -600,13 +741,16 @@ class _Walker:
         if self.stopped:
             return False
         if self.count >= self.probe.walk_limit:
-            self.stopped = (
-                f"walk of {self.label} stopped after {self.count} entries (walk_limit); "
-                "entries beyond it were not checked"
-            )
+            self._out_of_budget()
             return False
         self.count += 1
         return True
+
+    def _out_of_budget(self) -> None:
+        self.stopped = (
+            f"walk of {self.label} stopped after {self.count} entries (walk_limit); "
+            "entries beyond it were not checked"
+        )
 
     def _deep(self, depth: int, where: str) -> bool:
         if depth >= MAX_WALK_DEPTH:
@@ -636,24 +780,30 @@ class _Walker:
         return True
 
     def _entry(self, path: str, op: str, step: str) -> Decision:
-        over_http = self.probe.over_http
-        d = self.batch.check(path, op, over_http=over_http)
+        d = self.batch.check(path, op, over_http=self.probe.over_http)
         self.probe.record(d, self.label, kind="entry", tier=self.tier, step=step,
                           fails_call=False)
         return d
 
     def walk_local(self, raw_dir: str, abs_dir: str, op: str, depth: int) -> None:
         """Check every existing entry; descend into allowed subfolders."""
-        fs = self.probe.policy.fs
         if self._deep(depth, raw_dir):
             return
-        spelled = _spelled(raw_dir)
+        # The per-entry steps of _budget, _child and _entry, written out: a walk makes
+        # them once per entry, and entries are most of a walking call's cost.
+        probe = self.probe
+        is_dir, check, record = probe.policy.fs.is_dir, self.batch.check, probe.record
+        over_http, label, tier, limit = probe.over_http, self.label, self.tier, probe.walk_limit
+        raw_prefix, abs_prefix = _prefix(_spelled(raw_dir)), abs_dir.rstrip("/") + "/"
         for name in self._list(abs_dir):
-            if not self._budget():
+            if self.count >= limit:
+                self._out_of_budget()
                 return
-            raw, absolute = _child(spelled, name), abs_dir.rstrip("/") + "/" + name
-            d = self._entry(raw, op, "failed")
-            if d.allowed and fs.is_dir(absolute) and self._first_visit(d):
+            self.count += 1
+            raw, absolute = raw_prefix + name, abs_prefix + name
+            d = check(raw, op, over_http=over_http)
+            record(d, label, kind="entry", tier=tier, step="failed", fails_call=False)
+            if d.allowed and is_dir(absolute) and self._first_visit(d):
                 self.walk_local(raw, absolute, op, depth + 1)
             if self.stopped:
                 return
@@ -670,25 +820,39 @@ class _Walker:
             self._entry(raw, "write", "failed")
 
     def sync_level(
-        self, raw_dir: str, abs_dir: str, drive: _DriveTree | None, direction: str, depth: int
+        self, raw_dir: str, abs_dir: str, drive: _DriveTree | None, direction: str, depth: int,
+        is_local_dir: bool | None = None,
     ) -> None:
-        """One level of a sync: local entries and Drive names by the direction table."""
+        """One level of a sync: local entries and Drive names by the direction table.
+
+        ``is_local_dir`` is what the caller already knows of ``abs_dir`` (None: ask).
+        """
         fs = self.probe.policy.fs
         if self._deep(depth, raw_dir):
             return
-        local = set(self._list(abs_dir)) if fs.is_dir(abs_dir) else set()
+        if is_local_dir is None:
+            is_local_dir = fs.is_dir(abs_dir)
+        local = set(self._list(abs_dir)) if is_local_dir else set()
         remote = drive.names() if drive is not None else local
-        spelled = _spelled(raw_dir)
+        # As in walk_local, the per-entry steps are written out.
+        probe = self.probe
+        check, record = self.batch.check, probe.record
+        over_http, label, tier, limit = probe.over_http, self.label, self.tier, probe.walk_limit
+        raw_prefix, abs_prefix = _prefix(_spelled(raw_dir)), abs_dir.rstrip("/") + "/"
         for name in sorted(local | remote):
             in_local, in_drive = name in local, name in remote
-            raw, absolute = _child(spelled, name), abs_dir.rstrip("/") + "/" + name
+            raw, absolute = raw_prefix + name, abs_prefix + name
             op = _SYNC_OPS[(in_local, in_drive, direction)]
             if op is None:
                 self.skipped.append(raw)
                 continue
-            if not self._budget():
+            if self.count >= limit:
+                self._out_of_budget()
                 return
-            d = self._entry(raw, op, "failed" if op == "write" else "local_read_fail")
+            self.count += 1
+            d = check(raw, op, over_http=over_http)
+            record(d, label, kind="entry", tier=tier,
+                   step="failed" if op == "write" else "local_read_fail", fails_call=False)
             if not d.allowed:
                 continue
             sub = drive.folders.get(name) if drive is not None else None
@@ -696,7 +860,7 @@ class _Walker:
                 if self._first_visit(d):
                     # Unknown Drive side stays unknown; a local-only folder has none.
                     nxt = None if drive is None else (sub or _DriveTree())
-                    self.sync_level(raw, absolute, nxt, direction, depth + 1)
+                    self.sync_level(raw, absolute, nxt, direction, depth + 1, True)
             elif not in_local and sub is not None:
                 # A Drive-only folder: its files would be created under the new folder.
                 self.sync_level(raw, absolute, sub, direction, depth + 1)
@@ -745,7 +909,31 @@ def probe_call(
     """
     catalog = catalog or default_catalog()
     registration = registration or register_tools(policy, catalog)
-    access = _resolve_access(access)
+    return _probe(
+        policy, name, arguments, over_http, _resolve_access(access), catalog, registration,
+        expected_paths, walk_limit, drive_names, discover, None, None,
+    )
+
+
+def _probe(
+    policy: Policy,
+    name: str,
+    arguments: Mapping[str, Any] | None,
+    over_http: bool | None,
+    access: ToolAccess | None,
+    catalog: Catalog,
+    registration: Registration,
+    expected_paths: Sequence[str],
+    walk_limit: int,
+    drive_names: Sequence[str] | None,
+    discover: bool,
+    index: int | None,
+    line: int | None,
+) -> CallVerdict:
+    """:func:`probe_call` with its defaults filled in, and the call's place in a batch.
+
+    Arguments are passed by position: this runs once per call of a batch.
+    """
     tool = catalog.get(name)
     notes: list[str] = []
     if tool is not None:
@@ -765,21 +953,21 @@ def probe_call(
         why = registration.why_absent(name) or f"{name} is not in ENABLED_TOOLS"
         notes.append(why)
         return CallVerdict(name=name, registered=False, visible=False, gate=gate,
-                           outcome="absent", notes=notes)
+                           outcome="absent", notes=notes, index=index, line=line)
     if gate == "blocked":
         notes.append(f"{name} is blocked by the tool access lists: the model never sees it")
         return CallVerdict(name=name, registered=True, visible=False, gate=gate,
-                           outcome="absent", notes=notes)
+                           outcome="absent", notes=notes, index=index, line=line)
     if gate == "approval":
         notes.append(f"{name} is held for approval before it runs")
     if arguments is None:
         arguments = {}
-    if not isinstance(arguments, Mapping):
+    if type(arguments) is not dict and not isinstance(arguments, Mapping):
         return CallVerdict(name=name, registered=True, visible=True, gate=gate,
                            outcome="error", message="arguments must be a JSON object",
-                           notes=notes)
+                           notes=notes, index=index, line=line)
 
-    probe = _CallProbe(policy, tool, arguments, over_http, walk_limit, drive_names,
+    probe = _CallProbe(policy, name, tool, arguments, over_http, walk_limit, drive_names,
                        expected_paths)
     probe.notes.extend(notes)
     checked: set[str] = set()
@@ -787,7 +975,8 @@ def probe_call(
     whole: frozenset[str] = frozenset()
     if tool is not None:
         checked = probe.run_params(tool)
-        probe.run_images(tool)
+        if tool.image_params:
+            probe.run_images(tool)
         skip, whole = tool.described_locations, tool.described_arguments
     # Discovery only when something is left for it: an argument the catalog doesn't
     # describe whole, or paths the caller expects the call to touch.
@@ -795,7 +984,7 @@ def probe_call(
     if (
         wanted
         and probe.error is None
-        and (any(k not in whole for k in arguments) or expected_paths)
+        and (expected_paths or not whole.issuperset(arguments))
     ):
         probe.run_discovery(skip, checked)
 
@@ -808,10 +997,13 @@ def probe_call(
         outcome, message = "partial", ""
     else:
         outcome, message = "ok", ""
-    return CallVerdict(
-        name=name, registered=True, visible=True, gate=gate, outcome=outcome,
-        message=message, paths=probe.paths, notes=probe.notes,
-    )
+    # Every field given, each produced above: see _trusted.
+    verdict: CallVerdict = _build(CallVerdict, {
+        "name": name, "registered": True, "visible": True, "gate": gate, "outcome": outcome,
+        "message": message, "paths": probe.paths, "notes": probe.notes, "index": index,
+        "line": line,
+    })
+    return verdict
 
 
 # --- Many calls ----------------------------------------------------------------------------
@@ -895,6 +1087,7 @@ def iter_call_verdicts(
     catalog = catalog or default_catalog()
     registration = registration or register_tools(policy, catalog)
     access = _resolve_access(access)
+    expected_paths = tuple(expected_paths)
     for index, (lineno, raw) in enumerate(_read_calls(calls)):
         unpacked = _unpack(raw)
         if isinstance(unpacked, str):
@@ -908,13 +1101,11 @@ def iter_call_verdicts(
             )
             continue
         name, arguments, extras = unpacked
-        verdict = probe_call(
-            policy, name, arguments, over_http=over_http, access=access, catalog=catalog,
-            registration=registration,
-            expected_paths=tuple(expected_paths) + tuple(extras.get("expected_paths", ())),
-            walk_limit=walk_limit, drive_names=extras.get("drive_names"), discover=discover,
+        yield _probe(
+            policy, name, arguments, over_http, access, catalog, registration,
+            expected_paths + tuple(extras.get("expected_paths", ())), walk_limit,
+            extras.get("drive_names"), discover, index, lineno,
         )
-        yield verdict.model_copy(update={"index": index, "line": lineno})
 
 
 #: DataFrame columns of :func:`probe_calls`, in order.

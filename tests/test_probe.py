@@ -748,3 +748,108 @@ def test_discovery_leaves_catalog_locations_alone(layout: Layout) -> None:
         (other, "attachments[0].note", True, False)
     ]
     assert v.outcome == "ok"
+
+
+def test_a_discovery_cut_short_says_so_in_the_notes(layout: Layout) -> None:
+    pytest.importorskip("localfs_explorer.discovery")
+    # Deeper than discovery's max_depth: what lies below the bound is never searched,
+    # and the verdict must not read as if nothing were there.
+    nested: dict = {"path": str(layout.outside / "other.txt")}
+    for _ in range(20):
+        nested = {"inner": nested}
+    v = probe_call(layout.roots(), "third_party_tool", {"options": nested})
+    assert [p for p in v.paths if p.kind == "discovered"] == []
+    assert any("max_depth" in n and "not searched" in n for n in v.notes)
+
+
+def test_a_bad_expected_path_is_the_calls_error_not_a_crash(layout: Layout) -> None:
+    pytest.importorskip("localfs_explorer.discovery")
+    policy = layout.roots()
+    v = probe_call(policy, "export_file", {"file_id": "F"}, expected_paths=[3])  # type: ignore[list-item]
+    assert v.outcome == "error"
+    assert v.message.startswith("export_file: ") and "expected[0]" in v.message
+    assert "int" in v.message
+    # In a batch the same mistake is reported on each call, and every call still runs.
+    verdicts = list(iter_call_verdicts(policy, [
+        {"name": "export_file", "arguments": {"file_id": "F"}},
+        {"name": "download_file", "arguments": {"local_path": str(layout.data / "x")}},
+    ], expected_paths=[None]))  # type: ignore[list-item]
+    assert [(v.index, v.outcome) for v in verdicts] == [(0, "error"), (1, "error")]
+    assert all("expected[0]" in v.message for v in verdicts)
+
+
+def test_caveats_of_found_paths_are_in_the_call_notes(layout: Layout) -> None:
+    pytest.importorskip("localfs_explorer.discovery")
+    v = probe_call(layout.roots(), "third_party_tool", {
+        "path": "~bob/notes.txt",
+        "link": "file://fileserver/srv/share/a.txt",
+    })
+    found = {p.argument: p.path for p in v.paths if p.kind == "discovered"}
+    assert found["path"] == "~bob/notes.txt"
+    assert any(n.startswith("path: ") and "not expanded" in n for n in v.notes)
+    assert found["link"] == "/srv/share/a.txt"
+    assert any(n.startswith("link: ") and "'fileserver'" in n for n in v.notes)
+
+
+def test_rows_the_probe_builds_are_what_validation_builds(layout: Layout) -> None:
+    from localfs_explorer import probe as probe_module
+    from localfs_explorer.probe import CallVerdict, PathVerdict
+
+    policy = layout.roots()
+    v = probe_call(policy, "send_message", {"attachments": [
+        {"local_path": str(layout.data / "report.csv")},
+        {"local_path": str(layout.app / "token.json")},
+    ]})
+    assert v.outcome == "refused" and len(v.paths) == 2
+    for p in v.paths:
+        again = PathVerdict(**p.model_dump())
+        assert p == again and hash(p) == hash(again)
+        assert p.model_fields_set == again.model_fields_set
+    assert v == CallVerdict(**v.model_dump())
+    assert v.model_copy(update={"index": 4}).index == 4 and v.index is None
+    with pytest.raises(Exception):  # noqa: B017 - frozen, whichever pydantic error it is
+        v.paths[0].allowed = True  # type: ignore[misc]
+    # A pydantic that lays models out differently gets validated rows, never odd ones.
+    assert probe_module._pick_builder() is probe_module._trusted
+    broken = lambda cls, values: cls.model_construct(**{**values, "message": "?"})  # noqa: E731
+    original = probe_module._trusted
+    probe_module._trusted = broken
+    try:
+        assert probe_module._pick_builder() is probe_module._validated
+    finally:
+        probe_module._trusted = original
+
+
+def test_batches_number_their_calls(layout: Layout, tmp_path: Path) -> None:
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text("\n".join([
+        json.dumps({"name": "export_file", "arguments": {"file_id": "F"}}),
+        "",
+        json.dumps({"name": "download_file",
+                    "arguments": {"local_path": str(layout.outside / "x")}}),
+    ]) + "\n")
+    got = [(v.index, v.line, v.outcome) for v in iter_call_verdicts(layout.roots(), calls)]
+    assert got == [(0, 1, "ok"), (1, 3, "refused")]
+    single = probe_call(layout.roots(), "export_file", {"file_id": "F"})
+    assert single.index is None and single.line is None
+
+
+@pytest.mark.parametrize("location", ["a", "a[].k", "a.k", "a[]", "a[].k.z"])
+def test_reading_argument_locations_agrees_with_the_catalog(location: str) -> None:
+    from localfs_explorer.catalog import iter_locations
+    from localfs_explorer.probe import _values_at
+
+    shapes = [None, "x", 3, [], [None], [{"k": None}], ({"k": "t"},), {"k": "m"},
+              [{"k": "a"}, "s", {"k": "b"}, {"j": 1}], [[{"k": 1}]]]
+    for value in shapes:
+        arguments = {"a": value}
+        assert _values_at(arguments, location) == list(iter_locations(arguments, location))
+
+
+@pytest.mark.parametrize("parent", [".", "/", "//", "a", "/data", "/data/sub", "../x", "a/b"])
+def test_walked_names_are_joined_the_way_pathlib_joins_them(parent: str) -> None:
+    from localfs_explorer.probe import _prefix, _spelled, _walked
+
+    for name in ("f.txt", ".env", "sub dir"):
+        assert _walked(parent, name) == str(Path(parent) / name)
+        assert _prefix(_spelled(parent)) + name == str(Path(parent) / name)
