@@ -19,7 +19,9 @@ Then, chunk by chunk, it times side by side in one run:
 The cases take turns going first, so a burst of load elsewhere on the machine, and the
 warm caches the first one leaves behind, land on all of them alike. Each chunk gives one
 ratio of probe time to checks time; the median of those is the figure to read.
-Target: at most 2x. Times are this process's CPU time.
+Target: at most 2x. Times are this process's CPU time. Verdicts are dropped as they
+come, the way ``iter_call_verdicts`` streams them to the CLI and to ``probe_calls``;
+a caller that holds every verdict of a batch also pays the garbage collector for them.
 """
 
 from __future__ import annotations

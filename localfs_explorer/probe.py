@@ -54,6 +54,7 @@ from .catalog import (
     iter_locations,
     register_tools,
 )
+from .discovery import DiscoveryError, DiscoveryLimits, discover_paths, nothing_to_find
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -184,10 +185,11 @@ def _slot_setter(name: str) -> Any:
 def _trusted(cls: Any, values: dict[str, Any]) -> Any:
     """An instance of ``cls`` from values the probe produced itself, every field given.
 
-    What ``model_construct`` makes, without its per-field bookkeeping: the probe builds a
-    row for every path it checks, and validating values it just produced (a bool from a
-    Decision, a str it formatted) was a fifth of a small call's cost. The slots are set
-    through their own setters, which skips an attribute lookup per slot.
+    What ``model_construct`` makes, without its per-field bookkeeping (which costs more
+    than validating): the probe builds a row for every path it checks, and validating
+    values it just produced (a bool from a Decision, a str it formatted) took about a
+    tenth of its time. The slots are set through their own setters, which skips an
+    attribute lookup per slot.
     """
     model = _new(cls)
     _set_dict(model, values)
@@ -314,28 +316,9 @@ def _sensitive_advice(path: str, resolved: str | None, home: str, cwd: str) -> s
     return reason
 
 
-def _discovery() -> Any:
-    """``(discover_paths, nothing_to_find, limits, DiscoveryError)``, or None when path
-    discovery isn't available."""
-    if not _DISCOVERY:
-        try:
-            from .discovery import (
-                DiscoveryError,
-                DiscoveryLimits,
-                discover_paths,
-                nothing_to_find,
-            )
-        except ImportError:
-            _DISCOVERY.append(None)
-        else:
-            # One limits object for every call: building it is a noticeable share of a
-            # small call's discovery.
-            _DISCOVERY.append((discover_paths, nothing_to_find, DiscoveryLimits(),
-                               DiscoveryError))
-    return _DISCOVERY[0]
-
-
-_DISCOVERY: list[Any] = []
+#: Discovery's bounds, one object for every call: building it is a noticeable share of
+#: a small call's discovery.
+_LIMITS = DiscoveryLimits()
 
 
 def _home(policy: Policy) -> str:
@@ -672,13 +655,6 @@ class _CallProbe:
     # -- everything the catalog doesn't describe --
 
     def run_discovery(self, skip: Iterable[str], already: set[str]) -> None:
-        discovery = _discovery()
-        if discovery is None:
-            self.notes.append("path discovery is unavailable: undescribed arguments unchecked")
-            return
-        discover_paths, nothing_to_find, limits, discovery_error = discovery
-        if not self.expected_paths and nothing_to_find(self.arguments, skip=skip, limits=limits):
-            return  # the common catalog call: no undescribed argument can hold a path
         try:
             found = discover_paths(
                 self.arguments,
@@ -686,9 +662,9 @@ class _CallProbe:
                 home=self.home,
                 cwd=self.cwd,
                 skip=skip,
-                limits=limits,
+                limits=_LIMITS,
             )
-        except discovery_error as exc:
+        except DiscoveryError as exc:
             # A bad expected path is the caller's input error: report it on this call.
             self.error = f"{self.name}: {exc}"
             return
@@ -978,13 +954,16 @@ def _probe(
         if tool.image_params:
             probe.run_images(tool)
         skip, whole = tool.described_locations, tool.described_arguments
-    # Discovery only when something is left for it: an argument the catalog doesn't
-    # describe whole, or paths the caller expects the call to touch.
+    # Discovery only when something is left for it: paths the caller expects the call to
+    # touch, or an argument the catalog doesn't describe that could hold a path (most
+    # catalog calls have none: nothing_to_find answers that without a search).
     wanted = discover or tool is None or bool(expected_paths)
-    if (
-        wanted
-        and probe.error is None
-        and (expected_paths or not whole.issuperset(arguments))
+    if wanted and probe.error is None and (
+        expected_paths
+        or (
+            not whole.issuperset(arguments)
+            and not nothing_to_find(arguments, skip=skip, limits=_LIMITS)
+        )
     ):
         probe.run_discovery(skip, checked)
 
