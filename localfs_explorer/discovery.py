@@ -52,6 +52,10 @@ Every found path keeps where it was found (``source``: an argument location such
 string (``raw``) and sensitive-file advice. Paths are deduplicated, keeping the
 strongest tier. The walk is bounded (depth, strings, characters, words, paths); when
 a bound stops it, the result says so (:attr:`FoundPaths.truncated`).
+
+Most calls of a described tool leave nothing to search (an id, a count, the paths the
+catalog already names): :func:`nothing_to_find` says so without a walk, and
+:func:`discover_paths` asks it first.
 """
 
 from __future__ import annotations
@@ -92,7 +96,8 @@ _MAX_NAME_CHARS = 255
 
 
 class DiscoveryError(ValueError):
-    """A discovery input the caller got wrong (a malformed ``checkpaths`` location)."""
+    """A discovery input the caller got wrong: a malformed ``checkpaths`` location, an
+    ``expected`` entry that isn't a path string, arguments that aren't an object."""
 
 
 class DiscoveryLimits(BaseModel):

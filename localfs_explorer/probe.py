@@ -17,13 +17,15 @@ The outcome follows the server's design:
   ``local_read_fail`` entry, dry runs included);
 - ``ok``: it runs with nothing refused;
 - ``error``: the probe can't model the call (a malformed line, a missing required
-  argument, an unknown ``direction``).
+  argument, an unknown ``direction``, an expected path that isn't a string).
 
 Paths the catalog describes have tier ``catalog`` (``guess`` for a catalog inferred from a
 ``tools/list`` schema). Other arguments go through path discovery; what it finds is
 checked as a read. Discovery is advisory: a ``guess``-tier path never changes the outcome
 (the server doesn't check an argument it doesn't treat as a path), while a path the
 caller declared or expects the call to touch (``declared``/``expected`` tiers) does.
+Discovery's caveats about a path (``~user`` left unexpanded, a host in a ``file:`` URI)
+and any bound that cut its search short are in the call's notes.
 
 Not modelled: the second check of a response-cap ``local_path`` that names a directory
 (the server joins a default file name and checks the file again), and image sources
