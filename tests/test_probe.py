@@ -812,10 +812,12 @@ def test_rows_the_probe_builds_are_what_validation_builds(layout: Layout) -> Non
     # A pydantic that lays models out differently gets validated rows, never odd ones.
     assert probe_module._pick_builder() is probe_module._trusted
     broken = lambda cls, values: cls.model_construct(**{**values, "message": "?"})  # noqa: E731
+    failing = lambda cls, values: 1 / 0  # noqa: E731
     original = probe_module._trusted
-    probe_module._trusted = broken
     try:
-        assert probe_module._pick_builder() is probe_module._validated
+        for replacement in (broken, failing):
+            probe_module._trusted = replacement
+            assert probe_module._pick_builder() is probe_module._validated
     finally:
         probe_module._trusted = original
 
