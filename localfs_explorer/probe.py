@@ -408,11 +408,13 @@ def _walked(parent: str, name: str) -> str:
 class _DriveTree:
     """The Drive side of a sync or download, built from relative names (``a/b.txt``)."""
 
-    __slots__ = ("files", "folders")
+    __slots__ = ("files", "folders", "unsafe")
 
     def __init__(self) -> None:
         self.files: set[str] = set()
         self.folders: dict[str, _DriveTree] = {}
+        #: Names the server refuses to map to a local path (it skips them unchecked).
+        self.unsafe: list[str] = []
 
     @classmethod
     def from_names(cls, names: Iterable[str]) -> _DriveTree:
@@ -420,6 +422,11 @@ class _DriveTree:
         for name in names:
             parts = [p for p in str(name).split("/") if p not in ("", ".")]
             if not parts:
+                continue
+            if any(p == ".." or "\0" in p or "\\" in p for p in parts):
+                # A Drive name that would climb out of the destination (or can't be a
+                # file name) is planned as the server's unsafe-name skip, never checked.
+                tree.unsafe.append(str(name))
                 continue
             node = tree
             for part in parts[:-1]:
@@ -469,6 +476,11 @@ class _CallProbe:
         self.expected_paths = tuple(expected_paths)
         self.paths: list[PathVerdict] = []
         self.notes: list[str] = []
+        if self.drive is not None and self.drive.unsafe:
+            self.notes.append(
+                "skipped as unsafe Drive names (they would leave the destination): "
+                + ", ".join(self.drive.unsafe)
+            )
         self.refusal: str | None = None
         self.partial = False
         self.error: str | None = None

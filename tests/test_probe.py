@@ -855,3 +855,21 @@ def test_walked_names_are_joined_the_way_pathlib_joins_them(parent: str) -> None
     for name in ("f.txt", ".env", "sub dir"):
         assert _walked(parent, name) == str(Path(parent) / name)
         assert _prefix(_spelled(parent)) + name == str(Path(parent) / name)
+
+
+@pytest.mark.parametrize("tool", ["sync_folder", "download_folder"])
+def test_drive_names_that_climb_out_are_skipped_unchecked(layout: Layout, tool: str) -> None:
+    # A Drive name such as ../token.json is the server's unsafe-name skip: planned, never
+    # mapped to a local path, so it is neither checked nor written.
+    dest = layout.data / "reports"
+    dest.mkdir()
+    arguments = {"local_path": str(dest)}
+    if tool == "sync_folder":
+        arguments["direction"] = "download"
+    v = probe_call(layout.policy(), tool, arguments,
+                   drive_names=["../token.json", "a/../../x.txt", "ok.txt"])
+    walked = [p.path for p in v.paths if p.kind == "entry"]
+    assert walked == [str(dest / "ok.txt")]
+    assert not any(".." in p.path for p in v.paths)
+    assert any("../token.json" in note and "unsafe" in note for note in v.notes)
+    assert v.outcome == "ok"
