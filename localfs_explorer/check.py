@@ -323,21 +323,40 @@ class BatchChecker:
     def check(self, path: Any, op: str = "read", *, over_http: bool | None = None) -> Decision:
         """The batched check for ``op``; same verdict as ``Policy.check``."""
         c = self._c
-        if op not in OPS:
-            _check_op(op)
         if over_http is None:
             over_http = c.over_http_default
         if (
-            c.mode is Mode.OFF
+            op not in OPS
+            or c.mode is Mode.OFF
             or (over_http and c.tripwire_armed)
-            or not isinstance(path, str)
+            or path.__class__ is not str
             or not path.startswith("/")
             or "\0" in path
         ):
-            # Refusals that need no filesystem, odd types and relative paths: no cache.
+            # Refusals that need no filesystem, odd input and relative paths: no cache.
             return _check(c, path, op, over_http)
-        resolved, identity = _resolve(c.fs, path, self._parents)
-        return _verdict(c, path, op, over_http, resolved, identity)
+        # The walk's hot path, written out: resolve the parent once, lstat the entry.
+        parent, _, name = path.rpartition("/")
+        if name == "" or name == "." or name == "..":
+            return _check(c, path, op, over_http)
+        real_parent = self._parents.get(parent)
+        if real_parent is None:
+            real_parent = self._parents[parent] = c.fs.realpath(parent or "/")
+        if real_parent == parent:
+            candidate = path  # no symlink above the entry: the caller's string is the path
+        elif real_parent == "/":
+            candidate = "/" + name
+        else:
+            candidate = real_parent + "/" + name
+        try:
+            st = c.fs.lstat(candidate)
+        except OSError:
+            # Missing or unreachable: non-strict realpath keeps the component as it is.
+            return _verdict(c, path, op, over_http, candidate, None)
+        if st.st_mode & 0o170000 == 0o120000:  # a symlink: resolve it fully
+            resolved = c.fs.realpath(candidate)
+            return _verdict(c, path, op, over_http, resolved, _identity(c.fs, resolved))
+        return _verdict(c, path, op, over_http, candidate, (st.st_dev, st.st_ino))
 
     def check_read(self, path: Any, *, over_http: bool | None = None) -> Decision:
         """Batched ``check_read``."""
