@@ -35,7 +35,6 @@ deny list is for), an unclosed ``[``, and anything starting like a filesystem pa
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import string
@@ -46,6 +45,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from .userfiles import parse_json, read_text
 
 __all__ = [
     "SCOPE_NAMES",
@@ -427,19 +428,9 @@ def load_access(source: str | os.PathLike[str] | Mapping[str, Any]) -> ToolAcces
     if isinstance(source, Mapping):
         return access_from_mapping(source)
     path = Path(source)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise AccessListError(f"{path}: can't be read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise AccessListError(f"{path}: is not UTF-8 text") from None
+    text = read_text(path, AccessListError)
     if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise AccessListError(
-                f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})"
-            ) from None
+        data = parse_json(text, path, AccessListError)
     else:
         data = _parse_toml(text, str(path))
     return access_from_mapping(data, source=str(path))

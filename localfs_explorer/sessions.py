@@ -57,6 +57,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .access import DEFAULT_APPROVAL_TIMEOUT_SECONDS, ToolAccess, load_access
 from .catalog import Catalog, Tool, default_catalog, register_tools
 from .probe import CallVerdict, PathVerdict, probe_call
+from .userfiles import parse_json, read_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -299,18 +300,7 @@ def load_session(source: str | os.PathLike[str] | Sequence[Any] | Mapping[str, A
         return source
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise SessionError(f"{path}: can't be read ({exc.strerror or exc})") from None
-        except UnicodeDecodeError:
-            raise SessionError(f"{path}: is not UTF-8 text") from None
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SessionError(
-                f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-            ) from None
+        raw = parse_json(read_text(path, SessionError), path, SessionError)
         return _parse_answers(raw, str(path))
     return _parse_answers(source, None)
 

@@ -145,7 +145,7 @@ def test_load_fs_names_the_examples_when_a_name_is_unknown() -> None:
 
 
 def test_load_fs_reports_a_missing_file() -> None:
-    with pytest.raises(HostSpecError, match=r"missing/host\.json: can't read"):
+    with pytest.raises(HostSpecError, match=r"missing/host\.json: can't be read"):
         load_fs("missing/host.json")
 
 

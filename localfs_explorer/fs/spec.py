@@ -55,6 +55,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..userfiles import parse_json, read_text
 from .base import FileSystem
 from .host import HostFS
 from .virtual import HostSpecError, VirtualFS
@@ -131,12 +132,16 @@ class HostSpec(BaseModel):
 # ---------------------------------------------------------------------------- reading
 
 
+class _DuplicateKey(HostSpecError):
+    """A key repeated in one JSON object (raised without the file's name)."""
+
+
 def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     seen: dict[str, Any] = {}
     for key, value in pairs:
         if key in seen:
             # json.load would keep the last silently; a repeated entry is a typo.
-            raise HostSpecError(f"key {key!r} appears twice")
+            raise _DuplicateKey(f"key {key!r} appears twice")
         seen[key] = value
     return seen
 
@@ -144,19 +149,10 @@ def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def read_spec(source: str | Path) -> dict[str, Any]:
     """Read a host spec file as a plain dict (JSON), with clear errors."""
     path = Path(source)
+    text = read_text(path, HostSpecError)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise HostSpecError(f"{path}: can't read the host spec: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise HostSpecError(f"{path}: a host spec must be UTF-8 JSON") from None
-    try:
-        data = json.loads(text, object_pairs_hook=_reject_duplicate_keys)
-    except json.JSONDecodeError as exc:
-        raise HostSpecError(
-            f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
-    except HostSpecError as exc:
+        data = parse_json(text, path, HostSpecError, object_pairs_hook=_reject_duplicate_keys)
+    except _DuplicateKey as exc:
         raise HostSpecError(f"{path}: {exc}") from None
     if not isinstance(data, dict):
         raise HostSpecError(f"{path}: a host spec is a JSON object, not {type(data).__name__}")
