@@ -348,10 +348,9 @@ def _print_changes(result: Any, out: TextIO) -> None:
                 out.write(f"      before: {b}\n      after:  {a}\n")
 
 
-def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..diff import compare_policies
-    from ..probe import ProbeError
-    from ..report import ReportError, diff_report, format_for, write_reports
+def _outputs_and_paths(args: argparse.Namespace) -> list[str]:
+    """Refuse unknown report formats before any work; the paths given on the command line."""
+    from ..report import ReportError, format_for
 
     try:
         for name in args.output:
@@ -361,6 +360,15 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     paths = list(args.paths)
     if args.paths_file:
         paths.extend(cli.read_paths_file(args.paths_file))
+    return paths
+
+
+def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..diff import compare_policies
+    from ..probe import ProbeError
+    from ..report import ReportError, diff_report, write_reports
+
+    paths = _outputs_and_paths(args)
     before, after = _side(args, "before"), _side(args, "after")
     for label, side in (("before", before), ("after", after)):
         for warning in (*side.policy.env.warnings, *side.policy.warnings):
@@ -407,16 +415,9 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..probe import ProbeError, iter_call_verdicts
-    from ..report import ReportError, batch_report, format_for, write_reports
+    from ..report import ReportError, batch_report, write_reports
 
-    try:
-        for name in args.output:
-            format_for(name)
-    except ReportError as exc:
-        raise cli.UsageError(str(exc)) from None
-    paths = list(args.paths)
-    if args.paths_file:
-        paths.extend(cli.read_paths_file(args.paths_file))
+    paths = _outputs_and_paths(args)
     if not paths and not args.calls:
         raise cli.UsageError("report needs --calls FILE.jsonl, --path or --paths-file")
     policy = cli.build_policy(args)
