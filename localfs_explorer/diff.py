@@ -478,7 +478,9 @@ def diff_policies(
     Columns are :data:`COLUMNS`; filter on ``change`` (``new_access``,
     ``removed_access``, ``changed_message``, ``unchanged``).
     """
-    import pandas as pd  # only this view needs pandas
+    from .optional import pandas  # only this view needs pandas
+
+    pd = pandas("the diff DataFrame")
 
     result = compare_policies(before, after, paths, calls, **options)
     return pd.DataFrame([c.row() for c in result.changes], columns=list(COLUMNS))

@@ -1144,7 +1144,9 @@ def probe_calls(
     visibility, gate, outcome and message, then each path's argument, path, resolved
     path, operation, tier, verdict, reason and refusal text (``path_message``).
     """
-    import pandas as pd  # only the batch report needs pandas
+    from .optional import pandas  # only this view needs pandas
+
+    pd = pandas("probe_calls' DataFrame")
 
     rows: list[dict[str, Any]] = []
     for verdict in iter_call_verdicts(policy, calls, **options):

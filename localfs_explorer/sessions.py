@@ -621,7 +621,9 @@ class SessionReplay(BaseModel):
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per call with the :data:`COLUMNS` columns."""
-        import pandas as pd  # only the table needs pandas
+        from .optional import pandas  # only this view needs pandas
+
+        pd = pandas("the replay DataFrame")
 
         return pd.DataFrame(self.rows(), columns=list(COLUMNS))
 

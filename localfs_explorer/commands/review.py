@@ -28,7 +28,8 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p = sub.add_parser("test", help="run scenario files (TOML) like a test suite",
                        description="Run scenario files and folders of them; see "
                        "scenarios/spec-000.toml for the format.")
-    p.add_argument("targets", nargs="+", metavar="FILE_OR_DIR")
+    p.add_argument("targets", nargs="+", metavar="FILE_OR_DIR",
+                   help="a scenario file, or a folder searched for *.toml (repeatable)")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="also list the expectations that passed")
     p.add_argument("--junit-xml", metavar="PATH", help="write a JUnit XML report for CI")
@@ -59,7 +60,8 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--access", metavar="FILE", help="tool access lists (TOML or JSON)")
     p.add_argument("--over-http", action=argparse.BooleanOptionalAction, default=None,
                    help="whether requests arrive over HTTP (default: by transport)")
-    p.add_argument("--title", default="localfs-explorer batch report")
+    p.add_argument("--title", default="localfs-explorer batch report",
+                   help="the report's title")
     p.add_argument("-o", "--output", metavar="FILE", action="append", required=True,
                    help="the report to write (.html, .csv or .json; repeatable)")
     p.set_defaults(handler=cmd_report)
@@ -190,30 +192,39 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
     shared.add_argument("--env", metavar="FILE", help="the server's .env for both sides")
     shared.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                         type=cli.key_value, help="a process variable on both sides")
-    shared.add_argument("--unset", metavar="KEY", action="append", default=[])
-    shared.add_argument("--transport", choices=("stdio", "sse", "streamable-http"))
+    shared.add_argument("--unset", metavar="KEY", action="append", default=[],
+                        help="remove KEY on both sides (repeatable)")
+    shared.add_argument("--transport", choices=("stdio", "sse", "streamable-http"),
+                        help="the --transport of both servers")
     shared.add_argument("--inherit-env", action="store_true",
                         help="also give both servers this shell's environment")
     shared.add_argument("--lenient", action="store_true",
                         help="skip .env lines that can't be parsed, as the server does")
     shared.add_argument("--cwd", metavar="DIR", help="the server's startup directory")
-    shared.add_argument("--package-dir", metavar="DIR")
+    shared.add_argument("--package-dir", metavar="DIR",
+                        help="the directory holding the server's own .env")
     shared.add_argument("--fs", metavar="SPEC",
                         help="a described host: a host spec JSON file or a shipped example")
-    shared.add_argument("--profile", metavar="FILE")
-    shared.add_argument("--platform", choices=("posix", "windows"))
+    shared.add_argument("--profile", metavar="FILE",
+                        help="a server profile JSON replacing the shipped assumptions")
+    shared.add_argument("--platform", choices=("posix", "windows"),
+                        help="target platform: windows splits LOCAL_FILE_ROOTS on ';'")
     for side in ("before", "after"):
         g = p.add_argument_group(f"the {side} configuration")
-        g.add_argument(f"--{side}-env", metavar="FILE")
+        g.add_argument(f"--{side}-env", metavar="FILE", help=f"the {side} server's .env")
         g.add_argument(f"--{side}-set", metavar="KEY=VALUE", action="append", default=[],
-                       type=cli.key_value)
-        g.add_argument(f"--{side}-unset", metavar="KEY", action="append", default=[])
-        g.add_argument(f"--{side}-transport", choices=("stdio", "sse", "streamable-http"))
+                       type=cli.key_value,
+                       help=f"a process variable of the {side} server (repeatable)")
+        g.add_argument(f"--{side}-unset", metavar="KEY", action="append", default=[],
+                       help=f"remove KEY on the {side} side (repeatable)")
+        g.add_argument(f"--{side}-transport", choices=("stdio", "sse", "streamable-http"),
+                       help=f"the {side} server's --transport")
         g.add_argument(f"--{side}-scenario", metavar="FILE[::NAME]",
                        help="take this side's configuration from a scenario file (the "
                        "scenario NAME, or its first)")
     probes = p.add_argument_group("probes")
-    probes.add_argument("--path", dest="paths", metavar="PATH", action="append", default=[])
+    probes.add_argument("--path", dest="paths", metavar="PATH", action="append", default=[],
+                        help="a path to ask both sides about (repeatable)")
     probes.add_argument("--paths-file", metavar="FILE",
                         help="more paths, one JSON string per line")
     probes.add_argument("--calls", metavar="FILE.jsonl", help="tool calls, one per line")

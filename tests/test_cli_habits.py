@@ -1,0 +1,136 @@
+"""The command line follows the conventions its users expect: help, version, stdin, JSON."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import re
+
+import pytest
+
+from localfs_explorer import __version__, cli
+from localfs_explorer.cli import build_parser, main
+
+
+def _walk(parser: argparse.ArgumentParser, prog: str = "localfs-explorer"):
+    """Every (command path, parser) pair, subcommands of subcommands included."""
+    yield prog, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _walk(sub, f"{prog} {name}")
+
+
+def _run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err, stdin=io.StringIO(stdin))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_every_command_option_and_argument_has_help() -> None:
+    missing = []
+    for prog, parser in _walk(build_parser()):
+        assert parser.description or prog == "localfs-explorer" or _help_of(prog), prog
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for choice in action._choices_actions:
+                    if not (choice.help or "").strip():
+                        missing.append(f"{prog} {choice.dest}")
+                continue
+            if action.help == argparse.SUPPRESS:
+                continue
+            if not (action.help or "").strip():
+                missing.append(f"{prog} {'/'.join(action.option_strings) or action.dest}")
+    assert missing == []
+
+
+def _help_of(prog: str) -> str:
+    name = prog.split()[-1]
+    for action in build_parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                if choice.dest == name:
+                    return choice.help or ""
+    return ""
+
+
+def test_every_help_shows_examples_or_exit_statuses(capsys) -> None:
+    for prog, parser in _walk(build_parser()):
+        text = parser.format_help()
+        assert "exit status:" in text, prog
+        assert "  2  usage or configuration error" in text, prog
+        # Epilog lines are printed as written, not re-wrapped into one paragraph.
+        assert "\n  0  the answer is yes" in text, prog
+    top = build_parser().format_help()
+    assert "examples:\n  localfs-explorer check" in top
+
+
+def test_version_comes_from_the_installed_metadata() -> None:
+    from importlib.metadata import version
+
+    assert __version__ == version("localfs-explorer")
+    with pytest.raises(SystemExit) as info:
+        build_parser().parse_args(["--version"])
+    assert info.value.code == 0
+    code, _, _ = _run("--version")
+    assert code == 0
+
+
+def test_version_is_printed(capsys) -> None:
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"localfs-explorer {__version__}"
+
+
+def test_paths_file_dash_reads_stdin() -> None:
+    code, out, _ = _run("check", "--set", "LOCAL_FILE_ACCESS=full", "--paths-file", "-",
+                        "--json", stdin='"/tmp/a"\n\n"/tmp/b\\u0000c"\n')
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["path"] for r in rows] == ["/tmp/a", "/tmp/b\0c"]
+    assert code == 1  # the NUL path is refused
+
+
+def test_errors_in_stdin_name_stdin_not_a_scratch_file() -> None:
+    code, out, err = _run("check", "--paths-file", "-", stdin='"/tmp/a"\nnot json\n')
+    assert code == 2 and out == ""
+    assert err.startswith("localfs-explorer check: <stdin>:2: not a JSON string")
+    assert "\n" not in err.rstrip("\n")
+
+
+def test_only_one_option_may_read_stdin() -> None:
+    code, _, err = _run("probe", "--calls", "-", "--access", "-", stdin="")
+    assert code == 2
+    assert "only one option can read stdin" in err and "--calls" in err and "--access" in err
+
+
+def test_probe_calls_dash_reads_stdin(tmp_path) -> None:
+    call = {"name": "upload_local_file", "arguments": {"local_path": "/etc/passwd"}}
+    code, out, err = _run("probe", "--set", "LOCAL_FILE_ACCESS=roots",
+                          "--set", f"LOCAL_FILE_ROOTS={tmp_path}", "--calls", "-", "--json",
+                          stdin=json.dumps(call) + "\n")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert len(rows) == 1 and rows[0]["name"] == "upload_local_file", err
+    assert rows[0]["outcome"] != "ok" and code == 1
+
+
+def test_replay_dash_reads_stdin() -> None:
+    session = [[{"name": "upload_local_file", "arguments": {"local_path": "/etc/passwd"}}]]
+    code, out, err = _run("replay", "-", "--set", "LOCAL_FILE_ACCESS=off", "--json",
+                          stdin=json.dumps(session))
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["name"] for r in rows] == ["upload_local_file"], err
+    assert code == 1
+
+
+def test_replay_dash_with_bad_json_is_one_line() -> None:
+    code, out, err = _run("replay", "-", stdin="[[{")
+    assert code == 2 and out == ""
+    assert re.match(r"localfs-explorer replay: <stdin>: not valid JSON \(line 1", err)
+    assert err.count("\n") == 1
+
+
+def test_help_exits_zero_without_a_traceback(capsys) -> None:
+    assert main(["check", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "examples:" in text and "--paths-file FILE" in text
+    assert cli.EXIT_STATUS.splitlines()[1] in text
