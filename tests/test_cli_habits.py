@@ -6,6 +6,7 @@ import argparse
 import io
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -134,3 +135,48 @@ def test_help_exits_zero_without_a_traceback(capsys) -> None:
     text = capsys.readouterr().out
     assert "examples:" in text and "--paths-file FILE" in text
     assert cli.EXIT_STATUS.splitlines()[1] in text
+
+
+def test_hosts_json_lists_every_shipped_example() -> None:
+    from localfs_explorer.fs.spec import list_example_hosts
+
+    code, out, _ = _run("hosts", "--json")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 0
+    assert [r["name"] for r in rows] == list(list_example_hosts())
+    assert all(r["description"] for r in rows)
+
+
+def test_export_env_dry_run_json_masks_secrets(tmp_path) -> None:
+    env = tmp_path / ".env"
+    env.write_text("LOCAL_FILE_ACCESS=off\nGEE_SECRET_TOKEN=hunter2-secret\n")
+    code, out, _ = _run("export-env", "--env", str(env), "--set", "LOCAL_FILE_ACCESS=full",
+                        "--dry-run", "--json")
+    plan = json.loads(out)
+    assert code == 0 and plan["ok"] and plan["changed"]
+    assert "+LOCAL_FILE_ACCESS=full" in plan["diff"]
+    assert "hunter2" not in out
+    assert env.read_text().startswith("LOCAL_FILE_ACCESS=off")  # nothing written
+
+
+def test_export_env_json_needs_dry_run(tmp_path) -> None:
+    code, _, err = _run("export-env", "-o", str(tmp_path / "x.env"), "--json")
+    assert code == 2 and "--json goes with --dry-run" in err
+    assert not (tmp_path / "x.env").exists()
+
+
+def test_test_json_is_the_whole_run(tmp_path) -> None:
+    from localfs_explorer.scenarios import run_scenarios
+
+    shipped = str(Path(__file__).resolve().parent.parent / "scenarios" / "spec-000.toml")
+    code, out, _ = _run("test", shipped, "--json")
+    data = json.loads(out)  # one object and nothing else on stdout
+    expected = run_scenarios([shipped])
+    assert code == expected.exit_code == 0
+    assert (data["passed"], data["failed"]) == (expected.passed, expected.failed)
+    assert len(data["cases"]) == len(expected.cases) > 0
+
+
+def test_auth_status_accepts_json() -> None:
+    code, out, _ = _run("auth-status", "--json", "--set", "LOCAL_FILE_ACCESS=off")
+    assert code == 0 and json.loads(out)["local_file_access"]["mode"] == "off"

@@ -15,6 +15,7 @@ self-contained HTML page. ``test`` and ``diff`` write the same reports with ``-o
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import re
@@ -37,6 +38,9 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
                    help="list which rules of the check the scenarios exercised")
     p.add_argument("-o", "--output", metavar="FILE", action="append", default=[],
                    help="write a report (.html, .csv or .json; repeatable)")
+    p.add_argument("--json", action="store_true",
+                   help="print the run as one JSON object (passed, failed, errors, cases, "
+                   "coverage) instead of text")
     p.set_defaults(handler=cmd_test)
 
     p = sub.add_parser(
@@ -156,6 +160,9 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         run = run_scenarios(args.targets)
     except (ScenarioError, ReportError) as exc:
         raise cli.UsageError(str(exc)) from None
+    text_out = out
+    if getattr(args, "json", False):
+        out = io.StringIO()  # the text goes nowhere; stdout gets the JSON at the end
     for case in run.cases:
         if case.passed:
             if args.verbose:
@@ -179,6 +186,8 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         noun = "problem" if len(run.errors) == 1 else "problems"
         err.write(f"{len(run.errors)} {noun} kept scenarios from running\n")
     out.write(f"{run.summary}\n")
+    if out is not text_out:
+        text_out.write(json.dumps(run.to_dict(), ensure_ascii=False, default=str) + "\n")
     return run.exit_code
 
 
