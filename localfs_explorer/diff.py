@@ -115,6 +115,12 @@ class DiffResult:
 
     changes: list[VerdictChange] = field(default_factory=list)
 
+    def _repr_html_(self) -> str:
+        """Rich display in a notebook (the dashboard's renderer)."""
+        from .render import diff_repr
+
+        return diff_repr(self)
+
     def of(self, change: str) -> list[VerdictChange]:
         """The probes whose change is ``change``."""
         return [c for c in self.changes if c.change == change]

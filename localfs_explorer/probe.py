@@ -153,6 +153,12 @@ class CallVerdict(BaseModel):
     index: int | None = None
     line: int | None = None
 
+    def _repr_html_(self) -> str:
+        """Rich display in a notebook (the dashboard's renderer)."""
+        from .render import call_verdict_repr
+
+        return call_verdict_repr(self)
+
     def to_json_dict(self) -> dict[str, Any]:
         """The JSON object ``localfs-explorer probe --json`` prints for this call."""
         out: dict[str, Any] = {

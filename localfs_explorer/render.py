@@ -417,3 +417,103 @@ def diff_html(diff_text: str) -> str:
 def json_html(obj: Mapping[str, Any], css_class: str) -> str:
     """Indented JSON in a ``<pre>``."""
     return pre(json.dumps(obj, indent=2, ensure_ascii=False), css_class)
+
+
+# ---------------------------------------------------------------------- notebook reprs
+#
+# ``_repr_html_`` of the engine's results: the dashboard's own fragments, wrapped with the
+# stylesheet so a notebook cell shows them the same way without any widget.
+
+
+def notebook(body_html: str) -> str:
+    """A self-styled block for a notebook output."""
+    return f'{STYLE.strip()}<div class="lfe-app lfe-repr">{body_html}</div>'
+
+
+def decision_repr(d: Any) -> str:
+    """One checked path: verdict, message, trace and hint."""
+    return notebook(decision_detail(d))
+
+
+def policy_repr(policy: Any) -> str:
+    """The resolved policy: mode, whether it serves, roots, deny-list, warnings."""
+    return notebook("".join([
+        mode_summary(policy),
+        serve_line(policy),
+        messages("error", list(policy.errors), "error", "lfe-errors"),
+        messages("warning", [*policy.env.warnings, *policy.warnings], "warning",
+                 "lfe-warnings"),
+        '<h3 class="lfe-h">Roots</h3>', roots_table(policy),
+        '<h3 class="lfe-h">Deny-list</h3>', deny_list_table(policy), deny_dirs_table(policy),
+    ]))
+
+
+def call_verdict_repr(verdict: Any) -> str:
+    """One probed tool call as the model experiences it."""
+    return notebook(call_verdict_html(verdict))
+
+
+def export_plan_repr(plan: Any) -> str:
+    """An ``.env`` export plan: its masked diff, changes, and why it would be refused."""
+    state = (box("ok", "✔ The server would accept this .env.", "lfe-serves") if plan.ok
+             else box("error", esc(plan.refusal() or "refused"), "lfe-serves"))
+    changes = "".join(f"<li>{esc(c.describe())}</li>" for c in plan.changes)
+    diff = plan.diff(masked=True)
+    return notebook("".join([
+        state,
+        messages("warning", list(plan.warnings), "warning", "lfe-warnings"),
+        f'<ul class="lfe-changes">{changes}</ul>' if changes else
+        '<div class="lfe-muted">No changes.</div>',
+        diff_html(diff) if diff else "",
+    ]))
+
+
+def run_result_repr(run: Any) -> str:
+    """A scenario run: the summary, then every expectation that failed, with its trace."""
+    kind = "error" if run.errors else ("refused" if run.failed else "ok")
+    head = f'<div class="lfe-mode-line">{badge(kind, run.summary)}</div>'
+    rows = []
+    for c in run.cases:
+        if c.passed:
+            continue
+        where = f"{c.file}:{c.line}" if c.line else c.file
+        why = "; ".join([*([c.error] if c.error else []), *(m.describe() for m in c.mismatches)])
+        rows.append([esc(where), esc(f"{c.scenario} > {c.name}"), esc(why)])
+    failed = (table(["where", "expectation", "why"], rows[:MAX_TABLE_ROWS],
+                    css_class="lfe-failures", total=len(rows)) if rows else "")
+    return notebook(head + messages("error", list(run.errors), "error", "lfe-errors") + failed)
+
+
+def replay_repr(replay: Any) -> str:
+    """A replayed session: one row per call through the approval gate."""
+    rows = [[esc(f"{c.answer}.{c.call}"), f"<code>{esc(c.name)}</code>", esc(c.gate),
+             yes_no(c.asked), esc(c.decision), outcome_badge(c.outcome), esc(c.reason)]
+            for c in replay.calls[:MAX_TABLE_ROWS]]
+    summary = replay.summary().to_text()
+    return notebook(
+        table(["call", "tool", "gate", "asked", "decision", "outcome", "reason"], rows,
+              css_class="lfe-replay", total=len(replay.calls))
+        + pre(summary))
+
+
+_CHANGE_HEADINGS = (("new_access", "New access (refused → allowed)", "refused"),
+                    ("removed_access", "Removed access (allowed → refused)", "ok"),
+                    ("changed_message", "Changed message", "warning"))
+
+
+def diff_repr(result: Any) -> str:
+    """Verdicts that changed between two configurations, grouped by kind of change."""
+    counts = result.counts()
+    parts = ['<div class="lfe-mode-line">' + " ".join(
+        badge(kind, f"{counts[name]} {heading.split(' (')[0].lower()}")
+        for name, heading, kind in _CHANGE_HEADINGS) + "</div>"]
+    for name, heading, _kind in _CHANGE_HEADINGS:
+        changes = result.of(name)
+        if not changes:
+            continue
+        rows = [[esc(c.kind), f"<code>{esc(c.probe)}</code>", esc(c.source), esc(c.detail)]
+                for c in changes[:MAX_TABLE_ROWS]]
+        parts.append(f'<h3 class="lfe-h">{esc(heading)}</h3>')
+        parts.append(table(["kind", "probe", "source", "detail"], rows,
+                           css_class=f"lfe-diff-{name}", total=len(changes)))
+    return notebook("".join(parts))

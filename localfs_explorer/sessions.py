@@ -572,6 +572,12 @@ class SessionReplay(BaseModel):
     rules: LedgerRules
     timeout_seconds: int
 
+    def _repr_html_(self) -> str:
+        """Rich display in a notebook (the dashboard's renderer)."""
+        from .render import replay_repr
+
+        return replay_repr(self)
+
     def __iter__(self) -> Iterator[CallReplay]:  # type: ignore[override]
         return iter(self.calls)
 

@@ -130,7 +130,7 @@ def test_main_reports_a_missing_voila(monkeypatch, capsys) -> None:
 
 
 def test_the_dashboard_opens_with_what_serve_preloaded(tmp_path, monkeypatch) -> None:
-    from localfs_explorer.ui import explorer
+    from localfs_explorer.ui import make_explorer
 
     preload = tmp_path / "preload.json"
     preload.write_text(json.dumps({
@@ -138,9 +138,9 @@ def test_the_dashboard_opens_with_what_serve_preloaded(tmp_path, monkeypatch) ->
         "overrides": [["LOCAL_FILE_ACCESS", "roots"], ["LOCAL_FILE_ROOTS", "/data"]],
     }))
     monkeypatch.setenv(PRELOAD_ENV, str(preload))
-    app = explorer(debounce=0)
+    app = make_explorer(debounce=0)
     assert app.model.transport == "sse" and app.model.target == "example:traps"
     assert app.model.policy.mode.value == "roots"
     assert app.model.overrides == [("LOCAL_FILE_ACCESS", "roots"), ("LOCAL_FILE_ROOTS", "/data")]
     # What the caller passes wins over the preload.
-    assert explorer(transport="stdio", debounce=0).model.transport == "stdio"
+    assert make_explorer(transport="stdio", debounce=0).model.transport == "stdio"

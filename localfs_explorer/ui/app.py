@@ -198,18 +198,26 @@ class Explorer(widgets.VBox):
         self.model.last_error = ""
 
 
-def explorer(**options: Any) -> Explorer:
-    """Display an :class:`Explorer` in the notebook and return it.
+def make_explorer(**options: Any) -> Explorer:
+    """A new :class:`Explorer`, not displayed yet (a cell ending with it shows it).
 
     ``options`` go to :class:`Explorer` (``panels=``, ``lazy=``) or the new model
     (``env_path="deploy/.env"``, ``transport="sse"``, ``paths_text="/data/a.csv"``),
     over any configuration the ``serve`` command preloaded.
     """
-    from IPython.display import display
-
     from ..serve import load_preload
 
     # `localfs-explorer serve --env ...` leaves its configuration for the kernel to pick up.
-    app = Explorer(**{**load_preload(), **options})
-    display(app)
-    return app
+    return Explorer(**{**load_preload(), **options})
+
+
+def explorer(**options: Any) -> None:
+    """Display an :class:`Explorer` in the notebook, once.
+
+    Returns None, so a cell ending with ``explorer()`` shows the app once rather than
+    once for the call and again for its value; :func:`make_explorer` gives the app
+    itself. ``options`` are :func:`make_explorer`'s.
+    """
+    from IPython.display import display
+
+    display(make_explorer(**options))
