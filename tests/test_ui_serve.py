@@ -76,6 +76,14 @@ def test_the_dashboard_notebook_is_one_cell_showing_the_app() -> None:
     assert code[0]["outputs"] == []
 
 
+def test_the_package_ships_the_dashboard_notebook() -> None:
+    path, generated = serve.dashboard_notebook()
+    assert not generated
+    assert path == Path(serve.__file__).resolve().parent / "data" / "explorer.ipynb"
+    assert json.loads(path.read_text()) == json.loads(
+        (ROOT / "notebooks" / "explorer.ipynb").read_text())
+
+
 def test_the_dashboard_is_generated_when_the_repository_isnt_there(monkeypatch, tmp_path) -> None:
     monkeypatch.setattr(serve, "__file__", str(tmp_path / "pkg" / "serve.py"))
     path, generated = serve.dashboard_notebook()
