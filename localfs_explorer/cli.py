@@ -286,6 +286,13 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     policy = build_policy(args)
+    if getattr(args, "sarif", None):
+        from . import sarif
+
+        try:
+            sarif.write(sarif.validate_results(policy), args.sarif)
+        except OSError as exc:
+            raise UsageError(f"{args.sarif}: can't be written ({exc.strerror or exc})") from None
     summary = policy.summary()
     if args.json:
         _emit_json(summary, out)
@@ -346,6 +353,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Resolve the configuration as the server does at startup "
                        "and print the mode, roots, deny-list, warnings and errors.")
     p.add_argument("--json", action="store_true", help="the summary as one JSON object")
+    p.add_argument("--sarif", metavar="PATH",
+                   help="also write errors and warnings as SARIF 2.1.0, placed on the .env "
+                   "line of the setting (for code scanning)")
     p.set_defaults(handler=cmd_validate)
 
     for module in _command_modules():

@@ -255,6 +255,11 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
                      help="with --json or -o, include the probes whose answer didn't change")
     res.add_argument("-o", "--output", metavar="FILE", action="append", default=[],
                      help="write a report (.html, .csv or .json; repeatable)")
+    res.add_argument("--sarif", metavar="PATH",
+                     help="write the new-access findings as SARIF 2.1.0, placed on the "
+                     "after .env's changed setting (for code scanning)")
+    res.add_argument("--junit-xml", metavar="PATH",
+                     help="write the changed verdicts as JUnit XML (new access fails)")
 
 
 class _Side:
@@ -423,11 +428,49 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             write_reports(report, args.output)
         except ReportError as exc:
             raise cli.UsageError(str(exc)) from None
+    if getattr(args, "sarif", None):
+        _write_diff_sarif(result, before.policy, after.policy, args.sarif)
+    if getattr(args, "junit_xml", None):
+        write_diff_junit(result, args.junit_xml, allow_new_access=args.allow_new_access)
     if counts["new_access"] and not args.allow_new_access:
         err.write(f"this change grants new access ({counts['new_access']} verdicts); "
                   "pass --allow-new-access to accept it\n")
         return 1
     return 0
+
+
+def _write_diff_sarif(result: Any, before: Any, after: Any, path: str) -> None:
+    from .. import sarif
+
+    try:
+        sarif.write(sarif.diff_results(result, before, after), path)
+    except OSError as exc:
+        raise cli.UsageError(f"{path}: can't be written ({exc.strerror or exc})") from None
+
+
+def write_diff_junit(result: Any, path: str, *, allow_new_access: bool = False) -> None:
+    """Write the changed verdicts as JUnit XML: one testcase each; new access fails."""
+    import xml.etree.ElementTree as ET
+
+    changed = result.changed
+    failing = 0 if allow_new_access else len(result.new_access)
+    suite = ET.Element("testsuite", name="localfs-explorer diff", tests=str(len(changed)),
+                       failures=str(failing), errors="0")
+    for c in changed:
+        tc = ET.SubElement(suite, "testcase", classname=f"diff.{c.change}",
+                           name=_xml_text(c.probe))
+        text = _xml_text(f"{c.change} ({c.source}){': ' + c.detail if c.detail else ''}")
+        if c.change == "new_access" and not allow_new_access:
+            ET.SubElement(tc, "failure", message=text).text = text
+        else:
+            ET.SubElement(tc, "system-out").text = text
+    tree = ET.ElementTree(ET.Element("testsuites", name="localfs-explorer"))
+    tree.getroot().append(suite)
+    ET.indent(tree)
+    try:
+        tree.write(path, encoding="utf-8", xml_declaration=True)
+    except OSError as exc:
+        raise cli.UsageError(f"{path}: can't be written ({exc.strerror or exc})") from None
 
 
 # ------------------------------------------------------------------------------ report
