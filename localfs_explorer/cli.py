@@ -149,7 +149,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
               "localfs-explorer check --op write --set LOCAL_FILE_ACCESS=full --json /tmp/x",
               "printf '\"/data/a.csv\"\\n' | localfs-explorer check --paths-file -"),
     "validate": ("localfs-explorer validate --env deploy/.env",
-                 "localfs-explorer validate --env deploy/.env --sarif validate.sarif"),
+                 "localfs-explorer validate --env deploy/.env --sarif validate.sarif",
+                 "localfs-explorer validate deploy/staging.env deploy/production.env"),
     "snapshot": ("localfs-explorer snapshot /srv/app -o app-host.json --home /home/svc",),
     "hosts": ("localfs-explorer hosts", "localfs-explorer hosts --json"),
     "tools": ("localfs-explorer tools --env deploy/.env --json",),
@@ -285,14 +286,29 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    policy = build_policy(args)
+    files = list(getattr(args, "env_files", None) or [])
+    if files and args.env:
+        raise UsageError("give the .env files either as --env FILE or as ENV_FILE, not both")
+    policies = []
+    code = 0
+    for name in files or [args.env]:
+        args.env = name
+        if len(files) > 1 and not args.json:
+            out.write(f"== {name}\n")
+        policy = build_policy(args)
+        policies.append(policy)
+        code = max(code, _validate_one(policy, args, out))
     if getattr(args, "sarif", None):
         from . import sarif
 
         try:
-            sarif.write(sarif.validate_results(policy), args.sarif)
+            sarif.write([r for p in policies for r in sarif.validate_results(p)], args.sarif)
         except OSError as exc:
             raise UsageError(f"{args.sarif}: can't be written ({exc.strerror or exc})") from None
+    return code
+
+
+def _validate_one(policy: Policy, args: argparse.Namespace, out: TextIO) -> int:
     summary = policy.summary()
     if args.json:
         _emit_json(summary, out)
@@ -352,6 +368,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="would the server start, and with which policy",
                        description="Resolve the configuration as the server does at startup "
                        "and print the mode, roots, deny-list, warnings and errors.")
+    p.add_argument("env_files", nargs="*", metavar="ENV_FILE",
+                   help="validate each of these .env files in turn, as --env FILE would "
+                   "(what the pre-commit hook passes)")
     p.add_argument("--json", action="store_true", help="the summary as one JSON object")
     p.add_argument("--sarif", metavar="PATH",
                    help="also write errors and warnings as SARIF 2.1.0, placed on the .env "
