@@ -45,7 +45,8 @@ def test_the_action_runs_test_and_diff_with_junit_and_sarif() -> None:
     for line in lines:
         argv = shlex.split(line.replace('"${targets[@]}"', "scenarios")
                            .replace('"${extra[@]}"', "--allow-new-access"))
-        argv = [re.sub(r"\$[A-Z_]+", "x", a) for a in argv[1:]]
+        argv = [re.sub(r"\$[A-Z_]+", "x", a.replace("$TRANSPORT", "stdio"))
+                for a in argv[1:]]
         _parses(argv)
         commands[argv[0]] = argv
     assert set(commands) == {"test", "diff"}
