@@ -158,3 +158,16 @@ def test_notebook_cells_show_one_app_per_explorer_call_and_html_reprs(tmp_path,
         outs = shown[name]
         assert [o["output_type"] for o in outs] == ["execute_result"], (name, outs)
         assert text in outs[0]["data"]["text/html"], name
+
+
+@pytest.mark.slow
+def test_jupyterlab_has_the_widget_manager_the_app_needs() -> None:
+    """The lab extra: JupyterLab renders the Explorer through the ipywidgets manager."""
+    pytest.importorskip("jupyterlab")
+    import subprocess as sp
+
+    proc = sp.run([sys.executable, "-m", "jupyterlab.labextensions", "list"],
+                  capture_output=True, text=True, timeout=120)
+    listing = proc.stdout + proc.stderr
+    assert proc.returncode == 0, listing
+    assert "@jupyter-widgets/jupyterlab-manager" in listing and "enabled" in listing
