@@ -41,7 +41,7 @@ def environment_options() -> argparse.ArgumentParser:
     """The options every command shares: the simulated server's environment and host."""
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("server environment")
-    group.add_argument("--env", metavar="FILE", help="the server's .env file")
+    group.add_argument("--env", metavar="FILE", help="the server's .env file (- reads stdin)")
     group.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                        type=key_value, help="a variable in the server process's environment "
                        "(wins over the file; repeatable)")
@@ -203,7 +203,7 @@ def epilog_for(command: str) -> Epilog:
 #: What ``-`` stands for in an option naming a file to read.
 STDIN = "-"
 #: Options (argparse ``dest``) that name a file to read, where ``-`` means stdin.
-STDIN_OPTIONS = ("paths_file", "calls", "session", "access", "catalog", "tools_list")
+STDIN_OPTIONS = ("env", "paths_file", "calls", "session", "access", "catalog", "tools_list")
 
 
 def stdin_to_file(args: argparse.Namespace, stdin: TextIO, directory: str) -> str | None:
@@ -218,6 +218,12 @@ def stdin_to_file(args: argparse.Namespace, stdin: TextIO, directory: str) -> st
     if len(given) > 1:
         names = ", ".join("--" + d.replace("_", "-") for d in given)
         raise UsageError(f"only one option can read stdin ('-'), got {names}")
+    if given[0] == "env":
+        if getattr(args, "in_place", False):
+            raise UsageError("--in-place can't replace stdin: use -o OUT or --dry-run")
+        if getattr(args, "package_dir", "") is None:
+            # The server's own .env is not where stdin was saved: assume this directory.
+            args.package_dir = os.getcwd()
     path = Path(directory) / "stdin"
     try:
         path.write_text(stdin.read(), encoding="utf-8")

@@ -180,3 +180,41 @@ def test_test_json_is_the_whole_run(tmp_path) -> None:
 def test_auth_status_accepts_json() -> None:
     code, out, _ = _run("auth-status", "--json", "--set", "LOCAL_FILE_ACCESS=off")
     assert code == 0 and json.loads(out)["local_file_access"]["mode"] == "off"
+
+
+def test_env_dash_reads_stdin_with_this_directory_as_the_package_dir(tmp_path,
+                                                                     monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = _run("validate", "--env", "-", "--json",
+                        stdin="LOCAL_FILE_ACCESS=roots\nLOCAL_FILE_ROOTS=/definitely/missing\n")
+    summary = json.loads(out)
+    assert code == 2 and summary["mode"] == "off" and not summary["serves"]
+    env_entry = [e for e in summary["deny_list"] if e["setting"] == "server .env"]
+    assert env_entry and env_entry[0]["path"] == str(tmp_path / ".env")
+
+
+def test_export_env_in_place_refuses_stdin() -> None:
+    code, out, err = _run("export-env", "--env", "-", "--in-place", stdin="A=1\n")
+    assert code == 2 and out == "" and "--in-place can't replace stdin" in err
+
+
+def test_dataframe_views_without_pandas_say_which_extra(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "sys.modules['pandas'] = None  # as if it were not installed\n"
+        "from localfs_explorer import load_env, resolve_policy\n"
+        "from localfs_explorer.optional import MissingDependency\n"
+        "from localfs_explorer.probe import probe_calls\n"
+        "p = resolve_policy(load_env(None, overrides={'LOCAL_FILE_ACCESS': 'off'}))\n"
+        "try:\n"
+        "    probe_calls(p, [{'name': 'upload_local_file', 'arguments': {}}])\n"
+        "except MissingDependency as exc:\n"
+        "    print(exc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert proc.stdout.strip() == ("probe_calls' DataFrame needs pandas: pip install "
+                                   "'localfs-explorer[dashboard]' (or just pandas)")
