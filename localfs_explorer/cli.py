@@ -390,6 +390,8 @@ def build_parser() -> argparse.ArgumentParser:
         command.formatter_class = HelpFormatter
         if not command.epilog:
             command.epilog = epilog_for(name)
+        elif "exit status:" not in command.epilog:
+            command.epilog = Epilog(f"{command.epilog}\n\n{EXIT_STATUS}")
     return parser
 
 

@@ -218,3 +218,19 @@ def test_dataframe_views_without_pandas_say_which_extra(tmp_path) -> None:
                           check=True)
     assert proc.stdout.strip() == ("probe_calls' DataFrame needs pandas: pip install "
                                    "'localfs-explorer[dashboard]' (or just pandas)")
+
+
+def test_a_command_with_its_own_epilog_still_lists_the_exit_statuses(monkeypatch) -> None:
+    from types import SimpleNamespace
+
+    def register(sub, env_options):
+        p = sub.add_parser("extra", help="a command another module adds",
+                           epilog="note: its own closing words")
+        p.add_argument("--flag", action="store_true", help="a flag")
+
+    real = cli._command_modules()
+    monkeypatch.setattr(cli, "_command_modules", lambda: [*real, SimpleNamespace(
+        register=register)])
+    parser = dict(_walk(build_parser()))["localfs-explorer extra"]
+    text = parser.format_help()
+    assert "note: its own closing words" in text and "\nexit status:\n  0  " in text
