@@ -35,7 +35,18 @@ __all__ = [
     "resolve_policy",
 ]
 
-__version__ = "0.1.0"
+
+def _installed_version() -> str:
+    # One version source: the package metadata written from pyproject.toml at install.
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("localfs-explorer")
+    except PackageNotFoundError:  # pragma: no cover - running from an uninstalled tree
+        return "0+unknown"
+
+
+__version__ = _installed_version()
 
 # The rest of the API is loaded on first use, so importing the package stays cheap for a
 # server that only wants the check.

@@ -93,6 +93,12 @@ class Decision:
     _over_http: bool
     _deny_hit: tuple[str, str] | None
 
+    def _repr_html_(self) -> str:
+        """Rich display in a notebook (the dashboard's renderer)."""
+        from .render import decision_repr
+
+        return decision_repr(self)
+
     def key(self) -> tuple[str, str, bool, str, str, str | None]:
         """The verdict's fields, for comparing decisions."""
         return (self.path, self.op, self.allowed, self.reason, self.message, self.resolved)

@@ -12,9 +12,12 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
+from . import __version__
 from .check import OPS, Decision
 from .env import EnvFileError, ServerEnv, load_env
 from .fs import HostFS
@@ -38,7 +41,7 @@ def environment_options() -> argparse.ArgumentParser:
     """The options every command shares: the simulated server's environment and host."""
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("server environment")
-    group.add_argument("--env", metavar="FILE", help="the server's .env file")
+    group.add_argument("--env", metavar="FILE", help="the server's .env file (- reads stdin)")
     group.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                        type=key_value, help="a variable in the server process's environment "
                        "(wins over the file; repeatable)")
@@ -128,6 +131,108 @@ def _emit_json(obj: Any, out: TextIO) -> None:
     out.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
 
+#: The exit statuses every command uses, shown at the end of each ``--help``.
+EXIT_STATUS = (
+    "exit status:\n"
+    "  0  the answer is yes (allowed, valid, passed, nothing new)\n"
+    "  1  the answer is no (something refused, failed or newly allowed)\n"
+    "  2  usage or configuration error (one line on stderr, no traceback)"
+)
+
+#: Example command lines per command, shown in its ``--help``.
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "": ("localfs-explorer check --env deploy/.env --transport sse /data/report.csv",
+         "localfs-explorer validate --env deploy/.env --json",
+         "localfs-explorer test scenarios/",
+         "localfs-explorer COMMAND --help"),
+    "check": ("localfs-explorer check --env deploy/.env /data/a.csv ~/.ssh/id_rsa",
+              "localfs-explorer check --op write --set LOCAL_FILE_ACCESS=full --json /tmp/x",
+              "printf '\"/data/a.csv\"\\n' | localfs-explorer check --paths-file -"),
+    "validate": ("localfs-explorer validate --env deploy/.env",
+                 "localfs-explorer validate --env deploy/.env --sarif validate.sarif",
+                 "localfs-explorer validate deploy/staging.env deploy/production.env"),
+    "snapshot": ("localfs-explorer snapshot /srv/app -o app-host.json --home /home/svc",),
+    "hosts": ("localfs-explorer hosts", "localfs-explorer hosts --json"),
+    "tools": ("localfs-explorer tools --env deploy/.env --json",),
+    "probe": ("localfs-explorer probe --call '{\"name\": \"upload_local_file\", "
+              "\"arguments\": {\"local_path\": \"/data/a.csv\"}}'",
+              "localfs-explorer probe --calls calls.jsonl --csv > verdicts.csv",
+              "cat calls.jsonl | localfs-explorer probe --calls - --json"),
+    "export-env": ("localfs-explorer export-env --env .env --set LOCAL_FILE_ACCESS=roots "
+                   "--dry-run",
+                   "localfs-explorer export-env --env .env --set LOCAL_FILE_ROOTS=/data "
+                   "--in-place"),
+    "auth-status": ("localfs-explorer auth-status --env deploy/.env --transport sse",),
+    "test": ("localfs-explorer test scenarios/ --junit-xml junit.xml",
+             "localfs-explorer test scenarios/spec-000.toml --json"),
+    "diff": ("localfs-explorer diff --env .env --after-set LOCAL_FILE_ACCESS=full",
+             "localfs-explorer diff --before-env old.env --after-env new.env --sarif diff.sarif"),
+    "report": ("localfs-explorer report --env .env --calls calls.jsonl -o report.html",),
+    "replay": ("localfs-explorer replay session.json --access access.toml",
+               "cat session.json | localfs-explorer replay - --json"),
+    "serve": ("localfs-explorer serve --env deploy/.env --transport sse",),
+    "schema": ("localfs-explorer schema --list", "localfs-explorer schema scenarios"),
+    "completion": ("localfs-explorer completion bash > ~/.local/share/bash-completion/"
+                   "completions/localfs-explorer",),
+}
+
+
+class Epilog(str):
+    """Help text printed as written (line breaks kept), unlike descriptions."""
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, keeping an :class:`Epilog`'s lines as they are."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if isinstance(text, Epilog):
+            return "\n".join(indent + line for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
+
+
+def epilog_for(command: str) -> Epilog:
+    """The examples (when there are some) and the exit statuses for ``command``."""
+    examples = EXAMPLES.get(command, ())
+    parts = []
+    if examples:
+        parts.append("examples:\n" + "\n".join(f"  {line}" for line in examples))
+    parts.append(EXIT_STATUS)
+    return Epilog("\n\n".join(parts))
+
+
+#: What ``-`` stands for in an option naming a file to read.
+STDIN = "-"
+#: Options (argparse ``dest``) that name a file to read, where ``-`` means stdin.
+STDIN_OPTIONS = ("env", "paths_file", "calls", "session", "access", "catalog", "tools_list")
+
+
+def stdin_to_file(args: argparse.Namespace, stdin: TextIO, directory: str) -> str | None:
+    """Replace a ``-`` file option by a file holding stdin; the option's name, if any.
+
+    The readers take file names, so stdin is saved once to ``directory``; only one
+    option may read it.
+    """
+    given = [d for d in STDIN_OPTIONS if getattr(args, d, None) == STDIN]
+    if not given:
+        return None
+    if len(given) > 1:
+        names = ", ".join("--" + d.replace("_", "-") for d in given)
+        raise UsageError(f"only one option can read stdin ('-'), got {names}")
+    if given[0] == "env":
+        if getattr(args, "in_place", False):
+            raise UsageError("--in-place can't replace stdin: use -o OUT or --dry-run")
+        if getattr(args, "package_dir", "") is None:
+            # The server's own .env is not where stdin was saved: assume this directory.
+            args.package_dir = os.getcwd()
+    path = Path(directory) / "stdin"
+    try:
+        path.write_text(stdin.read(), encoding="utf-8")
+    except UnicodeDecodeError:
+        raise UsageError("stdin: not UTF-8 text") from None
+    setattr(args, given[0], str(path))
+    return str(path)
+
+
 def read_paths_file(name: str) -> list[str]:
     """Paths from a file of one JSON string per line (blank lines skipped)."""
     try:
@@ -187,7 +292,29 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    policy = build_policy(args)
+    files = list(getattr(args, "env_files", None) or [])
+    if files and args.env:
+        raise UsageError("give the .env files either as --env FILE or as ENV_FILE, not both")
+    policies = []
+    code = 0
+    for name in files or [args.env]:
+        args.env = name
+        if len(files) > 1 and not args.json:
+            out.write(f"== {name}\n")
+        policy = build_policy(args)
+        policies.append(policy)
+        code = max(code, _validate_one(policy, args, out))
+    if getattr(args, "sarif", None):
+        from . import sarif
+
+        try:
+            sarif.write([r for p in policies for r in sarif.validate_results(p)], args.sarif)
+        except OSError as exc:
+            raise UsageError(f"{args.sarif}: can't be written ({exc.strerror or exc})") from None
+    return code
+
+
+def _validate_one(policy: Policy, args: argparse.Namespace, out: TextIO) -> int:
     summary = policy.summary()
     if args.json:
         _emit_json(summary, out)
@@ -220,28 +347,51 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="localfs-explorer",
         description="Probe an MCP server's local-file access policy (LOCAL_FILE_ACCESS).",
+        formatter_class=HelpFormatter,
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.add_argument("-V", "--version", action="version",
+                        version=f"%(prog)s {__version__}", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND",
+                                help="run 'localfs-explorer COMMAND --help' for its options")
     env_opts = environment_options()
 
-    p = sub.add_parser("check", parents=[env_opts], help="check paths against the policy")
-    p.add_argument("paths", nargs="*", metavar="PATH")
+    p = sub.add_parser("check", parents=[env_opts], help="check paths against the policy",
+                       description="Ask the policy whether a tool may read or write each "
+                       "PATH, as the server would answer; refusals come with the reason, the "
+                       "model's message and a hint.")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="a path to check (repeatable)")
     p.add_argument("--op", choices=OPS, default="read", help="the operation (default: read)")
     p.add_argument("--over-http", action=argparse.BooleanOptionalAction, default=None,
                    help="whether the request arrived over HTTP (default: yes for sse and "
                    "streamable-http, no for stdio)")
     p.add_argument("--paths-file", metavar="FILE",
-                   help="more paths, one JSON string per line (any byte, NUL included)")
+                   help="more paths, one JSON string per line (any byte, NUL included; "
+                   "- reads stdin)")
     p.add_argument("--json", action="store_true", help="one JSON object per path")
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser("validate", parents=[env_opts],
-                       help="would the server start, and with which policy")
-    p.add_argument("--json", action="store_true")
+                       help="would the server start, and with which policy",
+                       description="Resolve the configuration as the server does at startup "
+                       "and print the mode, roots, deny-list, warnings and errors.")
+    p.add_argument("env_files", nargs="*", metavar="ENV_FILE",
+                   help="validate each of these .env files in turn, as --env FILE would "
+                   "(what the pre-commit hook passes)")
+    p.add_argument("--json", action="store_true", help="the summary as one JSON object")
+    p.add_argument("--sarif", metavar="PATH",
+                   help="also write errors and warnings as SARIF 2.1.0, placed on the .env "
+                   "line of the setting (for code scanning)")
     p.set_defaults(handler=cmd_validate)
 
     for module in _command_modules():
         module.register(sub, env_opts)
+    parser.epilog = epilog_for("")
+    for name, command in sub.choices.items():
+        command.formatter_class = HelpFormatter
+        if not command.epilog:
+            command.epilog = epilog_for(name)
+        elif "exit status:" not in command.epilog:
+            command.epilog = Epilog(f"{command.epilog}\n\n{EXIT_STATUS}")
     return parser
 
 
@@ -262,7 +412,7 @@ def _command_modules() -> list[Any]:
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
-         err: TextIO | None = None) -> int:
+         err: TextIO | None = None, stdin: TextIO | None = None) -> int:
     """Run the command line; returns the exit status instead of exiting."""
     out = out or sys.stdout
     err = err or sys.stderr
@@ -275,11 +425,17 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
     if handler is None:
         parser.print_help(out)
         return 2
-    try:
-        return handler(args, out, err)
-    except UsageError as exc:
-        err.write(f"localfs-explorer {args.command}: {exc}\n")
-        return 2
-    except KeyboardInterrupt:
-        err.write("interrupted\n")
-        return 130
+    with tempfile.TemporaryDirectory(prefix="localfs-explorer-") as scratch:
+        saved = None
+        try:
+            saved = stdin_to_file(args, stdin or sys.stdin, scratch)
+            return handler(args, out, err)
+        except UsageError as exc:
+            message = str(exc)
+            if saved:
+                message = message.replace(saved, "<stdin>")
+            err.write(f"localfs-explorer {args.command}: {message}\n")
+            return 2
+        except KeyboardInterrupt:
+            err.write("interrupted\n")
+            return 130

@@ -115,6 +115,12 @@ class DiffResult:
 
     changes: list[VerdictChange] = field(default_factory=list)
 
+    def _repr_html_(self) -> str:
+        """Rich display in a notebook (the dashboard's renderer)."""
+        from .render import diff_repr
+
+        return diff_repr(self)
+
     def of(self, change: str) -> list[VerdictChange]:
         """The probes whose change is ``change``."""
         return [c for c in self.changes if c.change == change]
@@ -478,7 +484,9 @@ def diff_policies(
     Columns are :data:`COLUMNS`; filter on ``change`` (``new_access``,
     ``removed_access``, ``changed_message``, ``unchanged``).
     """
-    import pandas as pd  # only this view needs pandas
+    from .optional import pandas  # only this view needs pandas
+
+    pd = pandas("the diff DataFrame")
 
     result = compare_policies(before, after, paths, calls, **options)
     return pd.DataFrame([c.row() for c in result.changes], columns=list(COLUMNS))

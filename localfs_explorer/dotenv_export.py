@@ -621,6 +621,12 @@ class ExportPlan(BaseModel):
     errors: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
 
+    def _repr_html_(self) -> str:
+        """Rich display in a notebook (the dashboard's renderer)."""
+        from .render import export_plan_repr
+
+        return export_plan_repr(self)
+
     @property
     def ok(self) -> bool:
         """Whether the server would serve this configuration (so it may be written)."""

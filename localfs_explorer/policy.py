@@ -179,6 +179,12 @@ class Policy(BaseModel):
     configured_mode: str | None = None
     profile: ServerProfile = Field(default=DEFAULT_PROFILE, exclude=True, repr=False)
 
+    def _repr_html_(self) -> str:
+        """Rich display in a notebook (the dashboard's renderer)."""
+        from .render import policy_repr
+
+        return policy_repr(self)
+
     @functools.cached_property
     def compiled(self) -> CompiledPolicy:
         """The policy as plain lookup tables for the check's hot path, built once."""

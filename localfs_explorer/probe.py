@@ -153,6 +153,12 @@ class CallVerdict(BaseModel):
     index: int | None = None
     line: int | None = None
 
+    def _repr_html_(self) -> str:
+        """Rich display in a notebook (the dashboard's renderer)."""
+        from .render import call_verdict_repr
+
+        return call_verdict_repr(self)
+
     def to_json_dict(self) -> dict[str, Any]:
         """The JSON object ``localfs-explorer probe --json`` prints for this call."""
         out: dict[str, Any] = {
@@ -1144,7 +1150,9 @@ def probe_calls(
     visibility, gate, outcome and message, then each path's argument, path, resolved
     path, operation, tier, verdict, reason and refusal text (``path_message``).
     """
-    import pandas as pd  # only the batch report needs pandas
+    from .optional import pandas  # only this view needs pandas
+
+    pd = pandas("probe_calls' DataFrame")
 
     rows: list[dict[str, Any]] = []
     for verdict in iter_call_verdicts(policy, calls, **options):

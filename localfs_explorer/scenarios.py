@@ -912,6 +912,12 @@ class RunResult:
     files: list[FileResult] = field(default_factory=list)
     coverage: Coverage = field(default_factory=Coverage)
 
+    def _repr_html_(self) -> str:
+        """Rich display in a notebook (the dashboard's renderer)."""
+        from .render import run_result_repr
+
+        return run_result_repr(self)
+
     @property
     def cases(self) -> list[CaseResult]:
         """Every expectation of every file."""

@@ -70,10 +70,12 @@ def is_loopback(host: str) -> bool:
 
 
 def dashboard_notebook() -> tuple[Path, bool]:
-    """The dashboard notebook and whether it was generated (an install without the repo)."""
-    shipped = Path(__file__).resolve().parent.parent / "notebooks" / "explorer.ipynb"
-    if shipped.is_file():
-        return shipped, False
+    """The dashboard notebook and whether it was generated (neither copy was found)."""
+    here = Path(__file__).resolve().parent
+    # The package ships its own copy, so a wheel serves without the repository.
+    for shipped in (here / "data" / "explorer.ipynb", here.parent / "notebooks" / "explorer.ipynb"):
+        if shipped.is_file():
+            return shipped, False
     directory = Path(tempfile.mkdtemp(prefix="localfs-explorer-"))
     path = directory / "explorer.ipynb"
     path.write_text(json.dumps(dashboard_notebook_json(), indent=1) + "\n", encoding="utf-8")

@@ -572,6 +572,12 @@ class SessionReplay(BaseModel):
     rules: LedgerRules
     timeout_seconds: int
 
+    def _repr_html_(self) -> str:
+        """Rich display in a notebook (the dashboard's renderer)."""
+        from .render import replay_repr
+
+        return replay_repr(self)
+
     def __iter__(self) -> Iterator[CallReplay]:  # type: ignore[override]
         return iter(self.calls)
 
@@ -621,7 +627,9 @@ class SessionReplay(BaseModel):
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per call with the :data:`COLUMNS` columns."""
-        import pandas as pd  # only the table needs pandas
+        from .optional import pandas  # only this view needs pandas
+
+        pd = pandas("the replay DataFrame")
 
         return pd.DataFrame(self.rows(), columns=list(COLUMNS))
 

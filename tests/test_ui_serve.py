@@ -76,6 +76,14 @@ def test_the_dashboard_notebook_is_one_cell_showing_the_app() -> None:
     assert code[0]["outputs"] == []
 
 
+def test_the_package_ships_the_dashboard_notebook() -> None:
+    path, generated = serve.dashboard_notebook()
+    assert not generated
+    assert path == Path(serve.__file__).resolve().parent / "data" / "explorer.ipynb"
+    assert json.loads(path.read_text()) == json.loads(
+        (ROOT / "notebooks" / "explorer.ipynb").read_text())
+
+
 def test_the_dashboard_is_generated_when_the_repository_isnt_there(monkeypatch, tmp_path) -> None:
     monkeypatch.setattr(serve, "__file__", str(tmp_path / "pkg" / "serve.py"))
     path, generated = serve.dashboard_notebook()
@@ -130,7 +138,7 @@ def test_main_reports_a_missing_voila(monkeypatch, capsys) -> None:
 
 
 def test_the_dashboard_opens_with_what_serve_preloaded(tmp_path, monkeypatch) -> None:
-    from localfs_explorer.ui import explorer
+    from localfs_explorer.ui import make_explorer
 
     preload = tmp_path / "preload.json"
     preload.write_text(json.dumps({
@@ -138,9 +146,9 @@ def test_the_dashboard_opens_with_what_serve_preloaded(tmp_path, monkeypatch) ->
         "overrides": [["LOCAL_FILE_ACCESS", "roots"], ["LOCAL_FILE_ROOTS", "/data"]],
     }))
     monkeypatch.setenv(PRELOAD_ENV, str(preload))
-    app = explorer(debounce=0)
+    app = make_explorer(debounce=0)
     assert app.model.transport == "sse" and app.model.target == "example:traps"
     assert app.model.policy.mode.value == "roots"
     assert app.model.overrides == [("LOCAL_FILE_ACCESS", "roots"), ("LOCAL_FILE_ROOTS", "/data")]
     # What the caller passes wins over the preload.
-    assert explorer(transport="stdio", debounce=0).model.transport == "stdio"
+    assert make_explorer(transport="stdio", debounce=0).model.transport == "stdio"

@@ -30,6 +30,9 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
                    help="replace an existing OUT (a backup of it is kept)")
     p.add_argument("--follow-symlinks", action="store_true",
                    help="when OUT is a symlink, replace its target and keep the link")
+    p.add_argument("--json", action="store_true",
+                   help="with --dry-run: the plan as one JSON object (changes, masked diff, "
+                   "errors, warnings)")
     p.set_defaults(handler=cmd_export_env)
 
     p = sub.add_parser("auth-status", parents=[env_options],
@@ -37,18 +40,47 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--branch", choices=BRANCHES,
                    help="which of the resource's three branches to show (identical for "
                    "local_file_access)")
+    p.add_argument("--json", action="store_true",
+                   help="accepted for symmetry with the other commands: the output is "
+                   "always the resource's JSON")
     p.set_defaults(handler=cmd_auth_status)
 
 
 def cmd_export_env(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # --set/--unset are the edits written into the file, not the process environment.
     inputs = cli.policy_inputs(args)
+    if getattr(args, "json", False):
+        return _export_plan_json(args, inputs, out, err)
     return run_export_env(
         args.env, set=dict(args.set), unset=args.unset, output=args.output,
         in_place=args.in_place, dry_run=args.dry_run, force=args.force,
         follow_symlinks=args.follow_symlinks, out=out, err=err,
         process_env=dict(os.environ) if args.inherit_env else None, **inputs,
     )
+
+
+def _export_plan_json(args: argparse.Namespace, inputs: dict[str, Any], out: TextIO,
+                      err: TextIO) -> int:
+    import json
+
+    from ..dotenv_export import ExportError, export_env
+
+    if not args.dry_run:
+        raise cli.UsageError("--json goes with --dry-run (a write reports on stderr)")
+    try:
+        plan = export_env(args.env, set=dict(args.set), unset=args.unset,
+                          process_env=dict(os.environ) if args.inherit_env else None,
+                          **inputs)
+    except ExportError as exc:
+        raise cli.UsageError(str(exc)) from None
+    # Only masked text: the plan's own text and original hold the secrets themselves.
+    out.write(json.dumps({
+        "source": plan.source, "ok": plan.ok, "changed": plan.changed,
+        "changes": [c.describe() for c in plan.changes],
+        "diff": plan.diff(masked=True), "errors": list(plan.errors),
+        "warnings": list(plan.warnings),
+    }, ensure_ascii=False) + "\n")
+    return 0 if plan.ok else 2
 
 
 def cmd_auth_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

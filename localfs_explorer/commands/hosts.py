@@ -18,17 +18,24 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
         "contents) so reviewers can probe this host anywhere with --fs SPEC.json.",
     )
     p.add_argument("path", metavar="PATH", help="the directory to record")
-    p.add_argument("-o", "--output", metavar="SPEC.json", required=True)
+    p.add_argument("-o", "--output", metavar="SPEC.json", required=True,
+                   help="the host spec to write")
     p.add_argument("--force", action="store_true", help="replace an existing output file")
-    p.add_argument("--max-entries", type=int, default=10_000)
-    p.add_argument("--max-depth", type=int, default=32)
+    p.add_argument("--max-entries", type=int, default=10_000, metavar="N",
+                   help="stop after recording N entries, saying so (default 10000)")
+    p.add_argument("--max-depth", type=int, default=32, metavar="N",
+                   help="don't descend more than N directories deep (default 32)")
     p.add_argument("--cwd", metavar="DIR", help="the server's startup directory on this host")
     p.add_argument("--home", metavar="DIR", help="the server account's home directory")
     p.add_argument("--case-insensitive", action=argparse.BooleanOptionalAction, default=None,
                    help="record the tree as case-insensitive (default: detect)")
     p.set_defaults(handler=cmd_snapshot)
 
-    p = sub.add_parser("hosts", help="list the shipped example hosts for --fs")
+    p = sub.add_parser("hosts", help="list the shipped example hosts for --fs",
+                       description="The example hosts --fs NAME accepts, with what each "
+                       "one shows.")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object per host (name, description)")
     p.set_defaults(handler=cmd_hosts)
 
 
@@ -62,5 +69,8 @@ def cmd_hosts(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for name in list_example_hosts():
         spec = json.loads(example_host_path(name).read_text(encoding="utf-8"))
         description = spec.get("description", "")
-        out.write(f"{name:<16} {description}\n")
+        if getattr(args, "json", False):
+            out.write(json.dumps({"name": name, "description": description}) + "\n")
+        else:
+            out.write(f"{name:<16} {description}\n")
     return 0

@@ -15,6 +15,7 @@ self-contained HTML page. ``test`` and ``diff`` write the same reports with ``-o
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import re
@@ -28,7 +29,8 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p = sub.add_parser("test", help="run scenario files (TOML) like a test suite",
                        description="Run scenario files and folders of them; see "
                        "scenarios/spec-000.toml for the format.")
-    p.add_argument("targets", nargs="+", metavar="FILE_OR_DIR")
+    p.add_argument("targets", nargs="+", metavar="FILE_OR_DIR",
+                   help="a scenario file, or a folder searched for *.toml (repeatable)")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="also list the expectations that passed")
     p.add_argument("--junit-xml", metavar="PATH", help="write a JUnit XML report for CI")
@@ -36,6 +38,9 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
                    help="list which rules of the check the scenarios exercised")
     p.add_argument("-o", "--output", metavar="FILE", action="append", default=[],
                    help="write a report (.html, .csv or .json; repeatable)")
+    p.add_argument("--json", action="store_true",
+                   help="print the run as one JSON object (passed, failed, errors, cases, "
+                   "coverage) instead of text")
     p.set_defaults(handler=cmd_test)
 
     p = sub.add_parser(
@@ -59,7 +64,8 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--access", metavar="FILE", help="tool access lists (TOML or JSON)")
     p.add_argument("--over-http", action=argparse.BooleanOptionalAction, default=None,
                    help="whether requests arrive over HTTP (default: by transport)")
-    p.add_argument("--title", default="localfs-explorer batch report")
+    p.add_argument("--title", default="localfs-explorer batch report",
+                   help="the report's title")
     p.add_argument("-o", "--output", metavar="FILE", action="append", required=True,
                    help="the report to write (.html, .csv or .json; repeatable)")
     p.set_defaults(handler=cmd_report)
@@ -154,6 +160,9 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         run = run_scenarios(args.targets)
     except (ScenarioError, ReportError) as exc:
         raise cli.UsageError(str(exc)) from None
+    text_out = out
+    if getattr(args, "json", False):
+        out = io.StringIO()  # the text goes nowhere; stdout gets the JSON at the end
     for case in run.cases:
         if case.passed:
             if args.verbose:
@@ -177,6 +186,8 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         noun = "problem" if len(run.errors) == 1 else "problems"
         err.write(f"{len(run.errors)} {noun} kept scenarios from running\n")
     out.write(f"{run.summary}\n")
+    if out is not text_out:
+        text_out.write(json.dumps(run.to_dict(), ensure_ascii=False, default=str) + "\n")
     return run.exit_code
 
 
@@ -190,30 +201,39 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
     shared.add_argument("--env", metavar="FILE", help="the server's .env for both sides")
     shared.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                         type=cli.key_value, help="a process variable on both sides")
-    shared.add_argument("--unset", metavar="KEY", action="append", default=[])
-    shared.add_argument("--transport", choices=("stdio", "sse", "streamable-http"))
+    shared.add_argument("--unset", metavar="KEY", action="append", default=[],
+                        help="remove KEY on both sides (repeatable)")
+    shared.add_argument("--transport", choices=("stdio", "sse", "streamable-http"),
+                        help="the --transport of both servers")
     shared.add_argument("--inherit-env", action="store_true",
                         help="also give both servers this shell's environment")
     shared.add_argument("--lenient", action="store_true",
                         help="skip .env lines that can't be parsed, as the server does")
     shared.add_argument("--cwd", metavar="DIR", help="the server's startup directory")
-    shared.add_argument("--package-dir", metavar="DIR")
+    shared.add_argument("--package-dir", metavar="DIR",
+                        help="the directory holding the server's own .env")
     shared.add_argument("--fs", metavar="SPEC",
                         help="a described host: a host spec JSON file or a shipped example")
-    shared.add_argument("--profile", metavar="FILE")
-    shared.add_argument("--platform", choices=("posix", "windows"))
+    shared.add_argument("--profile", metavar="FILE",
+                        help="a server profile JSON replacing the shipped assumptions")
+    shared.add_argument("--platform", choices=("posix", "windows"),
+                        help="target platform: windows splits LOCAL_FILE_ROOTS on ';'")
     for side in ("before", "after"):
         g = p.add_argument_group(f"the {side} configuration")
-        g.add_argument(f"--{side}-env", metavar="FILE")
+        g.add_argument(f"--{side}-env", metavar="FILE", help=f"the {side} server's .env")
         g.add_argument(f"--{side}-set", metavar="KEY=VALUE", action="append", default=[],
-                       type=cli.key_value)
-        g.add_argument(f"--{side}-unset", metavar="KEY", action="append", default=[])
-        g.add_argument(f"--{side}-transport", choices=("stdio", "sse", "streamable-http"))
+                       type=cli.key_value,
+                       help=f"a process variable of the {side} server (repeatable)")
+        g.add_argument(f"--{side}-unset", metavar="KEY", action="append", default=[],
+                       help=f"remove KEY on the {side} side (repeatable)")
+        g.add_argument(f"--{side}-transport", choices=("stdio", "sse", "streamable-http"),
+                       help=f"the {side} server's --transport")
         g.add_argument(f"--{side}-scenario", metavar="FILE[::NAME]",
                        help="take this side's configuration from a scenario file (the "
                        "scenario NAME, or its first)")
     probes = p.add_argument_group("probes")
-    probes.add_argument("--path", dest="paths", metavar="PATH", action="append", default=[])
+    probes.add_argument("--path", dest="paths", metavar="PATH", action="append", default=[],
+                        help="a path to ask both sides about (repeatable)")
     probes.add_argument("--paths-file", metavar="FILE",
                         help="more paths, one JSON string per line")
     probes.add_argument("--calls", metavar="FILE.jsonl", help="tool calls, one per line")
@@ -235,6 +255,11 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
                      help="with --json or -o, include the probes whose answer didn't change")
     res.add_argument("-o", "--output", metavar="FILE", action="append", default=[],
                      help="write a report (.html, .csv or .json; repeatable)")
+    res.add_argument("--sarif", metavar="PATH",
+                     help="write the new-access findings as SARIF 2.1.0, placed on the "
+                     "after .env's changed setting (for code scanning)")
+    res.add_argument("--junit-xml", metavar="PATH",
+                     help="write the changed verdicts as JUnit XML (new access fails)")
 
 
 class _Side:
@@ -403,11 +428,49 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             write_reports(report, args.output)
         except ReportError as exc:
             raise cli.UsageError(str(exc)) from None
+    if getattr(args, "sarif", None):
+        _write_diff_sarif(result, before.policy, after.policy, args.sarif)
+    if getattr(args, "junit_xml", None):
+        write_diff_junit(result, args.junit_xml, allow_new_access=args.allow_new_access)
     if counts["new_access"] and not args.allow_new_access:
         err.write(f"this change grants new access ({counts['new_access']} verdicts); "
                   "pass --allow-new-access to accept it\n")
         return 1
     return 0
+
+
+def _write_diff_sarif(result: Any, before: Any, after: Any, path: str) -> None:
+    from .. import sarif
+
+    try:
+        sarif.write(sarif.diff_results(result, before, after), path)
+    except OSError as exc:
+        raise cli.UsageError(f"{path}: can't be written ({exc.strerror or exc})") from None
+
+
+def write_diff_junit(result: Any, path: str, *, allow_new_access: bool = False) -> None:
+    """Write the changed verdicts as JUnit XML: one testcase each; new access fails."""
+    import xml.etree.ElementTree as ET
+
+    changed = result.changed
+    failing = 0 if allow_new_access else len(result.new_access)
+    suite = ET.Element("testsuite", name="localfs-explorer diff", tests=str(len(changed)),
+                       failures=str(failing), errors="0")
+    for c in changed:
+        tc = ET.SubElement(suite, "testcase", classname=f"diff.{c.change}",
+                           name=_xml_text(c.probe))
+        text = _xml_text(f"{c.change} ({c.source}){': ' + c.detail if c.detail else ''}")
+        if c.change == "new_access" and not allow_new_access:
+            ET.SubElement(tc, "failure", message=text).text = text
+        else:
+            ET.SubElement(tc, "system-out").text = text
+    tree = ET.ElementTree(ET.Element("testsuites", name="localfs-explorer"))
+    tree.getroot().append(suite)
+    ET.indent(tree)
+    try:
+        tree.write(path, encoding="utf-8", xml_declaration=True)
+    except OSError as exc:
+        raise cli.UsageError(f"{path}: can't be written ({exc.strerror or exc})") from None
 
 
 # ------------------------------------------------------------------------------ report

@@ -28,7 +28,8 @@ def register(subparsers: Any, env_options: argparse.ArgumentParser) -> None:
                     "{\"name\", \"arguments\"} tool calls) through the tool access lists, "
                     "the per-answer approval ledger and the file policy.",
     )
-    p.add_argument("session", metavar="SESSION.json")
+    p.add_argument("session", metavar="SESSION.json",
+                   help="the session file (- reads stdin)")
     p.add_argument("--access", metavar="FILE",
                    help="tool access lists (TOML or JSON; tables server, group, member with "
                    "allow_list, deny_list, approval_list, approval_timeout_seconds)")

@@ -24,7 +24,8 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
 
     p = sub.add_parser("tools", parents=[env_options, catalog_opts],
                        help="which tools the server registers under this configuration")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true",
+                   help="the registration as one JSON object")
     p.set_defaults(handler=cmd_tools)
 
     p = sub.add_parser("probe", parents=[env_options, catalog_opts],
@@ -33,7 +34,8 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     calls.add_argument("--call", metavar="JSON",
                        help='one tools/call params object: {"name": ..., "arguments": {...}}; '
                        'it may add "drive_names": [...] to describe the Drive side of a sync')
-    calls.add_argument("--calls", metavar="FILE.jsonl", help="one call per line")
+    calls.add_argument("--calls", metavar="FILE.jsonl",
+                       help="one call per line (- reads stdin)")
     p.add_argument("--access", metavar="FILE",
                    help="tool access lists (TOML or JSON; tables server, group, member)")
     p.add_argument("--over-http", action=argparse.BooleanOptionalAction, default=None,

@@ -9,7 +9,7 @@ logic: they edit one :class:`ExplorerModel`, which recomputes through the engine
 
 from __future__ import annotations
 
-from .app import PANELS, Explorer, PanelSpec, explorer, register_panel
+from .app import PANELS, Explorer, PanelSpec, explorer, make_explorer, register_panel
 from .model import HOST_FS_ENV, ExplorerError, ExplorerModel
 from .panel import Panel
 
@@ -22,5 +22,6 @@ __all__ = [
     "Panel",
     "PanelSpec",
     "explorer",
+    "make_explorer",
     "register_panel",
 ]

@@ -114,7 +114,16 @@ class Explorer(widgets.VBox):
                            names=["config_rev"])
         self.model.observe(self.model.guarded(lambda _c: self._refresh_error(), where="app"),
                            names=["last_error"])
-        self.children = [html("", render.STYLE), self.header, self.error_row, self.tabs]
+        # "Copy as command": the command line reproducing this screen, and a link to it.
+        self.share_button = button("Copy as command", "lfe-share-button", icon="terminal",
+                                   layout=layout(width="170px"))
+        self.share = html("lfe-share")
+        self.share_button.on_click(self.model.guarded(lambda _b: self._refresh_share(True),
+                                                      where="app"))
+        self.model.observe(self.model.guarded(lambda _c: self._refresh_share(), where="app"),
+                           names=["config_rev", "paths_text", "op"])
+        self.children = [html("", render.STYLE), self.header, self.error_row,
+                         self.share_button, self.share, self.tabs]
         self._refresh_header()
         self._refresh_error()
         if lazy:
@@ -184,6 +193,21 @@ class Explorer(widgets.VBox):
             )
         self.header.value = body
 
+    def _refresh_share(self, show: bool = False) -> None:
+        """Show (or keep up to date, once shown) the command line and the share link."""
+        if not (show or self.share.value):
+            return
+        from ..share import command_line, model_options, query_string
+
+        options = model_options(self.model)
+        query = query_string(options)
+        self.share.value = (
+            render.pre(command_line(options), "lfe-share-command")
+            + f'<div class="lfe-muted">Select and copy the line above. Secret settings are '
+              f'left out. <a class="lfe-share-link" href="?{render.esc(query)}" '
+              f'target="_blank">This configuration as a link</a> (for the served '
+              f"dashboard).</div>")
+
     def _refresh_error(self) -> None:
         message = self.model.last_error
         if message:
@@ -198,18 +222,34 @@ class Explorer(widgets.VBox):
         self.model.last_error = ""
 
 
-def explorer(**options: Any) -> Explorer:
-    """Display an :class:`Explorer` in the notebook and return it.
+def make_explorer(**options: Any) -> Explorer:
+    """A new :class:`Explorer`, not displayed yet (a cell ending with it shows it).
 
     ``options`` go to :class:`Explorer` (``panels=``, ``lazy=``) or the new model
     (``env_path="deploy/.env"``, ``transport="sse"``, ``paths_text="/data/a.csv"``),
     over any configuration the ``serve`` command preloaded.
     """
-    from IPython.display import display
+    import os
 
     from ..serve import load_preload
+    from ..share import options_from_query
 
-    # `localfs-explorer serve --env ...` leaves its configuration for the kernel to pick up.
-    app = Explorer(**{**load_preload(), **options})
-    display(app)
+    # `localfs-explorer serve --env ...` leaves its configuration for the kernel to pick up,
+    # and Voila passes the page's URL query (?transport=sse&set=K%3DV...) as QUERY_STRING.
+    from_query, problems = options_from_query(os.environ.get("QUERY_STRING", ""))
+    app = Explorer(**{**load_preload(), **from_query, **options})
+    if problems:
+        app.model.last_error = "URL: " + "; ".join(problems)
     return app
+
+
+def explorer(**options: Any) -> None:
+    """Display an :class:`Explorer` in the notebook, once.
+
+    Returns None, so a cell ending with ``explorer()`` shows the app once rather than
+    once for the call and again for its value; :func:`make_explorer` gives the app
+    itself. ``options`` are :func:`make_explorer`'s.
+    """
+    from IPython.display import display
+
+    display(make_explorer(**options))

@@ -1,0 +1,194 @@
+"""Shareable configurations: the command line that reproduces a screen, and a URL query.
+
+A configuration here is the dashboard model's options (``env_path``, ``overrides``,
+``unset``, ``transport``, ``target``, ``cwd``, ``package_dir``, ``platform``, ``lenient``,
+``paths_text``, ``op``). :func:`command_line` turns them into a ``localfs-explorer``
+command; :func:`query_string` and :func:`options_from_query` carry them in a URL, so
+``http://127.0.0.1:8866/?transport=sse&set=LOCAL_FILE_ACCESS%3Droots`` opens the served
+dashboard on that configuration (Voila hands the page's query to the kernel in the
+``QUERY_STRING`` environment variable).
+
+Values of secret settings never leave: they are left out of both, named in a trailing
+comment of the command, and refused when a URL carries them.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+from .check import OPS
+from .policy import TRANSPORTS
+from .secrets import is_secret_key
+
+HOST_TARGET = "host"
+EXAMPLE_PREFIX = "example:"
+UPLOAD_TARGET = "upload"
+PLATFORMS = ("posix", "windows")
+
+#: Query keys the dashboard accepts; ``set``, ``unset`` and ``path`` may repeat.
+QUERY_KEYS = ("transport", "fs", "cwd", "package_dir", "platform", "lenient", "op", "set",
+              "unset", "path")
+
+#: The model options a shared configuration carries.
+OPTION_NAMES = ("env_path", "env_name", "env_text", "overrides", "unset", "transport",
+                "target", "spec_name", "cwd", "package_dir", "platform", "lenient",
+                "paths_text", "op")
+
+
+def model_options(model: Any) -> dict[str, Any]:
+    """The shareable options of a dashboard model (or any object with those attributes)."""
+    return {name: getattr(model, name) for name in OPTION_NAMES if hasattr(model, name)}
+
+
+def _overrides(options: Mapping[str, Any]) -> tuple[list[tuple[str, str]], list[str]]:
+    """(kept, secret keys left out) of the options' overrides."""
+    kept, secret = [], []
+    for key, value in options.get("overrides") or ():
+        (secret.append(key) if is_secret_key(key) else kept.append((key, value)))
+    return kept, secret
+
+
+def _paths(options: Mapping[str, Any]) -> list[str]:
+    return [p for p in str(options.get("paths_text") or "").splitlines() if p.strip()]
+
+
+def command_line(options: Mapping[str, Any], command: str = "check") -> str:
+    """The ``localfs-explorer`` command reproducing ``options`` (secrets left out).
+
+    An uploaded ``.env`` or host spec is named by its file name, which the person running
+    the command is expected to have beside them.
+    """
+    argv = ["localfs-explorer", command]
+    env = options.get("env_path") or (options.get("env_name") if options.get("env_text")
+                                      is not None else "")
+    if env:
+        argv += ["--env", env]
+    if options.get("lenient"):
+        argv.append("--lenient")
+    kept, secret = _overrides(options)
+    for key, value in kept:
+        argv += ["--set", f"{key}={value}"]
+    for key in options.get("unset") or ():
+        argv += ["--unset", key]
+    transport = options.get("transport") or "stdio"
+    if transport != "stdio":
+        argv += ["--transport", transport]
+    target = options.get("target") or HOST_TARGET
+    if target.startswith(EXAMPLE_PREFIX):
+        argv += ["--fs", target[len(EXAMPLE_PREFIX):]]
+    elif target == UPLOAD_TARGET and options.get("spec_name"):
+        argv += ["--fs", options["spec_name"]]
+    for name, flag in (("cwd", "--cwd"), ("package_dir", "--package-dir")):
+        if options.get(name):
+            argv += [flag, options[name]]
+    if (options.get("platform") or "posix") != "posix":
+        argv += ["--platform", options["platform"]]
+    if command == "check":
+        op = options.get("op") or "read"
+        if op != "read":
+            argv += ["--op", op]
+        paths = _paths(options)
+        if paths:
+            argv.append("--")
+            argv += paths
+    line = shlex.join(argv)
+    if secret:
+        line += f"  # left out (secret): {', '.join(sorted(set(secret)))}"
+    return line
+
+
+def query_string(options: Mapping[str, Any]) -> str:
+    """A URL query opening the served dashboard on ``options`` (secrets and files left out)."""
+    pairs: list[tuple[str, str]] = []
+    transport = options.get("transport") or "stdio"
+    if transport != "stdio":
+        pairs.append(("transport", transport))
+    target = options.get("target") or HOST_TARGET
+    if target.startswith(EXAMPLE_PREFIX):
+        pairs.append(("fs", target[len(EXAMPLE_PREFIX):]))
+    for name in ("cwd", "package_dir"):
+        if options.get(name):
+            pairs.append((name, options[name]))
+    if (options.get("platform") or "posix") != "posix":
+        pairs.append(("platform", options["platform"]))
+    if options.get("lenient"):
+        pairs.append(("lenient", "1"))
+    if (options.get("op") or "read") != "read":
+        pairs.append(("op", options["op"]))
+    kept, _secret = _overrides(options)
+    pairs += [("set", f"{k}={v}") for k, v in kept]
+    pairs += [("unset", k) for k in options.get("unset") or ()]
+    pairs += [("path", p) for p in _paths(options)]
+    return urlencode(pairs)
+
+
+def _one(values: dict[str, list[str]], key: str, allowed: Iterable[str] | None,
+         problems: list[str]) -> str | None:
+    given = values.get(key)
+    if not given:
+        return None
+    value = given[-1]
+    if allowed is not None and value not in allowed:
+        problems.append(f"{key}={value!r} is not one of {', '.join(allowed)}")
+        return None
+    return value
+
+
+def options_from_query(query: str) -> tuple[dict[str, Any], list[str]]:
+    """Model options from a URL query, and one message per part that was ignored.
+
+    Nothing in a query names a file of the serving machine: the ``.env`` comes from
+    ``set``/``unset``, and ``fs`` names a shipped example host or ``host``.
+    """
+    problems: list[str] = []
+    values: dict[str, list[str]] = {}
+    for key, value in parse_qsl(query.lstrip("?"), keep_blank_values=True):
+        if key not in QUERY_KEYS:
+            problems.append(f"unknown parameter {key!r} ignored")
+            continue
+        values.setdefault(key, []).append(value)
+    options: dict[str, Any] = {}
+    transport = _one(values, "transport", TRANSPORTS, problems)
+    if transport:
+        options["transport"] = transport
+    platform = _one(values, "platform", PLATFORMS, problems)
+    if platform:
+        options["platform"] = platform
+    op = _one(values, "op", OPS, problems)
+    if op:
+        options["op"] = op
+    fs = _one(values, "fs", None, problems)
+    if fs:
+        from .fs.spec import list_example_hosts
+
+        if fs == HOST_TARGET:
+            options["target"] = HOST_TARGET
+        elif fs in list_example_hosts():
+            options["target"] = EXAMPLE_PREFIX + fs
+        else:
+            problems.append(f"fs={fs!r} is neither 'host' nor a shipped example host")
+    for name in ("cwd", "package_dir"):
+        value = _one(values, name, None, problems)
+        if value:
+            options[name] = value
+    if _one(values, "lenient", None, problems) in ("1", "true", "yes"):
+        options["lenient"] = True
+    overrides = []
+    for item in values.get("set", []):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            problems.append(f"set={item!r} is not KEY=VALUE")
+        elif is_secret_key(key.strip()):
+            problems.append(f"{key.strip()} is a secret setting: not taken from a URL")
+        else:
+            overrides.append((key.strip(), value))
+    if overrides:
+        options["overrides"] = overrides
+    if values.get("unset"):
+        options["unset"] = [k.strip() for k in values["unset"] if k.strip()]
+    if values.get("path"):
+        options["paths_text"] = "\n".join(values["path"])
+    return options, problems
