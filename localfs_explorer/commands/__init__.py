@@ -13,4 +13,5 @@ COMMAND_MODULES: tuple[str, ...] = (
     "localfs_explorer.commands.review",
     "localfs_explorer.commands.sessions",
     "localfs_explorer.serve",
+    "localfs_explorer.commands.verify",
 )
