@@ -369,17 +369,21 @@ def read_http(url: str, *, token: str | None = None, timeout: float = 15.0) -> L
         if transport == "sse":
             from mcp.client.sse import sse_client
 
-            async with sse_client(url, headers=headers, timeout=timeout) as (read, write):
-                async with ClientSession(read, write) as session:
-                    return await _ask(session, url, transport)
+            async with (
+                sse_client(url, headers=headers, timeout=timeout) as streams,
+                ClientSession(streams[0], streams[1]) as session,
+            ):
+                return await _ask(session, url, transport)
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
         client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(timeout))
-        async with client, streamable_http_client(url, http_client=client) as streams:
-            read, write = streams[0], streams[1]
-            async with ClientSession(read, write) as session:
-                return await _ask(session, url, transport)
+        async with (
+            client,
+            streamable_http_client(url, http_client=client) as streams,
+            ClientSession(streams[0], streams[1]) as session,
+        ):
+            return await _ask(session, url, transport)
 
     return _run(ask, url, timeout)
 
@@ -415,9 +419,11 @@ def read_stdio(
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
 
         async def ask() -> LiveServer:
-            async with stdio_client(params, errlog=log) as (read, write):
-                async with ClientSession(read, write) as session:
-                    return await _ask(session, shown, transport_for_command(argv))
+            async with (
+                stdio_client(params, errlog=log) as streams,
+                ClientSession(streams[0], streams[1]) as session,
+            ):
+                return await _ask(session, shown, transport_for_command(argv))
 
         def last_line() -> str:
             log.flush()
