@@ -30,7 +30,8 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
         "roots, unregistered tools, registered tools. --transport defaults to the "
         "server's own: sse for a URL ending in /sse, streamable-http for another URL, "
         "the --transport in --command (stdio when it has none). A --command server gets "
-        "this shell's environment unchanged. Needs the verify extra (the MCP SDK).",
+        "this shell's environment unchanged and starts in --cwd. Needs the verify extra "
+        "(the MCP SDK).",
     )
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--url", metavar="URL",
@@ -101,7 +102,8 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.url:
             live = read_http(args.url, token=_token(args), timeout=args.timeout)
         else:
-            live = read_stdio(args.command, timeout=args.timeout)
+            cwd = os.path.abspath(args.cwd) if args.cwd else None
+            live = read_stdio(args.command, cwd=cwd, timeout=args.timeout)
     except ServerUnreachableError as exc:
         err.write(f"localfs-explorer verify: can't read the server: {exc}\n")
         return 2
