@@ -281,8 +281,7 @@ def _describe(exc: BaseException) -> str:
     response = getattr(exc, "response", None)
     status = getattr(response, "status_code", None)
     if status is not None:
-        return f"HTTP {status}" + (" (a bearer token is needed: --token)" if status == 401
-                                   else "")
+        return f"HTTP {status}"
     text = " ".join(str(exc).split()) or type(exc).__name__
     return f"{type(exc).__name__}: {text}" if type(exc).__name__ not in text else text
 
@@ -328,7 +327,8 @@ async def _ask(session: Any, source: str, transport: str) -> LiveServer:
 
 def _run(coro_fn: Any, what: str, timeout: float, why: Any = None) -> LiveServer:
     """Run ``coro_fn`` under ``timeout``; any failure becomes one line naming ``what``
-    (and, from ``why()``, the server's own last word when it has one)."""
+    and the reason: ``why()`` when it knows one (an HTTP status, the server's last
+    word), else the error itself."""
     import anyio
 
     async def bounded() -> LiveServer:
@@ -347,8 +347,7 @@ def _run(coro_fn: Any, what: str, timeout: float, why: Any = None) -> LiveServer
             raise leaf from None
         if isinstance(leaf, TimeoutError):
             raise ServerUnreachableError(f"{what}: no answer within {timeout:g} s") from None
-        last = why() if why is not None else ""
-        reason = f"it said: {last}" if last else _describe(exc)
+        reason = (why() if why is not None else "") or _describe(exc)
         raise ServerUnreachableError(f"{what}: {reason}") from None
 
 
@@ -364,6 +363,21 @@ def read_http(url: str, *, token: str | None = None, timeout: float = 15.0) -> L
     ClientSession = _sdk()
     transport = transport_for_url(url)
     headers = {"Authorization": f"Bearer {token}"} if token else {}
+    # The SDK turns an HTTP error into a generic one; the status is the useful part.
+    refused: list[int] = []
+
+    async def note_status(response: Any) -> None:
+        if response.status_code >= 400:
+            refused.append(response.status_code)
+
+    def why() -> str:
+        if not refused:
+            return ""
+        status = refused[0]
+        if status == 401:
+            return ("HTTP 401: the server wants a bearer token" if not token
+                    else "HTTP 401: the server refused the bearer token")
+        return f"HTTP {status}"
 
     async def ask() -> LiveServer:
         if transport == "sse":
@@ -377,7 +391,8 @@ def read_http(url: str, *, token: str | None = None, timeout: float = 15.0) -> L
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
-        client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(timeout))
+        client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(timeout),
+                                    event_hooks={"response": [note_status]})
         async with (
             client,
             streamable_http_client(url, http_client=client) as streams,
@@ -385,7 +400,7 @@ def read_http(url: str, *, token: str | None = None, timeout: float = 15.0) -> L
         ):
             return await _ask(session, url, transport)
 
-    return _run(ask, url, timeout)
+    return _run(ask, url, timeout, why)
 
 
 def read_stdio(
@@ -429,6 +444,6 @@ def read_stdio(
             log.flush()
             log.seek(0)
             lines = [line.strip() for line in log.read().splitlines() if line.strip()]
-            return lines[-1][:300] if lines else ""
+            return f"it said: {lines[-1][:300]}" if lines else ""
 
         return _run(ask, shown, timeout, last_line)

@@ -107,8 +107,10 @@ def test_a_server_that_should_not_start_but_answers_differs(layout) -> None:
 
 
 def test_the_prediction_names_the_server_release_it_reproduces(layout) -> None:
+    from localfs_explorer.profile import load_profile
+
     prediction = predict(layout.roots())
-    assert prediction.reproduces.startswith("mcp-gee-sweet")
+    assert prediction.reproduces == f"mcp-gee-sweet {load_profile().server_version}"
 
 
 def test_a_url_that_is_not_http_is_refused_before_any_connection() -> None:
