@@ -258,6 +258,47 @@ def verify_policy(
 # --- Reading a live server ---------------------------------------------------------------
 
 
+def _shown_url(url: str) -> str:
+    """``url`` with any password in it masked."""
+    from .secrets import MASK
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", f":{MASK}@", 1)
+    return parts._replace(netloc=netloc).geturl()
+
+
+def _secret_option(word: str) -> bool:
+    from .secrets import is_secret_key
+
+    return word.startswith("-") and is_secret_key(word.lstrip("-").replace("-", "_"))
+
+
+def _shown_command(argv: Sequence[str]) -> tuple[str, set[str]]:
+    """``argv`` as it may be shown, and the secret values masked in it: the value of a
+    ``KEY=VALUE`` word with a secret key and of a secret-named option (``--token X``,
+    ``--api-key=X``)."""
+    from .secrets import MASK, is_secret_key
+
+    shown: list[str] = []
+    hidden: set[str] = set()
+    previous = ""
+    for word in argv:
+        key, sep, value = word.partition("=")
+        if _secret_option(previous) and "=" not in previous:
+            hidden.add(word)
+            word = MASK
+        elif sep and (_secret_option(key) or (not key.startswith("-") and is_secret_key(key))):
+            hidden.add(value)
+            word = f"{key}={MASK}"
+        shown.append(word)
+        previous = word
+    # Masked words are shown as they are; quoting would wrap the mask in quotes.
+    text = " ".join(w if MASK in w else shlex.quote(w) for w in shown)
+    return text, {h for h in hidden if h}
+
+
 def _sdk() -> Any:
     try:
         import anyio  # noqa: F401  (the SDK's own dependency)
@@ -325,10 +366,20 @@ async def _ask(session: Any, source: str, transport: str) -> LiveServer:
     )
 
 
-def _run(coro_fn: Any, what: str, timeout: float, why: Any = None) -> LiveServer:
+def _run(coro_fn: Any, what: str, timeout: float, why: Any = None,
+         hidden: set[str] | frozenset[str] = frozenset()) -> LiveServer:
     """Run ``coro_fn`` under ``timeout``; any failure becomes one line naming ``what``
     and the reason: ``why()`` when it knows one (an HTTP status, the server's last
-    word), else the error itself."""
+    word), else the error itself. No value in ``hidden`` survives into the line."""
+    from .secrets import scrub
+
+    try:
+        return _run_raw(coro_fn, what, timeout, why)
+    except ServerUnreachableError as exc:
+        raise type(exc)(scrub(str(exc), hidden)) from None
+
+
+def _run_raw(coro_fn: Any, what: str, timeout: float, why: Any) -> LiveServer:
     import anyio
 
     async def bounded() -> LiveServer:
@@ -357,11 +408,18 @@ def read_http(url: str, *, token: str | None = None, timeout: float = 15.0) -> L
     ``token`` is sent as ``Authorization: Bearer``; it is never part of any message.
     Raises :class:`ServerUnreachableError` with a one-line reason when it can't.
     """
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ServerUnreachableError(f"{url!r} is not an http(s) URL")
+    try:
+        parts = urlsplit(url)
+        valid = parts.scheme in ("http", "https") and bool(parts.hostname)
+        shown, password = _shown_url(url), parts.password
+    except ValueError:
+        valid = False
+    if not valid:
+        raise ServerUnreachableError(
+            "the server URL must be an http:// or https:// URL with a host")
     ClientSession = _sdk()
     transport = transport_for_url(url)
+    hidden = {h for h in (password, token) if h}
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     # The SDK turns an HTTP error into a generic one; the status is the useful part.
     refused: list[int] = []
@@ -387,7 +445,7 @@ def read_http(url: str, *, token: str | None = None, timeout: float = 15.0) -> L
                 sse_client(url, headers=headers, timeout=timeout) as streams,
                 ClientSession(streams[0], streams[1]) as session,
             ):
-                return await _ask(session, url, transport)
+                return await _ask(session, shown, transport)
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
@@ -398,9 +456,9 @@ def read_http(url: str, *, token: str | None = None, timeout: float = 15.0) -> L
             streamable_http_client(url, http_client=client) as streams,
             ClientSession(streams[0], streams[1]) as session,
         ):
-            return await _ask(session, url, transport)
+            return await _ask(session, shown, transport)
 
-    return _run(ask, url, timeout, why)
+    return _run(ask, shown, timeout, why, hidden)
 
 
 def read_stdio(
@@ -425,10 +483,13 @@ def read_stdio(
     ClientSession = _sdk()
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    shown = shlex.join(argv)
+    from .secrets import scrub, secret_values
+
+    shown, hidden = _shown_command(argv)
+    server_env = dict(env) if env is not None else dict(os.environ)
+    hidden |= secret_values(server_env)
     params = StdioServerParameters(
-        command=argv[0], args=argv[1:],
-        env=dict(env) if env is not None else dict(os.environ), cwd=cwd,
+        command=argv[0], args=argv[1:], env=server_env, cwd=cwd,
     )
 
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
@@ -444,6 +505,6 @@ def read_stdio(
             log.flush()
             log.seek(0)
             lines = [line.strip() for line in log.read().splitlines() if line.strip()]
-            return f"it said: {lines[-1][:300]}" if lines else ""
+            return f"it said: {scrub(lines[-1], hidden)[:300]}" if lines else ""
 
-        return _run(ask, shown, timeout, last_line)
+        return _run(ask, shown, timeout, last_line, hidden)

@@ -114,7 +114,7 @@ def test_the_prediction_names_the_server_release_it_reproduces(layout) -> None:
 
 
 def test_a_url_that_is_not_http_is_refused_before_any_connection() -> None:
-    with pytest.raises(ServerUnreachableError, match="not an http"):
+    with pytest.raises(ServerUnreachableError, match="must be an http"):
         read_http("ftp://127.0.0.1/mcp")
 
 
@@ -141,3 +141,39 @@ def test_usage_errors_exit_2_in_one_line(argv, monkeypatch) -> None:
     out, err = io.StringIO(), io.StringIO()
     assert cli.main(argv, out=out, err=err) == 2
     assert "Traceback" not in err.getvalue()
+
+
+def test_secret_words_of_a_command_are_masked() -> None:
+    from localfs_explorer.secrets import MASK
+    from localfs_explorer.verify import _shown_command
+
+    shown, hidden = _shown_command(
+        ["env", "CREDENTIALS_CONFIG=c0nf1g-s3cret", "TOKEN_PATH=/app/t.json", "srv",
+         "--token", "tok-12345", "--api-key=k-99999", "--transport", "stdio"])
+    assert hidden == {"c0nf1g-s3cret", "tok-12345", "k-99999"}
+    assert not any(h in shown for h in hidden)
+    assert f"CREDENTIALS_CONFIG={MASK}" in shown and f"--token {MASK}" in shown
+    assert "TOKEN_PATH=/app/t.json" in shown and "--transport stdio" in shown
+
+
+def test_a_url_password_never_reaches_the_error() -> None:
+    pytest.importorskip("mcp")
+    from live_server import free_port
+
+    with pytest.raises(ServerUnreachableError) as info:
+        read_http(f"http://user:pw-secret-1@127.0.0.1:{free_port()}/mcp", timeout=5)
+    assert "pw-secret-1" not in str(info.value) and "user:" in str(info.value)
+
+
+def test_a_stdio_server_that_dies_is_reported_with_its_last_line_scrubbed() -> None:
+    pytest.importorskip("mcp")
+    from localfs_explorer.verify import read_stdio
+
+    script = ("import os, sys; sys.stderr.write('starting\\nno luck with '"
+              " + os.environ['API_TOKEN'] + '\\n'); sys.exit(3)")
+    with pytest.raises(ServerUnreachableError) as info:
+        read_stdio([sys.executable, "-c", script], env={"API_TOKEN": "s3cr3t-value"},
+                   timeout=20)
+    message = str(info.value)
+    assert "it said: no luck with ••••••" in message
+    assert "s3cr3t-value" not in message
