@@ -134,13 +134,15 @@ def test_without_the_sdk_the_error_names_the_extra(monkeypatch) -> None:
     ["verify", "--url", "http://127.0.0.1:9/mcp", "--timeout", "0"],
     ["verify", "--url", "http://127.0.0.1:9/mcp", "--token-env", "LOCALFS_TEST_NO_SUCH_VAR"],
     ["verify", "--command", "srv 'unclosed"],
-    ["verify"],
+    ["verify", "--command", "srv 'unclosed", "--transport", "stdio"],
+    ["verify", "--command", "  "],
 ])
 def test_usage_errors_exit_2_in_one_line(argv, monkeypatch) -> None:
     monkeypatch.delenv("LOCALFS_TEST_NO_SUCH_VAR", raising=False)
     out, err = io.StringIO(), io.StringIO()
     assert cli.main(argv, out=out, err=err) == 2
     assert "Traceback" not in err.getvalue()
+    assert len(err.getvalue().strip().splitlines()) == 1
 
 
 def test_secret_words_of_a_command_are_masked() -> None:
@@ -177,3 +179,8 @@ def test_a_stdio_server_that_dies_is_reported_with_its_last_line_scrubbed() -> N
     message = str(info.value)
     assert "it said: no luck with ••••••" in message
     assert "s3cr3t-value" not in message
+
+
+def test_verify_needs_a_url_or_a_command(capsys) -> None:
+    assert cli.main(["verify"]) == 2
+    assert "one of the arguments --url --command is required" in capsys.readouterr().err

@@ -131,6 +131,21 @@ def test_a_stdio_server_started_by_command(tmp_path, monkeypatch) -> None:
     assert 'the explorer predicts "full", the server reports "off"' in out
 
 
+def test_include_tools_in_the_command_is_the_servers_tool_list(tmp_path, monkeypatch) -> None:
+    host = Host(tmp_path).make()
+    for key, value in host.base_env().items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("LOCAL_FILE_ACCESS", "full")
+    monkeypatch.setenv("ENABLED_TOOLS", "list_files")  # the command line wins over this
+    command = shlex.join([*stdio_command(), "--include-tools", "get_sheet_data,download_file"])
+    code, out, err = run("verify", "--command", command, "--cwd", str(host.app), "--json",
+                         "--set", "LOCAL_FILE_ACCESS=full", "--set", "ENABLED_TOOLS=list_files",
+                         "--timeout", "60")
+    assert code == 0, out + err
+    assert json.loads(out)["live"]["tools"] == ["download_file", "get_sheet_data"]
+    assert "--include-tools" in err
+
+
 def test_a_command_that_is_not_a_server_is_unreachable(tmp_path) -> None:
     code, out, err = run("verify", "--command", "false", "--timeout", "10")
     assert code == 2 and out == ""

@@ -62,11 +62,27 @@ def _transport(args: argparse.Namespace) -> str:
         return str(args.transport)
     if args.url:
         return transport_for_url(args.url)
+    return transport_for_command(_command_words(args.command))
+
+
+def _command_words(command: str) -> list[str]:
     try:
-        argv = shlex.split(args.command)
+        argv = shlex.split(command)
     except ValueError as exc:
         raise cli.UsageError(f"--command can't be split into words: {exc}") from None
-    return transport_for_command(argv)
+    if not argv:
+        raise cli.UsageError("--command is empty")
+    return argv
+
+
+def _include_tools(command: str) -> str | None:
+    """The server's ``--include-tools`` value in ``command`` (its first one, as the
+    server reads it), which wins over ``ENABLED_TOOLS``; None when absent or empty."""
+    argv = _command_words(command)
+    for i, arg in enumerate(argv):
+        if arg == "--include-tools" and i + 1 < len(argv):
+            return argv[i + 1] or None
+    return None
 
 
 def _token(args: argparse.Namespace) -> str | None:
@@ -88,6 +104,11 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not args.timeout > 0:
         raise cli.UsageError("--timeout must be a positive number of seconds")
     args.transport = _transport(args)
+    if args.command and (include := _include_tools(args.command)) is not None:
+        # The server takes its tool list from its command line before ENABLED_TOOLS.
+        args.set = [*args.set, ("ENABLED_TOOLS", include)]
+        err.write("note: --command gives --include-tools, which the server uses as "
+                  "ENABLED_TOOLS\n")
     catalog = None
     if args.catalog:
         from ..catalog import CatalogError, load_catalog
