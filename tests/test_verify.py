@@ -184,3 +184,17 @@ def test_a_stdio_server_that_dies_is_reported_with_its_last_line_scrubbed() -> N
 def test_verify_needs_a_url_or_a_command(capsys) -> None:
     assert cli.main(["verify"]) == 2
     assert "one of the arguments --url --command is required" in capsys.readouterr().err
+
+
+def test_the_command_line_loads_the_sdk_only_when_a_server_is_read() -> None:
+    import json
+    import subprocess
+
+    code = ("import json, sys, localfs_explorer.cli as c\n"
+            "c.build_parser()\n"
+            "import localfs_explorer.verify\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('mcp', 'httpx2', 'anyio'))))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert json.loads(proc.stdout) == []
