@@ -321,6 +321,8 @@ def _describe(exc: BaseException) -> str:
     exc = _leaf(exc)
     response = getattr(exc, "response", None)
     status = getattr(response, "status_code", None)
+    if status == 401:
+        return "HTTP 401: the server wants a bearer token (or refused the one given)"
     if status is not None:
         return f"HTTP {status}"
     text = " ".join(str(exc).split()) or type(exc).__name__
