@@ -201,11 +201,15 @@ def compare(prediction: Prediction, live: LiveServer) -> tuple[list[Difference],
         if name == "unregistered_tools" and isinstance(got, list):
             want, got = sorted(want or []), sorted(got)
         if want != got:
-            diffs.append(Difference(
-                field=name, expected=want, actual=got,
-                message=f"{name}: the explorer predicts {_shown(want)}, "
-                f"the server reports {_shown(got)}",
-            ))
+            message = (f"{name}: the explorer predicts {_shown(want)}, "
+                       f"the server reports {_shown(got)}")
+            if (name == "mode" and got == "full" and actual_lfa.get("explicit") is False
+                    and prediction.transport != "stdio"):
+                message += (" (a defaulted full: the server was started without "
+                            "--transport, e.g. by uvicorn directly, so it resolved as for "
+                            "stdio; its tripwire still refuses local files to HTTP "
+                            "requests; --transport stdio predicts it)")
+            diffs.append(Difference(field=name, expected=want, actual=got, message=message))
     live_tools = set(live.tools)
     catalog = set(prediction.catalog)
     for tool in prediction.registered:

@@ -113,17 +113,25 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 @contextlib.contextmanager
 def http_server(
-    host: Host, transport: str, settings: Mapping[str, str], *, startup: float = 60.0
+    host: Host, transport: str, settings: Mapping[str, str], *, startup: float = 60.0,
+    by_uvicorn: bool = False,
 ) -> Iterator[Running]:
     """The real server over ``transport`` (sse or streamable-http) on a free loopback
-    port, stopped on exit. Fails the test, with the server's log, if it doesn't listen."""
+    port, stopped on exit. Fails the test, with the server's log, if it doesn't listen.
+
+    ``by_uvicorn``: serve the server's SSE app with ``uvicorn`` directly, as a deployment
+    may, so its command line has no ``--transport`` (the policy then resolves as for
+    stdio)."""
     port = free_port()
     env = {**host.base_env(port), **settings}
     log = host.base / f"server-{port}.log"
+    argv = [sys.executable, "-c", _HTTP_MAIN, "--transport", transport]
+    if by_uvicorn:
+        argv = [sys.executable, "-m", "uvicorn", "mcp_gee_sweet.server:app",
+                "--host", "127.0.0.1", "--port", str(port)]
     with open(log, "wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-c", _HTTP_MAIN, "--transport", transport],
-            cwd=host.app, env=env, stdout=out, stderr=subprocess.STDOUT,
+            argv, cwd=host.app, env=env, stdout=out, stderr=subprocess.STDOUT,
         )
     try:
         deadline = time.monotonic() + startup

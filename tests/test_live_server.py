@@ -162,3 +162,20 @@ def test_an_invalid_setting_stops_the_server_as_predicted(tmp_path: Path, settin
     assert "Uvicorn running" not in done.stderr
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("mcp-gee-sweet: ")
+
+
+def test_a_server_served_by_uvicorn_directly_resolves_as_for_stdio(tmp_path: Path) -> None:
+    """No --transport on its command line: the defaulted policy is stdio's full (whose
+    tripwire then refuses local files to HTTP requests). Predicted with transport stdio;
+    predicted with the URL's own transport, verify says what happened."""
+    host, _ = _host(tmp_path)
+    env_file = _write_env(tmp_path / "server.env", {})
+    with http_server(host, "sse", {}, by_uvicorn=True) as server:
+        live = read_http(server.url)
+    assert live.local_file_access["mode"] == "full"
+    assert live.local_file_access["explicit"] is False
+    as_stdio = _explorer_policy(host, "stdio", env_file, host.base_env())
+    assert verify_policy(as_stdio, live).differences == []
+    as_sse = verify_policy(_explorer_policy(host, "sse", env_file, host.base_env()), live)
+    mode = next(d for d in as_sse.differences if d.field == "mode")
+    assert "started without --transport" in mode.message

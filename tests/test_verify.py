@@ -198,3 +198,16 @@ def test_the_command_line_loads_the_sdk_only_when_a_server_is_read() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert json.loads(proc.stdout) == []
+
+
+def test_a_server_served_without_its_transport_flag_gets_a_hint(layout) -> None:
+    prediction = predict(layout.policy("streamable-http"))  # unset: off over HTTP
+    live = live_like(prediction, lfa={"mode": "full", "explicit": False,
+                                      "unregistered_tools": []},
+                     tools=sorted(default_catalog().names()))
+    diffs, _ = compare(prediction, live)
+    mode = next(d for d in diffs if d.field == "mode")
+    assert "started without --transport" in mode.message
+    assert "--transport stdio predicts it" in mode.message
+    stdio = predict(layout.policy("stdio"))
+    assert compare(stdio, live_like(stdio, tools=sorted(default_catalog().names())))[0] == []
