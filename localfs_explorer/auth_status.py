@@ -67,8 +67,8 @@ def local_file_access(policy: Any, registration: RegistrationLike | None = None)
             off mode (the field is empty in the other modes whatever is passed).
 
     Returns ``{"mode", "explicit", "roots", "unregistered_tools"}``: ``roots`` holds the
-    configured spellings in roots mode only, ``unregistered_tools`` is filled in off mode
-    only; both are empty lists otherwise.
+    configured spellings in roots mode only, ``unregistered_tools`` (sorted) is filled in
+    off mode only; both are empty lists otherwise.
     """
     mode = _mode_name(policy)
     roots = [root.configured for root in policy.roots] if mode == "roots" else []
@@ -76,7 +76,8 @@ def local_file_access(policy: Any, registration: RegistrationLike | None = None)
     if mode == "off":
         if registration is None:
             registration = _registration(policy)
-        unregistered = list(registration.unregistered)
+        # The server sorts the names (its registration order is not the report's).
+        unregistered = sorted(registration.unregistered)
     return {
         "mode": mode,
         "explicit": bool(policy.explicit),

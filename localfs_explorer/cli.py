@@ -320,6 +320,7 @@ def _validate_one(policy: Policy, args: argparse.Namespace, out: TextIO) -> int:
         _emit_json(summary, out)
     else:
         how = "explicit" if policy.explicit else f"defaulted for {policy.transport}"
+        out.write(f"server: {policy.profile.name} {policy.profile.server_version}\n")
         out.write(f"LOCAL_FILE_ACCESS resolves to {policy.mode.value} ({how})\n")
         for root in policy.roots:
             state = f"-> {root.resolved}" if not root.problem else f"({root.problem})"

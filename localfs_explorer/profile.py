@@ -25,6 +25,8 @@ class ServerProfile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
+    #: The server release whose behaviour the engine reproduces (and is tested against).
+    server_version: str = ""
     description: str = ""
     #: Values the server uses for settings left unset; relative ones resolve against the
     #: server's startup directory, as its auth module reads them.

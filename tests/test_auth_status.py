@@ -118,3 +118,9 @@ def test_the_preview_says_what_is_not_modelled_and_is_valid_json() -> None:
 def test_an_unknown_branch_is_a_clear_error() -> None:
     with pytest.raises(AuthStatusError, match="unknown auth-status branch 'admin'"):
         auth_status_preview(policy_for(), "admin")
+
+
+def test_unregistered_tools_are_sorted_as_the_server_reports_them() -> None:
+    # The catalog lists sync_folder before download_file; the server sorts the names.
+    obj = local_file_access(policy_for("sse"), fake_registration("sync_folder", "download_file"))
+    assert obj["unregistered_tools"] == ["download_file", "sync_folder"]

@@ -140,3 +140,12 @@ def test_module_entry_point_runs():
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["mode"] == "full"
+
+
+def test_validate_names_the_server_release_the_engine_reproduces(layout):
+    from localfs_explorer.profile import load_profile
+
+    code, out, _ = run("validate")
+    assert code == 0
+    version = load_profile().server_version
+    assert version and out.splitlines()[0] == f"server: mcp-gee-sweet {version}"

@@ -252,3 +252,10 @@ def test_explorer_accepts_an_existing_model(layout) -> None:
     app = Explorer(model)
     assert app.model is model
     assert "1 path(s)" in text_of(app.show("paths").counts.value)
+
+
+def test_the_server_panel_names_the_server_release_it_reproduces(app) -> None:
+    version = app.model.policy.profile.server_version
+    assert version
+    assert f"Verdicts reproduce mcp-gee-sweet {version}" in text_of(
+        app.panel("server").mode.value)

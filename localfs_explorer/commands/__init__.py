@@ -14,4 +14,5 @@ COMMAND_MODULES: tuple[str, ...] = (
     "localfs_explorer.commands.sessions",
     "localfs_explorer.serve",
     "localfs_explorer.commands.editor",
+    "localfs_explorer.commands.verify",
 )

@@ -289,6 +289,7 @@ class ServerPanel(Panel):
         self.cwd.placeholder = f"default: {policy.cwd}"
         self.package_dir.placeholder = f"default: {policy.package_dir}"
         self.mode.value = render.mode_summary(policy) + render.serve_line(policy)
+        self.mode.value += _reproduces_line(policy)
         self.roots.value = render.roots_table(policy)
         registration_warnings = list(getattr(m.registration, "warnings", []) or [])
         self.messages.value = (
@@ -298,3 +299,11 @@ class ServerPanel(Panel):
                               "warning", "lfe-warnings")
         )
         self.env_view.value = render.env_table(policy.env)
+
+
+def _reproduces_line(policy) -> str:
+    """Which server release the verdicts reproduce (named by the server profile)."""
+    profile = policy.profile
+    release = f"{profile.name} {profile.server_version}".strip()
+    return (f'<div class="lfe-muted lfe-server-version">Verdicts reproduce '
+            f"<code>{render.esc(release)}</code>.</div>")
