@@ -46,6 +46,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from .errors import LocalfsError
 from .userfiles import parse_json, read_text
 
 __all__ = [
@@ -75,7 +76,7 @@ _NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_-./")
 _BRACKET = re.compile(r"\[!?\]?[^\]]*\]")
 
 
-class AccessListError(ValueError):
+class AccessListError(LocalfsError):
     """An access list that can't be used: a bad pattern, an unknown key, an unreadable file."""
 
 

@@ -35,6 +35,8 @@ from pydantic import (
     model_validator,
 )
 
+from .errors import LocalfsError
+
 if TYPE_CHECKING:  # the engine is imported only for type hints, keeping this module light
     from .policy import Policy
 
@@ -61,7 +63,7 @@ DIRECTIONS: tuple[str, ...] = ("upload", "download", "bidirectional")
 _SEGMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*(\[\])?$")
 
 
-class CatalogError(ValueError):
+class CatalogError(LocalfsError):
     """A catalog file or ``tools/list`` result that can't be read or has a bad entry."""
 
 

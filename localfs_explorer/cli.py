@@ -17,12 +17,13 @@ from typing import Any, TextIO
 
 from .check import OPS, Decision
 from .env import EnvFileError, ServerEnv, load_env
+from .errors import LocalfsError
 from .fs import HostFS
 from .policy import TRANSPORTS, Policy, PolicyError, resolve_policy
 from .profile import ProfileError, load_profile
 
 
-class UsageError(Exception):
+class UsageError(LocalfsError):
     """A problem with the command line or its inputs; reported in one line, exit 2."""
 
 
@@ -277,7 +278,7 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
         return 2
     try:
         return handler(args, out, err)
-    except UsageError as exc:
+    except LocalfsError as exc:  # every user-facing error, UsageError included
         err.write(f"localfs-explorer {args.command}: {exc}\n")
         return 2
     except KeyboardInterrupt:

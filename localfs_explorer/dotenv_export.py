@@ -57,6 +57,7 @@ from dotenv.parser import Binding, parse_stream
 from pydantic import BaseModel, ConfigDict, Field
 
 from .env import EnvFileError, load_env, read_env_text
+from .errors import LocalfsError
 from .secrets import MASK, is_secret_key, mentions_secret_key, scrub, secret_values
 
 __all__ = [
@@ -96,7 +97,7 @@ _REFERENCE = re.compile(r"\$\{([^}:]*)")
 _NEEDS_QUOTES = frozenset("'\"#$`")
 
 
-class ExportError(ValueError):
+class ExportError(LocalfsError):
     """An export that was refused. The message is one line and never holds a secret."""
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .env import ServerEnv
+from .errors import LocalfsError
 from .fs import FileSystem, HostFS
 from .profile import DEFAULT_PROFILE, ServerProfile
 
@@ -44,7 +45,7 @@ class Mode(str, Enum):
         return self.value
 
 
-class PolicyError(ValueError):
+class PolicyError(LocalfsError):
     """An argument to ``resolve_policy`` that isn't a server setting (e.g. a bad transport)."""
 
 

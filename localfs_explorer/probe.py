@@ -57,6 +57,7 @@ from .catalog import (
     register_tools,
 )
 from .discovery import DiscoveryError, DiscoveryLimits, discover_paths, nothing_to_find
+from .errors import LocalfsError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -97,7 +98,7 @@ _SYNC_OPS: dict[tuple[bool, bool, str], str | None] = {
 _ROOT_OPS = {"upload": "read", "download": "write", "bidirectional": "read_write"}
 
 
-class ProbeError(ValueError):
+class ProbeError(LocalfsError):
     """A probe input the user supplied that can't be used (e.g. an unreadable calls file)."""
 
 

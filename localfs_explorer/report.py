@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from .errors import LocalfsError
 from .secrets import masked, scrub, secret_values
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ __all__ = [
 FORMATS: dict[str, str] = {".html": "html", ".htm": "html", ".csv": "csv", ".json": "json"}
 
 
-class ReportError(ValueError):
+class ReportError(LocalfsError):
     """A report that can't be written (an unknown format, an unwritable file)."""
 
 

@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .check import REASONS
+from .errors import LocalfsError
 from .secrets import masked, scrub, secret_values
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ KNOWN_DENY_SETTINGS: tuple[str, ...] = (
 )
 
 
-class ScenarioError(ValueError):
+class ScenarioError(LocalfsError):
     """A scenario file that can't be read or run; the message names the file and line."""
 
 

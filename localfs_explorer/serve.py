@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from .errors import LocalfsError
+
 #: Environment variable read by the kernel: "0" turns off probing this machine.
 HOST_FS_ENV = "LOCALFS_EXPLORER_HOST_FS"
 #: Environment variable naming a JSON file with the configuration to preload.
@@ -45,7 +47,7 @@ _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 DASHBOARD_SOURCE = "from localfs_explorer.ui import explorer\n\nexplorer();"
 
 
-class ServeError(Exception):
+class ServeError(LocalfsError):
     """A ``serve`` option or environment problem; reported in one line, exit 2."""
 
 

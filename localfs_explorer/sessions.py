@@ -56,6 +56,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .access import DEFAULT_APPROVAL_TIMEOUT_SECONDS, ToolAccess, load_access
 from .catalog import Catalog, Tool, default_catalog, register_tools
+from .errors import LocalfsError
 from .probe import CallVerdict, PathVerdict, probe_call
 from .userfiles import parse_json, read_text
 
@@ -118,7 +119,7 @@ DEFAULT_DESTRUCTIVE_WORDS: tuple[str, ...] = (
 _WHOLE_CALL = "call"
 
 
-class SessionError(ValueError):
+class SessionError(LocalfsError):
     """A session that can't be replayed; the message names the file, answer and call."""
 
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import LocalfsError
 from .host import HostFS
 from .spec import SPEC_VERSION, dump_spec, from_spec
 from .virtual import HostSpecError, VirtualFS
@@ -42,7 +43,7 @@ __all__ = ["Snapshot", "SnapshotError", "SnapshotProblem", "materialize", "snaps
 _MAX_LISTED_PROBLEMS = 200
 
 
-class SnapshotError(ValueError):
+class SnapshotError(LocalfsError):
     """The tree to record can't be recorded at all (missing, or not a directory)."""
 
 

@@ -41,6 +41,7 @@ from traitlets import Bool, Dict, Enum, Float, HasTraits, Int, List, Unicode, ob
 
 from ..check import OPS
 from ..env import EnvFileError, load_env
+from ..errors import LocalfsError
 from ..fs import FileSystem, HostFS
 from ..policy import TRANSPORTS, PolicyError, resolve_policy
 from ..secrets import scrub, secret_values
@@ -75,7 +76,7 @@ _TYPED = frozenset({
 })
 
 
-class ExplorerError(ValueError):
+class ExplorerError(LocalfsError):
     """An action the Explorer refuses (e.g. reading this machine's files when served)."""
 
 
