@@ -42,12 +42,13 @@ from collections.abc import Callable, Iterable, Mapping
 from fnmatch import fnmatchcase, translate
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from .errors import LocalfsError
 from .userfiles import parse_json, read_text
+from .vocab import Gate
 
 __all__ = [
     "SCOPE_NAMES",
@@ -63,7 +64,6 @@ __all__ = [
 
 #: What happens when the model calls a tool: it runs, it waits for approval, or the
 #: tool isn't there at all.
-Gate = Literal["execute", "approval", "blocked"]
 
 #: The scopes an access file may define, broadest first.
 SCOPE_NAMES: tuple[str, ...] = ("server", "group", "member")

@@ -22,18 +22,15 @@ import os
 import posixpath
 import stat as _stat
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .policy import Mode, fold, is_within
+from .policy import fold, is_within
+from .vocab import OPS, Mode, Op, Reason
 
 if TYPE_CHECKING:
     from .fs import FileSystem
     from .policy import CompiledPolicy, DenyEntry, Policy
 
-Op = Literal["read", "write", "read_write"]
-Reason = Literal["allowed", "off", "outside_roots", "denied", "tripwire", "invalid"]
-OPS: tuple[str, ...] = ("read", "write", "read_write")
-REASONS: tuple[str, ...] = ("allowed", "off", "outside_roots", "denied", "tripwire", "invalid")
 
 # The model-visible refusal texts, worded exactly as the server words them.
 OFF_EXPLICIT = "local file access is disabled on this server (LOCAL_FILE_ACCESS=off)"
@@ -83,9 +80,9 @@ class Decision:
                  "reason", "resolved")
 
     path: str
-    op: str
+    op: Op
     allowed: bool
-    reason: str
+    reason: Reason
     message: str
     resolved: str | None
     # Facts recorded during the check, from which trace and hint are derived on demand.

@@ -15,12 +15,13 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from .check import OPS, Decision
+from .check import Decision
 from .env import EnvFileError, ServerEnv, load_env
 from .errors import LocalfsError
 from .fs import HostFS
-from .policy import TRANSPORTS, Policy, PolicyError, resolve_policy
+from .policy import Policy, PolicyError, resolve_policy
 from .profile import ProfileError, load_profile
+from .vocab import OPS, TRANSPORTS
 
 
 class UsageError(LocalfsError):

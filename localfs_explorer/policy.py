@@ -13,8 +13,7 @@ import functools
 import ntpath
 import posixpath
 from collections.abc import Iterable, Iterator
-from enum import Enum
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,28 +21,10 @@ from .env import ServerEnv
 from .errors import LocalfsError
 from .fs import FileSystem, HostFS
 from .profile import DEFAULT_PROFILE, ServerProfile
+from .vocab import TRANSPORTS, Mode
 
 if TYPE_CHECKING:
     from .check import BatchChecker, Decision
-
-Transport = Literal["stdio", "sse", "streamable-http"]
-TRANSPORTS: tuple[str, ...] = ("stdio", "sse", "streamable-http")
-Platform = Literal["posix", "windows"]
-
-
-class Mode(str, Enum):
-    """The three modes of ``LOCAL_FILE_ACCESS``.
-
-    A ``str`` Enum rather than ``StrEnum`` so that Python 3.10 is supported.
-    """
-
-    FULL = "full"
-    ROOTS = "roots"
-    OFF = "off"
-
-    def __str__(self) -> str:
-        return self.value
-
 
 class PolicyError(LocalfsError):
     """An argument to ``resolve_policy`` that isn't a server setting (e.g. a bad transport)."""

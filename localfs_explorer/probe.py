@@ -41,7 +41,7 @@ import posixpath
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -58,6 +58,7 @@ from .catalog import (
 )
 from .discovery import DiscoveryError, DiscoveryLimits, discover_paths, nothing_to_find
 from .errors import LocalfsError
+from .vocab import Gate, Outcome
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -76,8 +77,6 @@ __all__ = [
     "probe_calls",
 ]
 
-Outcome = Literal["ok", "refused", "partial", "absent", "error"]
-Gate = Literal["execute", "approval", "blocked"]
 
 #: How deep a folder walk descends before it stops and says so.
 MAX_WALK_DEPTH = 64

@@ -232,7 +232,7 @@ def batch_report(
 
 
 def _ordered_reasons(counts: Mapping[str, int]) -> dict[str, int]:
-    from .check import REASONS
+    from .vocab import REASONS
 
     ordered = {r: counts[r] for r in REASONS if counts.get(r)}
     ordered.update({k: v for k, v in counts.items() if k not in ordered and v})

@@ -63,9 +63,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .check import REASONS
 from .errors import LocalfsError
 from .secrets import masked, scrub, secret_values
+from .vocab import DENY_LABELS, OUTCOMES, REASONS, Gate, ModeName, Op, Outcome, Reason, Transport
 
 if TYPE_CHECKING:
     from .catalog import Catalog, Registration
@@ -96,31 +96,9 @@ __all__ = [
     "run_scenarios",
 ]
 
-Op = Literal["read", "write", "read_write"]
-Reason = Literal["allowed", "off", "outside_roots", "denied", "tripwire", "invalid"]
-Outcome = Literal["ok", "refused", "partial", "absent", "error"]
-Gate = Literal["execute", "approval", "blocked"]
-Transport = Literal["stdio", "sse", "streamable-http"]
-ModeName = Literal["full", "roots", "off"]
-
-OUTCOMES: tuple[str, ...] = ("ok", "refused", "partial", "absent", "error")
-
 #: Every deny-list setting the server can have, as the policy labels them. Settings that
 #: appear in a run but not here are added to the coverage as they are seen.
-KNOWN_DENY_SETTINGS: tuple[str, ...] = (
-    "CREDENTIALS_PATH",
-    "TOKEN_PATH",
-    "SERVICE_ACCOUNT_PATH",
-    "server .env",
-    "GOOGLE_APPLICATION_CREDENTIALS",
-    "HOME (ADC file)",
-    "CLOUDSDK_CONFIG (ADC file)",
-    "APPDATA (ADC file)",
-    "CACHE_DB_PATH",
-    "legacy cache (pre-0.9.3)",
-    "LOG_FILE",
-    "ACCESS_LOG_FILE",
-)
+KNOWN_DENY_SETTINGS = DENY_LABELS
 
 
 class ScenarioError(LocalfsError):

@@ -59,6 +59,7 @@ from .catalog import Catalog, Tool, default_catalog, register_tools
 from .errors import LocalfsError
 from .probe import CallVerdict, PathVerdict, probe_call
 from .userfiles import parse_json, read_text
+from .vocab import Gate
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -467,7 +468,7 @@ class CallReplay(BaseModel):
     call: int
     name: str
     visible: bool
-    gate: Literal["execute", "approval", "blocked"]
+    gate: Gate
     destructive: bool
     status: Status
     asked: bool
