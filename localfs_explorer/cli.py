@@ -16,11 +16,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from .check import Decision
-from .env import EnvFileError, ServerEnv, load_env
+from .config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from .errors import LocalfsError
-from .fs import HostFS
-from .policy import Policy, PolicyError, resolve_policy
-from .profile import ProfileError, load_profile
+from .policy import Policy
 from .vocab import OPS, TRANSPORTS
 
 
@@ -71,59 +69,35 @@ def environment_options() -> argparse.ArgumentParser:
     return parent
 
 
-def load_fs_option(spec: str | None):
-    """The FileSystem named by ``--fs`` (None: this machine)."""
-    if spec is None or spec == "host":
-        return HostFS()
-    try:
-        from .fs.spec import load_fs
-    except ImportError as exc:  # pragma: no cover - only before described hosts exist
-        raise UsageError(f"--fs is not available: {exc}") from None
-    try:
-        return load_fs(spec)
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"--fs {spec}: {exc}") from None
+def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
+    """The :class:`ServerConfig` the shared options describe (``changes`` on top).
+
+    Relative names mean relative to the directory the command runs in.
+    """
+    fields: dict[str, Any] = {
+        "env": args.env, "settings": dict(args.set), "unset": list(args.unset),
+        "inherit_environ": args.inherit_env, "lenient": args.lenient,
+        "transport": args.transport, "cwd": args.cwd, "package_dir": args.package_dir,
+        "host": args.fs, "profile": args.profile, "platform": args.platform,
+        "base_dir": os.getcwd(),
+    }
+    fields.update(changes)
+    return ServerConfig(**fields)
 
 
-def build_env(args: argparse.Namespace) -> ServerEnv:
-    """The simulated server environment from the shared options."""
+def resolve(config: ServerConfig) -> ResolvedConfig:
+    """Resolve ``config``; a problem is a :class:`UsageError` naming the option."""
     try:
-        return load_env(
-            args.env,
-            overrides=dict(args.set),
-            unset=args.unset,
-            inherit_environ=args.inherit_env,
-            strict=not args.lenient,
-        )
-    except EnvFileError as exc:
+        return resolve_config(config)
+    except ConfigError as exc:
+        if exc.part == "host":
+            raise UsageError(f"--fs {exc.value}: {exc}") from None
         raise UsageError(str(exc)) from None
 
 
-def policy_inputs(args: argparse.Namespace) -> dict[str, Any]:
-    """``resolve_policy`` keyword arguments (all but the environment) from the options."""
-    fs = load_fs_option(args.fs)
-    package_dir = args.package_dir
-    if package_dir is None and args.env:
-        package_dir = os.path.dirname(os.path.abspath(args.env))
-    cwd = args.cwd
-    if cwd is not None and isinstance(fs, HostFS):
-        # On this machine a relative --cwd means relative to where the command runs.
-        cwd = os.path.abspath(cwd)
-    try:
-        profile = load_profile(args.profile) if args.profile else None
-    except ProfileError as exc:
-        raise UsageError(str(exc)) from None
-    return {"transport": args.transport, "fs": fs, "cwd": cwd, "package_dir": package_dir,
-            "profile": profile, "platform": args.platform}
-
-
-def build_policy(args: argparse.Namespace, env: ServerEnv | None = None) -> Policy:
+def build_policy(args: argparse.Namespace) -> Policy:
     """Resolve the policy the shared options describe."""
-    env = env if env is not None else build_env(args)
-    try:
-        return resolve_policy(env, **policy_inputs(args))
-    except PolicyError as exc:
-        raise UsageError(str(exc)) from None
+    return resolve(server_config(args)).policy
 
 
 def _emit_json(obj: Any, out: TextIO) -> None:

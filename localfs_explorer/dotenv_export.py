@@ -51,7 +51,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from dotenv.parser import Binding, parse_stream
 from pydantic import BaseModel, ConfigDict, Field
@@ -59,6 +59,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from .env import EnvFileError, load_env, read_env_text
 from .errors import LocalfsError
 from .secrets import MASK, is_secret_key, mentions_secret_key, scrub, secret_values
+
+if TYPE_CHECKING:
+    from .config import ServerConfig
 
 __all__ = [
     "Change",
@@ -834,6 +837,7 @@ def export_env(
     profile: Any = None,
     platform: str = "posix",
     process_env: Mapping[str, str] | None = None,
+    config: ServerConfig | None = None,
 ) -> ExportPlan:
     """Plan the export of ``source`` with ``set``/``unset`` applied, validated by the engine.
 
@@ -848,6 +852,9 @@ def export_env(
         transport, cwd, package_dir, fs, profile, platform: how the server would be run;
             they only inform the validation and are passed to ``resolve_policy``.
         process_env: the server process's own environment, which wins over the file.
+        config: how the server would be run, as one :class:`ServerConfig` (its ``settings``
+            are the process environment; its ``.env`` text is replaced by the edited
+            one); used instead of the keyword arguments above when given.
 
     Returns an :class:`ExportPlan`; its ``errors`` say why the server would refuse the
     result (then :meth:`ExportPlan.write` refuses too). Raises :class:`ExportError` when
@@ -858,21 +865,32 @@ def export_env(
         text = _read_source(Path(name)) if name is not None else ""
     edit = edit_env_text(text, set, unset)
 
-    try:
-        env = load_env(name, text=edit.text, overrides=process_env, strict=False)
-    except EnvFileError as exc:
-        raise ExportError(str(exc)) from None
-    if validate is None:
-        from .policy import PolicyError, resolve_policy
+    if config is not None and validate is None:
+        from .config import resolve_config
 
         try:
-            policy = resolve_policy(env, transport=transport, fs=fs, cwd=cwd,
-                                    package_dir=package_dir, profile=profile,
-                                    platform=platform)
-        except PolicyError as exc:
+            # The server loads what is written, skipping lines it can't parse.
+            resolved = resolve_config(config.model_copy(
+                update={"env_text": edit.text, "lenient": True}))
+        except LocalfsError as exc:
             raise ExportError(str(exc)) from None
+        env, policy = resolved.env, resolved.policy
     else:
-        policy = validate(env)
+        try:
+            env = load_env(name, text=edit.text, overrides=process_env, strict=False)
+        except EnvFileError as exc:
+            raise ExportError(str(exc)) from None
+        if validate is None:
+            from .policy import PolicyError, resolve_policy
+
+            try:
+                policy = resolve_policy(env, transport=transport, fs=fs, cwd=cwd,
+                                        package_dir=package_dir, profile=profile,
+                                        platform=platform)
+            except PolicyError as exc:
+                raise ExportError(str(exc)) from None
+        else:
+            policy = validate(env)
     secrets = secret_values(env.values) | _all_secret_values(_raw_values(text))
     errors = tuple(scrub(e, secrets) for e in getattr(policy, "errors", ()))
     warnings = tuple(scrub(w, secrets) for w in (*edit.warnings, *getattr(policy, "warnings", ())))

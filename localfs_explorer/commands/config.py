@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any, TextIO
 
 from .. import cli
@@ -42,12 +41,11 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
 
 def cmd_export_env(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # --set/--unset are the edits written into the file, not the process environment.
-    inputs = cli.policy_inputs(args)
+    config = cli.server_config(args, settings={}, unset=[])
     return run_export_env(
         args.env, set=dict(args.set), unset=args.unset, output=args.output,
         in_place=args.in_place, dry_run=args.dry_run, force=args.force,
-        follow_symlinks=args.follow_symlinks, out=out, err=err,
-        process_env=dict(os.environ) if args.inherit_env else None, **inputs,
+        follow_symlinks=args.follow_symlinks, out=out, err=err, config=config,
     )
 
 

@@ -245,16 +245,15 @@ class _Side:
 
 
 def _cli_side(args: argparse.Namespace, side: str) -> _Side:
-    ns = argparse.Namespace(
+    config = cli.server_config(
+        args,
         env=getattr(args, f"{side}_env") or args.env,
-        set=[*args.set, *getattr(args, f"{side}_set")],
+        settings=dict([*args.set, *getattr(args, f"{side}_set")]),
         unset=[*args.unset, *getattr(args, f"{side}_unset")],
-        inherit_env=args.inherit_env, lenient=args.lenient,
         transport=getattr(args, f"{side}_transport") or args.transport or "stdio",
-        cwd=args.cwd, package_dir=args.package_dir, fs=args.fs, profile=args.profile,
         platform=args.platform or "posix",
     )
-    return _Side(cli.build_policy(ns))
+    return _Side(cli.resolve(config).policy)
 
 
 def _scenario_side(args: argparse.Namespace, side: str, spec: str) -> _Side:
