@@ -103,61 +103,60 @@ def dashboard_notebook_json() -> dict[str, Any]:
 
 
 def preload_options(args: argparse.Namespace, host_fs: bool) -> dict[str, Any]:
-    """The model options the shared environment options describe ({} when none given)."""
-    options: dict[str, Any] = {}
-    env = getattr(args, "env", None)
-    if env:
-        path = Path(env).expanduser()
-        if host_fs:
-            options["env_path"] = str(path.resolve())
-        else:
-            # Visitors can't make the kernel read this machine's files, but the operator
-            # chose this one: hand its text over as if it had been uploaded.
-            try:
-                options["env_text"] = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise ServeError(f"--env {env}: can't be read ({exc})") from None
-            options["env_name"] = path.name
-            if not getattr(args, "package_dir", None):
-                options["package_dir"] = str(path.resolve().parent)
-    if getattr(args, "set", None):
-        options["overrides"] = [list(kv) for kv in args.set]
-    if getattr(args, "unset", None):
-        options["unset"] = list(args.unset)
+    """The model options the shared environment options describe ({} when none given).
+
+    The options are read into a :class:`~localfs_explorer.config.ServerConfig` exactly as
+    every other command reads them, then handed to the dashboard's model.
+    """
+    from .cli import server_config
+
     if getattr(args, "inherit_env", False):
         raise ServeError("--inherit-env can't be used with serve: pass the variables with --set")
     if getattr(args, "profile", None):
         raise ServeError("--profile can't be used with serve yet")
-    if getattr(args, "lenient", False):
-        options["lenient"] = True
-    for name in ("transport", "cwd", "package_dir", "platform"):
-        value = getattr(args, name, None)
-        if value and not (name == "transport" and value == "stdio") and not (
-            name == "platform" and value == "posix"
-        ):
-            options[name] = value
-    spec = getattr(args, "fs", None)
-    if spec and spec != "host":
-        options.update(_preload_fs(spec))
-    if host_fs:
-        # Relative paths in the page then mean what they mean to `check` run from here.
-        options["host_cwd"] = os.getcwd()
+    given = {name: getattr(args, name, None) for name in (
+        "env", "set", "unset", "lenient", "cwd", "package_dir", "fs")}
+    changed = getattr(args, "transport", "stdio") not in (None, "stdio") or getattr(
+        args, "platform", "posix") not in (None, "posix")
+    if not any(given.values()) and not changed and not host_fs:
+        return {}
+    config = server_config(args)
+    if config.env and not host_fs:
+        # Visitors can't make the kernel read this machine's files, but the operator
+        # chose this one: hand its text over as if it had been uploaded.
+        path = Path(config.env).expanduser()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ServeError(f"--env {config.env}: can't be read ({exc})") from None
+        config = config.model_copy(update={"env": None, "env_text": text,
+                                           "env_name": path.name})
+    spec = config.host
+    if isinstance(spec, str) and spec != "host" and not _is_example(spec):
+        # A host spec file is read here, where its path means something.
+        path = Path(spec).expanduser()
+        try:
+            config = config.model_copy(update={"host": json.loads(path.read_text("utf-8"))})
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ServeError(f"--fs {spec}: can't be read ({exc})") from None
+        except ValueError as exc:
+            raise ServeError(f"--fs {spec}: not JSON ({exc})") from None
+        spec_name = path.name
+    else:
+        spec_name = None
+    from .ui.model import ExplorerModel
+
+    options = ExplorerModel.options_for(config, spec_name=spec_name)
+    if not host_fs:
+        # Relative paths mean nothing to a visitor: no directory of this machine is sent.
+        options.pop("host_cwd", None)
     return options
 
 
-def _preload_fs(spec: str) -> dict[str, Any]:
-    try:
-        from .fs.spec import list_example_hosts
-    except ImportError:
-        raise ServeError("--fs: described hosts are not available in this installation") from None
-    if "/" not in spec and not spec.endswith(".json") and spec in list_example_hosts():
-        return {"target": f"example:{spec}"}
-    path = Path(spec).expanduser()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ServeError(f"--fs {spec}: can't be read ({exc})") from None
-    return {"spec_text": text, "spec_name": path.name, "target": "upload"}
+def _is_example(spec: str) -> bool:
+    from .fs.spec import list_example_hosts
+
+    return "/" not in spec and not spec.endswith(".json") and spec in list_example_hosts()
 
 
 def plan_serve(
