@@ -24,7 +24,7 @@ import stat as _stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .policy import fold, is_within
+from .paths import fold, is_within
 from .vocab import OPS, Mode, Op, Reason
 
 if TYPE_CHECKING:

@@ -222,19 +222,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _command_modules() -> list[Any]:
-    """The command modules that are present (a module not written yet is skipped)."""
+    """The command modules, imported when the parser is built (not when cli is)."""
     import importlib
 
     from .commands import COMMAND_MODULES
 
-    modules = []
-    for name in COMMAND_MODULES:
-        try:
-            modules.append(importlib.import_module(name))
-        except ModuleNotFoundError as exc:
-            if exc.name != name:  # a missing dependency inside it is a real error
-                raise
-    return modules
+    return [importlib.import_module(name) for name in COMMAND_MODULES]
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import ntpath
 import posixpath
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import check as _check_module
 from .env import ServerEnv
 from .errors import LocalfsError
 from .fs import FileSystem, HostFS
+from .paths import containment_prefixes, fold
 from .profile import DEFAULT_PROFILE, ServerProfile
 from .vocab import TRANSPORTS, Mode
 
@@ -63,32 +64,6 @@ class DenyDir(BaseModel):
     setting: str
     path: str
     resolved: str
-
-
-def is_within(path: str, directory: str) -> bool:
-    """Component-wise containment of one resolved path in another.
-
-    ``/data-evil`` is not within ``/data``: a plain prefix test would say it is.
-    """
-    if path == directory:
-        return True
-    prefix = directory if directory.endswith("/") else directory + "/"
-    return path.startswith(prefix)
-
-
-def fold(path: str, platform: str = "posix") -> str:
-    """The comparison key for a missing target: ``normcase`` then ``casefold``."""
-    normcase = ntpath.normcase if platform == "windows" else posixpath.normcase
-    return normcase(path).casefold()
-
-
-def containment_prefixes(directories: Iterable[str]) -> tuple[str, ...]:
-    """Prefixes for a component-wise containment test with ``str.startswith``.
-
-    Each directory gets a trailing separator, so ``/data-evil`` doesn't start with
-    ``/data/``; the directory itself is matched separately by equality.
-    """
-    return tuple(d if d.endswith("/") else d + "/" for d in directories)
 
 
 class CompiledPolicy:
@@ -454,6 +429,3 @@ def resolve_policy(
         profile=resolver.profile,
     )
 
-
-# Imported last: check.py needs the names above, and Policy's methods need check.py.
-from . import check as _check_module  # noqa: E402

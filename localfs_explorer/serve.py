@@ -34,11 +34,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .errors import LocalfsError
+from .handoff import HOST_FS_ENV, PRELOAD_ENV
+from .handoff import load_preload as load_preload
 
-#: Environment variable read by the kernel: "0" turns off probing this machine.
-HOST_FS_ENV = "LOCALFS_EXPLORER_HOST_FS"
-#: Environment variable naming a JSON file with the configuration to preload.
-PRELOAD_ENV = "LOCALFS_EXPLORER_PRELOAD"
 DEFAULT_PORT = 8866
 LOCAL_HOST = "127.0.0.1"
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
@@ -209,23 +207,6 @@ def plan_serve(
                      notebook=notebook, cleanup=cleanup)
 
 
-def load_preload() -> dict[str, Any]:
-    """The model options ``serve`` left for the kernel ({} when there are none)."""
-    name = os.environ.get(PRELOAD_ENV)
-    if not name:
-        return {}
-    try:
-        with open(name, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    if "overrides" in data:
-        data["overrides"] = [tuple(kv) for kv in data["overrides"]]
-    return data
-
-
 def run_plan(plan: ServePlan, out: TextIO, err: TextIO) -> int:
     """Start Voila in the foreground; stop it on Ctrl-C. Returns its exit status."""
     note = ("this machine's files can be probed" if plan.host_fs
@@ -326,12 +307,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
     out = out or sys.stdout
     err = err or sys.stderr
     parents: list[argparse.ArgumentParser] = []
-    try:
-        from .cli import environment_options
+    from .cli import environment_options  # the CLI imports this module to register it
 
-        parents.append(environment_options())
-    except ImportError:  # pragma: no cover - the CLI ships with the engine
-        pass
+    parents.append(environment_options())
     parser = argparse.ArgumentParser(
         prog="localfs-explorer serve", parents=parents,
         description="Serve the Explorer as a Voila dashboard. The environment options, "

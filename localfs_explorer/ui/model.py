@@ -39,12 +39,15 @@ from typing import Any
 from traitlets import Any as AnyTrait
 from traitlets import Bool, Dict, Enum, Float, HasTraits, Int, List, Unicode, observe
 
+from ..auth_status import auth_status_preview
+from ..catalog import default_catalog
 from ..check import OPS
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..errors import LocalfsError
+from ..fs.spec import list_example_hosts
+from ..handoff import HOST_FS_ENV
 from ..policy import TRANSPORTS
 from ..secrets import scrub, secret_values
-from ..serve import HOST_FS_ENV
 
 log = logging.getLogger(__name__)
 
@@ -92,10 +95,6 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 
 
 def _example_hosts() -> list[str]:
-    try:
-        from ..fs.spec import list_example_hosts
-    except ImportError:  # described hosts ship separately; the host still works
-        return []
     return list(list_example_hosts())
 
 
@@ -526,12 +525,6 @@ class ExplorerModel(HasTraits):
 
     def _compute_auth(self) -> None:
         self.auth_error = ""
-        try:
-            from ..auth_status import auth_status_preview
-        except ImportError:
-            self.auth_status = {}
-            self.auth_error = "the auth-status preview is not available yet"
-            return
         self.auth_status = auth_status_preview(self.policy, registration=self.registration)
 
     def _compute_export(self, config: ServerConfig, resolved: ResolvedConfig) -> None:
@@ -587,11 +580,7 @@ class ExplorerModel(HasTraits):
             if not self.tool_name:
                 self.call_error = "pick a tool"
                 return
-            try:
-                from ..probe import ProbeError, probe_call
-            except ImportError:
-                self.call_error = "tool-call probing is not available yet"
-                return
+            from ..probe import ProbeError, probe_call
             from .forms import ArgumentsError, parse_arguments
 
             try:
@@ -633,12 +622,8 @@ class ExplorerModel(HasTraits):
             self.batch_error = "fix the configuration first"
             self.batch_rev += 1
             return
-        try:
-            from ..probe import ProbeError, iter_call_verdicts
-        except ImportError:
-            self.batch_error = "batch probing is not available yet"
-            self.batch_rev += 1
-            return
+        from ..probe import ProbeError, iter_call_verdicts
+
         tmp: str | None = None
         try:
             if self.batch_text is not None:
@@ -689,9 +674,5 @@ class ExplorerModel(HasTraits):
 
 
 def _first_tool() -> str:
-    try:
-        from ..catalog import default_catalog
-    except ImportError:  # pragma: no cover - the catalog ships with the engine
-        return ""
     names = default_catalog().names()
     return names[0] if names else ""
