@@ -405,10 +405,10 @@ def access_from_mapping(data: Mapping[str, Any], *, source: str = "access lists"
 
 def _parse_toml(text: str, source: str) -> Any:
     try:
-        import tomllib  # type: ignore[import-not-found]
+        import tomllib
     except ModuleNotFoundError:  # Python 3.10
         try:
-            import tomli as tomllib  # type: ignore[import-not-found,no-redef]
+            import tomli as tomllib  # type: ignore[no-redef]
         except ModuleNotFoundError:
             raise AccessListError(
                 f"{source}: reading TOML needs Python 3.11+ or the 'tomli' package; "

@@ -331,7 +331,7 @@ def _validate(raw: Any, source: str) -> Catalog:
 
 def _read_toml(text: str) -> Any:
     try:
-        import tomllib  # type: ignore[import-not-found]
+        import tomllib
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib  # type: ignore[no-redef]
     return tomllib.loads(text)

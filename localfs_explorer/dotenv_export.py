@@ -39,6 +39,7 @@ diffs are masked, and messages and log lines carry key names and line numbers on
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import difflib
 import io
@@ -253,7 +254,9 @@ def _spans(body_text: str) -> list[_Span]:
     offset = 0
     for binding in parse_stream(io.StringIO(body_text)):
         chunk = binding.original.string
-        blank = re.match(r"\s*", chunk).group()  # the parser's leading-whitespace rule
+        leading = re.match(r"\s*", chunk)  # the parser's leading-whitespace rule
+        assert leading is not None  # \s* matches every string
+        blank = leading.group()
         last_break = max(blank.rfind("\n"), blank.rfind("\r"))
         lead, indent = blank[: last_break + 1], blank[last_break + 1 :]
         rest = chunk[len(blank) :]
@@ -364,7 +367,7 @@ def edit_env_text(
             )
 
     edits: dict[int, str] = {}
-    removals: set[int] = {i for key in unset_keys for i in occurrences.get(key, [])}
+    removals: builtins.set[int] = {i for key in unset_keys for i in occurrences.get(key, [])}
     changes: list[Change] = []
     appended: list[str] = []
     all_exported = bool(occurrences) and all(
@@ -385,9 +388,9 @@ def edit_env_text(
             appended.append(f"{'export ' if all_exported else ''}{key}={value}")
             changes.append(Change(key=key, action="added", secret=secret))
     for key in unset_keys:
-        lines = tuple(spans[i].line for i in occurrences.get(key, []))
-        if lines:
-            changes.append(Change(key=key, action="removed", lines=lines,
+        removed = tuple(spans[i].line for i in occurrences.get(key, []))
+        if removed:
+            changes.append(Change(key=key, action="removed", lines=removed,
                                   secret=is_secret_key(key)))
         else:
             changes.append(Change(key=key, action="not_present", secret=is_secret_key(key)))
@@ -554,7 +557,7 @@ def unified_diff(
         shown_a, shown_b = _lines(display_a), _lines(display_b)
         secrets = secrets_a | secrets_b
     else:
-        shown_a, shown_b, secrets = real_a, real_b, _set_of(())
+        shown_a, shown_b, secrets = real_a, real_b, set()
     out: list[str] = []
     matcher = difflib.SequenceMatcher(None, real_a, real_b, autojunk=False)
     for group in matcher.get_grouped_opcodes(context):
@@ -714,7 +717,8 @@ class ExportPlan(BaseModel):
                     os.unlink(backup)
             raise
         log.info("wrote %s%s", path, f" (backup {backup})" if backup else "")
-        return WriteResult(path=str(path), written=True, backup=backup and str(backup),
+        return WriteResult(path=str(path), written=True,
+                           backup=str(backup) if backup is not None else None,
                            mode=mode)
 
 

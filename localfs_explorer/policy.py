@@ -22,7 +22,7 @@ from .errors import LocalfsError
 from .fs import FileSystem, HostFS
 from .paths import containment_prefixes, fold
 from .profile import DEFAULT_PROFILE, ServerProfile
-from .vocab import TRANSPORTS, Mode
+from .vocab import TRANSPORTS, Mode, Op
 
 if TYPE_CHECKING:
     from .check import BatchChecker, Decision
@@ -168,7 +168,7 @@ class Policy(BaseModel):
         """May a tool both read and write ``path`` (a sync entry on both sides)?"""
         return _check_module._check(self.compiled, path, "read_write", over_http)
 
-    def check(self, path: str, op: str = "read", *, over_http: bool | None = None) -> Decision:
+    def check(self, path: str, op: Op = "read", *, over_http: bool | None = None) -> Decision:
         """The check for ``op`` in ``read``, ``write`` or ``read_write``."""
         return _check_module._check(self.compiled, path, op, over_http)
 
@@ -334,6 +334,7 @@ class _Resolver:
                  env.values["GOOGLE_APPLICATION_CREDENTIALS"], False)
             )
         # gcloud's own ADC file: CLOUDSDK_CONFIG replaces its directory when set.
+        adc_dir: str | None
         if env.get("CLOUDSDK_CONFIG"):
             adc_dir = env.values["CLOUDSDK_CONFIG"]
             adc_setting, adc_default = "CLOUDSDK_CONFIG", False

@@ -58,7 +58,7 @@ from .catalog import (
 )
 from .discovery import DiscoveryError, DiscoveryLimits, discover_paths, nothing_to_find
 from .errors import LocalfsError
-from .vocab import Gate, Outcome
+from .vocab import Gate, Op, Outcome
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -94,7 +94,7 @@ _SYNC_OPS: dict[tuple[bool, bool, str], str | None] = {
     (False, True, "download"): "write",
     (False, True, "bidirectional"): "write",
 }
-_ROOT_OPS = {"upload": "read", "download": "write", "bidirectional": "read_write"}
+_ROOT_OPS: dict[str, Op] = {"upload": "read", "download": "write", "bidirectional": "read_write"}
 
 
 class ProbeError(LocalfsError):
@@ -581,7 +581,8 @@ class _CallProbe:
 
     def run_walk(self, param: PathParam, label: str, root: Any, tier: str) -> None:
         """upload_local_folder (reads) and download_folder (writes) and their like."""
-        root_d = self.check(root, param.op)
+        # Only read and write parameters walk; a direction parameter goes to run_sync.
+        root_d = self.check(root, param.op)  # type: ignore[arg-type]
         self.record(root_d, label, kind="root", tier=tier)
         if not root_d.allowed:
             return

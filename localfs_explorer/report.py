@@ -262,7 +262,7 @@ def diff_report(
     ]
     if counts["new_access"]:
         summary.append("this change grants new access: review every new_access row")
-    reasons = Counter(c.after.get("reason") for c in result.changed
+    reasons = Counter(c.after["reason"] for c in result.changed
                       if c.kind == "path" and c.after.get("reason"))
     tools = Counter(c.tool for c in result.changed if c.kind == "call" and c.tool)
     report = Report(

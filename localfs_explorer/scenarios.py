@@ -52,6 +52,7 @@ deny-list setting, each catalog tool, each call outcome).
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import os
 import re
@@ -308,7 +309,7 @@ class ScenarioFile(BaseModel):
 
 def _toml_loads(text: str) -> dict[str, Any]:
     try:
-        import tomllib  # type: ignore[import-not-found]
+        import tomllib
     except ModuleNotFoundError:  # Python 3.10
         try:
             import tomli as tomllib  # type: ignore[no-redef]
@@ -544,9 +545,9 @@ def parse_scenario_text(text: str, *, name: str = "<scenarios>") -> ScenarioFile
         for err in exc.errors():
             loc, what = _describe_error(err, data)
             line = locator.line_of(loc)
-            where = _where(data, loc) if loc else "file"
+            field_name = _where(data, loc) if loc else "file"
             prefix = f"{name}:{line}" if line else name
-            found.append((line or 0, f"{prefix}: {where}: {what}"))
+            found.append((line or 0, f"{prefix}: {field_name}: {what}"))
         # In file order, so the first message is the first thing to fix.
         raise ScenarioError("\n".join(m for _line, m in sorted(found))) from None
     problems = []
@@ -961,20 +962,20 @@ class _ScenarioRunner:
     def run(self) -> list[CaseResult]:
         out: list[CaseResult] = []
         s = self.scenario
-        if s.policy is not None:
+        if (policy := s.policy) is not None:
             out.append(self.guarded("policy", "policy", ("policy",),
-                                    lambda: self.run_policy(s.policy)))
+                                    lambda: self.run_policy(policy)))
         for j, path_case in enumerate(s.path):
             out.append(self.run_path(path_case, j))
         for j, call_case in enumerate(s.call):
             out.append(self.guarded("call", call_case.label or f"call {call_case.tool}",
-                                    ("call", j), lambda c=call_case, j=j: self.run_call(c, j)))
-        if s.tools is not None:
+                                    ("call", j), functools.partial(self.run_call, call_case, j)))
+        if (tools := s.tools) is not None:
             out.append(self.guarded("tools", "registered tools", ("tools",),
-                                    lambda: self.run_tools(s.tools)))
-        if s.auth_status is not None:
+                                    lambda: self.run_tools(tools)))
+        if (auth := s.auth_status) is not None:
             out.append(self.guarded("auth_status", "auth-status local_file_access",
-                                    ("auth_status",), lambda: self.run_auth(s.auth_status)))
+                                    ("auth_status",), lambda: self.run_auth(auth)))
         return [self.clean(r) for r in out]
 
     def guarded(self, kind: str, name: str, where: tuple[Any, ...],

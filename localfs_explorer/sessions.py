@@ -765,14 +765,15 @@ def _judge(
 ) -> CallReplay:
     """Settle one call's approval and say what the model gets."""
     targets = tuple(_shown_target(p) for p in _target_paths(verdict))
-    base = dict(answer=a, call=c, name=call.name, visible=verdict.visible, gate=verdict.gate,
-                destructive=destructive, targets=targets, verdict=verdict)
+    base: dict[str, Any] = dict(
+        answer=a, call=c, name=call.name, visible=verdict.visible, gate=verdict.gate,
+        destructive=destructive, targets=targets, verdict=verdict)
 
     def ran(decision: ApprovalDecision, asked: bool, why: str,
             covered_by: Position | None = None) -> CallReplay:
         server = _server_reason(verdict)
         return CallReplay(**base, status="executed", asked=asked, decision=decision,
-                          outcome=verdict.outcome,  # type: ignore[arg-type]
+                          outcome=verdict.outcome,
                           reason=f"{why}; {server}" if why else server,
                           message=verdict.message, covered_by=covered_by)
 

@@ -130,7 +130,7 @@ def write_junit(run: Any, path: str) -> None:
                      "name": _xml_text(c.name), "file": _xml_text(c.file)}
             if c.line:
                 attrs["line"] = str(c.line)
-            tc = ET.SubElement(suite, "testcase", **attrs)
+            tc = ET.SubElement(suite, "testcase", attrs)
             if not c.passed:
                 tag = "error" if c.error else "failure"
                 first = c.error or (c.mismatches[0].describe() if c.mismatches else "")

@@ -34,7 +34,7 @@ import logging
 import os
 import tempfile
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from traitlets import Any as AnyTrait
 from traitlets import Bool, Dict, Enum, Float, HasTraits, Int, List, Unicode, observe
@@ -48,6 +48,9 @@ from ..fs.spec import list_example_hosts
 from ..handoff import HOST_FS_ENV
 from ..policy import TRANSPORTS
 from ..secrets import scrub, secret_values
+
+if TYPE_CHECKING:
+    from ..vocab import Platform, Transport
 
 log = logging.getLogger(__name__)
 
@@ -111,9 +114,9 @@ class ExplorerModel(HasTraits):
     #: Skip ``.env`` lines python-dotenv can't parse, as the server does (else: an error).
     lenient = Bool(False)
     #: The server process's own variables, ``(key, value)`` rows; win over the file.
-    overrides = List()
+    overrides: List[Any] = List()
     #: Keys removed whatever set them.
-    unset = List()
+    unset: List[Any] = List()
     transport = Enum(TRANSPORTS, default_value="stdio")
     #: ``host``, ``example:NAME`` or ``upload``.
     target = Unicode(HOST_TARGET)
@@ -145,7 +148,7 @@ class ExplorerModel(HasTraits):
     debounce = Float(0.15)
     #: May the kernel read this machine's files (target host, .env and batch paths, writes)?
     host_access = Bool(True)
-    examples = List()
+    examples: List[Any] = List()
 
     # ---- results
     env = AnyTrait(None, allow_none=True)
@@ -158,11 +161,11 @@ class ExplorerModel(HasTraits):
     auth_error = Unicode("")
     export_plan = AnyTrait(None, allow_none=True)
     export_error = Unicode("")
-    decisions = List()
+    decisions: List[Any] = List()
     paths_error = Unicode("")
     call_verdict = AnyTrait(None, allow_none=True)
     call_error = Unicode("")
-    batch_verdicts = List()
+    batch_verdicts: List[Any] = List()
     batch_error = Unicode("")
     batch_total = Int(0)
     batch_done = Int(0)
@@ -447,9 +450,10 @@ class ExplorerModel(HasTraits):
             env_name=(self.env_name or "uploaded .env") if uploaded else None,
             settings={k: v for k, v in self.overrides if k},
             unset=[k for k in self.unset if k], lenient=self.lenient,
-            transport=self.transport, over_http=self._over_http(),
+            transport=cast("Transport", self.transport), over_http=self._over_http(),
             cwd=self.cwd.strip() or None, package_dir=self.package_dir.strip() or None,
-            host=host, platform=self.platform, base_dir=self.host_cwd or None,
+            host=host, platform=cast("Platform", self.platform),
+            base_dir=self.host_cwd or None,
         )
 
     @staticmethod
