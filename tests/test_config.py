@@ -213,3 +213,20 @@ def test_the_model_round_trips_a_configuration(tmp_path):
     back = model.server_config()
     assert back.model_dump(exclude={"env"}) == config.model_dump(exclude={"env"})
     assert back.env == str(tmp_path / "deploy" / ".env")
+
+
+@pytest.mark.parametrize("host", [None, "container"])
+def test_the_export_validates_with_the_same_rules(host, tmp_path):
+    from localfs_explorer.dotenv_export import export_env
+
+    _layout(tmp_path, "data" if host is None else "/data")
+    config = ServerConfig(env="deploy/.env", host=host, base_dir=str(tmp_path))
+    plan = export_env(str(tmp_path / "deploy" / ".env"), set={"LOG_FILE": "/var/log/s.log"},
+                      config=config)
+    expected = resolve_config(config).policy
+    assert (plan.policy.cwd, plan.policy.package_dir) == (expected.cwd, expected.package_dir)
+    assert plan.policy.mode == expected.mode
+    # The edit is what is validated: the new setting is deny-listed, the old file isn't read
+    # twice with different rules.
+    assert "LOG_FILE" in {e.setting for e in plan.policy.deny_list}
+    assert "LOG_FILE" not in {e.setting for e in expected.deny_list}
