@@ -19,7 +19,7 @@ from .check import Decision
 from .config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from .errors import LocalfsError
 from .policy import Policy
-from .vocab import OPS, TRANSPORTS
+from .vocab import OPS, PLATFORMS, TRANSPORTS
 
 
 class UsageError(LocalfsError):
@@ -64,7 +64,7 @@ def environment_options() -> argparse.ArgumentParser:
                        "command) (default: this machine)")
     group.add_argument("--profile", metavar="FILE",
                        help="a server profile JSON replacing the shipped assumptions")
-    group.add_argument("--platform", choices=("posix", "windows"), default="posix",
+    group.add_argument("--platform", choices=PLATFORMS, default="posix",
                        help="target platform: windows splits LOCAL_FILE_ROOTS on ';'")
     return parent
 

@@ -36,11 +36,17 @@ def test_the_engine_and_the_review_layer_share_the_words():
     assert check.Decision.__annotations__["reason"] == "Reason"
     assert scenarios.KNOWN_DENY_SETTINGS is vocab.DENY_LABELS
     assert probe.CallVerdict.model_fields["outcome"].annotation == vocab.Outcome
-    parser = cli.build_parser()
-    choices = {a.dest: a.choices for a in parser._subparsers._group_actions[0]
-               .choices["check"]._actions if a.choices}
-    assert tuple(choices["transport"]) == vocab.TRANSPORTS
-    assert tuple(choices["op"]) == vocab.OPS
+    commands = cli.build_parser()._subparsers._group_actions[0].choices
+    for command, option, words in [("check", "transport", vocab.TRANSPORTS),
+                                   ("check", "op", vocab.OPS),
+                                   ("check", "platform", vocab.PLATFORMS),
+                                   ("diff", "transport", vocab.TRANSPORTS),
+                                   ("diff", "before_transport", vocab.TRANSPORTS),
+                                   ("diff", "ops", vocab.OPS),
+                                   ("diff", "platform", vocab.PLATFORMS),
+                                   ("report", "op", vocab.OPS)]:
+        choices = {a.dest: a.choices for a in commands[command]._actions if a.choices}
+        assert tuple(choices[option]) == words, (command, option)
 
 
 def _labels(platform: str, **settings: str) -> set[str]:

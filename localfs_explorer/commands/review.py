@@ -21,6 +21,7 @@ import re
 from typing import Any, TextIO
 
 from .. import cli
+from ..vocab import OPS, PLATFORMS, TRANSPORTS
 
 
 def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
@@ -54,7 +55,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
                    help="a path to check (repeatable)")
     p.add_argument("--paths-file", metavar="FILE",
                    help="more paths, one JSON string per line")
-    p.add_argument("--op", choices=("read", "write", "read_write"), default="read",
+    p.add_argument("--op", choices=OPS, default="read",
                    help="the operation the paths are checked for (default: read)")
     p.add_argument("--access", metavar="FILE", help="tool access lists (TOML or JSON)")
     p.add_argument("--over-http", action=argparse.BooleanOptionalAction, default=None,
@@ -191,7 +192,7 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
     shared.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                         type=cli.key_value, help="a process variable on both sides")
     shared.add_argument("--unset", metavar="KEY", action="append", default=[])
-    shared.add_argument("--transport", choices=("stdio", "sse", "streamable-http"))
+    shared.add_argument("--transport", choices=TRANSPORTS)
     shared.add_argument("--inherit-env", action="store_true",
                         help="also give both servers this shell's environment")
     shared.add_argument("--lenient", action="store_true",
@@ -201,14 +202,14 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
     shared.add_argument("--fs", metavar="SPEC",
                         help="a described host: a host spec JSON file or a shipped example")
     shared.add_argument("--profile", metavar="FILE")
-    shared.add_argument("--platform", choices=("posix", "windows"))
+    shared.add_argument("--platform", choices=PLATFORMS)
     for side in ("before", "after"):
         g = p.add_argument_group(f"the {side} configuration")
         g.add_argument(f"--{side}-env", metavar="FILE")
         g.add_argument(f"--{side}-set", metavar="KEY=VALUE", action="append", default=[],
                        type=cli.key_value)
         g.add_argument(f"--{side}-unset", metavar="KEY", action="append", default=[])
-        g.add_argument(f"--{side}-transport", choices=("stdio", "sse", "streamable-http"))
+        g.add_argument(f"--{side}-transport", choices=TRANSPORTS)
         g.add_argument(f"--{side}-scenario", metavar="FILE[::NAME]",
                        help="take this side's configuration from a scenario file (the "
                        "scenario NAME, or its first)")
@@ -218,7 +219,7 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
                         help="more paths, one JSON string per line")
     probes.add_argument("--calls", metavar="FILE.jsonl", help="tool calls, one per line")
     probes.add_argument("--op", dest="ops", action="append",
-                        choices=("read", "write", "read_write"),
+                        choices=OPS,
                         help="operations to check each path for (default: read and write)")
     probes.add_argument("--no-generated", dest="generated", action="store_false",
                         help="ask only the given paths and calls")
