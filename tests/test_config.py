@@ -230,3 +230,13 @@ def test_the_export_validates_with_the_same_rules(host, tmp_path):
     # twice with different rules.
     assert "LOG_FILE" in {e.setting for e in plan.policy.deny_list}
     assert "LOG_FILE" not in {e.setting for e in expected.deny_list}
+
+
+def test_the_model_names_only_shipped_examples_as_hosts(tmp_path):
+    spec = tmp_path / "host.json"
+    spec.write_text(json.dumps({"version": 1, "cwd": "/", "entries": {"/": {"type": "dir"}}}))
+    model = ExplorerModel(target=f"example:{spec}", debounce=0, host_access=False)
+    assert model.policy is None
+    assert model.config_error == f"no example host named {str(spec)!r}"
+    shipped = ExplorerModel(target="example:container", debounce=0, host_access=False)
+    assert shipped.policy is not None and shipped.policy.cwd == "/app"

@@ -408,6 +408,9 @@ class ExplorerModel(HasTraits):
             from ..fs.spec import example_host_path
 
             name = target[len(EXAMPLE_PREFIX):]
+            if name not in self.examples:
+                # Only a shipped example: anything else would be a file of this machine.
+                raise ExplorerError(f"no example host named {name!r}")
             try:
                 data = json.loads(example_host_path(name).read_text(encoding="utf-8"))
                 description = str(data.get("description") or "")
