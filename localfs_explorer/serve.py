@@ -134,11 +134,14 @@ def preload_options(args: argparse.Namespace, host_fs: bool) -> dict[str, Any]:
         # A host spec file is read here, where its path means something.
         path = Path(spec).expanduser()
         try:
-            config = config.model_copy(update={"host": json.loads(path.read_text("utf-8"))})
+            described = json.loads(path.read_text("utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             raise ServeError(f"--fs {spec}: can't be read ({exc})") from None
         except ValueError as exc:
             raise ServeError(f"--fs {spec}: not JSON ({exc})") from None
+        if not isinstance(described, dict):
+            raise ServeError(f"--fs {spec}: a host spec is a JSON object")
+        config = config.model_copy(update={"host": described})
         spec_name = path.name
     else:
         spec_name = None

@@ -105,6 +105,15 @@ def test_env_options_preload_the_dashboard(tmp_path, monkeypatch) -> None:
     assert "host_cwd" not in public
     with pytest.raises(ServeError, match="--inherit-env"):
         preload_options(parse("--inherit-env"), host_fs=True)
+    listed = tmp_path / "list.json"
+    listed.write_text("[]")
+    with pytest.raises(ServeError, match="a host spec is a JSON object"):
+        preload_options(parse("--fs", str(listed)), host_fs=False)
+    spec = tmp_path / "host.json"
+    spec.write_text(json.dumps({"version": 1, "cwd": "/", "entries": {}}))
+    uploaded = preload_options(parse("--fs", str(spec)), host_fs=False)
+    assert uploaded["target"] == "upload" and uploaded["spec_name"] == "host.json"
+    assert json.loads(uploaded["spec_text"])["cwd"] == "/"
 
 
 def test_the_kernel_picks_up_the_preload(tmp_path, monkeypatch) -> None:
