@@ -512,7 +512,7 @@ class ExplorerModel(HasTraits):
             config = self.server_config()
             resolved = resolve_config(config)
             env = resolved.env
-        except (ExplorerError, ConfigError) as exc:
+        except (ExplorerError, ConfigError, ValueError) as exc:  # ValueError: a bad row
             self.env = env
             self.config_error = self.clean(str(exc))
             self.policy = None
