@@ -109,8 +109,11 @@ class ServerConfig(BaseModel):
 
 
 def _on_this_machine(base: str, name: str) -> str:
-    """A file or directory name on this machine, made absolute against ``base``."""
-    return os.path.join(base, os.path.expanduser(name))
+    """A file or directory name on this machine, made absolute against ``base``.
+
+    Lexically, as ``os.path.abspath`` does: symlinks are the engine's to resolve.
+    """
+    return os.path.abspath(os.path.join(base, os.path.expanduser(name)))
 
 
 def _host(config: ServerConfig, base: str, fs: FileSystem | None) -> FileSystem:
