@@ -10,30 +10,31 @@ filesystem)::
 Importing this package loads neither pandas nor anything Jupyter.
 """
 
-from .check import Decision, TraceStep
-from .env import EnvFileError, ServerEnv, load_env
-from .fs import FileSystem, HostFS
-from .policy import DenyDir, DenyEntry, Mode, Policy, PolicyError, Root, resolve_policy
-from .profile import ServerProfile, load_profile
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "Decision",
-    "DenyDir",
-    "DenyEntry",
-    "EnvFileError",
-    "FileSystem",
-    "HostFS",
-    "Mode",
-    "Policy",
-    "PolicyError",
-    "Root",
-    "ServerEnv",
-    "ServerProfile",
-    "TraceStep",
-    "load_env",
-    "load_profile",
-    "resolve_policy",
-]
+from .check import Decision, TraceStep
+from .config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
+from .env import EnvFileError, ServerEnv, load_env
+from .errors import LocalfsError
+from .fs import FileSystem, HostFS
+from .policy import DenyDir, DenyEntry, Policy, PolicyError, Root, resolve_policy
+from .profile import ServerProfile, load_profile
+from .vocab import Mode
+
+if TYPE_CHECKING:  # what a type checker sees of the names loaded on first use
+    from .access import AccessListError, ToolAccess, load_access, merge_scopes
+    from .auth_status import auth_status_preview, local_file_access
+    from .catalog import catalog_from_tools_list, load_catalog, register_tools
+    from .diff import compare_policies, diff_policies
+    from .discovery import FoundPath, discover_paths
+    from .dotenv_export import export_env
+    from .fs.snapshot import snapshot
+    from .fs.spec import from_spec, list_example_hosts, load_fs, to_spec
+    from .fs.virtual import VirtualFS
+    from .probe import CallVerdict, probe_call, probe_calls
+    from .scenarios import run_scenarios
+    from .sensitive import sensitive_reason
+    from .sessions import LedgerRules, load_session, replay_session
 
 
 def _installed_version() -> str:
@@ -49,7 +50,8 @@ def _installed_version() -> str:
 __version__ = _installed_version()
 
 # The rest of the API is loaded on first use, so importing the package stays cheap for a
-# server that only wants the check.
+# server that only wants the check. Every name here is also imported above for type
+# checkers; a test keeps the two lists and __all__ in step.
 _LAZY: dict[str, str] = {
     "VirtualFS": "localfs_explorer.fs.virtual",
     "load_fs": "localfs_explorer.fs.spec",
@@ -76,7 +78,62 @@ _LAZY: dict[str, str] = {
     "replay_session": "localfs_explorer.sessions",
     "load_session": "localfs_explorer.sessions",
     "LedgerRules": "localfs_explorer.sessions",
+    "run_scenarios": "localfs_explorer.scenarios",
+    "compare_policies": "localfs_explorer.diff",
+    "diff_policies": "localfs_explorer.diff",
 }
+
+__all__ = [
+    "AccessListError",
+    "CallVerdict",
+    "ConfigError",
+    "Decision",
+    "DenyDir",
+    "DenyEntry",
+    "EnvFileError",
+    "FileSystem",
+    "FoundPath",
+    "HostFS",
+    "LedgerRules",
+    "LocalfsError",
+    "Mode",
+    "Policy",
+    "PolicyError",
+    "ResolvedConfig",
+    "Root",
+    "ServerConfig",
+    "ServerEnv",
+    "ServerProfile",
+    "ToolAccess",
+    "TraceStep",
+    "VirtualFS",
+    "auth_status_preview",
+    "catalog_from_tools_list",
+    "compare_policies",
+    "diff_policies",
+    "discover_paths",
+    "export_env",
+    "from_spec",
+    "list_example_hosts",
+    "load_access",
+    "load_catalog",
+    "load_env",
+    "load_fs",
+    "load_profile",
+    "load_session",
+    "local_file_access",
+    "merge_scopes",
+    "probe_call",
+    "probe_calls",
+    "register_tools",
+    "replay_session",
+    "resolve_config",
+    "resolve_policy",
+    "run_scenarios",
+    "sensitive_reason",
+    "snapshot",
+    "to_spec",
+]
 
 
 def __getattr__(name: str) -> object:
@@ -91,4 +148,4 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted([*__all__, *_LAZY])
+    return list(__all__)

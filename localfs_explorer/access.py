@@ -42,11 +42,13 @@ from collections.abc import Callable, Iterable, Mapping
 from fnmatch import fnmatchcase, translate
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from .errors import LocalfsError
 from .userfiles import parse_json, read_text
+from .vocab import Gate
 
 __all__ = [
     "SCOPE_NAMES",
@@ -62,7 +64,6 @@ __all__ = [
 
 #: What happens when the model calls a tool: it runs, it waits for approval, or the
 #: tool isn't there at all.
-Gate = Literal["execute", "approval", "blocked"]
 
 #: The scopes an access file may define, broadest first.
 SCOPE_NAMES: tuple[str, ...] = ("server", "group", "member")
@@ -75,7 +76,7 @@ _NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_-./")
 _BRACKET = re.compile(r"\[!?\]?[^\]]*\]")
 
 
-class AccessListError(ValueError):
+class AccessListError(LocalfsError):
     """An access list that can't be used: a bad pattern, an unknown key, an unreadable file."""
 
 
@@ -404,10 +405,10 @@ def access_from_mapping(data: Mapping[str, Any], *, source: str = "access lists"
 
 def _parse_toml(text: str, source: str) -> Any:
     try:
-        import tomllib  # type: ignore[import-not-found]
+        import tomllib
     except ModuleNotFoundError:  # Python 3.10
         try:
-            import tomli as tomllib  # type: ignore[import-not-found,no-redef]
+            import tomli as tomllib  # type: ignore[no-redef]
         except ModuleNotFoundError:
             raise AccessListError(
                 f"{source}: reading TOML needs Python 3.11+ or the 'tomli' package; "

@@ -20,6 +20,8 @@ import json
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from .errors import LocalfsError
+
 __all__ = [
     "BRANCHES",
     "AuthStatusError",
@@ -39,7 +41,7 @@ _NOT_MODELLED = (
 )
 
 
-class AuthStatusError(ValueError):
+class AuthStatusError(LocalfsError):
     """A preview that can't be built (an unknown branch name)."""
 
 

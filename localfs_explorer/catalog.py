@@ -35,6 +35,8 @@ from pydantic import (
     model_validator,
 )
 
+from .errors import LocalfsError
+
 if TYPE_CHECKING:  # the engine is imported only for type hints, keeping this module light
     from .policy import Policy
 
@@ -61,7 +63,7 @@ DIRECTIONS: tuple[str, ...] = ("upload", "download", "bidirectional")
 _SEGMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*(\[\])?$")
 
 
-class CatalogError(ValueError):
+class CatalogError(LocalfsError):
     """A catalog file or ``tools/list`` result that can't be read or has a bad entry."""
 
 
@@ -329,7 +331,7 @@ def _validate(raw: Any, source: str) -> Catalog:
 
 def _read_toml(text: str) -> Any:
     try:
-        import tomllib  # type: ignore[import-not-found]
+        import tomllib
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib  # type: ignore[no-redef]
     return tomllib.loads(text)

@@ -22,18 +22,15 @@ import os
 import posixpath
 import stat as _stat
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .policy import Mode, fold, is_within
+from .paths import fold, is_within
+from .vocab import OPS, Mode, Op, Reason
 
 if TYPE_CHECKING:
     from .fs import FileSystem
     from .policy import CompiledPolicy, DenyEntry, Policy
 
-Op = Literal["read", "write", "read_write"]
-Reason = Literal["allowed", "off", "outside_roots", "denied", "tripwire", "invalid"]
-OPS: tuple[str, ...] = ("read", "write", "read_write")
-REASONS: tuple[str, ...] = ("allowed", "off", "outside_roots", "denied", "tripwire", "invalid")
 
 # The model-visible refusal texts, worded exactly as the server words them.
 OFF_EXPLICIT = "local file access is disabled on this server (LOCAL_FILE_ACCESS=off)"
@@ -83,9 +80,9 @@ class Decision:
                  "reason", "resolved")
 
     path: str
-    op: str
+    op: Op
     allowed: bool
-    reason: str
+    reason: Reason
     message: str
     resolved: str | None
     # Facts recorded during the check, from which trace and hint are derived on demand.
@@ -146,7 +143,7 @@ def _shown(path: str) -> str:
     return path.replace("\0", "\\0")
 
 
-def _early(c: CompiledPolicy, path: str, op: str, over_http: bool) -> Decision | None:
+def _early(c: CompiledPolicy, path: str, op: Op, over_http: bool) -> Decision | None:
     """Steps 1 and 2, which need no filesystem at all."""
     if over_http and c.tripwire_armed:
         return Decision(path, op, False, "tripwire", TRIPWIRE, None, c.policy, over_http, None)
@@ -159,7 +156,7 @@ def _early(c: CompiledPolicy, path: str, op: str, over_http: bool) -> Decision |
 def _verdict(
     c: CompiledPolicy,
     path: str,
-    op: str,
+    op: Op,
     over_http: bool,
     resolved: str,
     identity: tuple[int, int] | None,
@@ -233,7 +230,7 @@ def _coerce(path: Any) -> str | None:
     return None
 
 
-def _invalid(c: CompiledPolicy, path: Any, op: str, over_http: bool, template: str) -> Decision:
+def _invalid(c: CompiledPolicy, path: Any, op: Op, over_http: bool, template: str) -> Decision:
     shown = _shown(path) if isinstance(path, str) else repr(path)
     raw = path if isinstance(path, str) else shown
     return Decision(raw, op, False, "invalid", template.format(path=shown), None, c.policy,
@@ -245,12 +242,12 @@ def _check_op(op: str) -> None:
         raise ValueError(f"unknown operation {op!r}: use read, write or read_write")
 
 
-def check_path(policy: Policy, path: Any, op: str, over_http: bool | None = None) -> Decision:
+def check_path(policy: Policy, path: Any, op: Op, over_http: bool | None = None) -> Decision:
     """The server's check of one path for ``op``; see the module docstring for the order."""
     return _check(policy.compiled, path, op, over_http)
 
 
-def _check(c: CompiledPolicy, path: Any, op: str, over_http: bool | None) -> Decision:
+def _check(c: CompiledPolicy, path: Any, op: Op, over_http: bool | None) -> Decision:
     if op not in OPS:
         _check_op(op)
     if over_http is None:
@@ -282,6 +279,7 @@ def _resolve(
     if name in ("", ".", ".."):
         resolved = fs.realpath(absolute)
         return resolved, _identity(fs, resolved)
+    real_parent: str | None
     if parents is None:
         real_parent = fs.realpath(parent or "/")
     else:
@@ -326,7 +324,7 @@ class BatchChecker:
         fresh.discard(None)
         self._c = compiled.with_deny_ids(compiled.deny_ids | frozenset(fresh))  # type: ignore
 
-    def check(self, path: Any, op: str = "read", *, over_http: bool | None = None) -> Decision:
+    def check(self, path: Any, op: Op = "read", *, over_http: bool | None = None) -> Decision:
         """The batched check for ``op``; same verdict as ``Policy.check``."""
         c = self._c
         if over_http is None:

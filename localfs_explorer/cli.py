@@ -18,14 +18,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__
-from .check import OPS, Decision
-from .env import EnvFileError, ServerEnv, load_env
-from .fs import HostFS
-from .policy import TRANSPORTS, Policy, PolicyError, resolve_policy
-from .profile import ProfileError, load_profile
+from .check import Decision
+from .config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
+from .errors import LocalfsError
+from .policy import Policy
+from .vocab import OPS, PLATFORMS, TRANSPORTS
 
 
-class UsageError(Exception):
+class UsageError(LocalfsError):
     """A problem with the command line or its inputs; reported in one line, exit 2."""
 
 
@@ -67,64 +67,40 @@ def environment_options() -> argparse.ArgumentParser:
                        "command) (default: this machine)")
     group.add_argument("--profile", metavar="FILE",
                        help="a server profile JSON replacing the shipped assumptions")
-    group.add_argument("--platform", choices=("posix", "windows"), default="posix",
+    group.add_argument("--platform", choices=PLATFORMS, default="posix",
                        help="target platform: windows splits LOCAL_FILE_ROOTS on ';'")
     return parent
 
 
-def load_fs_option(spec: str | None):
-    """The FileSystem named by ``--fs`` (None: this machine)."""
-    if spec is None or spec == "host":
-        return HostFS()
-    try:
-        from .fs.spec import load_fs
-    except ImportError as exc:  # pragma: no cover - only before described hosts exist
-        raise UsageError(f"--fs is not available: {exc}") from None
-    try:
-        return load_fs(spec)
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"--fs {spec}: {exc}") from None
+def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
+    """The :class:`ServerConfig` the shared options describe (``changes`` on top).
+
+    Relative names mean relative to the directory the command runs in.
+    """
+    fields: dict[str, Any] = {
+        "env": args.env, "settings": dict(args.set), "unset": list(args.unset),
+        "inherit_environ": args.inherit_env, "lenient": args.lenient,
+        "transport": args.transport, "cwd": args.cwd, "package_dir": args.package_dir,
+        "host": args.fs, "profile": args.profile, "platform": args.platform,
+        "base_dir": os.getcwd(),
+    }
+    fields.update(changes)
+    return ServerConfig(**fields)
 
 
-def build_env(args: argparse.Namespace) -> ServerEnv:
-    """The simulated server environment from the shared options."""
+def resolve(config: ServerConfig) -> ResolvedConfig:
+    """Resolve ``config``; a problem is a :class:`UsageError` naming the option."""
     try:
-        return load_env(
-            args.env,
-            overrides=dict(args.set),
-            unset=args.unset,
-            inherit_environ=args.inherit_env,
-            strict=not args.lenient,
-        )
-    except EnvFileError as exc:
+        return resolve_config(config)
+    except ConfigError as exc:
+        if exc.part == "host":
+            raise UsageError(f"--fs {exc.value}: {exc}") from None
         raise UsageError(str(exc)) from None
 
 
-def policy_inputs(args: argparse.Namespace) -> dict[str, Any]:
-    """``resolve_policy`` keyword arguments (all but the environment) from the options."""
-    fs = load_fs_option(args.fs)
-    package_dir = args.package_dir
-    if package_dir is None and args.env:
-        package_dir = os.path.dirname(os.path.abspath(args.env))
-    cwd = args.cwd
-    if cwd is not None and isinstance(fs, HostFS):
-        # On this machine a relative --cwd means relative to where the command runs.
-        cwd = os.path.abspath(cwd)
-    try:
-        profile = load_profile(args.profile) if args.profile else None
-    except ProfileError as exc:
-        raise UsageError(str(exc)) from None
-    return {"transport": args.transport, "fs": fs, "cwd": cwd, "package_dir": package_dir,
-            "profile": profile, "platform": args.platform}
-
-
-def build_policy(args: argparse.Namespace, env: ServerEnv | None = None) -> Policy:
+def build_policy(args: argparse.Namespace) -> Policy:
     """Resolve the policy the shared options describe."""
-    env = env if env is not None else build_env(args)
-    try:
-        return resolve_policy(env, **policy_inputs(args))
-    except PolicyError as exc:
-        raise UsageError(str(exc)) from None
+    return resolve(server_config(args)).policy
 
 
 def _emit_json(obj: Any, out: TextIO) -> None:
@@ -397,19 +373,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _command_modules() -> list[Any]:
-    """The command modules that are present (a module not written yet is skipped)."""
+    """The command modules, imported when the parser is built (not when cli is)."""
     import importlib
 
     from .commands import COMMAND_MODULES
 
-    modules = []
-    for name in COMMAND_MODULES:
-        try:
-            modules.append(importlib.import_module(name))
-        except ModuleNotFoundError as exc:
-            if exc.name != name:  # a missing dependency inside it is a real error
-                raise
-    return modules
+    return [importlib.import_module(name) for name in COMMAND_MODULES]
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
@@ -431,7 +400,7 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
         try:
             saved = stdin_to_file(args, stdin or sys.stdin, scratch)
             return handler(args, out, err)
-        except UsageError as exc:
+        except LocalfsError as exc:  # every user-facing error, UsageError included
             message = str(exc)
             if saved:
                 message = message.replace(saved, "<stdin>")

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from .catalog import Catalog, Tool
     from .policy import Policy
     from .probe import CallVerdict
+    from .vocab import Op
 
 __all__ = [
     "CHANGES",
@@ -188,10 +189,10 @@ def _places(policy: Policy) -> Iterator[tuple[str, str]]:
         head, tail = posixpath.split(entry.resolved)
         if tail and tail.upper() != tail:
             yield posixpath.join(head, tail.upper()), f"{why}, case variant"
-    for directory in policy.deny_dirs:
-        yield directory.resolved, f"deny-listed directory ({directory.setting})"
-        yield posixpath.join(directory.resolved, "probe.db"), (
-            f"inside the deny-listed directory ({directory.setting})")
+    for deny_dir in policy.deny_dirs:
+        yield deny_dir.resolved, f"deny-listed directory ({deny_dir.setting})"
+        yield posixpath.join(deny_dir.resolved, "probe.db"), (
+            f"inside the deny-listed directory ({deny_dir.setting})")
     home = _home(policy)
     yield home, "home directory"
     yield posixpath.join(home, _PROBE_FILE), "inside the home directory"
@@ -401,7 +402,7 @@ def compare_policies(
     paths: Iterable[str] = (),
     calls: Iterable[Any] | str | Path = (),
     *,
-    ops: Sequence[str] = ("read", "write"),
+    ops: Sequence[Op] = ("read", "write"),
     generated: bool = True,
     over_http: bool | None = None,
     catalog: Catalog | None = None,
@@ -455,7 +456,8 @@ def compare_policies(
         if label in seen_calls:
             continue
         seen_calls.add(label)
-        options = {"over_http": over_http, "catalog": catalog, "walk_limit": walk_limit,
+        options: dict[str, Any] = {"over_http": over_http, "catalog": catalog,
+                                   "walk_limit": walk_limit,
                    "drive_names": call.get("drive_names"),
                    "expected_paths": call.get("expected_paths") or ()}
         arguments = call.get("arguments") or {}

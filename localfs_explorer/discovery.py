@@ -70,6 +70,7 @@ from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .errors import LocalfsError
 from .sensitive import sensitive_reason
 
 __all__ = [
@@ -95,7 +96,7 @@ _MAX_PATH_CHARS = 4096
 _MAX_NAME_CHARS = 255
 
 
-class DiscoveryError(ValueError):
+class DiscoveryError(LocalfsError):
     """A discovery input the caller got wrong: a malformed ``checkpaths`` location, an
     ``expected`` entry that isn't a path string, arguments that aren't an object."""
 

@@ -39,6 +39,7 @@ diffs are masked, and messages and log lines carry key names and line numbers on
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import difflib
 import io
@@ -51,13 +52,17 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from dotenv.parser import Binding, parse_stream
 from pydantic import BaseModel, ConfigDict, Field
 
 from .env import EnvFileError, load_env, read_env_text
+from .errors import LocalfsError
 from .secrets import MASK, is_secret_key, mentions_secret_key, scrub, secret_values
+
+if TYPE_CHECKING:
+    from .config import ServerConfig
 
 __all__ = [
     "Change",
@@ -96,7 +101,7 @@ _REFERENCE = re.compile(r"\$\{([^}:]*)")
 _NEEDS_QUOTES = frozenset("'\"#$`")
 
 
-class ExportError(ValueError):
+class ExportError(LocalfsError):
     """An export that was refused. The message is one line and never holds a secret."""
 
 
@@ -249,7 +254,9 @@ def _spans(body_text: str) -> list[_Span]:
     offset = 0
     for binding in parse_stream(io.StringIO(body_text)):
         chunk = binding.original.string
-        blank = re.match(r"\s*", chunk).group()  # the parser's leading-whitespace rule
+        leading = re.match(r"\s*", chunk)  # the parser's leading-whitespace rule
+        assert leading is not None  # \s* matches every string
+        blank = leading.group()
         last_break = max(blank.rfind("\n"), blank.rfind("\r"))
         lead, indent = blank[: last_break + 1], blank[last_break + 1 :]
         rest = chunk[len(blank) :]
@@ -360,7 +367,7 @@ def edit_env_text(
             )
 
     edits: dict[int, str] = {}
-    removals: set[int] = {i for key in unset_keys for i in occurrences.get(key, [])}
+    removals: builtins.set[int] = {i for key in unset_keys for i in occurrences.get(key, [])}
     changes: list[Change] = []
     appended: list[str] = []
     all_exported = bool(occurrences) and all(
@@ -381,9 +388,9 @@ def edit_env_text(
             appended.append(f"{'export ' if all_exported else ''}{key}={value}")
             changes.append(Change(key=key, action="added", secret=secret))
     for key in unset_keys:
-        lines = tuple(spans[i].line for i in occurrences.get(key, []))
-        if lines:
-            changes.append(Change(key=key, action="removed", lines=lines,
+        removed = tuple(spans[i].line for i in occurrences.get(key, []))
+        if removed:
+            changes.append(Change(key=key, action="removed", lines=removed,
                                   secret=is_secret_key(key)))
         else:
             changes.append(Change(key=key, action="not_present", secret=is_secret_key(key)))
@@ -550,7 +557,7 @@ def unified_diff(
         shown_a, shown_b = _lines(display_a), _lines(display_b)
         secrets = secrets_a | secrets_b
     else:
-        shown_a, shown_b, secrets = real_a, real_b, _set_of(())
+        shown_a, shown_b, secrets = real_a, real_b, set()
     out: list[str] = []
     matcher = difflib.SequenceMatcher(None, real_a, real_b, autojunk=False)
     for group in matcher.get_grouped_opcodes(context):
@@ -716,7 +723,8 @@ class ExportPlan(BaseModel):
                     os.unlink(backup)
             raise
         log.info("wrote %s%s", path, f" (backup {backup})" if backup else "")
-        return WriteResult(path=str(path), written=True, backup=backup and str(backup),
+        return WriteResult(path=str(path), written=True,
+                           backup=str(backup) if backup is not None else None,
                            mode=mode)
 
 
@@ -839,6 +847,7 @@ def export_env(
     profile: Any = None,
     platform: str = "posix",
     process_env: Mapping[str, str] | None = None,
+    config: ServerConfig | None = None,
 ) -> ExportPlan:
     """Plan the export of ``source`` with ``set``/``unset`` applied, validated by the engine.
 
@@ -853,6 +862,9 @@ def export_env(
         transport, cwd, package_dir, fs, profile, platform: how the server would be run;
             they only inform the validation and are passed to ``resolve_policy``.
         process_env: the server process's own environment, which wins over the file.
+        config: how the server would be run, as one :class:`ServerConfig` (its ``settings``
+            are the process environment; its ``.env`` text is replaced by the edited
+            one); used instead of the keyword arguments above when given.
 
     Returns an :class:`ExportPlan`; its ``errors`` say why the server would refuse the
     result (then :meth:`ExportPlan.write` refuses too). Raises :class:`ExportError` when
@@ -863,21 +875,32 @@ def export_env(
         text = _read_source(Path(name)) if name is not None else ""
     edit = edit_env_text(text, set, unset)
 
-    try:
-        env = load_env(name, text=edit.text, overrides=process_env, strict=False)
-    except EnvFileError as exc:
-        raise ExportError(str(exc)) from None
-    if validate is None:
-        from .policy import PolicyError, resolve_policy
+    if config is not None and validate is None:
+        from .config import resolve_config
 
         try:
-            policy = resolve_policy(env, transport=transport, fs=fs, cwd=cwd,
-                                    package_dir=package_dir, profile=profile,
-                                    platform=platform)
-        except PolicyError as exc:
+            # The server loads what is written, skipping lines it can't parse.
+            resolved = resolve_config(config.model_copy(
+                update={"env_text": edit.text, "lenient": True}))
+        except LocalfsError as exc:
             raise ExportError(str(exc)) from None
+        env, policy = resolved.env, resolved.policy
     else:
-        policy = validate(env)
+        try:
+            env = load_env(name, text=edit.text, overrides=process_env, strict=False)
+        except EnvFileError as exc:
+            raise ExportError(str(exc)) from None
+        if validate is None:
+            from .policy import PolicyError, resolve_policy
+
+            try:
+                policy = resolve_policy(env, transport=transport, fs=fs, cwd=cwd,
+                                        package_dir=package_dir, profile=profile,
+                                        platform=platform)
+            except PolicyError as exc:
+                raise ExportError(str(exc)) from None
+        else:
+            policy = validate(env)
     secrets = secret_values(env.values) | _all_secret_values(_raw_values(text))
     errors = tuple(scrub(e, secrets) for e in getattr(policy, "errors", ()))
     warnings = tuple(scrub(w, secrets) for w in (*edit.warnings, *getattr(policy, "warnings", ())))

@@ -19,6 +19,8 @@ from dotenv.parser import parse_stream
 from dotenv.variables import parse_variables
 from pydantic import BaseModel, ConfigDict, Field
 
+from .errors import LocalfsError
+
 #: The settings the policy reads. Every other key in the file is kept too.
 KNOWN_SETTINGS: tuple[str, ...] = (
     "LOCAL_FILE_ACCESS",
@@ -41,7 +43,7 @@ KNOWN_SETTINGS: tuple[str, ...] = (
 MAX_ENV_BYTES = 4 * 1024 * 1024
 
 
-class EnvFileError(ValueError):
+class EnvFileError(LocalfsError):
     """A ``.env`` that can't be read or parsed; the message names the file and line."""
 
 

@@ -10,41 +10,24 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import ntpath
 import posixpath
-from collections.abc import Iterable, Iterator
-from enum import Enum
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import check as _check_module
 from .env import ServerEnv
+from .errors import LocalfsError
 from .fs import FileSystem, HostFS
+from .paths import containment_prefixes, fold
 from .profile import DEFAULT_PROFILE, ServerProfile
+from .vocab import TRANSPORTS, Mode, Op
 
 if TYPE_CHECKING:
     from .check import BatchChecker, Decision
 
-Transport = Literal["stdio", "sse", "streamable-http"]
-TRANSPORTS: tuple[str, ...] = ("stdio", "sse", "streamable-http")
-Platform = Literal["posix", "windows"]
-
-
-class Mode(str, Enum):
-    """The three modes of ``LOCAL_FILE_ACCESS``.
-
-    A ``str`` Enum rather than ``StrEnum`` so that Python 3.10 is supported.
-    """
-
-    FULL = "full"
-    ROOTS = "roots"
-    OFF = "off"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-class PolicyError(ValueError):
+class PolicyError(LocalfsError):
     """An argument to ``resolve_policy`` that isn't a server setting (e.g. a bad transport)."""
 
 
@@ -81,32 +64,6 @@ class DenyDir(BaseModel):
     setting: str
     path: str
     resolved: str
-
-
-def is_within(path: str, directory: str) -> bool:
-    """Component-wise containment of one resolved path in another.
-
-    ``/data-evil`` is not within ``/data``: a plain prefix test would say it is.
-    """
-    if path == directory:
-        return True
-    prefix = directory if directory.endswith("/") else directory + "/"
-    return path.startswith(prefix)
-
-
-def fold(path: str, platform: str = "posix") -> str:
-    """The comparison key for a missing target: ``normcase`` then ``casefold``."""
-    normcase = ntpath.normcase if platform == "windows" else posixpath.normcase
-    return normcase(path).casefold()
-
-
-def containment_prefixes(directories: Iterable[str]) -> tuple[str, ...]:
-    """Prefixes for a component-wise containment test with ``str.startswith``.
-
-    Each directory gets a trailing separator, so ``/data-evil`` doesn't start with
-    ``/data/``; the directory itself is matched separately by equality.
-    """
-    return tuple(d if d.endswith("/") else d + "/" for d in directories)
 
 
 class CompiledPolicy:
@@ -217,7 +174,7 @@ class Policy(BaseModel):
         """May a tool both read and write ``path`` (a sync entry on both sides)?"""
         return _check_module._check(self.compiled, path, "read_write", over_http)
 
-    def check(self, path: str, op: str = "read", *, over_http: bool | None = None) -> Decision:
+    def check(self, path: str, op: Op = "read", *, over_http: bool | None = None) -> Decision:
         """The check for ``op`` in ``read``, ``write`` or ``read_write``."""
         return _check_module._check(self.compiled, path, op, over_http)
 
@@ -383,6 +340,7 @@ class _Resolver:
                  env.values["GOOGLE_APPLICATION_CREDENTIALS"], False)
             )
         # gcloud's own ADC file: CLOUDSDK_CONFIG replaces its directory when set.
+        adc_dir: str | None
         if env.get("CLOUDSDK_CONFIG"):
             adc_dir = env.values["CLOUDSDK_CONFIG"]
             adc_setting, adc_default = "CLOUDSDK_CONFIG", False
@@ -478,6 +436,3 @@ def resolve_policy(
         profile=resolver.profile,
     )
 
-
-# Imported last: check.py needs the names above, and Policy's methods need check.py.
-from . import check as _check_module  # noqa: E402

@@ -41,7 +41,7 @@ import posixpath
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -57,6 +57,8 @@ from .catalog import (
     register_tools,
 )
 from .discovery import DiscoveryError, DiscoveryLimits, discover_paths, nothing_to_find
+from .errors import LocalfsError
+from .vocab import Gate, Op, Outcome
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -75,8 +77,6 @@ __all__ = [
     "probe_calls",
 ]
 
-Outcome = Literal["ok", "refused", "partial", "absent", "error"]
-Gate = Literal["execute", "approval", "blocked"]
 
 #: How deep a folder walk descends before it stops and says so.
 MAX_WALK_DEPTH = 64
@@ -94,10 +94,10 @@ _SYNC_OPS: dict[tuple[bool, bool, str], str | None] = {
     (False, True, "download"): "write",
     (False, True, "bidirectional"): "write",
 }
-_ROOT_OPS = {"upload": "read", "download": "write", "bidirectional": "read_write"}
+_ROOT_OPS: dict[str, Op] = {"upload": "read", "download": "write", "bidirectional": "read_write"}
 
 
-class ProbeError(ValueError):
+class ProbeError(LocalfsError):
     """A probe input the user supplied that can't be used (e.g. an unreadable calls file)."""
 
 
@@ -587,7 +587,8 @@ class _CallProbe:
 
     def run_walk(self, param: PathParam, label: str, root: Any, tier: str) -> None:
         """upload_local_folder (reads) and download_folder (writes) and their like."""
-        root_d = self.check(root, param.op)
+        # Only read and write parameters walk; a direction parameter goes to run_sync.
+        root_d = self.check(root, param.op)  # type: ignore[arg-type]
         self.record(root_d, label, kind="root", tier=tier)
         if not root_d.allowed:
             return

@@ -14,8 +14,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from .errors import LocalfsError
 
-class ProfileError(ValueError):
+
+class ProfileError(LocalfsError):
     """A server profile file that can't be read or doesn't have the expected shape."""
 
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from .errors import LocalfsError
 from .secrets import masked, scrub, secret_values
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ __all__ = [
 FORMATS: dict[str, str] = {".html": "html", ".htm": "html", ".csv": "csv", ".json": "json"}
 
 
-class ReportError(ValueError):
+class ReportError(LocalfsError):
     """A report that can't be written (an unknown format, an unwritable file)."""
 
 
@@ -231,7 +232,7 @@ def batch_report(
 
 
 def _ordered_reasons(counts: Mapping[str, int]) -> dict[str, int]:
-    from .check import REASONS
+    from .vocab import REASONS
 
     ordered = {r: counts[r] for r in REASONS if counts.get(r)}
     ordered.update({k: v for k, v in counts.items() if k not in ordered and v})
@@ -261,7 +262,7 @@ def diff_report(
     ]
     if counts["new_access"]:
         summary.append("this change grants new access: review every new_access row")
-    reasons = Counter(c.after.get("reason") for c in result.changed
+    reasons = Counter(c.after["reason"] for c in result.changed
                       if c.kind == "path" and c.after.get("reason"))
     tools = Counter(c.tool for c in result.changed if c.kind == "call" and c.tool)
     report = Report(

@@ -52,6 +52,7 @@ deny-list setting, each catalog tool, each call outcome).
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import os
 import re
@@ -63,8 +64,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .check import REASONS
-from .secrets import masked, scrub, secret_values
+from .config import ConfigError, ServerConfig, resolve_config
+from .errors import LocalfsError
+from .secrets import masked, scrub
+from .vocab import DENY_LABELS, OUTCOMES, REASONS, Gate, ModeName, Op, Outcome, Reason, Transport
 
 if TYPE_CHECKING:
     from .catalog import Catalog, Registration
@@ -95,34 +98,12 @@ __all__ = [
     "run_scenarios",
 ]
 
-Op = Literal["read", "write", "read_write"]
-Reason = Literal["allowed", "off", "outside_roots", "denied", "tripwire", "invalid"]
-Outcome = Literal["ok", "refused", "partial", "absent", "error"]
-Gate = Literal["execute", "approval", "blocked"]
-Transport = Literal["stdio", "sse", "streamable-http"]
-ModeName = Literal["full", "roots", "off"]
-
-OUTCOMES: tuple[str, ...] = ("ok", "refused", "partial", "absent", "error")
-
 #: Every deny-list setting the server can have, as the policy labels them. Settings that
 #: appear in a run but not here are added to the coverage as they are seen.
-KNOWN_DENY_SETTINGS: tuple[str, ...] = (
-    "CREDENTIALS_PATH",
-    "TOKEN_PATH",
-    "SERVICE_ACCOUNT_PATH",
-    "server .env",
-    "GOOGLE_APPLICATION_CREDENTIALS",
-    "HOME (ADC file)",
-    "CLOUDSDK_CONFIG (ADC file)",
-    "APPDATA (ADC file)",
-    "CACHE_DB_PATH",
-    "legacy cache (pre-0.9.3)",
-    "LOG_FILE",
-    "ACCESS_LOG_FILE",
-)
+KNOWN_DENY_SETTINGS = DENY_LABELS
 
 
-class ScenarioError(ValueError):
+class ScenarioError(LocalfsError):
     """A scenario file that can't be read or run; the message names the file and line."""
 
 
@@ -162,6 +143,16 @@ class ConfigSpec(BaseModel):
     access: str | dict[str, Any] | None = None
     #: Skip ``.env`` lines that can't be parsed, as the server does.
     lenient: bool | None = None
+
+    def server_config(self, base_dir: str | os.PathLike[str]) -> ServerConfig:
+        """This configuration as the engine's :class:`ServerConfig`, read from ``base_dir``."""
+        return ServerConfig(
+            env=self.env, settings=self.settings, unset=self.unset,
+            transport=self.transport or "stdio", over_http=self.over_http, cwd=self.cwd,
+            package_dir=self.package_dir, host=self.host, profile=self.profile,
+            platform=self.platform or "posix", catalog=self.catalog, access=self.access,
+            lenient=bool(self.lenient), base_dir=os.fspath(base_dir),
+        )
 
     def merged(self, override: ConfigSpec) -> ConfigSpec:
         """This configuration with ``override``'s explicitly given keys on top."""
@@ -318,7 +309,7 @@ class ScenarioFile(BaseModel):
 
 def _toml_loads(text: str) -> dict[str, Any]:
     try:
-        import tomllib  # type: ignore[import-not-found]
+        import tomllib
     except ModuleNotFoundError:  # Python 3.10
         try:
             import tomli as tomllib  # type: ignore[no-redef]
@@ -554,9 +545,9 @@ def parse_scenario_text(text: str, *, name: str = "<scenarios>") -> ScenarioFile
         for err in exc.errors():
             loc, what = _describe_error(err, data)
             line = locator.line_of(loc)
-            where = _where(data, loc) if loc else "file"
+            field_name = _where(data, loc) if loc else "file"
             prefix = f"{name}:{line}" if line else name
-            found.append((line or 0, f"{prefix}: {where}: {what}"))
+            found.append((line or 0, f"{prefix}: {field_name}: {what}"))
         # In file order, so the first message is the first thing to fix.
         raise ScenarioError("\n".join(m for _line, m in sorted(found))) from None
     problems = []
@@ -651,84 +642,27 @@ class BuiltConfig:
     secrets: set[str]
 
 
-def _relative(base_dir: Path, value: str) -> str:
-    return value if os.path.isabs(value) else str(base_dir / value)
-
-
-def _load_host(host: str | dict[str, Any] | None, base_dir: Path) -> Any:
-    from .fs import HostFS
-    from .fs.spec import list_example_hosts, load_fs
-
-    if host is None or host == "host":
-        return HostFS()
-    if isinstance(host, dict):
-        return load_fs(host)
-    if host in list_example_hosts():
-        return load_fs(host)
-    return load_fs(_relative(base_dir, host))
-
-
 def policy_from_config(config: ConfigSpec, base_dir: str | os.PathLike[str] = ".") -> BuiltConfig:
     """Resolve ``config`` (relative names against ``base_dir``) into a policy and friends.
 
+    The rules for relative names and directories are :mod:`localfs_explorer.config`'s.
     Raises :class:`ScenarioError` for a configuration that can't be used: a missing
     ``.env``, an unknown host, an invalid host spec, catalog or access lists.
     """
-    from .catalog import CatalogError, default_catalog, load_catalog, register_tools
-    from .env import EnvFileError, load_env
-    from .fs import HostFS
-    from .policy import PolicyError, resolve_policy
-    from .profile import ProfileError, load_profile
-
-    base = Path(base_dir)
     try:
-        env_path = _relative(base, config.env) if config.env else None
-        env = load_env(env_path, overrides=config.settings, unset=config.unset,
-                       strict=not config.lenient)
-    except EnvFileError as exc:
-        raise ScenarioError(f"env: {exc}") from None
-    try:
-        fs = _load_host(config.host, base)
-    except (OSError, ValueError) as exc:
-        raise ScenarioError(f"host: {exc}") from None
-    on_this_machine = isinstance(fs, HostFS)
-    cwd = config.cwd
-    package_dir = config.package_dir
-    if on_this_machine:
-        # Relative directories on this machine are relative to the scenario file.
-        cwd = _relative(base, cwd) if cwd else None
-        package_dir = _relative(base, package_dir) if package_dir else None
-        if package_dir is None and env_path:
-            package_dir = os.path.dirname(os.path.abspath(env_path))
-    try:
-        profile = load_profile(_relative(base, config.profile)) if config.profile else None
-        policy = resolve_policy(env, transport=config.transport or "stdio", fs=fs, cwd=cwd,
-                                package_dir=package_dir, profile=profile,
-                                platform=config.platform or "posix")
-    except (PolicyError, ProfileError) as exc:
-        raise ScenarioError(str(exc)) from None
-    try:
-        catalog = load_catalog(_relative(base, config.catalog)) if config.catalog \
-            else default_catalog()
-    except CatalogError as exc:
-        raise ScenarioError(f"catalog: {exc}") from None
-    access = None
-    if config.access is not None:
-        from .access import AccessListError, load_access
-
-        source = config.access if isinstance(config.access, dict) \
-            else _relative(base, config.access)
-        try:
-            access = load_access(source)
-        except (AccessListError, OSError, ValueError) as exc:
-            raise ScenarioError(f"access: {exc}") from None
-    registration = register_tools(policy, catalog)
+        resolved = resolve_config(config.server_config(base_dir))
+        catalog, access, registration = (resolved.catalog, resolved.access,
+                                         resolved.registration)
+    except ConfigError as exc:
+        named = exc.part in ("env", "host", "catalog", "access")
+        raise ScenarioError(f"{exc.part}: {exc}" if named else str(exc)) from None
+    policy, env = resolved.policy, resolved.env
     shown: dict[str, Any] = {
-        "env": env_path,
+        "env": resolved.env_path,
         "settings": masked(env.values),
         "transport": policy.transport,
         "over_http": config.over_http,
-        "host": "this machine" if on_this_machine else fs.label,
+        "host": "this machine" if resolved.on_this_machine else policy.fs.label,
         "cwd": policy.cwd,
         "package_dir": policy.package_dir,
         "platform": policy.platform,
@@ -736,7 +670,7 @@ def policy_from_config(config: ConfigSpec, base_dir: str | os.PathLike[str] = ".
         "explicit": policy.explicit,
     }
     return BuiltConfig(policy, catalog, registration, access, config.over_http, shown,
-                       secret_values(env.values))
+                       resolved.secrets)
 
 
 # ----------------------------------------------------------------------------- results
@@ -1034,20 +968,20 @@ class _ScenarioRunner:
     def run(self) -> list[CaseResult]:
         out: list[CaseResult] = []
         s = self.scenario
-        if s.policy is not None:
+        if (policy := s.policy) is not None:
             out.append(self.guarded("policy", "policy", ("policy",),
-                                    lambda: self.run_policy(s.policy)))
+                                    lambda: self.run_policy(policy)))
         for j, path_case in enumerate(s.path):
             out.append(self.run_path(path_case, j))
         for j, call_case in enumerate(s.call):
             out.append(self.guarded("call", call_case.label or f"call {call_case.tool}",
-                                    ("call", j), lambda c=call_case, j=j: self.run_call(c, j)))
-        if s.tools is not None:
+                                    ("call", j), functools.partial(self.run_call, call_case, j)))
+        if (tools := s.tools) is not None:
             out.append(self.guarded("tools", "registered tools", ("tools",),
-                                    lambda: self.run_tools(s.tools)))
-        if s.auth_status is not None:
+                                    lambda: self.run_tools(tools)))
+        if (auth := s.auth_status) is not None:
             out.append(self.guarded("auth_status", "auth-status local_file_access",
-                                    ("auth_status",), lambda: self.run_auth(s.auth_status)))
+                                    ("auth_status",), lambda: self.run_auth(auth)))
         return [self.clean(r) for r in out]
 
     def guarded(self, kind: str, name: str, where: tuple[Any, ...],

@@ -32,6 +32,8 @@ from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from .errors import LocalfsError
+
 __all__ = [
     "SensitiveMatch",
     "SensitivePattern",
@@ -42,7 +44,7 @@ __all__ = [
 ]
 
 
-class SensitivePatternsError(ValueError):
+class SensitivePatternsError(LocalfsError):
     """The sensitive-pattern data file can't be read or has the wrong shape."""
 
 

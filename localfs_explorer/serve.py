@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-#: Environment variable read by the kernel: "0" turns off probing this machine.
-HOST_FS_ENV = "LOCALFS_EXPLORER_HOST_FS"
-#: Environment variable naming a JSON file with the configuration to preload.
-PRELOAD_ENV = "LOCALFS_EXPLORER_PRELOAD"
+from .errors import LocalfsError
+from .handoff import HOST_FS_ENV, PRELOAD_ENV
+from .handoff import load_preload as load_preload
+
 DEFAULT_PORT = 8866
 LOCAL_HOST = "127.0.0.1"
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
@@ -45,7 +45,7 @@ _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 DASHBOARD_SOURCE = "from localfs_explorer.ui import explorer\n\nexplorer();"
 
 
-class ServeError(Exception):
+class ServeError(LocalfsError):
     """A ``serve`` option or environment problem; reported in one line, exit 2."""
 
 
@@ -103,61 +103,63 @@ def dashboard_notebook_json() -> dict[str, Any]:
 
 
 def preload_options(args: argparse.Namespace, host_fs: bool) -> dict[str, Any]:
-    """The model options the shared environment options describe ({} when none given)."""
-    options: dict[str, Any] = {}
-    env = getattr(args, "env", None)
-    if env:
-        path = Path(env).expanduser()
-        if host_fs:
-            options["env_path"] = str(path.resolve())
-        else:
-            # Visitors can't make the kernel read this machine's files, but the operator
-            # chose this one: hand its text over as if it had been uploaded.
-            try:
-                options["env_text"] = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise ServeError(f"--env {env}: can't be read ({exc})") from None
-            options["env_name"] = path.name
-            if not getattr(args, "package_dir", None):
-                options["package_dir"] = str(path.resolve().parent)
-    if getattr(args, "set", None):
-        options["overrides"] = [list(kv) for kv in args.set]
-    if getattr(args, "unset", None):
-        options["unset"] = list(args.unset)
+    """The model options the shared environment options describe ({} when none given).
+
+    The options are read into a :class:`~localfs_explorer.config.ServerConfig` exactly as
+    every other command reads them, then handed to the dashboard's model.
+    """
+    from .cli import server_config
+
     if getattr(args, "inherit_env", False):
         raise ServeError("--inherit-env can't be used with serve: pass the variables with --set")
     if getattr(args, "profile", None):
         raise ServeError("--profile can't be used with serve yet")
-    if getattr(args, "lenient", False):
-        options["lenient"] = True
-    for name in ("transport", "cwd", "package_dir", "platform"):
-        value = getattr(args, name, None)
-        if value and not (name == "transport" and value == "stdio") and not (
-            name == "platform" and value == "posix"
-        ):
-            options[name] = value
-    spec = getattr(args, "fs", None)
-    if spec and spec != "host":
-        options.update(_preload_fs(spec))
-    if host_fs:
-        # Relative paths in the page then mean what they mean to `check` run from here.
-        options["host_cwd"] = os.getcwd()
+    given = {name: getattr(args, name, None) for name in (
+        "env", "set", "unset", "lenient", "cwd", "package_dir", "fs")}
+    changed = getattr(args, "transport", "stdio") not in (None, "stdio") or getattr(
+        args, "platform", "posix") not in (None, "posix")
+    if not any(given.values()) and not changed and not host_fs:
+        return {}
+    config = server_config(args)
+    if config.env and not host_fs:
+        # Visitors can't make the kernel read this machine's files, but the operator
+        # chose this one: hand its text over as if it had been uploaded.
+        path = Path(config.env).expanduser()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ServeError(f"--env {config.env}: can't be read ({exc})") from None
+        config = config.model_copy(update={"env": None, "env_text": text,
+                                           "env_name": path.name})
+    spec = config.host
+    if isinstance(spec, str) and spec != "host" and not _is_example(spec):
+        # A host spec file is read here, where its path means something.
+        path = Path(spec).expanduser()
+        try:
+            described = json.loads(path.read_text("utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ServeError(f"--fs {spec}: can't be read ({exc})") from None
+        except ValueError as exc:
+            raise ServeError(f"--fs {spec}: not JSON ({exc})") from None
+        if not isinstance(described, dict):
+            raise ServeError(f"--fs {spec}: a host spec is a JSON object")
+        config = config.model_copy(update={"host": described})
+        spec_name = path.name
+    else:
+        spec_name = None
+    from .ui.model import ExplorerModel
+
+    options = ExplorerModel.options_for(config, spec_name=spec_name)
+    if not host_fs:
+        # Relative paths mean nothing to a visitor: no directory of this machine is sent.
+        options.pop("host_cwd", None)
     return options
 
 
-def _preload_fs(spec: str) -> dict[str, Any]:
-    try:
-        from .fs.spec import list_example_hosts
-    except ImportError:
-        raise ServeError("--fs: described hosts are not available in this installation") from None
-    if "/" not in spec and not spec.endswith(".json") and spec in list_example_hosts():
-        return {"target": f"example:{spec}"}
-    path = Path(spec).expanduser()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ServeError(f"--fs {spec}: can't be read ({exc})") from None
-    return {"spec_text": text, "spec_name": path.name, "target": "upload"}
+def _is_example(spec: str) -> bool:
+    from .fs.spec import list_example_hosts
+
+    return "/" not in spec and not spec.endswith(".json") and spec in list_example_hosts()
 
 
 def plan_serve(
@@ -208,23 +210,6 @@ def plan_serve(
     url = f"http://{'127.0.0.1' if bind in ('0.0.0.0', '::') else shown}:{port}/"
     return ServePlan(argv=argv, env=env, url=url, host=bind, port=port, host_fs=host_fs,
                      notebook=notebook, cleanup=cleanup)
-
-
-def load_preload() -> dict[str, Any]:
-    """The model options ``serve`` left for the kernel ({} when there are none)."""
-    name = os.environ.get(PRELOAD_ENV)
-    if not name:
-        return {}
-    try:
-        with open(name, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    if "overrides" in data:
-        data["overrides"] = [tuple(kv) for kv in data["overrides"]]
-    return data
 
 
 def run_plan(plan: ServePlan, out: TextIO, err: TextIO) -> int:
@@ -327,12 +312,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
     out = out or sys.stdout
     err = err or sys.stderr
     parents: list[argparse.ArgumentParser] = []
-    try:
-        from .cli import environment_options
+    from .cli import environment_options  # the CLI imports this module to register it
 
-        parents.append(environment_options())
-    except ImportError:  # pragma: no cover - the CLI ships with the engine
-        pass
+    parents.append(environment_options())
     parser = argparse.ArgumentParser(
         prog="localfs-explorer serve", parents=parents,
         description="Serve the Explorer as a Voila dashboard. The environment options, "

@@ -56,8 +56,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .access import DEFAULT_APPROVAL_TIMEOUT_SECONDS, ToolAccess, load_access
 from .catalog import Catalog, Tool, default_catalog, register_tools
+from .errors import LocalfsError
 from .probe import CallVerdict, PathVerdict, probe_call
 from .userfiles import parse_json, read_text
+from .vocab import Gate
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -118,7 +120,7 @@ DEFAULT_DESTRUCTIVE_WORDS: tuple[str, ...] = (
 _WHOLE_CALL = "call"
 
 
-class SessionError(ValueError):
+class SessionError(LocalfsError):
     """A session that can't be replayed; the message names the file, answer and call."""
 
 
@@ -466,7 +468,7 @@ class CallReplay(BaseModel):
     call: int
     name: str
     visible: bool
-    gate: Literal["execute", "approval", "blocked"]
+    gate: Gate
     destructive: bool
     status: Status
     asked: bool
@@ -771,14 +773,15 @@ def _judge(
 ) -> CallReplay:
     """Settle one call's approval and say what the model gets."""
     targets = tuple(_shown_target(p) for p in _target_paths(verdict))
-    base = dict(answer=a, call=c, name=call.name, visible=verdict.visible, gate=verdict.gate,
-                destructive=destructive, targets=targets, verdict=verdict)
+    base: dict[str, Any] = dict(
+        answer=a, call=c, name=call.name, visible=verdict.visible, gate=verdict.gate,
+        destructive=destructive, targets=targets, verdict=verdict)
 
     def ran(decision: ApprovalDecision, asked: bool, why: str,
             covered_by: Position | None = None) -> CallReplay:
         server = _server_reason(verdict)
         return CallReplay(**base, status="executed", asked=asked, decision=decision,
-                          outcome=verdict.outcome,  # type: ignore[arg-type]
+                          outcome=verdict.outcome,
                           reason=f"{why}; {server}" if why else server,
                           message=verdict.message, covered_by=covered_by)
 

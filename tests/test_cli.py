@@ -135,6 +135,7 @@ def test_secrets_never_printed(envfile, argv):
     assert CANARY not in out and CANARY not in err
 
 
+@pytest.mark.slow
 def test_module_entry_point_runs():
     proc = subprocess.run([sys.executable, "-m", "localfs_explorer", "validate", "--json"],
                           capture_output=True, text=True, check=False)

@@ -170,6 +170,7 @@ def test_a_calls_file_and_a_malformed_line(tmp_path) -> None:
         compare_policies(roots("/data"), roots("/data"), calls=bad, generated=False)
 
 
+@pytest.mark.slow
 def test_the_review_modules_do_not_import_pandas() -> None:
     code = ("import sys, localfs_explorer.diff, localfs_explorer.report, "
             "localfs_explorer.scenarios, localfs_explorer.commands.review; "

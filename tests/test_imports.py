@@ -6,9 +6,12 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 HEAVY = ("pandas", "ipywidgets", "IPython", "jupyter_core", "voila", "jupyterlab", "numpy")
 
 
+@pytest.mark.slow
 def test_import_does_not_load_heavy_packages():
     code = (
         "import json, sys, localfs_explorer, localfs_explorer.cli\n"
@@ -27,6 +30,7 @@ def test_public_api_names():
     assert lfe.Policy.many_checks.__doc__
 
 
+@pytest.mark.slow
 def test_lazy_names_resolve_without_loading_pandas():
     code = (
         "import json, sys, localfs_explorer as l\n"

@@ -655,6 +655,7 @@ def test_panel_shows_malformed_sessions_in_the_page(session_panel):
     assert app.model.last_error == ""
 
 
+@pytest.mark.slow
 def test_importing_sessions_loads_no_pandas():
     import subprocess
     import sys

@@ -222,7 +222,10 @@ def test_a_panel_that_cannot_be_imported_says_so(layout) -> None:
     specs = [*PANELS, PanelSpec("later", "Later", "localfs_explorer.ui.no_such_panel:Nope")]
     app = Explorer(panels=specs, cwd=str(layout.app), debounce=0)
     shown = app.show("later")
-    assert "Later is not available yet" in text_of(shown.value)
+    # The import error is reported as the failure it is, not passed off as a plan.
+    assert "Later could not be built" in text_of(shown.value)
+    assert "no_such_panel" in text_of(shown.value)
+    assert "ModuleNotFoundError" in app.model.last_error
     assert "LOCAL_FILE_ACCESS" in text_of(app.header.value)  # the rest still works
 
 

@@ -108,10 +108,20 @@ def test_env_options_preload_the_dashboard(tmp_path, monkeypatch) -> None:
     # Served to other machines: the operator's file is handed over as text, not a path.
     public = preload_options(args, host_fs=False)
     assert "env_path" not in public and public["env_text"].startswith("LOCAL_FILE_ACCESS=roots")
-    assert public["package_dir"] == str(env.parent.resolve())
+    # The target is then a described host: the .env's folder here is no directory there.
+    assert "package_dir" not in public
     assert "host_cwd" not in public
     with pytest.raises(ServeError, match="--inherit-env"):
         preload_options(parse("--inherit-env"), host_fs=True)
+    listed = tmp_path / "list.json"
+    listed.write_text("[]")
+    with pytest.raises(ServeError, match="a host spec is a JSON object"):
+        preload_options(parse("--fs", str(listed)), host_fs=False)
+    spec = tmp_path / "host.json"
+    spec.write_text(json.dumps({"version": 1, "cwd": "/", "entries": {}}))
+    uploaded = preload_options(parse("--fs", str(spec)), host_fs=False)
+    assert uploaded["target"] == "upload" and uploaded["spec_name"] == "host.json"
+    assert json.loads(uploaded["spec_text"])["cwd"] == "/"
 
 
 def test_the_kernel_picks_up_the_preload(tmp_path, monkeypatch) -> None:

@@ -2,8 +2,10 @@
 
 Each module has ``register(subparsers, env_options)``, which adds its parsers and sets
 ``handler(args, out, err) -> int`` on them; ``cli.py`` imports the modules listed in
-``COMMAND_MODULES``. Handlers build the policy with ``cli.build_policy(args)`` so every
-command reads the environment options the same way.
+``COMMAND_MODULES``. Handlers build the policy with ``cli.build_policy(args)`` (or the
+whole configuration with ``cli.server_config(args)``) so every command reads the
+environment options the same way, and may let any ``LocalfsError`` propagate: ``cli.main``
+reports it as one line with exit status 2.
 """
 
 COMMAND_MODULES: tuple[str, ...] = (

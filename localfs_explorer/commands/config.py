@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any, TextIO
 
 from .. import cli
@@ -48,18 +47,17 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
 
 def cmd_export_env(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # --set/--unset are the edits written into the file, not the process environment.
-    inputs = cli.policy_inputs(args)
+    config = cli.server_config(args, settings={}, unset=[])
     if getattr(args, "json", False):
-        return _export_plan_json(args, inputs, out, err)
+        return _export_plan_json(args, config, out, err)
     return run_export_env(
         args.env, set=dict(args.set), unset=args.unset, output=args.output,
         in_place=args.in_place, dry_run=args.dry_run, force=args.force,
-        follow_symlinks=args.follow_symlinks, out=out, err=err,
-        process_env=dict(os.environ) if args.inherit_env else None, **inputs,
+        follow_symlinks=args.follow_symlinks, out=out, err=err, config=config,
     )
 
 
-def _export_plan_json(args: argparse.Namespace, inputs: dict[str, Any], out: TextIO,
+def _export_plan_json(args: argparse.Namespace, config: Any, out: TextIO,
                       err: TextIO) -> int:
     import json
 
@@ -68,9 +66,7 @@ def _export_plan_json(args: argparse.Namespace, inputs: dict[str, Any], out: Tex
     if not args.dry_run:
         raise cli.UsageError("--json goes with --dry-run (a write reports on stderr)")
     try:
-        plan = export_env(args.env, set=dict(args.set), unset=args.unset,
-                          process_env=dict(os.environ) if args.inherit_env else None,
-                          **inputs)
+        plan = export_env(args.env, set=dict(args.set), unset=args.unset, config=config)
     except ExportError as exc:
         raise cli.UsageError(str(exc)) from None
     # Only masked text: the plan's own text and original hold the secrets themselves.

@@ -22,6 +22,7 @@ import re
 from typing import Any, TextIO
 
 from .. import cli
+from ..vocab import OPS, PLATFORMS, TRANSPORTS
 
 
 def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
@@ -59,7 +60,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
                    help="a path to check (repeatable)")
     p.add_argument("--paths-file", metavar="FILE",
                    help="more paths, one JSON string per line")
-    p.add_argument("--op", choices=("read", "write", "read_write"), default="read",
+    p.add_argument("--op", choices=OPS, default="read",
                    help="the operation the paths are checked for (default: read)")
     p.add_argument("--access", metavar="FILE", help="tool access lists (TOML or JSON)")
     p.add_argument("--over-http", action=argparse.BooleanOptionalAction, default=None,
@@ -136,7 +137,7 @@ def write_junit(run: Any, path: str) -> None:
                      "name": _xml_text(c.name), "file": _xml_text(c.file)}
             if c.line:
                 attrs["line"] = str(c.line)
-            tc = ET.SubElement(suite, "testcase", **attrs)
+            tc = ET.SubElement(suite, "testcase", attrs)
             if not c.passed:
                 tag = "error" if c.error else "failure"
                 first = c.error or (c.mismatches[0].describe() if c.mismatches else "")
@@ -203,7 +204,7 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
                         type=cli.key_value, help="a process variable on both sides")
     shared.add_argument("--unset", metavar="KEY", action="append", default=[],
                         help="remove KEY on both sides (repeatable)")
-    shared.add_argument("--transport", choices=("stdio", "sse", "streamable-http"),
+    shared.add_argument("--transport", choices=TRANSPORTS,
                         help="the --transport of both servers")
     shared.add_argument("--inherit-env", action="store_true",
                         help="also give both servers this shell's environment")
@@ -216,7 +217,7 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
                         help="a described host: a host spec JSON file or a shipped example")
     shared.add_argument("--profile", metavar="FILE",
                         help="a server profile JSON replacing the shipped assumptions")
-    shared.add_argument("--platform", choices=("posix", "windows"),
+    shared.add_argument("--platform", choices=PLATFORMS,
                         help="target platform: windows splits LOCAL_FILE_ROOTS on ';'")
     for side in ("before", "after"):
         g = p.add_argument_group(f"the {side} configuration")
@@ -226,7 +227,7 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
                        help=f"a process variable of the {side} server (repeatable)")
         g.add_argument(f"--{side}-unset", metavar="KEY", action="append", default=[],
                        help=f"remove KEY on the {side} side (repeatable)")
-        g.add_argument(f"--{side}-transport", choices=("stdio", "sse", "streamable-http"),
+        g.add_argument(f"--{side}-transport", choices=TRANSPORTS,
                        help=f"the {side} server's --transport")
         g.add_argument(f"--{side}-scenario", metavar="FILE[::NAME]",
                        help="take this side's configuration from a scenario file (the "
@@ -238,7 +239,7 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
                         help="more paths, one JSON string per line")
     probes.add_argument("--calls", metavar="FILE.jsonl", help="tool calls, one per line")
     probes.add_argument("--op", dest="ops", action="append",
-                        choices=("read", "write", "read_write"),
+                        choices=OPS,
                         help="operations to check each path for (default: read and write)")
     probes.add_argument("--no-generated", dest="generated", action="store_false",
                         help="ask only the given paths and calls")
@@ -270,16 +271,15 @@ class _Side:
 
 
 def _cli_side(args: argparse.Namespace, side: str) -> _Side:
-    ns = argparse.Namespace(
+    config = cli.server_config(
+        args,
         env=getattr(args, f"{side}_env") or args.env,
-        set=[*args.set, *getattr(args, f"{side}_set")],
+        settings=dict([*args.set, *getattr(args, f"{side}_set")]),
         unset=[*args.unset, *getattr(args, f"{side}_unset")],
-        inherit_env=args.inherit_env, lenient=args.lenient,
         transport=getattr(args, f"{side}_transport") or args.transport or "stdio",
-        cwd=args.cwd, package_dir=args.package_dir, fs=args.fs, profile=args.profile,
         platform=args.platform or "posix",
     )
-    return _Side(cli.build_policy(ns))
+    return _Side(cli.resolve(config).policy)
 
 
 def _scenario_side(args: argparse.Namespace, side: str, spec: str) -> _Side:

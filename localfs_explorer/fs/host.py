@@ -16,7 +16,8 @@ class HostFS(FileSystem):
     # The os functions themselves, not wrappers: the verdicts must be those of
     # os.path.realpath and os.lstat exactly, and a walk makes one call per entry, so
     # no Python frame may sit between the engine and the system call.
-    realpath = staticmethod(os.path.realpath)
+    # typeshed's realpath is generic over str and bytes; the engine passes str only.
+    realpath = staticmethod(os.path.realpath)  # type: ignore[assignment]
     lstat = staticmethod(os.lstat)
     stat = staticmethod(os.stat)
     listdir = staticmethod(os.listdir)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import LocalfsError
 from .host import HostFS
 from .spec import SPEC_VERSION, dump_spec, from_spec
 from .virtual import HostSpecError, VirtualFS
@@ -42,7 +43,7 @@ __all__ = ["Snapshot", "SnapshotError", "SnapshotProblem", "materialize", "snaps
 _MAX_LISTED_PROBLEMS = 200
 
 
-class SnapshotError(ValueError):
+class SnapshotError(LocalfsError):
     """The tree to record can't be recorded at all (missing, or not a directory)."""
 
 
@@ -159,6 +160,7 @@ class _Recorder:
         self.count += 1
         mode = st.st_mode
         if _stat.S_ISLNK(mode):
+            entry: dict[str, str]
             try:
                 entry = {"type": "symlink", "target": os.readlink(path)}
             except OSError as exc:
@@ -185,7 +187,7 @@ class _Recorder:
                     self.entries[path] = {"type": "dir", "bind": first}
                 return None
             self.dirs_seen[key] = path
-            entry: dict[str, str] = {"type": "dir"}
+            entry = {"type": "dir"}
             if st.st_dev != parent_dev:
                 entry["device"] = _device_name(st.st_dev)
             self.entries[path] = entry
@@ -334,7 +336,7 @@ def materialize(spec: Mapping[str, Any] | VirtualFS, under: str | os.PathLike[st
     mount needs privileges); bind mounts are refused. Returns the paths created.
     """
     data = spec if isinstance(spec, Mapping) else None
-    fs = from_spec(spec) if data is not None else spec
+    fs = from_spec(data) if data is not None else spec
     assert isinstance(fs, VirtualFS)
     base = os.fspath(under).rstrip("/") or "/"
     prefix = base.rstrip("/") + "/"

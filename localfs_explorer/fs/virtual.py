@@ -48,6 +48,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from ..errors import LocalfsError
 from .base import FileSystem
 
 __all__ = ["MAXSYMLINKS", "NAME_MAX", "PATH_MAX", "HostSpecError", "VirtualFS", "VirtualStat"]
@@ -86,7 +87,7 @@ _NUL_MESSAGES = {call: _nul_message(call) for call in ("lstat", "stat", "listdir
 _REALPATH_CACHE_LIMIT = 200_000
 
 
-class HostSpecError(ValueError):
+class HostSpecError(LocalfsError):
     """A described host is malformed; the message names the offending entry."""
 
 

@@ -158,11 +158,7 @@ class Explorer(widgets.VBox):
     def _build(self, spec: PanelSpec) -> widgets.Widget:
         try:
             return spec.build(self.model)
-        except ImportError as exc:
-            return html("lfe-unavailable", render.box(
-                "warning", f"{render.esc(spec.title)} is not available yet: "
-                           f"{render.esc(exc)}"))
-        except Exception as exc:
+        except Exception as exc:  # an import error too: shown, never hidden
             self.model.report(f"building the {spec.title} panel", exc)
             return html("lfe-unavailable", render.box(
                 "error", f"{render.esc(spec.title)} could not be built: "
@@ -231,7 +227,7 @@ def make_explorer(**options: Any) -> Explorer:
     """
     import os
 
-    from ..serve import load_preload
+    from ..handoff import load_preload
     from ..share import options_from_query
 
     # `localfs-explorer serve --env ...` leaves its configuration for the kernel to pick up,

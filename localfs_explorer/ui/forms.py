@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..errors import LocalfsError
 
-class ArgumentsError(ValueError):
+
+class ArgumentsError(LocalfsError):
     """Arguments JSON that can't be used: the message says where it is wrong."""
 
 

@@ -34,17 +34,23 @@ import logging
 import os
 import tempfile
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from traitlets import Any as AnyTrait
 from traitlets import Bool, Dict, Enum, Float, HasTraits, Int, List, Unicode, observe
 
+from ..auth_status import auth_status_preview
+from ..catalog import default_catalog
 from ..check import OPS
-from ..env import EnvFileError, load_env
-from ..fs import FileSystem, HostFS
-from ..policy import TRANSPORTS, PolicyError, resolve_policy
+from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
+from ..errors import LocalfsError
+from ..fs.spec import list_example_hosts
+from ..handoff import HOST_FS_ENV
+from ..policy import TRANSPORTS
 from ..secrets import scrub, secret_values
-from ..serve import HOST_FS_ENV
+
+if TYPE_CHECKING:
+    from ..vocab import Platform, Transport
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +81,7 @@ _TYPED = frozenset({
 })
 
 
-class ExplorerError(ValueError):
+class ExplorerError(LocalfsError):
     """An action the Explorer refuses (e.g. reading this machine's files when served)."""
 
 
@@ -92,10 +98,6 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 
 
 def _example_hosts() -> list[str]:
-    try:
-        from ..fs.spec import list_example_hosts
-    except ImportError:  # described hosts ship separately; the host still works
-        return []
     return list(list_example_hosts())
 
 
@@ -112,9 +114,9 @@ class ExplorerModel(HasTraits):
     #: Skip ``.env`` lines python-dotenv can't parse, as the server does (else: an error).
     lenient = Bool(False)
     #: The server process's own variables, ``(key, value)`` rows; win over the file.
-    overrides = List()
+    overrides: List[Any] = List()
     #: Keys removed whatever set them.
-    unset = List()
+    unset: List[Any] = List()
     transport = Enum(TRANSPORTS, default_value="stdio")
     #: ``host``, ``example:NAME`` or ``upload``.
     target = Unicode(HOST_TARGET)
@@ -146,7 +148,7 @@ class ExplorerModel(HasTraits):
     debounce = Float(0.15)
     #: May the kernel read this machine's files (target host, .env and batch paths, writes)?
     host_access = Bool(True)
-    examples = List()
+    examples: List[Any] = List()
 
     # ---- results
     env = AnyTrait(None, allow_none=True)
@@ -159,11 +161,11 @@ class ExplorerModel(HasTraits):
     auth_error = Unicode("")
     export_plan = AnyTrait(None, allow_none=True)
     export_error = Unicode("")
-    decisions = List()
+    decisions: List[Any] = List()
     paths_error = Unicode("")
     call_verdict = AnyTrait(None, allow_none=True)
     call_error = Unicode("")
-    batch_verdicts = List()
+    batch_verdicts: List[Any] = List()
     batch_error = Unicode("")
     batch_total = Int(0)
     batch_done = Int(0)
@@ -391,7 +393,8 @@ class ExplorerModel(HasTraits):
 
     # ------------------------------------------------------------------ stages
 
-    def _target_fs(self) -> tuple[FileSystem, str, str]:
+    def _target(self) -> tuple[str | dict[str, Any] | None, str, str]:
+        """The target host as a :class:`ServerConfig` names it, its label and description."""
         target = self.target
         if target == HOST_TARGET:
             if not self.host_access:
@@ -400,22 +403,20 @@ class ExplorerModel(HasTraits):
                     "machines (serve --allow-host-fs turns it on); pick an example or "
                     "upload a host spec"
                 )
-            return HostFS(), "this machine", "The machine the Explorer's kernel runs on."
-        try:
-            from ..fs.spec import load_fs, read_spec  # noqa: F401 - availability check
-        except ImportError:
-            raise ExplorerError("described hosts are not available yet") from None
+            return None, "this machine", "The machine the Explorer's kernel runs on."
         if target.startswith(EXAMPLE_PREFIX):
-            name = target[len(EXAMPLE_PREFIX):]
-            fs = load_fs(name)
             from ..fs.spec import example_host_path
 
+            name = target[len(EXAMPLE_PREFIX):]
+            if name not in self.examples:
+                # Only a shipped example: anything else would be a file of this machine.
+                raise ExplorerError(f"no example host named {name!r}")
             try:
                 data = json.loads(example_host_path(name).read_text(encoding="utf-8"))
                 description = str(data.get("description") or "")
             except (OSError, ValueError):
                 description = ""
-            return fs, f"example host {name}", description
+            return name, f"example host {name}", description
         if target == UPLOAD_TARGET:
             if not self.spec_text:
                 raise ExplorerError("upload a host spec (JSON) first")
@@ -427,54 +428,91 @@ class ExplorerModel(HasTraits):
                 ) from None
             if not isinstance(data, dict):
                 raise ExplorerError(f"{self.spec_name}: a host spec is a JSON object")
-            fs = load_fs(data)
-            return fs, f"uploaded host {self.spec_name}", str(data.get("description") or "")
+            return data, f"uploaded host {self.spec_name}", str(data.get("description") or "")
         raise ExplorerError("no target host is available: pick one")
 
-    def _env_source(self) -> tuple[str | None, str | None]:
-        """(name or path, text) of the .env: text is None when read from ``env_path``."""
-        if self.env_text is not None:
-            return self.env_name or "uploaded .env", self.env_text
-        if self.env_path:
+    def server_config(self) -> ServerConfig:
+        """The server configuration the inputs describe (what the CLI's options would say).
+
+        Relative names mean relative to ``host_cwd`` (where ``serve`` was started), else
+        to the kernel's working directory. Raises :class:`ExplorerError` for an input the
+        page may not use (this machine's files when served to other machines).
+        """
+        host, _label, _description = self._target()
+        env: str | None = None
+        if self.env_text is None and self.env_path:
             if not self.host_access:
                 raise ExplorerError(
                     "reading a .env from the serving machine is off for a page served to "
                     "other machines; upload the file instead"
                 )
-            return os.path.expanduser(self.env_path), None
-        return None, None
+            env = self.env_path
+        uploaded = self.env_text is not None
+        return ServerConfig(
+            env=env, env_text=self.env_text,
+            env_name=(self.env_name or "uploaded .env") if uploaded else None,
+            settings={k: v for k, v in self.overrides if k},
+            unset=[k for k in self.unset if k], lenient=self.lenient,
+            transport=cast("Transport", self.transport), over_http=self._over_http(),
+            cwd=self.cwd.strip() or None, package_dir=self.package_dir.strip() or None,
+            host=host, platform=cast("Platform", self.platform),
+            base_dir=self.host_cwd or None,
+        )
 
-    def _policy_inputs(self, source: str | None, from_path: bool) -> dict[str, Any]:
-        cwd = self.cwd.strip() or None
-        package_dir = self.package_dir.strip() or None
-        if package_dir is None and from_path and source:
-            # As the CLI does: the server's own .env sits in its package directory.
-            package_dir = os.path.dirname(os.path.abspath(source))
-        if self.target == HOST_TARGET:
-            if cwd is None and self.host_cwd:
-                cwd = self.host_cwd
-            if cwd is not None:
-                cwd = os.path.abspath(os.path.expanduser(cwd))
-        return {"cwd": cwd, "package_dir": package_dir, "platform": self.platform}
+    @staticmethod
+    def options_for(config: ServerConfig, *, spec_name: str | None = None) -> dict[str, Any]:
+        """The model options (JSON-friendly trait values) that describe ``config``.
+
+        The inverse of :meth:`server_config`, holding only what differs from the model's
+        defaults. A host spec must be given as a mapping (read the file first).
+        """
+        options: dict[str, Any] = {}
+        if config.env_text is not None:
+            options["env_text"] = config.env_text
+            options["env_name"] = config.env_name or "uploaded .env"
+        elif config.env:
+            base = config.base_dir or os.getcwd()
+            options["env_path"] = os.path.realpath(
+                os.path.join(base, os.path.expanduser(config.env)))
+        if config.settings:
+            options["overrides"] = [[k, v] for k, v in config.settings.items()]
+        if config.unset:
+            options["unset"] = list(config.unset)
+        if config.lenient:
+            options["lenient"] = True
+        if config.transport != "stdio":
+            options["transport"] = config.transport
+        if config.platform != "posix":
+            options["platform"] = config.platform
+        if config.over_http is not None:
+            options["over_http"] = "yes" if config.over_http else "no"
+        for name in ("cwd", "package_dir"):
+            if getattr(config, name):
+                options[name] = getattr(config, name)
+        host = config.host
+        if isinstance(host, dict):
+            options.update(spec_text=json.dumps(host), spec_name=spec_name or "host spec",
+                           target=UPLOAD_TARGET)
+        elif host not in (None, HOST_TARGET):
+            options["target"] = f"{EXAMPLE_PREFIX}{host}"
+        if config.base_dir:
+            options["host_cwd"] = config.base_dir
+        return options
 
     def _compute_config(self) -> None:
         self.config_error = ""
-        env = policy = registration = None
+        env = None
         try:
             try:
-                fs, label, description = self._target_fs()
+                _host, label, description = self._target()
             except ExplorerError:
                 self.target_label, self.target_description = "", ""
                 raise
             self.target_label, self.target_description = label, description
-            source, text = self._env_source()
-            overrides = {k: v for k, v in self.overrides if k}
-            env = load_env(source, overrides=overrides, unset=[k for k in self.unset if k],
-                           strict=not self.lenient, text=text)
-            inputs = self._policy_inputs(source, text is None)
-            policy = resolve_policy(env, transport=self.transport, fs=fs, **inputs)
-        except (EnvFileError, PolicyError, ExplorerError, ValueError, OSError) as exc:
-            # ValueError covers a bad host spec (HostSpecError) and the like.
+            config = self.server_config()
+            resolved = resolve_config(config)
+            env = resolved.env
+        except (ExplorerError, ConfigError, ValueError) as exc:  # ValueError: a bad row
             self.env = env
             self.config_error = self.clean(str(exc))
             self.policy = None
@@ -486,47 +524,29 @@ class ExplorerModel(HasTraits):
             self.config_rev += 1
             return
         self.env = env
-        try:
-            from ..catalog import register_tools
-        except ImportError:  # pragma: no cover - the catalog ships with the engine
-            registration = None
-        else:
-            registration = register_tools(policy)
-        self.policy = policy
-        self.registration = registration
+        self.policy = resolved.policy
+        self.registration = resolved.registration
         self._compute_auth()
-        self._compute_export(source, text, fs, inputs)
+        self._compute_export(config, resolved)
         self.config_rev += 1
 
     def _compute_auth(self) -> None:
         self.auth_error = ""
-        try:
-            from ..auth_status import auth_status_preview
-        except ImportError:
-            self.auth_status = {}
-            self.auth_error = "the auth-status preview is not available yet"
-            return
         self.auth_status = auth_status_preview(self.policy, registration=self.registration)
 
-    def _compute_export(
-        self, source: str | None, text: str | None, fs: FileSystem, inputs: dict[str, Any]
-    ) -> None:
+    def _compute_export(self, config: ServerConfig, resolved: ResolvedConfig) -> None:
         self.export_error = ""
-        try:
-            from ..dotenv_export import ExportError, export_env
-        except ImportError:
-            self.export_plan = None
-            self.export_error = "the .env export is not available yet"
-            return
+        from ..dotenv_export import ExportError, export_env
+
+        # The overrides are the edits written into the file, not the process environment.
+        source = resolved.env_path if config.env_text is None else config.env_name
         try:
             self.export_plan = export_env(
                 source,
-                set={k: v for k, v in self.overrides if k},
-                unset=[k for k in self.unset if k],
-                text=text,
-                transport=self.transport,
-                fs=fs,
-                **inputs,
+                set=config.settings,
+                unset=config.unset,
+                text=config.env_text,
+                config=config.model_copy(update={"settings": {}, "unset": []}),
             )
         except ExportError as exc:
             self.export_plan = None
@@ -567,11 +587,7 @@ class ExplorerModel(HasTraits):
             if not self.tool_name:
                 self.call_error = "pick a tool"
                 return
-            try:
-                from ..probe import ProbeError, probe_call
-            except ImportError:
-                self.call_error = "tool-call probing is not available yet"
-                return
+            from ..probe import ProbeError, probe_call
             from .forms import ArgumentsError, parse_arguments
 
             try:
@@ -613,12 +629,8 @@ class ExplorerModel(HasTraits):
             self.batch_error = "fix the configuration first"
             self.batch_rev += 1
             return
-        try:
-            from ..probe import ProbeError, iter_call_verdicts
-        except ImportError:
-            self.batch_error = "batch probing is not available yet"
-            self.batch_rev += 1
-            return
+        from ..probe import ProbeError, iter_call_verdicts
+
         tmp: str | None = None
         try:
             if self.batch_text is not None:
@@ -669,9 +681,5 @@ class ExplorerModel(HasTraits):
 
 
 def _first_tool() -> str:
-    try:
-        from ..catalog import default_catalog
-    except ImportError:  # pragma: no cover - the catalog ships with the engine
-        return ""
     names = default_catalog().names()
     return names[0] if names else ""

@@ -42,7 +42,7 @@ def layout(**kwargs: Any) -> widgets.Layout:
     return _shared(widgets.Layout, **kwargs)
 
 
-def style(widget_cls: type, **kwargs: Any) -> Any:
+def style(widget_cls: type[widgets.Widget], **kwargs: Any) -> Any:
     """A shared style for widgets of class ``widget_cls`` (its own style class)."""
     # ipywidgets doesn't export every style class; the widget's trait knows its own.
     return _shared(widget_cls.class_traits()["style"].klass, **kwargs)

@@ -16,6 +16,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from ...diff import compare_policies, elide_common_start
+from ...errors import LocalfsError
 from ...policy import TRANSPORTS, resolve_policy
 from .. import render
 from ..panel import Panel, css, heading, html, wide
@@ -24,7 +25,7 @@ from ..panel import Panel, css, heading, html, wide
 MAX_ROWS = 200
 
 
-class CompareError(ValueError):
+class CompareError(LocalfsError):
     """A change list the panel can't use; the message names the line."""
 
 

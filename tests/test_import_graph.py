@@ -1,0 +1,175 @@
+"""The layers, read from the modules' own import statements.
+
+Every module of the package is parsed (never imported) and its imports of other package
+modules become edges: module-level imports, and imports inside functions (lazy ones).
+Imports under ``if TYPE_CHECKING:`` are for type checkers only and never run, so they
+are left out. The graph must have no cycle, even through lazy imports, and no edge may
+point up the layers below. A lazy import that breaks a cycle is allowed only when listed
+in ``DOCUMENTED_LAZY_CYCLES`` with the reason.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "localfs_explorer"
+
+#: Each top-level module or sub-package, by layer: a module may import its own layer or
+#: a lower one, never a higher one. The package's ``__init__`` is the engine's API.
+LAYERS: dict[str, int] = {
+    # words, errors and pure helpers: import nothing above them
+    "errors": 0, "vocab": 0, "paths": 0, "secrets": 0, "userfiles": 0, "handoff": 0,
+    "sensitive": 0, "profile": 0, "env": 0,
+    # the target host's filesystem
+    "fs": 1,
+    # the engine: env -> policy -> decisions, tools, the server's configuration
+    "": 2, "policy": 2, "check": 2, "catalog": 2, "access": 2, "discovery": 2,
+    "auth_status": 2, "dotenv_export": 2, "config": 2,
+    # tool calls and the review of whole configurations
+    "probe": 3, "diff": 3, "report": 3, "scenarios": 3, "sessions": 3,
+    # the dashboard
+    "ui": 4,
+    # the command line, serve included
+    "cli": 5, "commands": 5, "serve": 5, "__main__": 5,
+}
+
+#: (importer, imported) pairs whose function-local import closes a cycle, with why.
+DOCUMENTED_LAZY_CYCLES: dict[tuple[str, str], str] = {}
+
+
+def _name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _targets(module: str, is_package: bool, node: ast.Import | ast.ImportFrom) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if node.level:
+        base = module.split(".")
+        if not is_package:
+            base.pop()
+        base = base[: len(base) - (node.level - 1)]
+        source = ".".join([*base, node.module] if node.module else base)
+    else:
+        source = node.module or ""
+    submodules = [f"{source}.{a.name}" for a in node.names if f"{source}.{a.name}" in MODULES]
+    # `from . import check` imports the submodule only (its package is already loaded).
+    return submodules if len(submodules) == len(node.names) else [source, *submodules]
+
+
+def _is_type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def _edges() -> dict[tuple[str, str], set[str]]:
+    """(importer, imported) -> {"top", "lazy"}."""
+    edges: dict[tuple[str, str], set[str]] = {}
+    for module, path in MODULES.items():
+        is_package = path.name == "__init__.py"
+
+        def visit(node: ast.AST, kind: str, module: str = module,
+                  is_package: bool = is_package) -> None:
+            for child in ast.iter_child_nodes(node):
+                if _is_type_checking(child):
+                    continue
+                child_kind = "lazy" if isinstance(
+                    child, (ast.FunctionDef, ast.AsyncFunctionDef)) else kind
+                if isinstance(child, (ast.Import, ast.ImportFrom)):
+                    for target in _targets(module, is_package, child):
+                        if target in MODULES and target != module:
+                            edges.setdefault((module, target), set()).add(child_kind)
+                visit(child, child_kind)
+
+        visit(ast.parse(path.read_text(encoding="utf-8")), "top")
+    return edges
+
+
+EDGES = _edges()
+
+
+def _layer(module: str) -> int:
+    first = module.removeprefix("localfs_explorer").lstrip(".").split(".")[0]
+    if first not in LAYERS:
+        pytest.fail(f"{module}: give it a layer in LAYERS")
+    return LAYERS[first]
+
+
+def _cycles(kinds: set[str]) -> list[list[str]]:
+    graph: dict[str, list[str]] = {}
+    for (a, b), found in EDGES.items():
+        if found & kinds and (a, b) not in DOCUMENTED_LAZY_CYCLES:
+            graph.setdefault(a, []).append(b)
+    cycles, state, stack = [], {}, []
+
+    def walk(node: str) -> None:
+        state[node] = "open"
+        stack.append(node)
+        for nxt in graph.get(node, ()):
+            if state.get(nxt) == "open":
+                cycles.append([*stack[stack.index(nxt):], nxt])
+            elif nxt not in state:
+                walk(nxt)
+        stack.pop()
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            walk(node)
+    return cycles
+
+
+def test_the_graph_is_read_from_every_module():
+    assert len(MODULES) > 40
+    assert ("localfs_explorer.policy", "localfs_explorer.check") in EDGES
+    assert EDGES[("localfs_explorer.cli", "localfs_explorer.config")] == {"top"}
+    # the check needs the policy's type only: that import is not an edge
+    assert ("localfs_explorer.check", "localfs_explorer.policy") not in EDGES
+
+
+def test_no_cycle_among_module_level_imports():
+    assert _cycles({"top"}) == []
+
+
+def test_no_cycle_even_through_lazy_imports():
+    assert _cycles({"top", "lazy"}) == []
+
+
+def test_no_import_points_up_the_layers():
+    upward = sorted(f"{a} -> {b} ({'/'.join(sorted(k))})" for (a, b), k in EDGES.items()
+                    if _layer(b) > _layer(a))
+    assert upward == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    EDGES[("localfs_explorer.env", "localfs_explorer.cli")] = {"lazy"}
+    try:
+        assert _cycles({"top"}) == []
+        assert _cycles({"top", "lazy"})
+    finally:
+        del EDGES[("localfs_explorer.env", "localfs_explorer.cli")]
+
+
+def test_no_import_of_the_package_is_guarded_as_optional():
+    """``except ImportError`` around our own modules would hide a real import bug."""
+    guarded = []
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Try):
+                continue
+            caught = {ast.unparse(h.type) for h in node.handlers if h.type is not None}
+            if not caught & {"ImportError", "ModuleNotFoundError"}:
+                continue
+            for stmt in node.body:
+                if isinstance(stmt, ast.ImportFrom) and (stmt.level or (
+                        stmt.module or "").startswith("localfs_explorer")):
+                    guarded.append(f"{module}:{stmt.lineno}")
+    assert guarded == []
