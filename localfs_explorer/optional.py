@@ -10,11 +10,13 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+from .errors import LocalfsError
+
 #: The extra that brings each optional package in.
 EXTRAS = {"pandas": "dashboard", "ipywidgets": "dashboard", "voila": "dashboard"}
 
 
-class MissingDependency(ImportError):
+class MissingDependency(ImportError, LocalfsError):
     """An optional package a feature needs is not installed."""
 
 

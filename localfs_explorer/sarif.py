@@ -58,7 +58,7 @@ def locate(env: Any, keys: Iterable[str]) -> list[dict[str, Any]]:
     if not source or not os.path.isfile(source):
         return []
     lines = key_lines(source)
-    from_process = getattr(env, "from_process", frozenset())
+    from_process: frozenset[str] = getattr(env, "from_process", frozenset())
     physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(source)}}
     for key in keys:
         if key in lines and key not in from_process:

@@ -13,6 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, create_model
 
+from .errors import LocalfsError
+
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
@@ -60,7 +62,7 @@ def _session() -> dict[str, Any]:
     class SessionFile(BaseModel):
         model_config = ConfigDict(extra="forbid")
 
-        answers: answers  # type: ignore[valid-type]
+        answers: answers
         description: str = ""
 
     return TypeAdapter(answers | SessionFile).json_schema()
@@ -76,7 +78,7 @@ SCHEMAS: dict[str, tuple[str, Callable[[], dict[str, Any]]]] = {
 }
 
 
-class SchemaError(ValueError):
+class SchemaError(LocalfsError):
     """An unknown schema name."""
 
 

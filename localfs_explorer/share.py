@@ -171,9 +171,9 @@ def options_from_query(query: str) -> tuple[dict[str, Any], list[str]]:
         else:
             problems.append(f"fs={fs!r} is neither 'host' nor a shipped example host")
     for name in ("cwd", "package_dir"):
-        value = _one(values, name, None, problems)
-        if value:
-            options[name] = value
+        given = _one(values, name, None, problems)
+        if given:
+            options[name] = given
     if _one(values, "lenient", None, problems) in ("1", "true", "yes"):
         options["lenient"] = True
     overrides = []

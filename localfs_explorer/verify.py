@@ -23,6 +23,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .errors import LocalfsError
+
 if TYPE_CHECKING:  # hints only: the engine and the catalog load on use
     from .catalog import Catalog
     from .policy import Policy
@@ -50,7 +52,7 @@ FIELDS: tuple[str, ...] = ("mode", "explicit", "roots", "unregistered_tools")
 _EXTRA_HINT = "pip install 'localfs-explorer[verify]'"
 
 
-class ServerUnreachableError(Exception):
+class ServerUnreachableError(LocalfsError):
     """The live server could not be asked: not listening, refused us, or said nonsense."""
 
 

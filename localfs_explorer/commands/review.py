@@ -464,8 +464,9 @@ def write_diff_junit(result: Any, path: str, *, allow_new_access: bool = False) 
             ET.SubElement(tc, "failure", message=text).text = text
         else:
             ET.SubElement(tc, "system-out").text = text
-    tree = ET.ElementTree(ET.Element("testsuites", name="localfs-explorer"))
-    tree.getroot().append(suite)
+    root = ET.Element("testsuites", name="localfs-explorer")
+    root.append(suite)
+    tree = ET.ElementTree(root)
     ET.indent(tree)
     try:
         tree.write(path, encoding="utf-8", xml_declaration=True)
