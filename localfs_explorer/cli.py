@@ -20,6 +20,7 @@ from .env import EnvFileError, ServerEnv, load_env
 from .fs import HostFS
 from .policy import TRANSPORTS, Policy, PolicyError, resolve_policy
 from .profile import ProfileError, load_profile
+from .userfiles import parse_json_line, read_text
 
 
 class UsageError(Exception):
@@ -130,21 +131,14 @@ def _emit_json(obj: Any, out: TextIO) -> None:
 
 def read_paths_file(name: str) -> list[str]:
     """Paths from a file of one JSON string per line (blank lines skipped)."""
-    try:
-        with open(name, encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except OSError as exc:
-        raise UsageError(f"{name}: can't be read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{name}: not UTF-8 text") from None
+    lines = read_text(name, UsageError).splitlines()
     paths = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{name}:{number}: not a JSON string ({exc.msg})") from None
+        value, problem = parse_json_line(line)
+        if problem is not None:
+            raise UsageError(f"{name}:{number}: not a JSON string ({problem})")
         if not isinstance(value, str):
             raise UsageError(f"{name}:{number}: expected a JSON string, got {type(value).__name__}")
         paths.append(value)

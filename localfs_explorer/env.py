@@ -19,6 +19,8 @@ from dotenv.parser import parse_stream
 from dotenv.variables import parse_variables
 from pydantic import BaseModel, ConfigDict, Field
 
+from .userfiles import read_bytes
+
 #: The settings the policy reads. Every other key in the file is kept too.
 KNOWN_SETTINGS: tuple[str, ...] = (
     "LOCAL_FILE_ACCESS",
@@ -94,21 +96,7 @@ def set_keys(mapping: Mapping[str, str] | None) -> frozenset[str]:
 
 def read_env_text(path: Path) -> str:
     """The text of a .env file, or an :class:`EnvFileError` saying why it can't be had."""
-    try:
-        if path.is_dir():
-            raise EnvFileError(f"{path}: is a directory, not a .env file")
-        with path.open("rb") as fh:
-            data = fh.read(MAX_ENV_BYTES + 1)
-    except EnvFileError:
-        raise
-    except FileNotFoundError:
-        raise EnvFileError(f"{path}: no such file") from None
-    except PermissionError:
-        raise EnvFileError(f"{path}: permission denied") from None
-    except OSError as exc:
-        raise EnvFileError(f"{path}: can't be read ({exc.strerror or exc})") from None
-    if len(data) > MAX_ENV_BYTES:
-        raise EnvFileError(f"{path}: larger than {MAX_ENV_BYTES // (1024 * 1024)} MiB")
+    data = read_bytes(path, EnvFileError, MAX_ENV_BYTES)
     try:
         # python-dotenv's load_dotenv reads with encoding="utf-8"; so do we.
         return data.decode("utf-8")

@@ -8,6 +8,7 @@ import json
 from typing import Any, TextIO
 
 from .. import cli
+from ..userfiles import parse_json, read_text
 
 
 def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
@@ -58,14 +59,8 @@ def load_catalog_option(args: argparse.Namespace) -> Any:
         if args.catalog:
             return load_catalog(args.catalog)
         if args.tools_list:
-            try:
-                with open(args.tools_list, encoding="utf-8") as fh:
-                    data = json.load(fh)
-            except OSError as exc:
-                raise cli.UsageError(
-                    f"{args.tools_list}: can't be read ({exc.strerror or exc})") from None
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise cli.UsageError(f"{args.tools_list}: not JSON ({exc})") from None
+            data = parse_json(read_text(args.tools_list, cli.UsageError), args.tools_list,
+                              cli.UsageError)
             return catalog_from_tools_list(data, source=args.tools_list)
     except CatalogError as exc:
         raise cli.UsageError(str(exc)) from None
