@@ -274,6 +274,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
     except UsageError as exc:
         err.write(f"localfs-explorer {args.command}: {exc}\n")
         return 2
+    except RecursionError:  # a backstop: input limits should have refused it earlier
+        err.write(f"localfs-explorer {args.command}: the input nests or links too deeply "
+                  "to follow; refused\n")
+        return 2
     except KeyboardInterrupt:
         err.write("interrupted\n")
         return 130
