@@ -145,6 +145,23 @@ def resolve_env(
     return {**file_values, **process_env}
 
 
+def _refuse_nul_values(values: Mapping[str, str], process: Mapping[str, str],
+                       name: str) -> None:
+    """The server's start-up fails on a file value holding a NUL byte: say so.
+
+    python-dotenv's ``load_dotenv`` puts each file value the process doesn't already
+    have into ``os.environ``, which raises ``ValueError`` for a NUL byte; the server
+    calls it when its package is imported, so it never starts. Only key names are
+    quoted: the value may be a secret.
+    """
+    bad = sorted(key for key, value in values.items() if "\0" in value and key not in process)
+    if bad:
+        raise EnvFileError(
+            f"{name}: the value of {', '.join(bad)} contains a NUL byte; python-dotenv's "
+            "load_dotenv raises ValueError on it, so the server would not start"
+        )
+
+
 def load_env(
     path: str | os.PathLike[str] | None = None,
     *,
@@ -167,8 +184,9 @@ def load_env(
             upload); ``path`` then only names it in messages.
 
     Raises:
-        EnvFileError: the file is missing, unreadable, too large, not UTF-8, or (strict)
-            has a line python-dotenv can't parse.
+        EnvFileError: the file is missing, unreadable, too large, not UTF-8, (strict)
+            has a line python-dotenv can't parse, or (either mode) sets a value holding
+            a NUL byte, on which the server fails to start.
     """
     name = os.fspath(path) if path is not None else "<text>"
     if text is None and path is not None:
@@ -180,6 +198,7 @@ def load_env(
         if "\0" in key or "=" in key or not key:
             raise EnvFileError(f"invalid variable name in the process environment: {key!r}")
     values = resolve_env(pairs, process)
+    _refuse_nul_values(values, process, name)
     for key in unset:
         values.pop(key, None)
     return ServerEnv(
