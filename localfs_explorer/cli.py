@@ -20,6 +20,7 @@ from .env import EnvFileError, ServerEnv, load_env
 from .fs import HostFS
 from .policy import TRANSPORTS, Policy, PolicyError, resolve_policy
 from .profile import ProfileError, load_profile
+from .secrets import ScrubbingWriter, collecting
 from .userfiles import parse_json_line, read_text
 
 
@@ -127,6 +128,17 @@ def build_policy(args: argparse.Namespace, env: ServerEnv | None = None) -> Poli
 
 def _emit_json(obj: Any, out: TextIO) -> None:
     out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
 
 
 def read_paths_file(name: str) -> list[str]:
@@ -269,6 +281,12 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
     if handler is None:
         parser.print_help(out)
         return 2
+    with collecting() as secrets:
+        return _run(handler, args, ScrubbingWriter(out, secrets),
+                    ScrubbingWriter(err, secrets))
+
+
+def _run(handler: Command, args: argparse.Namespace, out: Any, err: Any) -> int:
     try:
         return handler(args, out, err)
     except UsageError as exc:

@@ -19,6 +19,7 @@ from dotenv.parser import parse_stream
 from dotenv.variables import parse_variables
 from pydantic import BaseModel, ConfigDict, Field
 
+from .secrets import note_secrets
 from .userfiles import read_bytes
 
 #: The settings the policy reads. Every other key in the file is kept too.
@@ -201,6 +202,7 @@ def load_env(
     _refuse_nul_values(values, process, name)
     for key in unset:
         values.pop(key, None)
+    note_secrets(values)
     return ServerEnv(
         values=values,
         source=name if path is not None else None,

@@ -14,10 +14,13 @@ parsed, so no parser recurses without bound.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import stat
+import tempfile
+from pathlib import Path
 from typing import Any
 
 #: The largest input file read (bytes). Real sessions, host specs and access lists are a
@@ -205,5 +208,68 @@ __all__ = [
     "read_bytes",
     "read_text",
     "size_limit_text",
+    "write_output",
 ]
 
+
+
+def write_output(path: str | os.PathLike[str], text: str, error: type[Exception], *,
+                 force: bool = False) -> Path | None:
+    """Write ``text`` (UTF-8) to ``path`` without ever losing or following what is there.
+
+    A symlink at ``path`` is refused (writing through it would change a file elsewhere),
+    as is anything but a regular file. An existing file is replaced only with ``force``,
+    and then kept first as ``PATH.bak`` (``PATH.bak.1``... if taken); the new text is
+    written to a temporary file beside it and moved into place, so a reader never sees
+    half a file. Returns the backup's path (None when nothing was replaced).
+    """
+    name = os.fspath(path)
+    try:
+        info: os.stat_result | None = os.lstat(name)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise error(f"{name}: can't be inspected ({exc.strerror or exc})") from None
+    if info is not None:
+        if stat.S_ISLNK(info.st_mode):
+            raise error(f"{name} is a symlink; refusing to write through it (remove it or "
+                        "pick another name)")
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"{name} is {_kind(info.st_mode)}; refusing to replace it")
+        if not force:
+            raise error(f"{name} exists; pass --force to replace it (the old file is kept "
+                        "as a .bak)")
+    directory = os.path.dirname(os.path.abspath(name))
+    backup: Path | None = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(name)}.",
+                                   suffix=".tmp")
+    except OSError as exc:
+        raise error(f"{name}: can't be written ({exc.strerror or exc})") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode("utf-8"))
+        os.chmod(tmp, stat.S_IMODE(info.st_mode) if info is not None else 0o644)
+        if info is None:
+            os.link(tmp, name)  # fails if something appeared meanwhile: never clobbered
+        else:
+            backup = _free_name(Path(name + ".bak"))
+            os.link(name, backup)
+            os.replace(tmp, name)
+    except FileExistsError:
+        raise error(f"{name} appeared while writing; not replaced") from None
+    except OSError as exc:
+        raise error(f"{name}: can't be written ({exc.strerror or exc})") from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+    return backup
+
+
+def _free_name(candidate: Path) -> Path:
+    number = 0
+    path = candidate
+    while os.path.lexists(path):
+        number += 1
+        path = candidate.with_name(f"{candidate.name}.{number}")
+    return path

@@ -41,7 +41,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
                    help="whether calls arrive over HTTP (default: by transport)")
     p.add_argument("--expect", metavar="PATH", action="append", default=[],
                    help="a path the call is expected to touch (checked; repeatable)")
-    p.add_argument("--walk-limit", metavar="N", type=int, default=10_000,
+    p.add_argument("--walk-limit", metavar="N", type=cli.positive_int, default=10_000,
                    help="stop a folder walk after N entries, saying so (default 10000)")
     p.add_argument("--no-discover", dest="discover", action="store_false",
                    help="check only the paths the catalog describes")
