@@ -21,6 +21,7 @@ from .fs import HostFS
 from .policy import TRANSPORTS, Policy, PolicyError, resolve_policy
 from .profile import ProfileError, load_profile
 from .secrets import ScrubbingWriter, collecting
+from .textsafe import SafeWriter, one_line
 from .userfiles import parse_json_line, read_text
 
 
@@ -158,14 +159,14 @@ def read_paths_file(name: str) -> list[str]:
 
 
 def _print_decision(d: Decision, out: TextIO) -> None:
-    shown = d.path.replace("\0", "\\0")
+    shown = one_line(d.path)
     if d.allowed:
-        out.write(f"ALLOWED  {d.op:<10} {shown} -> {d.resolved}\n")
+        out.write(f"ALLOWED  {d.op:<10} {shown} -> {one_line(d.resolved)}\n")
         return
     out.write(f"REFUSED  {d.op:<10} {shown}  [{d.reason}]\n")
-    out.write(f"    message: {d.message}\n")
+    out.write(f"    message: {one_line(d.message)}\n")
     if d.hint:
-        out.write(f"    hint:    {d.hint}\n")
+        out.write(f"    hint:    {one_line(d.hint)}\n")
 
 
 def warn_config(policy: Policy, err: TextIO) -> None:
@@ -202,11 +203,12 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(f"LOCAL_FILE_ACCESS resolves to {policy.mode.value} ({how})\n")
         for root in policy.roots:
             state = f"-> {root.resolved}" if not root.problem else f"({root.problem})"
-            out.write(f"  root {root.configured} {state}\n")
+            out.write(f"  root {one_line(root.configured)} {one_line(state)}\n")
         out.write("deny-list:\n")
         for e in policy.deny_list:
             flag = "exists " if e.exists else "missing"
-            out.write(f"  [{flag}] {e.resolved}  ({e.setting}{', default' if e.default else ''})\n")
+            out.write(f"  [{flag}] {one_line(e.resolved)}  "
+                      f"({e.setting}{', default' if e.default else ''})\n")
         for dd in policy.deny_dirs:
             out.write(f"  [dir    ] {dd.resolved}/  ({dd.setting}, default)\n")
         for w in (*policy.env.warnings, *policy.warnings):
@@ -282,8 +284,8 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
         parser.print_help(out)
         return 2
     with collecting() as secrets:
-        return _run(handler, args, ScrubbingWriter(out, secrets),
-                    ScrubbingWriter(err, secrets))
+        return _run(handler, args, ScrubbingWriter(SafeWriter(out), secrets),
+                    ScrubbingWriter(SafeWriter(err), secrets))
 
 
 def _run(handler: Command, args: argparse.Namespace, out: Any, err: Any) -> int:

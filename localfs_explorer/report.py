@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 
 from .secrets import masked, scrub, scrub_noted, secret_values
+from .textsafe import csv_cell
 from .userfiles import write_output
 
 if TYPE_CHECKING:
@@ -343,7 +344,7 @@ def to_csv(report: Report) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(report.columns)
     for row in report.rows:
-        writer.writerow([_cell(row.get(c)) for c in report.columns])
+        writer.writerow([csv_cell(_cell(row.get(c))) for c in report.columns])
     return buffer.getvalue()
 
 

@@ -148,11 +148,12 @@ def preload_options(args: argparse.Namespace, host_fs: bool) -> dict[str, Any]:
         else:
             # Visitors can't make the kernel read this machine's files, but the operator
             # chose this one: hand its text over as if it had been uploaded.
-            try:
-                options["env_text"] = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise ServeError(f"--env {env}: can't be read ({exc})") from None
+            from .env import MAX_ENV_BYTES
+            from .userfiles import read_text
+
+            options["env_text"] = read_text(path, ServeError, MAX_ENV_BYTES)
             options["env_name"] = path.name
+            options["env_from_operator"] = True
             if not getattr(args, "package_dir", None):
                 options["package_dir"] = str(path.resolve().parent)
     if getattr(args, "set", None):
@@ -187,11 +188,10 @@ def _preload_fs(spec: str) -> dict[str, Any]:
         raise ServeError("--fs: described hosts are not available in this installation") from None
     if "/" not in spec and not spec.endswith(".json") and spec in list_example_hosts():
         return {"target": f"example:{spec}"}
+    from .userfiles import read_text
+
     path = Path(spec).expanduser()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ServeError(f"--fs {spec}: can't be read ({exc})") from None
+    text = read_text(path, ServeError)
     return {"spec_text": text, "spec_name": path.name, "target": "upload"}
 
 

@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 from .. import cli
 from ..secrets import scrub_noted
+from ..textsafe import one_line
 from ..userfiles import write_output
 
 
@@ -359,14 +360,14 @@ def _print_changes(result: Any, out: TextIO) -> None:
         out.write(f"\n{heading}: {len(changes)}\n")
         for c in changes:
             where = f"call {c.probe}" if c.kind == "call" else c.probe
-            out.write(f"  {where}\n")
+            out.write(f"  {one_line(where)}\n")
             out.write(f"      {_verdict_word(c.before, c.kind)} -> "
                       f"{_verdict_word(c.after, c.kind)}    ({c.source})\n")
             if c.detail:
-                out.write(f"      {c.detail}\n")
+                out.write(f"      {one_line(c.detail)}\n")
             if kind == "changed_message" and c.kind == "path":
                 b, a = elide_common_start(c.before["message"], c.after["message"])
-                out.write(f"      before: {b}\n      after:  {a}\n")
+                out.write(f"      before: {one_line(b)}\n      after:  {one_line(a)}\n")
 
 
 def _outputs_and_paths(args: argparse.Namespace) -> list[str]:

@@ -8,6 +8,7 @@ import json
 from typing import Any, TextIO
 
 from .. import cli
+from ..textsafe import csv_cell, one_line
 from ..userfiles import parse_json, read_text
 
 
@@ -134,7 +135,8 @@ def cmd_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if args.json:
                 out.write(json.dumps(verdict.to_json_dict(), ensure_ascii=False) + "\n")
             elif writer:
-                writer.writerows(verdict_rows(verdict))
+                writer.writerows({k: csv_cell(v) for k, v in row.items()}
+                                 for row in verdict_rows(verdict))
             else:
                 _print_verdict(verdict, out)
             if verdict.outcome == "error":
@@ -151,12 +153,12 @@ def _print_verdict(verdict: Any, out: TextIO) -> None:
     out.write(f"{where}{verdict.name}: {verdict.outcome.upper()}  (gate {verdict.gate}"
               f"{'' if verdict.visible else ', not visible'})\n")
     if verdict.message:
-        out.write(f"    model sees: {verdict.message}\n")
+        out.write(f"    model sees: {one_line(verdict.message)}\n")
     for p in verdict.paths:
         mark = "ok     " if p.allowed else "REFUSED"
-        out.write(f"    {mark} {p.op:<10} {p.argument}: {p.path}"
+        out.write(f"    {mark} {p.op:<10} {one_line(p.argument)}: {one_line(p.path)}"
                   f"{'' if p.allowed else '  [' + p.reason + ']'}\n")
         if p.sensitive:
-            out.write(f"            advice: {p.sensitive}\n")
+            out.write(f"            advice: {one_line(p.sensitive)}\n")
     for note in verdict.notes:
-        out.write(f"    note: {note}\n")
+        out.write(f"    note: {one_line(note)}\n")

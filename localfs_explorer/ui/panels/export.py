@@ -55,17 +55,20 @@ class ExportPanel(Panel):
         ]
 
     def _prepare(self) -> None:
-        plan = self.model.export_plan
-        if plan is None or not plan.ok:
-            self.download.value = render.box("error", "Nothing to download: the export is "
-                                                      "blocked.")
+        data, note = self.model.download_text()
+        if data is None:
+            self.download.value = render.box("error", render.esc(note),
+                                             "lfe-export-download-refused")
             return
         name = (self.model.env_name or self.model.env_path or ".env").rsplit("/", 1)[-1]
-        # The link carries the file itself (secrets included), so it is made on request
-        # and dropped as soon as the plan changes.
+        # The link carries the file itself, so it is made on request and dropped as soon
+        # as the plan changes. Served to other machines, it holds no secret of the kernel's
+        # (the note says what was left out).
         self.download.value = render.download_link(
-            plan.text.encode("utf-8"), name or ".env", "text/plain",
-            f"⬇ Download {name}", "lfe-export-download-link")
+            data, name or ".env", "text/plain",
+            f"⬇ Download {name}", "lfe-export-download-link") + (
+            f'<div class="lfe-muted lfe-export-download-note">{render.esc(note)}</div>'
+            if note else "")
 
     def _write(self) -> None:
         from ...dotenv_export import ExportError
