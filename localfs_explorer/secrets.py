@@ -143,6 +143,27 @@ def note_secrets(values: Mapping[str, str | None]) -> None:
             bag |= _spellings(value)
 
 
+#: Secret values a long-lived view (the dashboard) has seen; see :func:`hide_everywhere`.
+_hidden: set[str] = set()
+
+
+def hide_everywhere(values: Iterable[str]) -> None:
+    """Remember secret values so that :func:`scrub_hidden` masks them in any text.
+
+    For views that render many pieces of text over time (the dashboard escapes every
+    piece through one function): a secret interpolated into a root or a message is then
+    masked wherever it appears. Values are only ever added; masking more is harmless.
+    """
+    for value in values:
+        if value and len(value) >= MIN_SCRUB_LENGTH:
+            _hidden.update(_spellings(value))
+
+
+def scrub_hidden(text: str) -> str:
+    """``text`` with every value passed to :func:`hide_everywhere` masked."""
+    return scrub(text, _hidden) if _hidden else text
+
+
 def scrub_noted(text: str) -> str:
     """``text`` with the secrets collected so far (by :func:`collecting`) masked."""
     bag = _collected.get()

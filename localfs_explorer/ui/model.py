@@ -43,7 +43,7 @@ from ..check import OPS
 from ..env import EnvFileError, load_env
 from ..fs import FileSystem, HostFS
 from ..policy import TRANSPORTS, PolicyError, resolve_policy
-from ..secrets import is_secret_key, scrub, secret_values
+from ..secrets import hide_everywhere, is_secret_key, scrub, secret_values
 from ..serve import ANY_OUTPUT_NAME_ENV, HOST_FS_ENV
 from ..textsafe import csv_cell
 from ..userfiles import MAX_FILE_BYTES, parse_json, read_text, size_limit_text
@@ -557,8 +557,10 @@ class ExplorerModel(HasTraits):
             self.target_label, self.target_description = label, description
             source, text = self._env_source()
             overrides = {k: v for k, v in self.overrides if k}
+            hide_everywhere(secret_values(overrides))
             env = load_env(source, overrides=overrides, unset=[k for k in self.unset if k],
                            strict=not self.lenient, text=text)
+            hide_everywhere(secret_values(env.values))
             inputs = self._policy_inputs(source, text is None)
             policy = resolve_policy(env, transport=self.transport, fs=fs, **inputs)
         except (EnvFileError, PolicyError, ExplorerError, ValueError, OSError) as exc:

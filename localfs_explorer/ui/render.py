@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..secrets import is_secret_key, shown_value
+from ..secrets import is_secret_key, scrub_hidden, shown_value
 
 #: Rows shown in one HTML table; the rest are summarised, so a pasted list of 50,000
 #: paths doesn't send megabytes of HTML to the browser on every keystroke.
@@ -68,7 +68,9 @@ def esc(value: Any) -> str:
     """HTML-escape ``value`` (None as an empty string); NUL shown as ``\\0``."""
     if value is None:
         return ""
-    return html.escape(str(value).replace("\0", "\\0"), quote=True)
+    # Every value the page shows passes here: a secret that found its way into another
+    # setting (a root built with ${CREDENTIALS_CONFIG}) is masked wherever it lands.
+    return html.escape(scrub_hidden(str(value)).replace("\0", "\\0"), quote=True)
 
 
 def badge(kind: str, text: str) -> str:
