@@ -28,8 +28,9 @@ FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 # C0 controls, DEL, C1 controls, and the bidirectional overrides/isolates that can make
 # text display in a different order than it is stored.
 _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_CONTROLS_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e"
-                                 "\u2066-\u2069]")
+# Newline and tab are layout; so is a carriage return ending a CRLF line (CSV uses them).
+_CONTROLS_BUT_LINES = re.compile("\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f"
+                                 "\u202a-\u202e\u2066-\u2069]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\0": "\\0"}
 
 

@@ -460,4 +460,8 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise cli.UsageError(str(exc)) from None
     for path in written:
         out.write(f"wrote {path}\n")
-    return 0
+    broken = [v for v in verdicts if v.outcome == "error"]
+    for verdict in broken:
+        err.write(f"error: {verdict.message}\n")
+    # A call that couldn't be read is in the report, but the run is not a clean one.
+    return 2 if broken else 0
