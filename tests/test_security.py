@@ -72,7 +72,7 @@ def _warm_imports() -> None:
     # Imports done once up front, so the traced peak is the input's cost, not theirs.
     import pandas  # noqa: F401
 
-    import localfs_explorer.commands.review  # noqa: F401
+    import localfs_explorer.commands.review
     import localfs_explorer.report  # noqa: F401
 
     run("validate")
@@ -230,7 +230,7 @@ def test_validate_says_a_nul_byte_stops_the_server(tmp_path) -> None:
     code, out, err = run("validate", "--env", env)
     assert code == 2
     assert "LOG_FILE contains a NUL byte" in err and "the server would not start" in err
-    code, out, err = run("validate", "--env", env, "--lenient")
+    code, _out, err = run("validate", "--env", env, "--lenient")
     assert code == 2 and "would not start" in err
 
 
@@ -260,7 +260,7 @@ FORGED = "/tmp/a\nALLOWED  read       /etc/shadow -> /etc/shadow\x1b[31m\x1b]0;o
 def test_a_newline_or_escape_in_a_path_cannot_forge_a_row_or_a_colour(tmp_path) -> None:
     paths = tmp_path / "paths.jsonl"
     paths.write_text(json.dumps(FORGED) + "\n")
-    code, out, err = run("check", "--paths-file", paths)
+    _code, out, err = run("check", "--paths-file", paths)
     lines = out.splitlines()
     assert lines[0].startswith("REFUSED") or lines[0].startswith("ALLOWED")
     assert not any(line.startswith("ALLOWED  read       /etc/shadow") for line in lines)
@@ -276,7 +276,7 @@ def test_control_characters_from_any_command_never_reach_the_terminal(tmp_path) 
                  ["probe", "--calls", calls, "--csv"]):
         code, out, err = run(*argv)
         assert "\x1b" not in out + err and "\x07" not in out + err, argv
-    code, out, _err = run("probe", "--calls", calls, "--json")
+    _code, out, _err = run("probe", "--calls", calls, "--json")
     # JSON output still parses to the same value: escapes are valid JSON escapes.
     assert json.loads(out.splitlines()[0])["name"] == "upload_local_file"
 
@@ -403,7 +403,7 @@ def test_hints_say_what_a_broad_root_would_expose(tmp_path, path, words) -> None
     env = tmp_path / ".env"
     env.write_text(f"LOCAL_FILE_ACCESS=roots\nLOCAL_FILE_ROOTS={tmp_path / 'shared'}\n"
                    f"HOME={home}\n")
-    code, out, _err = run("check", "--env", env, path.format(home=home))
+    _code, out, _err = run("check", "--env", env, path.format(home=home))
     hint = next(line for line in out.splitlines() if "hint:" in line)
     assert words in hint and "prefer a narrower directory" in hint, hint
 
