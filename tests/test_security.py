@@ -227,7 +227,7 @@ def test_the_real_server_does_not_start_with_a_nul_byte_in_its_env(tmp_path) -> 
 def test_validate_says_a_nul_byte_stops_the_server(tmp_path) -> None:
     env = tmp_path / ".env"
     env.write_bytes(b"LOCAL_FILE_ACCESS=full\nLOG_FILE=/tmp/a\x00b\n")
-    code, out, err = run("validate", "--env", env)
+    code, _out, err = run("validate", "--env", env)
     assert code == 2
     assert "LOG_FILE contains a NUL byte" in err and "the server would not start" in err
     code, _out, err = run("validate", "--env", env, "--lenient")
@@ -274,7 +274,7 @@ def test_control_characters_from_any_command_never_reach_the_terminal(tmp_path) 
                                  "arguments": {"local_path": FORGED}}) + "\n")
     for argv in (["probe", "--calls", calls], ["probe", "--calls", calls, "--json"],
                  ["probe", "--calls", calls, "--csv"]):
-        code, out, err = run(*argv)
+        _code, out, err = run(*argv)
         assert "\x1b" not in out + err and "\x07" not in out + err, argv
     _code, out, _err = run("probe", "--calls", calls, "--json")
     # JSON output still parses to the same value: escapes are valid JSON escapes.
