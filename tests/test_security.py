@@ -491,3 +491,185 @@ def test_serve_options_reach_the_page(monkeypatch, tmp_path) -> None:
     plan = seen["plan"]
     assert plan.token and plan.env[serve.ANY_OUTPUT_NAME_ENV] == "0"
     serve.cleanup_plan(plan)
+
+
+# ------------------------------------------------------------ the page's model (exposed)
+
+MARKER = "MARKER_KEY_ONLY_IN_THE_FILE"
+
+
+@pytest.fixture
+def marker_file(tmp_path) -> Path:
+    """A file of the serving machine the page must never read (its key names leak)."""
+    path = tmp_path / "private.json"
+    path.write_text(json.dumps({"server": {MARKER: 1}, "answers": [[{MARKER: 1}]]}))
+    return path
+
+
+def exposed_model(**options: object):
+    from localfs_explorer.ui import ExplorerModel
+
+    return ExplorerModel(host_access=False, debounce=0, target="example:traps", **options)
+
+
+def test_a_json_string_in_the_access_lists_box_is_content_not_a_path(marker_file) -> None:
+    model = exposed_model(tool_args_text=json.dumps({"local_path": "/data/tok"}),
+                          tool_name="upload_local_file")
+    model.access_text = json.dumps(str(marker_file))
+    assert "tool access lists: expected a JSON object, not str" in model.call_error
+    assert MARKER not in model.call_error
+    model.access_text = "[" * 100_000
+    assert f"nested deeper than {MAX_NESTING} levels" in model.call_error
+
+
+def test_a_json_string_in_the_session_box_is_content_not_a_path(marker_file) -> None:
+    from localfs_explorer.ui import Explorer
+
+    app = Explorer(exposed_model(), lazy=False)
+    session = app.panel("session")
+    session.text.value = json.dumps(str(marker_file))
+    assert "session: expected a JSON object or a JSON list, not str" in session.status.value
+    assert MARKER not in session.status.value
+
+
+def test_the_scenario_and_compare_panels_take_access_text_as_content(marker_file) -> None:
+    from localfs_explorer.ui import Explorer
+    from localfs_explorer.ui.model import ExplorerError
+
+    app = Explorer(exposed_model(), lazy=False)
+    app.model.access_text = json.dumps(str(marker_file))
+    with pytest.raises(ExplorerError, match="expected a JSON object, not str"):
+        app.panel("scenarios").current_config()
+    compare = app.panel("compare")
+    with pytest.raises(Exception, match="expected a JSON object, not str") as caught:
+        compare._access()
+    assert MARKER not in str(caught.value)
+
+
+def test_an_uploaded_host_spec_that_is_a_string_is_refused(marker_file) -> None:
+    model = exposed_model()
+    model.load_spec_upload("host.json", json.dumps(str(marker_file)).encode())
+    assert "expected a JSON object, not str" in model.config_error
+    assert MARKER not in model.config_error
+
+
+def test_uploads_past_the_size_limit_are_refused() -> None:
+    from localfs_explorer.ui.model import ExplorerError
+
+    model = exposed_model()
+    huge = b" " * (MAX_FILE_BYTES + 1)
+    for load in (model.load_env_upload, model.load_spec_upload, model.load_batch_upload):
+        with pytest.raises(ExplorerError, match="larger than the 16 MiB limit"):
+            load("big", huge)
+
+
+def test_exposed_the_batch_path_and_env_path_read_nothing(marker_file) -> None:
+    model = exposed_model()
+    model.load_batch_path(str(marker_file))
+    assert "upload the calls instead" in model.batch_error
+    model.load_env_path(str(marker_file))
+    assert "upload the file instead" in model.config_error and MARKER not in model.config_error
+
+
+ENV_WITH_SECRET = f'LOCAL_FILE_ACCESS=full\nCREDENTIALS_CONFIG={{"installed":"{SECRET}"}}\n'
+
+
+def test_exposed_export_of_the_operators_env_offers_no_download() -> None:
+    model = exposed_model(env_text=ENV_WITH_SECRET, env_name=".env", env_from_operator=True)
+    data, note = model.download_text()
+    assert data is None and "holds secret values" in note and SECRET not in note
+
+
+def test_exposed_export_keeps_secrets_as_in_the_visitors_own_file() -> None:
+    model = exposed_model(overrides=[("CREDENTIALS_CONFIG", "operator-secret-value"),
+                                     ("LOG_FILE", "/tmp/server.log")])
+    model.load_env_upload(".env", ENV_WITH_SECRET.encode())
+    data, note = model.download_text()
+    assert data is not None
+    text = data.decode()
+    assert "operator-secret-value" not in text and SECRET in text  # the visitor's own
+    assert "LOG_FILE=/tmp/server.log" in text
+    assert "left as they are in the source" in note and "CREDENTIALS_CONFIG" in note
+    # On the operator's own machine the file is handed over whole.
+    own = exposed_model(overrides=[("LOG_FILE", "/tmp/server.log")])
+    own.host_access = True
+    own.load_env_upload(".env", ENV_WITH_SECRET.encode())
+    data, note = own.download_text()
+    assert data is not None and note == ""
+
+
+@pytest.mark.parametrize(("name", "allowed"), [
+    (".env", True), ("prod.env", True), (".env.local", True),
+    (".bashrc", False), ("authorized_keys", False), ("env", False), ("x.envy", False),
+])
+def test_the_page_writes_only_env_looking_names(tmp_path, name, allowed) -> None:
+    from localfs_explorer.ui import ExplorerModel
+    from localfs_explorer.ui.model import ExplorerError
+
+    model = ExplorerModel(debounce=0, env_text="LOCAL_FILE_ACCESS=full\n", env_name=".env",
+                          host_access=True, any_output_name=False)
+    dest = tmp_path / name
+    if allowed:
+        model.write_export(str(dest))
+        assert dest.exists()
+    else:
+        with pytest.raises(ExplorerError, match="only files named like a .env"):
+            model.write_export(str(dest))
+        assert not dest.exists()
+        ExplorerModel(debounce=0, env_text="LOCAL_FILE_ACCESS=full\n", host_access=True,
+                      any_output_name=True).write_export(str(dest))
+        assert dest.exists()
+
+
+def test_the_serve_option_lets_any_name_through(monkeypatch) -> None:
+    from localfs_explorer.serve import ANY_OUTPUT_NAME_ENV
+    from localfs_explorer.ui import ExplorerModel
+
+    monkeypatch.setenv(ANY_OUTPUT_NAME_ENV, "1")
+    assert ExplorerModel(debounce=0).any_output_name
+    monkeypatch.setenv(ANY_OUTPUT_NAME_ENV, "0")
+    assert not ExplorerModel(debounce=0).any_output_name
+
+
+def _widget_strings(root) -> list[str]:
+    found = []
+    stack = [root]
+    while stack:
+        widget = stack.pop()
+        value = getattr(widget, "value", None)
+        if isinstance(value, str):
+            found.append(value)
+        for name in ("placeholder", "description", "tooltip"):
+            extra = getattr(widget, name, None)
+            if isinstance(extra, str):
+                found.append(extra)
+        stack.extend(getattr(widget, "children", ()) or ())
+    return found
+
+
+def test_a_preloaded_secret_override_never_reaches_a_widget() -> None:
+    from localfs_explorer.ui import Explorer
+
+    app = Explorer(exposed_model(overrides=[("API_TOKEN", "tok-preloaded-9d2e"),
+                                            ("LOG_FILE", "/tmp/log")]), lazy=False)
+    editor = app.panel("server").overrides
+    assert not any("tok-preloaded-9d2e" in s for s in _widget_strings(app))
+    key_w, value_w, _remove = editor._rows[0]
+    assert value_w.value == "" and MASK in value_w.placeholder
+    assert app.model.overrides[0] == ("API_TOKEN", "tok-preloaded-9d2e")  # kept, in use
+    key_w.value = "LOG_LEVEL"  # renamed to a shown key: the kept value is dropped
+    assert not any("tok-preloaded-9d2e" in s for s in _widget_strings(app))
+    assert ("LOG_LEVEL", "") in app.model.overrides
+
+
+def test_a_secret_interpolated_into_a_root_is_masked_in_every_widget() -> None:
+    from localfs_explorer.ui import Explorer
+
+    text = ("LOCAL_FILE_ACCESS=roots\nCREDENTIALS_CONFIG=interp-secret-77\n"
+            "LOCAL_FILE_ROOTS=/data/${CREDENTIALS_CONFIG}\n")
+    app = Explorer(exposed_model(env_text=text, env_name=".env",
+                                 paths_text="/data/interp-secret-77/x"), lazy=False)
+    strings = _widget_strings(app)
+    assert any(f"/data/{MASK}" in s for s in strings)
+    leaked = [s for s in strings if "interp-secret-77" in s and s != app.model.paths_text]
+    assert leaked == []
