@@ -613,7 +613,7 @@ def test_the_page_writes_only_env_looking_names(tmp_path, name, allowed) -> None
         model.write_export(str(dest))
         assert dest.exists()
     else:
-        with pytest.raises(ExplorerError, match="only files named like a .env"):
+        with pytest.raises(ExplorerError, match=r"only files named like a \.env"):
             model.write_export(str(dest))
         assert not dest.exists()
         ExplorerModel(debounce=0, env_text="LOCAL_FILE_ACCESS=full\n", host_access=True,
