@@ -673,3 +673,10 @@ def test_a_secret_interpolated_into_a_root_is_masked_in_every_widget() -> None:
     assert any(f"/data/{MASK}" in s for s in strings)
     leaked = [s for s in strings if "interp-secret-77" in s and s != app.model.paths_text]
     assert leaked == []
+
+
+def test_the_example_target_takes_only_shipped_names(marker_file) -> None:
+    model = exposed_model()
+    model.target = f"example:{marker_file}"
+    assert model.config_error == f"no example host called {str(marker_file)!r}"
+    assert MARKER not in model.config_error

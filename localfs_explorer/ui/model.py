@@ -502,6 +502,9 @@ class ExplorerModel(HasTraits):
             raise ExplorerError("described hosts are not available yet") from None
         if target.startswith(EXAMPLE_PREFIX):
             name = target[len(EXAMPLE_PREFIX):]
+            if name not in self.examples:
+                # load_fs takes a file name too: only the shipped examples are names here.
+                raise ExplorerError(f"no example host called {name!r}")
             fs = load_fs(name)
             from ..fs.spec import example_host_path
 
