@@ -176,6 +176,21 @@ def test_a_20000_link_symlink_chain_is_refused_at_load(tmp_path) -> None:
     assert peak < MEMORY_BOUND
 
 
+def test_a_chain_through_directory_links_is_refused_at_load(tmp_path) -> None:
+    # l_i -> /d/x_i/l_(i+1) with x_i -> /d: no link's text names the next link, yet
+    # resolving l_0 walks through all of them.
+    entries: dict[str, dict[str, str]] = {"/d": {"type": "dir"}}
+    for i in range(3000):
+        entries[f"/d/x{i}"] = {"type": "symlink", "target": "/d"}
+        entries[f"/d/l{i}"] = {"type": "symlink", "target": f"/d/x{i}/l{i + 1}"}
+    spec = tmp_path / "evade.json"
+    spec.write_text(json.dumps({"version": 1, "entries": entries}))
+    code, _out, err = run("check", "--fs", spec, "/d/l0")
+    assert code == 2 and "Traceback" not in err
+    assert f"{spec}: entry '/d/l0': resolving it follows symlinks" in err
+    assert "the limit is 256 in a chain" in err
+
+
 def test_a_short_symlink_chain_still_loads(tmp_path) -> None:
     code, out, err = run("check", "--fs", _chain_spec(tmp_path, 200), "/d/l0")
     assert code in (0, 1), err

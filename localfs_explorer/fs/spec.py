@@ -219,9 +219,35 @@ def from_spec(spec: Mapping[str, Any] | HostSpec | str | Path) -> VirtualFS:
         data = spec
     model = _validated(data, origin)
     try:
-        return _build(model)
+        fs = _build(model)
     except HostSpecError as exc:
         raise HostSpecError(f"{origin}: {exc}") from None
+    _probe_links(fs, model, origin)
+    return fs
+
+
+def _probe_links(fs: VirtualFS, spec: HostSpec, origin: str) -> None:
+    """Resolve every symlink once when there are many, refusing a spec that overflows.
+
+    :func:`_check_limits` follows chains by their text; links can also chain through
+    directory links (``a -> /d/x/b`` with ``/d/x -> /d``), which only resolving shows.
+    Resolution recurses once per link, as CPython's does, so a spec built to exhaust the
+    stack is refused here, naming the entry, instead of failing on the first check.
+    Specs with fewer links than :data:`MAX_LINK_CHAIN` can't chain that deep: skipped.
+    """
+    links = [p for p, e in spec.entries.items() if isinstance(e, SymlinkEntry)]
+    if len(links) <= MAX_LINK_CHAIN:
+        return
+    for path in links:
+        try:
+            fs.realpath(path)
+        except RecursionError:
+            raise HostSpecError(
+                f"{origin}: entry {path!r}: resolving it follows symlinks through symlinks "
+                f"too deeply to finish (the limit is {MAX_LINK_CHAIN} in a chain); "
+                "refused") from None
+        except (OSError, ValueError):
+            continue
 
 
 def _depth(path: str) -> int:
