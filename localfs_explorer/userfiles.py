@@ -23,6 +23,20 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_NESTING",
+    "check_nesting",
+    "nests_deeper_than",
+    "parse_json",
+    "parse_json_line",
+    "parse_toml",
+    "read_bytes",
+    "read_text",
+    "size_limit_text",
+    "write_output",
+]
+
 #: The largest input file read (bytes). Real sessions, host specs and access lists are a
 #: few megabytes at most; anything bigger is refused from its size without being read.
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -195,22 +209,6 @@ def parse_toml(text: str, origin: object, error: type[Exception]) -> Any:
         raise error(f"{origin}: nested too deeply; refused") from None
     except ValueError as exc:
         raise error(f"{origin}: not valid TOML ({exc})") from None
-
-
-__all__ = [
-    "MAX_FILE_BYTES",
-    "MAX_NESTING",
-    "check_nesting",
-    "nests_deeper_than",
-    "parse_json",
-    "parse_json_line",
-    "parse_toml",
-    "read_bytes",
-    "read_text",
-    "size_limit_text",
-    "write_output",
-]
-
 
 
 def write_output(path: str | os.PathLike[str], text: str, error: type[Exception], *,
