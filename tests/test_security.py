@@ -695,3 +695,18 @@ def test_the_example_target_takes_only_shipped_names(marker_file) -> None:
     model.target = f"example:{marker_file}"
     assert model.config_error == f"no example host called {str(marker_file)!r}"
     assert MARKER not in model.config_error
+
+
+def test_an_upload_past_the_limit_is_refused_by_every_upload_box(monkeypatch) -> None:
+    from ui_support import upload_value
+
+    import localfs_explorer.ui.panel as panel_module
+    from localfs_explorer.ui import Explorer
+
+    monkeypatch.setattr(panel_module, "MAX_FILE_BYTES", 1000)
+    app = Explorer(exposed_model(), lazy=False)
+    for name in ("session", "scenarios", "batch"):
+        panel = app.panel(name)
+        panel.upload.value = upload_value("big.json", b"[" * 1001)
+        assert "big.json: larger than the 1000 bytes limit; refused" in app.model.last_error
+        app.model.last_error = ""
