@@ -141,6 +141,8 @@ def nests_deeper_than(text: str, limit: int, *, toml: bool = False) -> bool:
         return False
     skeleton = (_TOML_SKIPPED if toml else _JSON_STRINGS).sub("", text)
     skeleton = _NOT_BRACKETS.sub("", skeleton).replace("{", "[").replace("}", "]")
+    if "[" * (limit + 1) in skeleton:  # the usual shape of a deep document: one search
+        return True
     for _ in range(limit):
         peeled = skeleton.replace("[]", "")
         if len(peeled) == len(skeleton):
