@@ -46,6 +46,11 @@ class ExportPanel(Panel):
         if not m.host_access:
             write_row.append(html("", '<div class="lfe-muted">Writing on the serving machine '
                                       "is off for a page served to other machines.</div>"))
+            write_row.append(html("lfe-export-secrets-rule", (
+                '<div class="lfe-muted">No secret this page holds leaves it: the download '
+                "keeps secret settings as they are in your own uploaded file (secret "
+                "overrides are not written into it), and the .env this page was started "
+                "with is not offered if it holds secrets.</div>")))
         return [
             intro, self.status, self.warnings, heading("Changes"), self.changes,
             heading("Diff"), self.diff,
