@@ -710,3 +710,39 @@ def test_an_upload_past_the_limit_is_refused_by_every_upload_box(monkeypatch) ->
         panel.upload.value = upload_value("big.json", b"[" * 1001)
         assert "big.json: larger than the 1000 bytes limit; refused" in app.model.last_error
         app.model.last_error = ""
+
+
+def test_the_export_panel_says_what_an_exposed_download_leaves_out() -> None:
+    from localfs_explorer.ui import Explorer
+
+    exposed = Explorer(exposed_model(), lazy=False).panel("export")
+    assert "No secret this page holds leaves it" in "".join(_widget_strings(exposed))
+    own = exposed_model()
+    own.host_access = True
+    assert "No secret this page holds" not in "".join(
+        _widget_strings(Explorer(own, lazy=False).panel("export")))
+
+
+def test_serving_without_a_token_warns_and_prints_no_token(monkeypatch) -> None:
+    from localfs_explorer import serve
+
+    class FakeVoila:
+        def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+            self.argv = argv
+
+        def wait(self, timeout: float | None = None) -> int:
+            return 0
+
+        def poll(self) -> int:
+            return 0
+
+    monkeypatch.setattr(serve.subprocess, "Popen", FakeVoila)
+    plan = serve.plan_serve(host="0.0.0.0", token=False, open_browser=False)
+    out, err = io.StringIO(), io.StringIO()
+    assert serve.run_plan(plan, out, err) == 0
+    assert "--no-token: anyone who can reach the port can use the page" in err.getvalue()
+    assert "token" not in out.getvalue()
+    plan = serve.plan_serve(token=True, open_browser=False)
+    out, err = io.StringIO(), io.StringIO()
+    serve.run_plan(plan, out, err)
+    assert out.getvalue().count("?token=") == 1 and "--no-token" not in err.getvalue()
