@@ -746,3 +746,21 @@ def test_serving_without_a_token_warns_and_prints_no_token(monkeypatch) -> None:
     out, err = io.StringIO(), io.StringIO()
     serve.run_plan(plan, out, err)
     assert out.getvalue().count("?token=") == 1 and "--no-token" not in err.getvalue()
+
+
+def test_report_downloads_in_the_page_mask_an_interpolated_secret() -> None:
+    import base64
+    import re
+
+    from localfs_explorer.ui import Explorer, render
+
+    text = ("LOCAL_FILE_ACCESS=roots\nCREDENTIALS_CONFIG=dl-secret-4411\n"
+            "LOCAL_FILE_ROOTS=/data/${CREDENTIALS_CONFIG}\n")
+    Explorer(exposed_model(env_text=text, env_name=".env"), lazy=False)
+    link = render.download_link(b"path,/data/dl-secret-4411/x\n", "r.csv", "text/csv",
+                                "CSV", "c")
+    data = base64.b64decode(re.search(r"base64,([^\"]+)", link).group(1))
+    assert b"dl-secret-4411" not in data and MASK.encode() in data
+    raw = render.download_link(b"K=dl-secret-4411\n", ".env", "text/plain", "env", "e",
+                               mask_secrets=False)
+    assert b"dl-secret-4411" in base64.b64decode(re.search(r"base64,([^\"]+)", raw).group(1))

@@ -9,6 +9,7 @@ Values of secret settings are masked through :mod:`localfs_explorer.secrets`.
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import json
 from collections import Counter
@@ -380,8 +381,17 @@ def batch_tables(verdicts: Sequence[Any]) -> tuple[str, str, str]:
     return by_outcome, by_tool, calls
 
 
-def download_link(data: bytes, filename: str, mime: str, label: str, css_class: str) -> str:
-    """An anchor that downloads ``data``; works in Voila, which has no kernel-side download."""
+def download_link(data: bytes, filename: str, mime: str, label: str, css_class: str,
+                  *, mask_secrets: bool = True) -> str:
+    """An anchor that downloads ``data``; works in Voila, which has no kernel-side download.
+
+    Text files are masked like everything else the page shows (a report can quote a path
+    built from a secret); only the ``.env`` export, whose point is its values, passes
+    ``mask_secrets=False``.
+    """
+    if mask_secrets:
+        with contextlib.suppress(UnicodeDecodeError):
+            data = scrub_hidden(data.decode("utf-8")).encode("utf-8")
     encoded = base64.b64encode(data).decode("ascii")
     return (
         f'<a class="{esc(css_class)}" download="{esc(filename)}" '

@@ -71,7 +71,7 @@ class ExportPanel(Panel):
         # (the note says what was left out).
         self.download.value = render.download_link(
             data, name or ".env", "text/plain",
-            f"⬇ Download {name}", "lfe-export-download-link") + (
+            f"⬇ Download {name}", "lfe-export-download-link", mask_secrets=False) + (
             f'<div class="lfe-muted lfe-export-download-note">{render.esc(note)}</div>'
             if note else "")
 
