@@ -47,7 +47,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from .errors import LocalfsError
-from .userfiles import parse_json, read_text
+from .userfiles import parse_json, parse_toml, read_text
 from .vocab import Gate
 
 __all__ = [
@@ -404,20 +404,7 @@ def access_from_mapping(data: Mapping[str, Any], *, source: str = "access lists"
 
 
 def _parse_toml(text: str, source: str) -> Any:
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        try:
-            import tomli as tomllib  # type: ignore[no-redef]
-        except ModuleNotFoundError:
-            raise AccessListError(
-                f"{source}: reading TOML needs Python 3.11+ or the 'tomli' package; "
-                "install tomli or write the access lists as JSON"
-            ) from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise AccessListError(f"{source}: not valid TOML ({exc})") from None
+    return parse_toml(text, source, AccessListError)
 
 
 def load_access(source: str | os.PathLike[str] | Mapping[str, Any]) -> ToolAccess:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import re
 from collections.abc import Iterator, Mapping
 from importlib import resources
@@ -35,6 +34,7 @@ from pydantic import (
     model_validator,
 )
 
+from . import userfiles
 from .errors import LocalfsError
 
 if TYPE_CHECKING:  # the engine is imported only for type hints, keeping this module light
@@ -329,14 +329,6 @@ def _validate(raw: Any, source: str) -> Catalog:
         raise CatalogError(f"{source}: {_entry_name(raw, tuple(first['loc']))}: {msg}") from None
 
 
-def _read_toml(text: str) -> Any:
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
-    return tomllib.loads(text)
-
-
 def load_catalog(path: str | Path | None = None) -> Catalog:
     """The shipped catalog (``path=None``) or one read from a JSON or TOML file.
 
@@ -349,25 +341,12 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
         suffix = ".json"
     else:
         source = str(path)
-        try:
-            raw_text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise CatalogError(f"{source}: can't be read ({exc.strerror or exc})") from None
-        except UnicodeDecodeError:
-            raise CatalogError(f"{source}: not UTF-8 text") from None
+        raw_text = userfiles.read_text(path, CatalogError)
         suffix = Path(path).suffix.lower()
     if suffix == ".toml":
-        try:
-            raw = _read_toml(raw_text)
-        except ModuleNotFoundError:
-            raise CatalogError(f"{source}: reading TOML needs the tomli package") from None
-        except ValueError as exc:  # tomllib.TOMLDecodeError is a ValueError
-            raise CatalogError(f"{source}: not valid TOML ({exc})") from None
+        raw = userfiles.parse_toml(raw_text, source, CatalogError)
     else:
-        try:
-            raw = json.loads(raw_text)
-        except json.JSONDecodeError as exc:
-            raise CatalogError(f"{source}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+        raw = userfiles.parse_json(raw_text, source, CatalogError)
     if isinstance(raw, Mapping) and "tools" in raw and "inputSchema" in _first_tool(raw):
         # A saved tools/list result: infer its path parameters instead of rejecting it.
         return catalog_from_tools_list(raw, source=source)

@@ -17,6 +17,7 @@ for the verdict alone.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import posixpath
@@ -517,4 +518,51 @@ def _hint(d: Decision) -> str:
     ):
         note = f" It resolves through a symlink to {resolved}; a root must contain the target."
     sep = ";" if policy.platform == "windows" else ":"
+    exposure = _root_exposure(directory, policy)
+    if exposure:
+        return (f"Adding {directory} to LOCAL_FILE_ROOTS would allow this, but {exposure}; "
+                "prefer a narrower directory that holds only the data to share (entries "
+                f"separated by '{sep}').{note}")
     return f"Add {directory} to LOCAL_FILE_ROOTS (entries separated by '{sep}').{note}"
+
+
+#: System directories whose contents a root would hand out wholesale.
+_SYSTEM_DIRS = {
+    "/etc": "system configuration, some of it secret (password hashes, TLS private keys)",
+    "/root": "the administrator's home, with its credential folders",
+    "/home": "every user's home directory, with their credential folders",
+    "/Users": "every user's home directory, with their credential folders",
+    "/var": "system state, including logs, mail and databases",
+    "/proc": "every process's environment and memory maps",
+    "/sys": "kernel and device state",
+    "/dev": "device files",
+    "/boot": "the kernel and boot loader",
+}
+
+
+def _root_exposure(directory: str, policy: Any) -> str:
+    """What adding ``directory`` as a root would expose beyond one path, or ""."""
+    from .sensitive import sensitive_match, sensitive_patterns
+
+    home = ""
+    with contextlib.suppress(Exception):
+        home = (policy.env.get("HOME") or policy.fs.home() or "").rstrip("/")
+    directory = directory.rstrip("/") or "/"
+    credential_dirs = [f"~/{p.pattern}" for p in sensitive_patterns() if p.kind == "home"][:5]
+    listed = ", ".join(credential_dirs)
+    if directory == "/":
+        return (f"a root of / exposes every file the server's account can read, including "
+                f"{home or 'the home directory'} and its credential folders ({listed})")
+    found = sensitive_match(directory, home=home or "/nonexistent")
+    if found is not None:
+        return f"{directory} {found.reason}: {found.pattern.why}"
+    if home and (directory == home or home.startswith(directory + "/")):
+        whose = "the home directory" if directory == home else "a parent of the home directory"
+        return (f"{directory} is {whose}, and every credential folder under it ({listed}) "
+                "would be readable through the server")
+    for system, what in _SYSTEM_DIRS.items():
+        if directory == system:
+            return f"{system} holds {what}"
+        if directory.startswith(system + "/"):
+            return f"{directory} is inside {system}, which holds {what}"
+    return ""

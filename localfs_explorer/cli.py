@@ -15,13 +15,16 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from . import __version__
 from .check import Decision
 from .config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from .errors import LocalfsError
 from .policy import Policy
+from .secrets import ScrubbingWriter, collecting
+from .textsafe import SafeWriter, one_line
+from .userfiles import parse_json_line, read_text
 from .vocab import OPS, PLATFORMS, TRANSPORTS
 
 
@@ -209,23 +212,27 @@ def stdin_to_file(args: argparse.Namespace, stdin: TextIO, directory: str) -> st
     return str(path)
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
 def read_paths_file(name: str) -> list[str]:
     """Paths from a file of one JSON string per line (blank lines skipped)."""
-    try:
-        with open(name, encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except OSError as exc:
-        raise UsageError(f"{name}: can't be read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{name}: not UTF-8 text") from None
+    lines = read_text(name, UsageError).splitlines()
     paths = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{name}:{number}: not a JSON string ({exc.msg})") from None
+        value, problem = parse_json_line(line)
+        if problem is not None:
+            raise UsageError(f"{name}:{number}: not a JSON string ({problem})")
         if not isinstance(value, str):
             raise UsageError(f"{name}:{number}: expected a JSON string, got {type(value).__name__}")
         paths.append(value)
@@ -233,14 +240,14 @@ def read_paths_file(name: str) -> list[str]:
 
 
 def _print_decision(d: Decision, out: TextIO) -> None:
-    shown = d.path.replace("\0", "\\0")
+    shown = one_line(d.path)
     if d.allowed:
-        out.write(f"ALLOWED  {d.op:<10} {shown} -> {d.resolved}\n")
+        out.write(f"ALLOWED  {d.op:<10} {shown} -> {one_line(d.resolved)}\n")
         return
     out.write(f"REFUSED  {d.op:<10} {shown}  [{d.reason}]\n")
-    out.write(f"    message: {d.message}\n")
+    out.write(f"    message: {one_line(d.message)}\n")
     if d.hint:
-        out.write(f"    hint:    {d.hint}\n")
+        out.write(f"    hint:    {one_line(d.hint)}\n")
 
 
 def warn_config(policy: Policy, err: TextIO) -> None:
@@ -300,11 +307,12 @@ def _validate_one(policy: Policy, args: argparse.Namespace, out: TextIO) -> int:
         out.write(f"LOCAL_FILE_ACCESS resolves to {policy.mode.value} ({how})\n")
         for root in policy.roots:
             state = f"-> {root.resolved}" if not root.problem else f"({root.problem})"
-            out.write(f"  root {root.configured} {state}\n")
+            out.write(f"  root {one_line(root.configured)} {one_line(state)}\n")
         out.write("deny-list:\n")
         for e in policy.deny_list:
             flag = "exists " if e.exists else "missing"
-            out.write(f"  [{flag}] {e.resolved}  ({e.setting}{', default' if e.default else ''})\n")
+            out.write(f"  [{flag}] {one_line(e.resolved)}  "
+                      f"({e.setting}{', default' if e.default else ''})\n")
         for dd in policy.deny_dirs:
             out.write(f"  [dir    ] {dd.resolved}/  ({dd.setting}, default)\n")
         for w in (*policy.env.warnings, *policy.warnings):
@@ -395,6 +403,14 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
     if handler is None:
         parser.print_help(out)
         return 2
+    with collecting() as secrets:
+        safe_out, safe_err = cast(TextIO, SafeWriter(out)), cast(TextIO, SafeWriter(err))
+        return _run(handler, args, stdin, ScrubbingWriter(safe_out, secrets),
+                    ScrubbingWriter(safe_err, secrets))
+
+
+def _run(handler: Command, args: argparse.Namespace, stdin: TextIO | None, out: Any,
+         err: Any) -> int:
     with tempfile.TemporaryDirectory(prefix="localfs-explorer-") as scratch:
         saved = None
         try:
@@ -405,6 +421,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
             if saved:
                 message = message.replace(saved, "<stdin>")
             err.write(f"localfs-explorer {args.command}: {message}\n")
+            return 2
+        except RecursionError:  # a backstop: input limits should have refused it earlier
+            err.write(f"localfs-explorer {args.command}: the input nests or links too "
+                      "deeply to follow; refused\n")
             return 2
         except KeyboardInterrupt:
             err.write("interrupted\n")

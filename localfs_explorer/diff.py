@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .userfiles import parse_json_line, read_text
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -378,20 +380,15 @@ def _read_calls(calls: Iterable[Any] | str | Path) -> list[Any]:
     if isinstance(calls, (str, Path)):
         from .probe import ProbeError
 
-        try:
-            text = Path(calls).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ProbeError(f"{calls}: can't be read ({exc.strerror or exc})") from None
-        except UnicodeDecodeError:
-            raise ProbeError(f"{calls}: not UTF-8 text") from None
+        text = read_text(calls, ProbeError)
         out: list[Any] = []
         for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise ProbeError(f"{calls}:{number}: not valid JSON ({exc.msg})") from None
+            value, problem = parse_json_line(line)
+            if problem is not None:
+                raise ProbeError(f"{calls}:{number}: not valid JSON ({problem})")
+            out.append(value)
         return out
     return list(calls)
 

@@ -20,6 +20,8 @@ from dotenv.variables import parse_variables
 from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import LocalfsError
+from .secrets import note_secrets
+from .userfiles import read_bytes
 
 #: The settings the policy reads. Every other key in the file is kept too.
 KNOWN_SETTINGS: tuple[str, ...] = (
@@ -96,21 +98,7 @@ def set_keys(mapping: Mapping[str, str] | None) -> frozenset[str]:
 
 def read_env_text(path: Path) -> str:
     """The text of a .env file, or an :class:`EnvFileError` saying why it can't be had."""
-    try:
-        if path.is_dir():
-            raise EnvFileError(f"{path}: is a directory, not a .env file")
-        with path.open("rb") as fh:
-            data = fh.read(MAX_ENV_BYTES + 1)
-    except EnvFileError:
-        raise
-    except FileNotFoundError:
-        raise EnvFileError(f"{path}: no such file") from None
-    except PermissionError:
-        raise EnvFileError(f"{path}: permission denied") from None
-    except OSError as exc:
-        raise EnvFileError(f"{path}: can't be read ({exc.strerror or exc})") from None
-    if len(data) > MAX_ENV_BYTES:
-        raise EnvFileError(f"{path}: larger than {MAX_ENV_BYTES // (1024 * 1024)} MiB")
+    data = read_bytes(path, EnvFileError, MAX_ENV_BYTES)
     try:
         # python-dotenv's load_dotenv reads with encoding="utf-8"; so do we.
         return data.decode("utf-8")
@@ -159,6 +147,23 @@ def resolve_env(
     return {**file_values, **process_env}
 
 
+def _refuse_nul_values(values: Mapping[str, str], process: Mapping[str, str],
+                       name: str) -> None:
+    """The server's start-up fails on a file value holding a NUL byte: say so.
+
+    python-dotenv's ``load_dotenv`` puts each file value the process doesn't already
+    have into ``os.environ``, which raises ``ValueError`` for a NUL byte; the server
+    calls it when its package is imported, so it never starts. Only key names are
+    quoted: the value may be a secret.
+    """
+    bad = sorted(key for key, value in values.items() if "\0" in value and key not in process)
+    if bad:
+        raise EnvFileError(
+            f"{name}: the value of {', '.join(bad)} contains a NUL byte; python-dotenv's "
+            "load_dotenv raises ValueError on it, so the server would not start"
+        )
+
+
 def load_env(
     path: str | os.PathLike[str] | None = None,
     *,
@@ -181,8 +186,9 @@ def load_env(
             upload); ``path`` then only names it in messages.
 
     Raises:
-        EnvFileError: the file is missing, unreadable, too large, not UTF-8, or (strict)
-            has a line python-dotenv can't parse.
+        EnvFileError: the file is missing, unreadable, too large, not UTF-8, (strict)
+            has a line python-dotenv can't parse, or (either mode) sets a value holding
+            a NUL byte, on which the server fails to start.
     """
     name = os.fspath(path) if path is not None else "<text>"
     if text is None and path is not None:
@@ -194,8 +200,10 @@ def load_env(
         if "\0" in key or "=" in key or not key:
             raise EnvFileError(f"invalid variable name in the process environment: {key!r}")
     values = resolve_env(pairs, process)
+    _refuse_nul_values(values, process, name)
     for key in unset:
         values.pop(key, None)
+    note_secrets(values)
     return ServerEnv(
         values=values,
         source=name if path is not None else None,

@@ -11,12 +11,14 @@ import json
 import os
 from typing import Any
 
-__all__ = ["HOST_FS_ENV", "PRELOAD_ENV", "load_preload"]
+__all__ = ["ANY_OUTPUT_NAME_ENV", "HOST_FS_ENV", "PRELOAD_ENV", "load_preload"]
 
 #: Environment variable read by the kernel: "0" turns off probing this machine.
 HOST_FS_ENV = "LOCALFS_EXPLORER_HOST_FS"
 #: Environment variable naming a JSON file with the configuration to preload.
 PRELOAD_ENV = "LOCALFS_EXPLORER_PRELOAD"
+#: Environment variable read by the kernel: "1" lets the page write any file name.
+ANY_OUTPUT_NAME_ENV = "LOCALFS_EXPLORER_ANY_OUTPUT_NAME"
 
 
 def load_preload() -> dict[str, Any]:

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import functools
 import html
-import json
 import posixpath
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -58,6 +57,7 @@ from .catalog import (
 )
 from .discovery import DiscoveryError, DiscoveryLimits, discover_paths, nothing_to_find
 from .errors import LocalfsError
+from .userfiles import parse_json_line, read_bytes
 from .vocab import Gate, Op, Outcome
 
 if TYPE_CHECKING:
@@ -1012,24 +1012,21 @@ def _probe(
 def _read_calls(calls: Any) -> Iterator[tuple[int | None, Any]]:
     """(line number or None, raw call or an error string) for a list or a JSONL path."""
     if isinstance(calls, (str, Path)):
-        try:
-            handle = open(calls, "rb")  # noqa: SIM115 - closed below
-        except OSError as exc:
-            raise ProbeError(f"{calls}: can't be read ({exc.strerror or exc})") from None
-        with handle:
-            for lineno, data in enumerate(handle, start=1):
-                # Decoded line by line, so one bad line is reported and the rest still run.
-                try:
-                    text = data.decode("utf-8")
-                except UnicodeDecodeError:
-                    yield lineno, _Malformed(f"line {lineno}: not UTF-8 text")
-                    continue
-                if not text.strip():
-                    continue
-                try:
-                    yield lineno, json.loads(text)
-                except json.JSONDecodeError as exc:
-                    yield lineno, _Malformed(f"line {lineno}: not valid JSON ({exc.msg})")
+        content = read_bytes(calls, ProbeError)
+        for lineno, data in enumerate(content.splitlines(), start=1):
+            # Decoded line by line, so one bad line is reported and the rest still run.
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                yield lineno, _Malformed(f"line {lineno}: not UTF-8 text")
+                continue
+            if not text.strip():
+                continue
+            value, problem = parse_json_line(text)
+            if problem is None:
+                yield lineno, value
+            else:
+                yield lineno, _Malformed(f"line {lineno}: not valid JSON ({problem})")
         return
     for item in calls:
         yield None, item

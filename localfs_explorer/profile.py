@@ -8,13 +8,13 @@ and replaceable by an operator whose build of the server differs.
 
 from __future__ import annotations
 
-import json
 from importlib import resources
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import LocalfsError
+from .userfiles import parse_json, read_text
 
 
 class ProfileError(LocalfsError):
@@ -57,12 +57,9 @@ def load_profile(path: str | Path | None = None) -> ServerProfile:
             text = resources.files("localfs_explorer").joinpath("data/server_profile.json")
             raw = text.read_text(encoding="utf-8")
         else:
-            raw = Path(path).read_text(encoding="utf-8")
-        return ServerProfile.model_validate(json.loads(raw))
-    except OSError as exc:
-        raise ProfileError(f"{path}: can't be read ({exc.strerror or exc})") from None
-    except json.JSONDecodeError as exc:
-        raise ProfileError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+            raw = read_text(path, ProfileError)
+        return ServerProfile.model_validate(parse_json(raw, path or "server profile",
+                                                       ProfileError))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])

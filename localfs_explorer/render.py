@@ -12,13 +12,14 @@ Values of secret settings are masked through :mod:`localfs_explorer.secrets`.
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .secrets import is_secret_key, shown_value
+from .secrets import is_secret_key, scrub_hidden, shown_value
 
 #: Rows shown in one HTML table; the rest are summarised, so a pasted list of 50,000
 #: paths doesn't send megabytes of HTML to the browser on every keystroke.
@@ -71,7 +72,9 @@ def esc(value: Any) -> str:
     """HTML-escape ``value`` (None as an empty string); NUL shown as ``\\0``."""
     if value is None:
         return ""
-    return html.escape(str(value).replace("\0", "\\0"), quote=True)
+    # Every value the page shows passes here: a secret that found its way into another
+    # setting (a root built with ${CREDENTIALS_CONFIG}) is masked wherever it lands.
+    return html.escape(scrub_hidden(str(value)).replace("\0", "\\0"), quote=True)
 
 
 def badge(kind: str, text: str) -> str:
@@ -381,8 +384,17 @@ def batch_tables(verdicts: Sequence[Any]) -> tuple[str, str, str]:
     return by_outcome, by_tool, calls
 
 
-def download_link(data: bytes, filename: str, mime: str, label: str, css_class: str) -> str:
-    """An anchor that downloads ``data``; works in Voila, which has no kernel-side download."""
+def download_link(data: bytes, filename: str, mime: str, label: str, css_class: str,
+                  *, mask_secrets: bool = True) -> str:
+    """An anchor that downloads ``data``; works in Voila, which has no kernel-side download.
+
+    Text files are masked like everything else the page shows (a report can quote a path
+    built from a secret); only the ``.env`` export, whose point is its values, passes
+    ``mask_secrets=False``.
+    """
+    if mask_secrets:
+        with contextlib.suppress(UnicodeDecodeError):
+            data = scrub_hidden(data.decode("utf-8")).encode("utf-8")
     encoded = base64.b64encode(data).decode("ascii")
     return (
         f'<a class="{esc(css_class)}" download="{esc(filename)}" '

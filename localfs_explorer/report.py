@@ -31,7 +31,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 
 from .errors import LocalfsError
-from .secrets import masked, scrub, secret_values
+from .secrets import masked, scrub, scrub_noted, secret_values
+from .textsafe import csv_cell
+from .userfiles import write_output
 
 if TYPE_CHECKING:
     from .check import Decision
@@ -343,7 +345,7 @@ def to_csv(report: Report) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(report.columns)
     for row in report.rows:
-        writer.writerow([_cell(row.get(c)) for c in report.columns])
+        writer.writerow([csv_cell(_cell(row.get(c))) for c in report.columns])
     return buffer.getvalue()
 
 
@@ -511,20 +513,26 @@ def format_for(path: str | os.PathLike[str]) -> str:
 
 
 def write_report(report: Report, path: str | os.PathLike[str],
-                 fmt: str | None = None) -> Path:
-    """Write ``report`` to ``path`` (format from the suffix unless ``fmt`` is given)."""
+                 fmt: str | None = None, *, force: bool = False) -> Path:
+    """Write ``report`` to ``path`` (format from the suffix unless ``fmt`` is given).
+
+    An existing file is replaced only with ``force`` (and kept as a ``.bak``); a symlink
+    at ``path`` is never written through. Secrets noted while loading the environments
+    (see :func:`~localfs_explorer.secrets.collecting`) are masked in the text.
+    """
     fmt = fmt or format_for(path)
-    text = render(report, fmt)
-    target = Path(path)
-    try:
-        target.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise ReportError(f"{path}: can't be written ({exc.strerror or exc})") from None
-    return target
+    text = scrub_noted(render(report, fmt))
+    write_output(path, text, ReportError, force=force)
+    return Path(path)
 
 
-def write_reports(report: Report, paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
-    """Write ``report`` to each path, checking every name's format before writing any."""
+def write_reports(report: Report, paths: Sequence[str | os.PathLike[str]], *,
+                  force: bool = False) -> list[Path]:
+    """Write ``report`` to each path, checking every name (format, and that an existing
+    file may be replaced) before writing any."""
     for p in paths:
         format_for(p)
-    return [write_report(report, p) for p in paths]
+        if not force and os.path.lexists(p):
+            raise ReportError(f"{p} exists; pass --force to replace it (the old file is "
+                              "kept as a .bak)")
+    return [write_report(report, p, force=force) for p in paths]

@@ -67,6 +67,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .config import ConfigError, ServerConfig, resolve_config
 from .errors import LocalfsError
 from .secrets import masked, scrub
+from .userfiles import check_nesting, read_text
 from .vocab import DENY_LABELS, OUTCOMES, REASONS, Gate, ModeName, Op, Outcome, Reason, Transport
 
 if TYPE_CHECKING:
@@ -525,6 +526,7 @@ def _describe_error(err: Mapping[str, Any], data: Any) -> tuple[list[Any], str]:
 
 def parse_scenario_text(text: str, *, name: str = "<scenarios>") -> ScenarioFile:
     """Parse and validate scenario TOML; errors name ``name`` and the line."""
+    check_nesting(text, name, ScenarioError, toml=True)
     try:
         data = _toml_loads(text)
     except ScenarioError:
@@ -585,16 +587,7 @@ def parse_scenario_text(text: str, *, name: str = "<scenarios>") -> ScenarioFile
 
 def load_scenario_file(path: str | os.PathLike[str]) -> ScenarioFile:
     """Read and validate one scenario file (see the module docstring for the format)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ScenarioError(f"{path}: is a directory, not a scenario file") from None
-    except OSError as exc:
-        raise ScenarioError(f"{path}: can't be read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise ScenarioError(f"{path}: not UTF-8 text") from None
+    text = read_text(path, ScenarioError)
     return parse_scenario_text(text, name=str(path))
 
 
@@ -1175,11 +1168,9 @@ def run_scenario_file(path: str | os.PathLike[str], *,
     """Run every scenario of one file. A malformed file is a result with ``error`` set."""
     shown = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        return FileResult(shown, error=f"{shown}: can't be read ({exc.strerror or exc})")
-    except UnicodeDecodeError:
-        return FileResult(shown, error=f"{shown}: not UTF-8 text")
+        text = read_text(path, ScenarioError)
+    except ScenarioError as exc:
+        return FileResult(shown, error=str(exc))
     return run_scenario_text(text, name=shown, base_dir=Path(path).parent, coverage=coverage)
 
 

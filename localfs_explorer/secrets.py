@@ -10,8 +10,13 @@ is not matched at all), which the policy has to show.
 
 from __future__ import annotations
 
+import contextlib
+import html
+import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
+from typing import Any, TextIO
 
 #: What a hidden value is shown as. Fixed, so it reveals nothing, not even the length.
 MASK = "••••••"
@@ -92,3 +97,89 @@ def mentions_secret_key(text: str) -> bool:
     names a secret setting anywhere, the whole text is treated as secret.
     """
     return any(is_secret_key(word) for word in _NAME.findall(text))
+
+
+# ----------------------------------------------------------- output that can't leak them
+#
+# A secret can reach another setting's value (``LOCAL_FILE_ROOTS=/tmp/${CREDENTIALS_CONFIG}``
+# interpolates it), and from there every path, message and table built from that setting.
+# Rather than mask each of those, the command line scrubs everything it prints: while
+# :func:`collecting` is active, every environment loaded adds its secret values to the
+# set, and :class:`ScrubbingWriter` replaces them in whatever is written.
+
+_collected: ContextVar[set[str] | None] = ContextVar("localfs_explorer_secrets", default=None)
+
+
+_LIST_SEPARATORS = re.compile(r"[,;:\s]+")
+
+
+def _spellings(value: str) -> set[str]:
+    """``value`` as it may appear in output: whole, as the pieces a list setting splits
+    it into (``LOCAL_FILE_ROOTS`` splits at commas), each also as inside JSON strings."""
+    pieces = {value, *_LIST_SEPARATORS.split(value)}
+    forms = set()
+    for piece in pieces:
+        forms |= {piece, json.dumps(piece)[1:-1], json.dumps(piece, ensure_ascii=False)[1:-1],
+                  html.escape(piece), html.escape(piece, quote=False)}
+    return {form for form in forms if len(form) >= MIN_SCRUB_LENGTH}
+
+
+@contextlib.contextmanager
+def collecting() -> Iterator[set[str]]:
+    """Collect the secret values of every environment loaded inside the block."""
+    bag: set[str] = set()
+    token = _collected.set(bag)
+    try:
+        yield bag
+    finally:
+        _collected.reset(token)
+
+
+def note_secrets(values: Mapping[str, str | None]) -> None:
+    """Add the secret values in ``values`` to the active :func:`collecting` set, if any."""
+    bag = _collected.get()
+    if bag is not None:
+        for value in secret_values(values):
+            bag |= _spellings(value)
+
+
+#: Secret values a long-lived view (the dashboard) has seen; see :func:`hide_everywhere`.
+_hidden: set[str] = set()
+
+
+def hide_everywhere(values: Iterable[str]) -> None:
+    """Remember secret values so that :func:`scrub_hidden` masks them in any text.
+
+    For views that render many pieces of text over time (the dashboard escapes every
+    piece through one function): a secret interpolated into a root or a message is then
+    masked wherever it appears. Values are only ever added; masking more is harmless.
+    """
+    for value in values:
+        if value and len(value) >= MIN_SCRUB_LENGTH:
+            _hidden.update(_spellings(value))
+
+
+def scrub_hidden(text: str) -> str:
+    """``text`` with every value passed to :func:`hide_everywhere` masked."""
+    return scrub(text, _hidden) if _hidden else text
+
+
+def scrub_noted(text: str) -> str:
+    """``text`` with the secrets collected so far (by :func:`collecting`) masked."""
+    bag = _collected.get()
+    return scrub(text, bag) if bag else text
+
+
+class ScrubbingWriter:
+    """A text stream wrapper that masks every value in ``secrets`` as it is written."""
+
+    def __init__(self, stream: TextIO, secrets: set[str]) -> None:
+        self._stream = stream
+        self._secrets = secrets
+
+    def write(self, text: str) -> int:
+        self._stream.write(scrub(text, self._secrets) if self._secrets else text)
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)

@@ -11,6 +11,17 @@ server's own rule (local file access off by default over HTTP) applied to oursel
 The kernel learns the decision from the ``LOCALFS_EXPLORER_HOST_FS`` environment
 variable, which :class:`~localfs_explorer.ui.ExplorerModel` honours.
 
+Whether an address is loopback is decided from the address itself, never from its
+spelling: a literal IP is parsed (``127.0.0.1``, ``::1``, ``::ffff:127.0.0.1`` are
+loopback), ``localhost`` is loopback by definition, and any other name counts as
+reachable from elsewhere without being looked up (``127.evil.example`` is a name).
+
+The page needs a token, as Jupyter's does: ``serve`` makes a random one, hands it to
+Voila in a private configuration file (never on the command line, where other users of
+the machine could read it) and prints it once, in the URL. ``--no-token`` turns that
+off. The page writes only files whose name looks like a ``.env`` unless ``serve`` was
+started with ``--allow-any-output-name``.
+
 Options shared with the other commands (``--env``, ``--set``, ``--transport``, ``--fs``
 ...) preload the dashboard with that configuration. Importing this module loads nothing
 from Jupyter; Voila is started as a separate process.
@@ -20,8 +31,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ipaddress
 import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -34,12 +47,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .errors import LocalfsError
-from .handoff import HOST_FS_ENV, PRELOAD_ENV
+from .handoff import ANY_OUTPUT_NAME_ENV, HOST_FS_ENV, PRELOAD_ENV
 from .handoff import load_preload as load_preload
 
 DEFAULT_PORT = 8866
 LOCAL_HOST = "127.0.0.1"
-_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 
 #: The dashboard's only cell: opening the notebook in Voila shows the app and nothing else.
 DASHBOARD_SOURCE = "from localfs_explorer.ui import explorer\n\nexplorer();"
@@ -62,11 +74,34 @@ class ServePlan:
     notebook: Path
     #: Files to delete when the server stops (a generated notebook, the preload file).
     cleanup: list[Path] = field(default_factory=list)
+    #: Whether the page asks for a token (it is in ``url`` then).
+    token: bool = False
+    #: Whether ``serve`` itself opens ``url`` in a browser once the server listens.
+    open_url: bool = False
 
 
 def is_loopback(host: str) -> bool:
-    """Whether ``host`` is reachable from this machine only."""
-    return host.strip().lower() in _LOOPBACK or host.startswith("127.")
+    """Whether ``host`` is reachable from this machine only.
+
+    Decided from the address, not its spelling, and without any lookup: a literal IP
+    address is loopback when it is one (IPv4-mapped IPv6 included); ``localhost`` is;
+    every other name is not, whatever it looks like.
+
+    >>> is_loopback("127.0.0.2"), is_loopback("[::1]"), is_loopback("127.evil.example")
+    (True, True, False)
+    """
+    name = host.strip().lower()
+    if name.startswith("[") and name.endswith("]"):
+        name = name[1:-1]
+    if name in ("localhost", "localhost."):
+        return True
+    try:
+        address = ipaddress.ip_address(name.split("%", 1)[0])
+    except ValueError:
+        return False  # a name, or a spelling only some resolvers accept ("127.1")
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped.is_loopback
+    return address.is_loopback
 
 
 def dashboard_notebook() -> tuple[Path, bool]:
@@ -121,26 +156,25 @@ def preload_options(args: argparse.Namespace, host_fs: bool) -> dict[str, Any]:
     if not any(given.values()) and not changed and not host_fs:
         return {}
     config = server_config(args)
+    from_operator = False
     if config.env and not host_fs:
         # Visitors can't make the kernel read this machine's files, but the operator
         # chose this one: hand its text over as if it had been uploaded.
+        from .env import MAX_ENV_BYTES
+        from .userfiles import read_text
+
         path = Path(config.env).expanduser()
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ServeError(f"--env {config.env}: can't be read ({exc})") from None
+        text = read_text(path, ServeError, MAX_ENV_BYTES)
+        from_operator = True
         config = config.model_copy(update={"env": None, "env_text": text,
                                            "env_name": path.name})
     spec = config.host
     if isinstance(spec, str) and spec != "host" and not _is_example(spec):
         # A host spec file is read here, where its path means something.
+        from .userfiles import parse_json, read_text
+
         path = Path(spec).expanduser()
-        try:
-            described = json.loads(path.read_text("utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ServeError(f"--fs {spec}: can't be read ({exc})") from None
-        except ValueError as exc:
-            raise ServeError(f"--fs {spec}: not JSON ({exc})") from None
+        described = parse_json(read_text(path, ServeError), f"--fs {spec}", ServeError)
         if not isinstance(described, dict):
             raise ServeError(f"--fs {spec}: a host spec is a JSON object")
         config = config.model_copy(update={"host": described})
@@ -150,6 +184,8 @@ def preload_options(args: argparse.Namespace, host_fs: bool) -> dict[str, Any]:
     from .ui.model import ExplorerModel
 
     options = ExplorerModel.options_for(config, spec_name=spec_name)
+    if from_operator:
+        options["env_from_operator"] = True
     if not host_fs:
         # Relative paths mean nothing to a visitor: no directory of this machine is sent.
         options.pop("host_cwd", None)
@@ -171,11 +207,15 @@ def plan_serve(
     notebook: Path | None = None,
     preload: dict[str, Any] | None = None,
     python: str | None = None,
+    token: bool | str = True,
+    any_output_name: bool = False,
 ) -> ServePlan:
     """Work out the Voila command for these options without starting anything.
 
     ``host`` None binds to 127.0.0.1. Any other host keeps this machine's filesystem out
-    of reach unless ``allow_host_fs``.
+    of reach unless ``allow_host_fs``. ``token`` True makes a random token, a string is
+    used as the token, False serves without one. ``any_output_name`` lets the page write
+    files whose name doesn't look like a ``.env``.
     """
     if not 0 <= port <= 65535:
         raise ServeError(f"--port {port}: not a TCP port")
@@ -190,7 +230,19 @@ def plan_serve(
             cleanup.append(notebook)
     env = dict(os.environ)
     env[HOST_FS_ENV] = "1" if host_fs else "0"
+    env[ANY_OUTPUT_NAME_ENV] = "1" if any_output_name else "0"
     env.pop(PRELOAD_ENV, None)
+    secret = secrets.token_urlsafe(32) if token is True else (token or "")
+    if secret:
+        # A private config directory (mode 0700) searched before every other one: the
+        # token stays out of the command line, which any local user can list.
+        config_dir = Path(tempfile.mkdtemp(prefix="localfs-explorer-voila-"))
+        (config_dir / "voila.json").write_text(
+            json.dumps({"Voila": {"token": secret}}), encoding="utf-8")
+        previous = env.get("JUPYTER_CONFIG_PATH")
+        env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
+            [str(config_dir), *([previous] if previous else [])])
+        cleanup.append(config_dir)
     if preload:
         fd, name = tempfile.mkstemp(prefix="localfs-explorer-preload-", suffix=".json")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:  # mkstemp: readable by us only
@@ -204,12 +256,16 @@ def plan_serve(
         "--Voila.port_retries=0",
         "--VoilaConfiguration.show_tracebacks=False",
     ]
-    if not open_browser:
+    if not open_browser or secret:
+        # With a token, Voila would open its login page: serve opens the tokened URL.
         argv.append("--no-browser")
     shown = f"[{bind}]" if ":" in bind and not bind.startswith("[") else bind
     url = f"http://{'127.0.0.1' if bind in ('0.0.0.0', '::') else shown}:{port}/"
+    if secret:
+        url += f"?token={secret}"
     return ServePlan(argv=argv, env=env, url=url, host=bind, port=port, host_fs=host_fs,
-                     notebook=notebook, cleanup=cleanup)
+                     notebook=notebook, cleanup=cleanup, token=bool(secret),
+                     open_url=open_browser and bool(secret))
 
 
 def run_plan(plan: ServePlan, out: TextIO, err: TextIO) -> int:
@@ -220,12 +276,18 @@ def run_plan(plan: ServePlan, out: TextIO, err: TextIO) -> int:
     if not is_loopback(plan.host):
         err.write(f"serve: listening on {plan.host}: anyone who can reach it can use the "
                   f"page; {note}\n")
+    if not plan.token:
+        err.write("serve: --no-token: anyone who can reach the port can use the page"
+                  + (" (on this machine, any of its users)\n" if is_loopback(plan.host)
+                     else "\n"))
     out.write(f"localfs-explorer dashboard: {plan.url} ({note}); Ctrl-C stops it\n")
     out.flush()
     try:
         proc = subprocess.Popen(plan.argv, env=plan.env)
     except OSError as exc:
         raise ServeError(f"can't start Voila: {exc}") from None
+    if plan.open_url:
+        threading.Thread(target=_open_when_listening, args=(plan, proc), daemon=True).start()
     previous = None
     if threading.current_thread() is threading.main_thread():
         # A service manager stops us with SIGTERM: Voila (and its kernels) must stop too,
@@ -244,12 +306,42 @@ def run_plan(plan: ServePlan, out: TextIO, err: TextIO) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
-        for path in plan.cleanup:
-            with contextlib.suppress(OSError):
-                if path.suffix == ".ipynb":
-                    shutil.rmtree(path.parent, ignore_errors=True)
-                else:
-                    path.unlink()
+        cleanup_plan(plan)
+
+
+def cleanup_plan(plan: ServePlan) -> None:
+    """Delete what :func:`plan_serve` created (notebook, preload file, token config)."""
+    for path in plan.cleanup:
+        with contextlib.suppress(OSError):
+            if path.suffix == ".ipynb":
+                shutil.rmtree(path.parent, ignore_errors=True)
+            elif path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink()
+
+
+def _open_when_listening(plan: ServePlan, proc: subprocess.Popen[bytes],
+                         timeout: float = 60) -> None:
+    """Open ``plan.url`` in a browser once the port accepts connections (loopback only)."""
+    import socket
+    import time
+    import webbrowser
+
+    deadline = time.monotonic() + timeout
+    probe_host = plan.host if is_loopback(plan.host) else None
+    if plan.host in ("0.0.0.0", "::"):
+        probe_host = "127.0.0.1"
+    while time.monotonic() < deadline and proc.poll() is None:
+        if probe_host is None:  # never connect anywhere but loopback: just give it time
+            time.sleep(3)
+            break
+        with contextlib.suppress(OSError), socket.create_connection(
+                (probe_host.strip("[]"), plan.port), timeout=1):
+            break
+        time.sleep(0.3)
+    if proc.poll() is None:
+        webbrowser.open(plan.url)
 
 
 def _check_voila() -> None:
@@ -269,7 +361,9 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         host_fs = args.host is None or is_loopback(args.host) or args.allow_host_fs
         plan = plan_serve(port=args.port, host=args.host, allow_host_fs=args.allow_host_fs,
                           open_browser=not args.no_browser,
-                          preload=preload_options(args, host_fs))
+                          preload=preload_options(args, host_fs),
+                          token=not args.no_token,
+                          any_output_name=args.allow_any_output_name)
         return run_plan(plan, out, err)
     except ServeError as exc:
         err.write(f"localfs-explorer serve: {exc}\n")
@@ -288,6 +382,12 @@ def add_serve_options(parser: argparse.ArgumentParser) -> None:
                         help="with --host: let the page probe this machine's files anyway")
     parser.add_argument("--no-browser", action="store_true",
                         help="don't open a browser window")
+    parser.add_argument("--no-token", action="store_true",
+                        help="serve the page without a token (by default a random token "
+                             "is made and printed once, in the URL)")
+    parser.add_argument("--allow-any-output-name", action="store_true",
+                        help="let the page write .env files under any name (by default "
+                             "only names that look like a .env: .env, *.env, .env.*)")
 
 
 def register(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -57,9 +58,26 @@ def wait_until_listening(url: str, proc: subprocess.Popen, timeout: float = 90) 
     raise RuntimeError(f"nothing listening at {url} after {timeout:.0f}s")
 
 
+def printed_url(log: Path, proc: subprocess.Popen, timeout: float = 30) -> str:
+    """The URL ``serve`` printed (with its token), read from its output."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        match = re.search(r"dashboard: (http://\S+)", log.read_text(errors="replace"))
+        if match:
+            return match.group(1)
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited with status {proc.returncode}")
+        time.sleep(0.1)
+    raise RuntimeError("serve printed no URL")
+
+
 @contextlib.contextmanager
 def serve(log: Path, *options: str) -> Iterator[str]:
-    """Run the real ``serve`` command on a free loopback port; stop it whatever happens."""
+    """Run the real ``serve`` command on a free loopback port; stop it whatever happens.
+
+    Yields the URL ``serve`` printed, token included. With ``--host``, the server is
+    still reached through 127.0.0.1 only.
+    """
     port = free_port()
     env = {k: v for k, v in os.environ.items()
            if k not in ("LOCALFS_EXPLORER_HOST_FS", "LOCALFS_EXPLORER_PRELOAD")}
@@ -71,8 +89,9 @@ def serve(log: Path, *options: str) -> Iterator[str]:
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
         )
         try:
-            url = f"http://127.0.0.1:{port}/"
-            wait_until_listening(url, proc)
+            url = printed_url(log, proc)
+            assert url.startswith(f"http://127.0.0.1:{port}/")
+            wait_until_listening(f"http://127.0.0.1:{port}/", proc)
             yield url
         finally:
             with contextlib.suppress(ProcessLookupError):

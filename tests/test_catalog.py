@@ -182,7 +182,7 @@ def test_duplicate_tools_and_unreadable_files(tmp_path: Path) -> None:
         load_catalog(target)
     bad = tmp_path / "bad.json"
     bad.write_text('{"tools": [\n  {"name": }\n]}')
-    with pytest.raises(CatalogError, match=r"bad\.json:2: not valid JSON"):
+    with pytest.raises(CatalogError, match=r"bad\.json: not valid JSON \(line 2"):
         load_catalog(bad)
     with pytest.raises(CatalogError, match="can't be read"):
         load_catalog(tmp_path / "missing.json")

@@ -89,7 +89,7 @@ def test_permission_denied_is_a_clear_error(tmp_path, monkeypatch):
         raise PermissionError(13, "Permission denied")
 
     # Root reads any file, so the refusal is simulated where the file is opened.
-    monkeypatch.setattr(type(path), "open", refuse)
+    monkeypatch.setattr("os.open", refuse)
     with pytest.raises(EnvFileError, match="permission denied"):
         load_env(path)
 

@@ -246,7 +246,7 @@ def test_diff_writes_a_masked_html_report(tmp_path: Path) -> None:
 
 def test_diff_bad_env_file_is_a_usage_error(tmp_path: Path) -> None:
     code, _, err = run("diff", "--before-env", tmp_path / "missing.env")
-    assert code == 2 and "missing.env: no such file" in err
+    assert code == 2 and "missing.env: can't be read (no such file)" in err
 
 
 # --- report -------------------------------------------------------------------------------

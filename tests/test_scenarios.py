@@ -354,7 +354,7 @@ def test_a_missing_env_file_is_an_error_not_a_failure(tmp_path: Path) -> None:
     run = run_scenarios([path])
     assert run.exit_code == 2 and run.passed == 1
     assert run.errors[0].endswith("'broken': line 1: env: " + str(tmp_path / "missing.env")
-                                  + ": no such file")
+                                  + ": can't be read (no such file)")
 
 
 def test_a_malformed_file_does_not_stop_the_others(tmp_path: Path) -> None:

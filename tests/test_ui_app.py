@@ -79,7 +79,7 @@ def test_secrets_are_masked_in_the_environment_table_and_override_rows(app, layo
 
 def test_a_bad_env_path_is_shown_in_the_page(app, layout) -> None:
     load(app, layout.base / "missing.env")
-    message = f"{layout.base / 'missing.env'}: no such file"
+    message = f"{layout.base / 'missing.env'}: can't be read (no such file)"
     assert message in text_of(app.header.value)
     assert message in text_of(app.panel("server").config_error.value)
     assert app.model.last_error == ""  # a user's mistake, not a crash

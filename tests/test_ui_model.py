@@ -95,7 +95,7 @@ def test_overrides_win_over_the_file_and_unset_removes(roots_model, layout) -> N
 def test_a_missing_env_is_a_clear_configuration_error(layout) -> None:
     model = ExplorerModel(env_path=str(layout.base / "nope" / ".env"), debounce=0)
     assert model.policy is None
-    assert model.config_error == f"{layout.base / 'nope' / '.env'}: no such file"
+    assert model.config_error == f"{layout.base / 'nope' / '.env'}: can't be read (no such file)"
     assert model.last_error == ""
     model.paths_text = "/etc/passwd"
     assert model.decisions == []

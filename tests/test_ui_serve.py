@@ -15,6 +15,7 @@ from localfs_explorer.serve import (
     HOST_FS_ENV,
     PRELOAD_ENV,
     ServeError,
+    cleanup_plan,
     load_preload,
     plan_serve,
     preload_options,
@@ -33,7 +34,7 @@ def parse(*argv: str) -> argparse.Namespace:
 
 
 def test_binds_to_loopback_by_default_with_this_machine_probeable() -> None:
-    plan = plan_serve(port=8899, open_browser=False)
+    plan = plan_serve(port=8899, open_browser=False, token=False)
     assert "--Voila.ip=127.0.0.1" in plan.argv and "--port=8899" in plan.argv
     assert "--no-browser" in plan.argv and "--Voila.port_retries=0" in plan.argv
     assert plan.argv[1:3] == ["-m", "voila"] and plan.argv[3] == str(plan.notebook)
@@ -131,8 +132,7 @@ def test_the_kernel_picks_up_the_preload(tmp_path, monkeypatch) -> None:
         assert load_preload() == {"transport": "sse", "overrides": [("A", "1")]}
         assert Path(plan.env[PRELOAD_ENV]).stat().st_mode & 0o077 == 0  # owner-only file
     finally:
-        for path in plan.cleanup:
-            path.unlink(missing_ok=True)
+        cleanup_plan(plan)
     monkeypatch.setenv(PRELOAD_ENV, str(tmp_path / "gone.json"))
     assert load_preload() == {}
 

@@ -21,7 +21,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", metavar="SPEC.json", required=True,
                    help="the host spec to write")
     p.add_argument("--force", action="store_true", help="replace an existing output file")
-    p.add_argument("--max-entries", type=int, default=10_000, metavar="N",
+    p.add_argument("--max-entries", type=cli.positive_int, default=10_000, metavar="N",
                    help="stop after recording N entries, saying so (default 10000)")
     p.add_argument("--max-depth", type=int, default=32, metavar="N",
                    help="don't descend more than N directories deep (default 32)")
@@ -41,13 +41,19 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
 
 def cmd_snapshot(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..fs.snapshot import SnapshotError, snapshot
+    from ..fs.spec import format_spec
+    from ..userfiles import write_output
 
+    if os.path.islink(args.output):
+        # Never written through: the link could point at any file of this machine.
+        raise cli.UsageError(f"{args.output} is a symlink; refusing to write through it "
+                             "(remove it or pick another name)")
     if os.path.lexists(args.output) and not args.force:
         raise cli.UsageError(f"{args.output} exists; pass --force to replace it")
     try:
         shot = snapshot(args.path, max_entries=args.max_entries, max_depth=args.max_depth,
                         home=args.home, cwd=args.cwd, case_insensitive=args.case_insensitive)
-        shot.write(args.output)
+        write_output(args.output, format_spec(shot.spec), cli.UsageError, force=args.force)
     except SnapshotError as exc:
         raise cli.UsageError(str(exc)) from None
     except OSError as exc:

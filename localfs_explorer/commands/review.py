@@ -22,6 +22,9 @@ import re
 from typing import Any, TextIO
 
 from .. import cli
+from ..secrets import scrub_noted
+from ..textsafe import one_line
+from ..userfiles import write_output
 from ..vocab import OPS, PLATFORMS, TRANSPORTS
 
 
@@ -42,6 +45,8 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true",
                    help="print the run as one JSON object (passed, failed, errors, cases, "
                    "coverage) instead of text")
+    p.add_argument("--force", action="store_true",
+                   help="replace existing output files (each kept as a .bak)")
     p.set_defaults(handler=cmd_test)
 
     p = sub.add_parser(
@@ -69,6 +74,8 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
                    help="the report's title")
     p.add_argument("-o", "--output", metavar="FILE", action="append", required=True,
                    help="the report to write (.html, .csv or .json; repeatable)")
+    p.add_argument("--force", action="store_true",
+                   help="replace existing output files (each kept as a .bak)")
     p.set_defaults(handler=cmd_report)
 
 
@@ -109,7 +116,18 @@ def _print_coverage(run: Any, out: TextIO) -> None:
             out.write(f"    {mark} {rule}" + (f"  ({n})" if n else "") + "\n")
 
 
-def write_junit(run: Any, path: str) -> None:
+def _check_outputs(paths: list[str], force: bool) -> None:
+    """Refuse, before any work, to replace an existing output without ``--force``."""
+    for path in paths:
+        if os.path.islink(path):
+            raise cli.UsageError(f"{path} is a symlink; refusing to write through it "
+                                 "(remove it or pick another name)")
+        if os.path.lexists(path) and not force:
+            raise cli.UsageError(f"{path} exists; pass --force to replace it (the old "
+                                 "file is kept as a .bak)")
+
+
+def write_junit(run: Any, path: str, *, force: bool = False) -> None:
     """Write ``run`` as JUnit XML: a testsuite per file, a testcase per expectation."""
     import xml.etree.ElementTree as ET
 
@@ -145,16 +163,17 @@ def write_junit(run: Any, path: str) -> None:
                     "\n".join(_case_text(c)))
     tree = ET.ElementTree(suites)
     ET.indent(tree)
-    try:
-        tree.write(path, encoding="utf-8", xml_declaration=True)
-    except OSError as exc:
-        raise cli.UsageError(f"{path}: can't be written ({exc.strerror or exc})") from None
+    buffer = io.BytesIO()
+    tree.write(buffer, encoding="utf-8", xml_declaration=True)
+    text = scrub_noted(buffer.getvalue().decode("utf-8"))
+    write_output(path, text, cli.UsageError, force=force)
 
 
 def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..report import ReportError, format_for, scenario_report, write_reports
     from ..scenarios import ScenarioError, run_scenarios
 
+    _check_outputs([*args.output, *([args.junit_xml] if args.junit_xml else [])], args.force)
     try:
         for name in args.output:
             format_for(name)
@@ -177,10 +196,10 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.coverage:
         _print_coverage(run, out)
     if args.junit_xml:
-        write_junit(run, args.junit_xml)
+        write_junit(run, args.junit_xml, force=args.force)
     if args.output:
         try:
-            write_reports(scenario_report(run), args.output)
+            write_reports(scenario_report(run), args.output, force=args.force)
         except ReportError as exc:
             raise cli.UsageError(str(exc)) from None
     if run.errors:
@@ -246,7 +265,7 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
     probes.add_argument("--over-http", action=argparse.BooleanOptionalAction, default=None,
                         help="whether requests arrive over HTTP (default: each side's "
                         "transport decides)")
-    probes.add_argument("--walk-limit", type=int, default=200, metavar="N",
+    probes.add_argument("--walk-limit", type=cli.positive_int, default=200, metavar="N",
                         help="the most folder entries one call's walks check (default 200)")
     res = p.add_argument_group("result")
     res.add_argument("--allow-new-access", action="store_true",
@@ -261,6 +280,8 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
                      "after .env's changed setting (for code scanning)")
     res.add_argument("--junit-xml", metavar="PATH",
                      help="write the changed verdicts as JUnit XML (new access fails)")
+    res.add_argument("--force", action="store_true",
+                     help="replace existing output files (each kept as a .bak)")
 
 
 class _Side:
@@ -363,14 +384,14 @@ def _print_changes(result: Any, out: TextIO) -> None:
         out.write(f"\n{heading}: {len(changes)}\n")
         for c in changes:
             where = f"call {c.probe}" if c.kind == "call" else c.probe
-            out.write(f"  {where}\n")
+            out.write(f"  {one_line(where)}\n")
             out.write(f"      {_verdict_word(c.before, c.kind)} -> "
                       f"{_verdict_word(c.after, c.kind)}    ({c.source})\n")
             if c.detail:
-                out.write(f"      {c.detail}\n")
+                out.write(f"      {one_line(c.detail)}\n")
             if kind == "changed_message" and c.kind == "path":
                 b, a = elide_common_start(c.before["message"], c.after["message"])
-                out.write(f"      before: {b}\n      after:  {a}\n")
+                out.write(f"      before: {one_line(b)}\n      after:  {one_line(a)}\n")
 
 
 def _outputs_and_paths(args: argparse.Namespace) -> list[str]:
@@ -425,7 +446,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         report = diff_report(result, before.policy, after.policy,
                              include_unchanged=args.show_unchanged)
         try:
-            write_reports(report, args.output)
+            write_reports(report, args.output, force=args.force)
         except ReportError as exc:
             raise cli.UsageError(str(exc)) from None
     if getattr(args, "sarif", None):
@@ -482,6 +503,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..report import ReportError, batch_report, write_reports
 
     paths = _outputs_and_paths(args)
+    _check_outputs(args.output, args.force)
     if not paths and not args.calls:
         raise cli.UsageError("report needs --calls FILE.jsonl, --path or --paths-file")
     policy = cli.build_policy(args)
@@ -496,9 +518,13 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     decisions = [policy.check(p, args.op, over_http=args.over_http) for p in paths]
     report = batch_report(policy, verdicts, decisions, title=args.title)
     try:
-        written = write_reports(report, args.output)
+        written = write_reports(report, args.output, force=args.force)
     except ReportError as exc:
         raise cli.UsageError(str(exc)) from None
     for path in written:
         out.write(f"wrote {path}\n")
-    return 0
+    broken = [v for v in verdicts if v.outcome == "error"]
+    for verdict in broken:
+        err.write(f"error: {verdict.message}\n")
+    # A call that couldn't be read is in the report, but the run is not a clean one.
+    return 2 if broken else 0

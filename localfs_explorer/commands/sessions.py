@@ -15,6 +15,7 @@ import json
 from typing import Any, TextIO
 
 from ..cli import UsageError, build_policy
+from ..textsafe import one_line
 
 __all__ = ["cmd_replay", "register"]
 
@@ -46,6 +47,7 @@ def register(subparsers: Any, env_options: argparse.ArgumentParser) -> None:
 
 
 def _table(rows: list[list[str]], out: TextIO) -> None:
+    rows = [[one_line(cell) for cell in row] for row in rows]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     for row in rows:
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
@@ -88,7 +90,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if told:
             out.write("\nwhat the model is told:\n")
             for c in told:
-                out.write(f"  {c.answer}.{c.call} {c.name}: {c.message}\n")
+                out.write(f"  {c.answer}.{c.call} {one_line(c.name)}: {one_line(c.message)}\n")
         out.write("\n" + replay.summary().to_text() + "\n")
     if policy.errors:
         return 2

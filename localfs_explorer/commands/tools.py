@@ -8,6 +8,8 @@ import json
 from typing import Any, TextIO
 
 from .. import cli
+from ..textsafe import csv_cell, one_line
+from ..userfiles import parse_json, read_text
 
 
 def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
@@ -42,7 +44,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
                    help="whether calls arrive over HTTP (default: by transport)")
     p.add_argument("--expect", metavar="PATH", action="append", default=[],
                    help="a path the call is expected to touch (checked; repeatable)")
-    p.add_argument("--walk-limit", metavar="N", type=int, default=10_000,
+    p.add_argument("--walk-limit", metavar="N", type=cli.positive_int, default=10_000,
                    help="stop a folder walk after N entries, saying so (default 10000)")
     p.add_argument("--no-discover", dest="discover", action="store_false",
                    help="check only the paths the catalog describes")
@@ -60,14 +62,8 @@ def load_catalog_option(args: argparse.Namespace) -> Any:
         if args.catalog:
             return load_catalog(args.catalog)
         if args.tools_list:
-            try:
-                with open(args.tools_list, encoding="utf-8") as fh:
-                    data = json.load(fh)
-            except OSError as exc:
-                raise cli.UsageError(
-                    f"{args.tools_list}: can't be read ({exc.strerror or exc})") from None
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise cli.UsageError(f"{args.tools_list}: not JSON ({exc})") from None
+            data = parse_json(read_text(args.tools_list, cli.UsageError), args.tools_list,
+                              cli.UsageError)
             return catalog_from_tools_list(data, source=args.tools_list)
     except CatalogError as exc:
         raise cli.UsageError(str(exc)) from None
@@ -141,7 +137,8 @@ def cmd_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if args.json:
                 out.write(json.dumps(verdict.to_json_dict(), ensure_ascii=False) + "\n")
             elif writer:
-                writer.writerows(verdict_rows(verdict))
+                writer.writerows({k: csv_cell(v) for k, v in row.items()}
+                                 for row in verdict_rows(verdict))
             else:
                 _print_verdict(verdict, out)
             if verdict.outcome == "error":
@@ -158,12 +155,12 @@ def _print_verdict(verdict: Any, out: TextIO) -> None:
     out.write(f"{where}{verdict.name}: {verdict.outcome.upper()}  (gate {verdict.gate}"
               f"{'' if verdict.visible else ', not visible'})\n")
     if verdict.message:
-        out.write(f"    model sees: {verdict.message}\n")
+        out.write(f"    model sees: {one_line(verdict.message)}\n")
     for p in verdict.paths:
         mark = "ok     " if p.allowed else "REFUSED"
-        out.write(f"    {mark} {p.op:<10} {p.argument}: {p.path}"
+        out.write(f"    {mark} {p.op:<10} {one_line(p.argument)}: {one_line(p.path)}"
                   f"{'' if p.allowed else '  [' + p.reason + ']'}\n")
         if p.sensitive:
-            out.write(f"            advice: {p.sensitive}\n")
+            out.write(f"            advice: {one_line(p.sensitive)}\n")
     for note in verdict.notes:
-        out.write(f"    note: {note}\n")
+        out.write(f"    note: {one_line(note)}\n")

@@ -48,6 +48,7 @@ canonical form, and ``from_spec(to_spec(fs))`` answers every question as ``fs`` 
 from __future__ import annotations
 
 import json
+import posixpath
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
@@ -58,7 +59,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..userfiles import parse_json, read_text
 from .base import FileSystem
 from .host import HostFS
-from .virtual import HostSpecError, VirtualFS
+from .virtual import PATH_MAX, HostSpecError, VirtualFS, _byte_len
 
 __all__ = [
     "SPEC_VERSION",
@@ -78,6 +79,10 @@ __all__ = [
 ]
 
 SPEC_VERSION = 1
+#: The most entries a host spec may list (a snapshot of a whole system stays well below).
+MAX_SPEC_ENTRIES = 200_000
+#: The longest run of symlinks, each leading to the next, a spec may contain.
+MAX_LINK_CHAIN = 256
 _EXAMPLES_PACKAGE = "localfs_explorer"
 _EXAMPLES_DIR = ("data", "hosts")
 
@@ -196,6 +201,7 @@ def _validated(data: Mapping[str, Any] | HostSpec, origin: str) -> HostSpec:
         return data
     if not isinstance(data, Mapping):
         raise HostSpecError(f"{origin}: a host spec is an object, not {type(data).__name__}")
+    _check_limits(data, origin)
     _precheck_raw(data, origin)
     try:
         return HostSpec.model_validate(dict(data))
@@ -213,9 +219,35 @@ def from_spec(spec: Mapping[str, Any] | HostSpec | str | Path) -> VirtualFS:
         data = spec
     model = _validated(data, origin)
     try:
-        return _build(model)
+        fs = _build(model)
     except HostSpecError as exc:
         raise HostSpecError(f"{origin}: {exc}") from None
+    _probe_links(fs, model, origin)
+    return fs
+
+
+def _probe_links(fs: VirtualFS, spec: HostSpec, origin: str) -> None:
+    """Resolve every symlink once when there are many, refusing a spec that overflows.
+
+    :func:`_check_limits` follows chains by their text; links can also chain through
+    directory links (``a -> /d/x/b`` with ``/d/x -> /d``), which only resolving shows.
+    Resolution recurses once per link, as CPython's does, so a spec built to exhaust the
+    stack is refused here, naming the entry, instead of failing on the first check.
+    Specs with fewer links than :data:`MAX_LINK_CHAIN` can't chain that deep: skipped.
+    """
+    links = [p for p, e in spec.entries.items() if isinstance(e, SymlinkEntry)]
+    if len(links) <= MAX_LINK_CHAIN:
+        return
+    for path in links:
+        try:
+            fs.realpath(path)
+        except RecursionError:
+            raise HostSpecError(
+                f"{origin}: entry {path!r}: resolving it follows symlinks through symlinks "
+                f"too deeply to finish (the limit is {MAX_LINK_CHAIN} in a chain); "
+                "refused") from None
+        except (OSError, ValueError):
+            continue
 
 
 def _depth(path: str) -> int:
@@ -301,6 +333,79 @@ def _precheck_raw(data: Mapping[str, Any], origin: str) -> None:
             f"{key!r} on {', '.join(paths)}){what}; to show one directory at two places, "
             'give the second a "bind" to the first'
         )
+
+
+def _check_limits(data: Mapping[str, Any], origin: str) -> None:
+    """Refuse a spec whose size would make loading or resolving it unbounded.
+
+    Checked on the raw JSON, before anything is built: the number of entries, the length
+    of each path and symlink target (a path of PATH_MAX bytes or more can't be looked up
+    on Linux anyway), and how many symlinks lead one to the next (resolving a chain
+    recurses once per link, as CPython's realpath does).
+    """
+    entries = data.get("entries")
+    if not isinstance(entries, Mapping):
+        return
+    if len(entries) > MAX_SPEC_ENTRIES:
+        raise HostSpecError(
+            f"{origin}: {len(entries)} entries, more than the limit of {MAX_SPEC_ENTRIES}; "
+            "refused"
+        )
+    links: dict[str, str] = {}
+    for path, entry in entries.items():
+        if isinstance(path, str) and _byte_len(path) >= PATH_MAX:
+            raise HostSpecError(
+                f"{origin}: entry {path[:60]!r}...: the path is {PATH_MAX} bytes or more "
+                "(Linux's PATH_MAX); refused"
+            )
+        if isinstance(entry, Mapping) and entry.get("type") == "symlink":
+            target = entry.get("target")
+            if isinstance(path, str) and isinstance(target, str):
+                base = posixpath.dirname(path) or "/"
+                links[path] = posixpath.normpath(posixpath.join(base, target))
+    longest, start = _longest_link_chain(links, bool(data.get("case_insensitive") is True))
+    if longest > MAX_LINK_CHAIN:
+        raise HostSpecError(
+            f"{origin}: entry {start!r} starts a chain of {longest} symlinks, more than "
+            f"the limit of {MAX_LINK_CHAIN}; refused"
+        )
+
+
+def _longest_link_chain(links: Mapping[str, str], fold: bool) -> tuple[int, str]:
+    """The longest run of symlinks each leading to the next, and where it starts.
+
+    A link leads to the link that is its target, or that its target passes through.
+    Worked out without recursion; a loop counts each of its links once.
+    """
+    key = (lambda s: s.casefold()) if fold else (lambda s: s)
+    by_key = {key(path): path for path in links}
+
+    def next_link(target: str) -> str | None:
+        prefix = ""
+        for part in target.split("/")[1:]:
+            prefix += "/" + part
+            found = by_key.get(key(prefix))
+            if found is not None:
+                return found
+        return None
+
+    lengths: dict[str, int] = {}
+    best, best_start = 0, ""
+    for start in links:
+        trail: list[str] = []
+        on_trail: set[str] = set()
+        link: str | None = start
+        while link is not None and link not in lengths and link not in on_trail:
+            trail.append(link)
+            on_trail.add(link)
+            link = next_link(links[link])
+        tail = lengths.get(link, 0) if link is not None else 0
+        for step in reversed(trail):
+            tail += 1
+            lengths[step] = tail
+        if lengths[start] > best:
+            best, best_start = lengths[start], start
+    return best, best_start
 
 
 def _check_no_entries_below_binds(spec: HostSpec, binds: list[str]) -> None:

@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from ..errors import LocalfsError
+from ..userfiles import parse_json
 
 
 class ArgumentsError(LocalfsError):
@@ -35,12 +36,7 @@ def parse_arguments(text: str) -> dict[str, Any]:
     """The arguments object in ``text`` (empty text means ``{}``)."""
     if not text.strip():
         return {}
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ArgumentsError(
-            f"arguments: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
+    value = parse_json(text, "arguments", ArgumentsError)
     if not isinstance(value, dict):
         raise ArgumentsError(f"arguments: expected a JSON object, got {type(value).__name__}")
     return value

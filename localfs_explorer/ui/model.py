@@ -45,9 +45,11 @@ from ..check import OPS
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..errors import LocalfsError
 from ..fs.spec import list_example_hosts
-from ..handoff import HOST_FS_ENV
+from ..handoff import ANY_OUTPUT_NAME_ENV, HOST_FS_ENV
 from ..policy import TRANSPORTS
-from ..secrets import scrub, secret_values
+from ..secrets import hide_everywhere, is_secret_key, scrub, secret_values
+from ..textsafe import csv_cell
+from ..userfiles import MAX_FILE_BYTES, parse_json, read_text, size_limit_text
 
 if TYPE_CHECKING:
     from ..vocab import Platform, Transport
@@ -85,6 +87,48 @@ class ExplorerError(LocalfsError):
     """An action the Explorer refuses (e.g. reading this machine's files when served)."""
 
 
+def content_json(text: str, what: str, error: type[Exception] = ExplorerError,
+                 *, kinds: tuple[type, ...] = (dict,)) -> Any:
+    """JSON typed or uploaded into the page: parsed as content, never taken for a path.
+
+    The engine's loaders take either data or a file name; a JSON string such as
+    ``"/etc/passwd"`` would make them read that file of the serving machine. So only the
+    JSON types in ``kinds`` are accepted, and the text is bounded like any input file.
+    """
+    if len(text) > MAX_FILE_BYTES:
+        raise error(f"{what}: larger than the {size_limit_text(MAX_FILE_BYTES)} limit; "
+                    "refused")
+    value = parse_json(text, what, error)
+    if not isinstance(value, kinds):
+        expected = " or ".join("a JSON object" if k is dict else "a JSON list" for k in kinds)
+        raise error(f"{what}: expected {expected}, not {type(value).__name__}")
+    return value
+
+
+def looks_like_env_name(path: str) -> bool:
+    """Whether a file name looks like a ``.env`` (``.env``, ``prod.env``, ``.env.local``)."""
+    name = os.path.basename(path.rstrip("/"))
+    return name == ".env" or name.startswith(".env.") or (
+        name.endswith(".env") and len(name) > len(".env"))
+
+
+def any_output_name_from_environ() -> bool:
+    """Whether ``serve --allow-any-output-name`` lets the page write any file name."""
+    return os.environ.get(ANY_OUTPUT_NAME_ENV, "0").strip().lower() in ("1", "true", "yes")
+
+
+def _upload_text(name: str, content: bytes | str) -> str:
+    if len(content) > MAX_FILE_BYTES:
+        raise ExplorerError(f"{name or 'upload'}: larger than the "
+                            f"{size_limit_text(MAX_FILE_BYTES)} limit; refused")
+    if isinstance(content, str):
+        return content
+    try:
+        return content.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ExplorerError(f"{name or 'upload'}: not UTF-8 text (byte {exc.start})") from None
+
+
 def host_access_from_environ() -> bool:
     """Whether this kernel may probe the machine it runs on (``serve`` decides)."""
     return os.environ.get(HOST_FS_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
@@ -111,6 +155,9 @@ class ExplorerModel(HasTraits):
     env_text = Unicode(None, allow_none=True)
     #: The uploaded file's name, for messages.
     env_name = Unicode("")
+    #: ``env_text`` is the operator's file handed over by ``serve``, not a visitor's
+    #: upload: its secrets were never the visitor's, so the page doesn't hand them out.
+    env_from_operator = Bool(False)
     #: Skip ``.env`` lines python-dotenv can't parse, as the server does (else: an error).
     lenient = Bool(False)
     #: The server process's own variables, ``(key, value)`` rows; win over the file.
@@ -148,6 +195,8 @@ class ExplorerModel(HasTraits):
     debounce = Float(0.15)
     #: May the kernel read this machine's files (target host, .env and batch paths, writes)?
     host_access = Bool(True)
+    #: May ``write_export`` write a file whose name doesn't look like a ``.env``?
+    any_output_name = Bool(False)
     examples: List[Any] = List()
 
     # ---- results
@@ -181,6 +230,7 @@ class ExplorerModel(HasTraits):
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("host_access", host_access_from_environ())
+        kwargs.setdefault("any_output_name", any_output_name_from_environ())
         self._stale: set[str] = set()
         self._hold = 1  # no recompute until every initial value is in place
         self._timer: asyncio.TimerHandle | None = None
@@ -318,10 +368,11 @@ class ExplorerModel(HasTraits):
 
     def load_env_upload(self, name: str, content: bytes | str) -> None:
         """Use an uploaded ``.env`` (the way a Voila user supplies one)."""
-        text = content.decode("utf-8") if isinstance(content, bytes) else content
+        text = _upload_text(name, content)
         with self.hold():
             self.env_path = ""
             self.env_name = name or "uploaded .env"
+            self.env_from_operator = False
             self.env_text = text
 
     def clear_env(self) -> None:
@@ -333,7 +384,7 @@ class ExplorerModel(HasTraits):
 
     def load_spec_upload(self, name: str, content: bytes | str) -> None:
         """Describe the target host with an uploaded JSON spec and select it."""
-        text = content.decode("utf-8") if isinstance(content, bytes) else content
+        text = _upload_text(name, content)
         with self.hold():
             self.spec_name = name or "uploaded host"
             self.spec_text = text
@@ -346,7 +397,7 @@ class ExplorerModel(HasTraits):
 
     def load_batch_upload(self, name: str, content: bytes | str) -> None:
         """Probe the calls of an uploaded JSONL file."""
-        text = content.decode("utf-8") if isinstance(content, bytes) else content
+        text = _upload_text(name, content)
         with self.hold():
             self.batch_path = ""
             self.batch_name = name or "uploaded calls"
@@ -378,7 +429,53 @@ class ExplorerModel(HasTraits):
             raise ExplorerError(self.export_error or "nothing to export yet")
         if not dest.strip():
             raise ExplorerError("give the path to write the .env to")
+        if not self.any_output_name and not looks_like_env_name(dest.strip()):
+            raise ExplorerError(
+                f"{dest.strip()}: the page writes only files named like a .env (.env, "
+                "NAME.env, .env.NAME); serve --allow-any-output-name lifts this")
         return plan.write(os.path.expanduser(dest.strip()), force=force)
+
+    def download_text(self) -> tuple[bytes | None, str]:
+        """The exported ``.env`` as the page may hand it to the browser, and a note.
+
+        Where this machine's files are reachable the page is the operator's own, and the
+        file is handed over whole. Otherwise no secret value leaves the kernel: secret
+        overrides are not written into the download (secret settings stay as they are
+        in the source), and when the source is the operator's file holding secrets
+        there is no download at all. The note says which.
+        """
+        self.recompute()
+        plan = self.export_plan
+        if plan is None or not plan.ok:
+            return None, "Nothing to download: the export is blocked."
+        if self.host_access:
+            return plan.text.encode("utf-8"), ""
+        from ..dotenv_export import ExportError, export_env
+
+        # Here the page can't read this machine's files: only an uploaded or handed-over
+        # .env can be the source.
+        text = self.env_text
+        source = (self.env_name or "uploaded .env") if text is not None else None
+        if text is not None and self.env_from_operator:
+            held = secret_values(dict(_raw_pairs(text)))
+            if held:
+                return None, ("No download: the .env this page was started with holds secret "
+                              "values, which a page served to other machines doesn't hand "
+                              "out. Upload your own .env to export it.")
+        kept = [k for k, _ in self.overrides if k and is_secret_key(k)]
+        try:
+            public = export_env(
+                source, text=text,
+                set={k: v for k, v in self.overrides if k and not is_secret_key(k)},
+                unset=[k for k in self.unset if k and not is_secret_key(k)],
+                validate=lambda _env: plan.policy,
+            )
+        except ExportError as exc:
+            return None, f"No download: {self.clean(str(exc))}"
+        note = ("Secret settings are left as they are in the source file"
+                + (f" (the overrides of {', '.join(sorted(kept))} are not written into it)"
+                   if kept else "") + ".")
+        return public.text.encode("utf-8"), note
 
     def batch_csv(self) -> bytes:
         """The batch result as CSV (one row per call and path), as the CLI writes it."""
@@ -389,7 +486,8 @@ class ExplorerModel(HasTraits):
         rows: list[dict[str, Any]] = []
         for v in self.batch_verdicts:
             rows.extend(verdict_rows(v))
-        return pd.DataFrame(rows, columns=list(COLUMNS)).to_csv(index=False).encode("utf-8")
+        frame = pd.DataFrame(rows, columns=list(COLUMNS)).apply(lambda c: c.map(csv_cell))
+        return frame.to_csv(index=False).encode("utf-8")
 
     # ------------------------------------------------------------------ stages
 
@@ -420,14 +518,7 @@ class ExplorerModel(HasTraits):
         if target == UPLOAD_TARGET:
             if not self.spec_text:
                 raise ExplorerError("upload a host spec (JSON) first")
-            try:
-                data = json.loads(self.spec_text)
-            except json.JSONDecodeError as exc:
-                raise ExplorerError(
-                    f"{self.spec_name}: not valid JSON (line {exc.lineno}: {exc.msg})"
-                ) from None
-            if not isinstance(data, dict):
-                raise ExplorerError(f"{self.spec_name}: a host spec is a JSON object")
+            data = content_json(self.spec_text, self.spec_name or "uploaded host")
             return data, f"uploaded host {self.spec_name}", str(data.get("description") or "")
         raise ExplorerError("no target host is available: pick one")
 
@@ -510,9 +601,12 @@ class ExplorerModel(HasTraits):
                 raise
             self.target_label, self.target_description = label, description
             config = self.server_config()
+            hide_everywhere(secret_values(dict(config.settings)))
             resolved = resolve_config(config)
             env = resolved.env
-        except (ExplorerError, ConfigError, ValueError) as exc:  # ValueError: a bad row
+            hide_everywhere(secret_values(env.values))
+        except (ExplorerError, ConfigError, ValueError, OSError) as exc:
+            # ValueError covers a bad row or host spec (HostSpecError) and the like.
             self.env = env
             self.config_error = self.clean(str(exc))
             self.policy = None
@@ -607,12 +701,7 @@ class ExplorerModel(HasTraits):
     def _access(self) -> Any:
         if not self.access_text.strip():
             return None
-        try:
-            data = json.loads(self.access_text)
-        except json.JSONDecodeError as exc:
-            raise ExplorerError(
-                f"tool access lists: not valid JSON (line {exc.lineno}: {exc.msg})"
-            ) from None
+        data = content_json(self.access_text, "tool access lists")
         from ..access import load_access
 
         return load_access(data)
@@ -647,12 +736,7 @@ class ExplorerModel(HasTraits):
                         "other machines; upload the calls instead"
                     )
                 path = os.path.expanduser(self.batch_path)
-                try:
-                    with open(path, encoding="utf-8") as fh:
-                        text = fh.read()
-                except (OSError, UnicodeDecodeError) as exc:
-                    reason = getattr(exc, "strerror", None) or str(exc)
-                    raise ExplorerError(f"{path}: can't be read ({reason})") from None
+                text = read_text(path, ExplorerError)
             total = sum(1 for line in text.splitlines() if line.strip())
             if total > MAX_BATCH_CALLS:
                 raise ExplorerError(f"{total} calls: at most {MAX_BATCH_CALLS} per batch")
@@ -678,6 +762,14 @@ class ExplorerModel(HasTraits):
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
             self.batch_rev += 1
+
+
+def _raw_pairs(text: str) -> list[tuple[str, str]]:
+    """``(key, value)`` of every binding in ``.env`` text, lines that don't parse skipped."""
+    from ..env import parse_env_text
+
+    pairs, _warnings = parse_env_text(text, strict=False)
+    return [(k, v) for k, v in pairs if v is not None]
 
 
 def _first_tool() -> str:

@@ -13,7 +13,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from .model import ExplorerModel
+from ..userfiles import MAX_FILE_BYTES, size_limit_text
+from .model import ExplorerError, ExplorerModel
 
 
 def css(widget: widgets.Widget, *classes: str) -> widgets.Widget:
@@ -137,8 +138,13 @@ class Panel(widgets.VBox):
             return None
         item = value[0] if isinstance(value, (tuple, list)) else next(iter(value.values()))
         content = item["content"]
+        name = str(item.get("name", ""))
+        if len(content) > MAX_FILE_BYTES:
+            # Bounded like every input file; the page says so instead of parsing it.
+            raise ExplorerError(f"{name or 'upload'}: larger than the "
+                                f"{size_limit_text(MAX_FILE_BYTES)} limit; refused")
         data = content.tobytes() if hasattr(content, "tobytes") else bytes(content)
-        return str(item.get("name", "")), data
+        return name, data
 
 
 def _set_if_different(widget: widgets.Widget, value: Any) -> None:

@@ -10,7 +10,6 @@ and package directories as the current one. Reports download as HTML or CSV.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import ipywidgets as widgets
@@ -140,11 +139,9 @@ class ComparePanel(Panel):
         if not text:
             return None
         from ...access import load_access
+        from ..model import content_json
 
-        try:
-            return load_access(json.loads(text))
-        except json.JSONDecodeError as exc:
-            raise CompareError(f"tool access lists: not valid JSON ({exc.msg})") from None
+        return load_access(content_json(text, "tool access lists", CompareError))
 
     def show(self) -> None:
         """Render the last comparison."""

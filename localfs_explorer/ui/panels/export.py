@@ -46,6 +46,11 @@ class ExportPanel(Panel):
         if not m.host_access:
             write_row.append(html("", '<div class="lfe-muted">Writing on the serving machine '
                                       "is off for a page served to other machines.</div>"))
+            write_row.append(html("lfe-export-secrets-rule", (
+                '<div class="lfe-muted">No secret this page holds leaves it: the download '
+                "keeps secret settings as they are in your own uploaded file (secret "
+                "overrides are not written into it), and the .env this page was started "
+                "with is not offered if it holds secrets.</div>")))
         return [
             intro, self.status, self.warnings, heading("Changes"), self.changes,
             heading("Diff"), self.diff,
@@ -55,17 +60,20 @@ class ExportPanel(Panel):
         ]
 
     def _prepare(self) -> None:
-        plan = self.model.export_plan
-        if plan is None or not plan.ok:
-            self.download.value = render.box("error", "Nothing to download: the export is "
-                                                      "blocked.")
+        data, note = self.model.download_text()
+        if data is None:
+            self.download.value = render.box("error", render.esc(note),
+                                             "lfe-export-download-refused")
             return
         name = (self.model.env_name or self.model.env_path or ".env").rsplit("/", 1)[-1]
-        # The link carries the file itself (secrets included), so it is made on request
-        # and dropped as soon as the plan changes.
+        # The link carries the file itself, so it is made on request and dropped as soon
+        # as the plan changes. Served to other machines, it holds no secret of the kernel's
+        # (the note says what was left out).
         self.download.value = render.download_link(
-            plan.text.encode("utf-8"), name or ".env", "text/plain",
-            f"⬇ Download {name}", "lfe-export-download-link")
+            data, name or ".env", "text/plain",
+            f"⬇ Download {name}", "lfe-export-download-link", mask_secrets=False) + (
+            f'<div class="lfe-muted lfe-export-download-note">{render.esc(note)}</div>'
+            if note else "")
 
     def _write(self) -> None:
         from ...dotenv_export import ExportError

@@ -13,7 +13,6 @@ saved file; they are never written anywhere the page can show.
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
@@ -29,6 +28,7 @@ from ...scenarios import (
     run_scenario_text,
 )
 from ...secrets import is_secret_key
+from ...userfiles import read_text
 from .. import render
 from ..panel import Panel, css, heading, html, wide
 
@@ -145,12 +145,9 @@ class ScenariosPanel(Panel):
             return
         path = os.path.expanduser(path.strip())
         try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = getattr(exc, "strerror", None) or str(exc)
-            self.status.value = render.box("error", render.esc(f"{path}: can't be read "
-                                                               f"({reason})"))
+            text = read_text(path, ScenarioError)
+        except ScenarioError as exc:
+            self.status.value = render.box("error", render.esc(str(exc)))
             return
         self.set_text(path, text, base_dir=os.path.dirname(os.path.abspath(path)))
 
@@ -203,6 +200,8 @@ class ScenariosPanel(Panel):
 
     def current_config(self) -> tuple[ConfigSpec, list[str]]:
         """The Explorer's configuration as a scenario config, and the secret keys left out."""
+        from ..model import content_json
+
         m = self.model
         left_out: list[str] = []
         settings: dict[str, str] = {}
@@ -227,7 +226,7 @@ class ScenariosPanel(Panel):
         elif m.target.startswith("example:"):
             config["host"] = m.target[len("example:"):]
         elif m.target == "upload" and m.spec_text:
-            config["host"] = json.loads(m.spec_text)
+            config["host"] = content_json(m.spec_text, m.spec_name or "uploaded host")
         cwd = m.cwd.strip() or (m.host_cwd if m.target == "host" else "")
         if cwd:
             config["cwd"] = cwd
@@ -239,7 +238,7 @@ class ScenariosPanel(Panel):
         if over_http is not None:
             config["over_http"] = over_http
         if m.access_text.strip():
-            config["access"] = json.loads(m.access_text)
+            config["access"] = content_json(m.access_text, "tool access lists")
         return ConfigSpec.model_validate(config), sorted(set(left_out))
 
     def save_current(self) -> None:

@@ -6,7 +6,7 @@ import ipywidgets as widgets
 
 from ...env import EnvFileError
 from ...policy import TRANSPORTS
-from ...secrets import is_secret_key
+from ...secrets import MASK, is_secret_key
 from .. import render
 from ..model import EXAMPLE_PREFIX, HOST_TARGET, UPLOAD_TARGET, ExplorerModel
 from ..panel import Panel, button, css, heading, html, label_style, layout, style, wide
@@ -16,7 +16,12 @@ class OverridesEditor(widgets.VBox):
     """Key/value rows for the server process's own variables.
 
     The value of a secret-named key (``CREDENTIALS_CONFIG``, ``*_TOKEN``...) is typed
-    into a password field, so it is never shown on screen either.
+    into a password field, so it is never shown on screen either. A password field's
+    value is still sent to the browser, so a secret the kernel already holds (preloaded
+    by ``serve --set``) is never put into one: its field stays empty with a placeholder
+    saying a value is set, and the kernel keeps the value until something is typed over
+    it. Renaming such a row's key to a non-secret name drops the kept value rather than
+    showing it.
     """
 
     def __init__(self, model: ExplorerModel) -> None:
@@ -27,6 +32,8 @@ class OverridesEditor(widgets.VBox):
                                  layout=layout(width="140px"))
         self.add_button.on_click(model.guarded(lambda _b: self.add_row(), where="overrides"))
         self._rows: list[tuple[widgets.Text, widgets.Widget, widgets.Button]] = []
+        #: Secret values held for rows whose field shows none: id(value widget) -> value.
+        self._kept: dict[int, str] = {}
         self._syncing = False
         model.observe(model.guarded(lambda _c: self._from_model(), where="overrides"),
                       names="overrides")
@@ -34,11 +41,11 @@ class OverridesEditor(widgets.VBox):
         self._from_model()
 
     def add_row(self, key: str = "", value: str = "") -> None:
-        """Append one editable row."""
+        """Append one editable row (a secret ``value`` stays in the kernel)."""
         key_w = css(widgets.Text(value=key, placeholder="KEY", layout=layout(width="34%"),
                                  style=label_style(widgets.Text, "0px")),
                     "lfe-override-key")
-        value_w = self._value_widget(key, value)
+        value_w = self._value_widget(key, value, keep=True)
         remove = button(icon="trash", tooltip="remove this variable",
                         layout=layout(width="40px"))
         row = (key_w, value_w, remove)
@@ -49,18 +56,36 @@ class OverridesEditor(widgets.VBox):
         remove.on_click(self.model.guarded(lambda _b: self._remove(row), where="overrides"))
         self._layout()
 
-    def _value_widget(self, key: str, value: str) -> widgets.Widget:
-        cls = widgets.Password if is_secret_key(key) else widgets.Text
-        return css(cls(value=value, placeholder="value", layout=layout(width="52%"),
-                       style=label_style(widgets.Text, "0px")), "lfe-override-value")
+    def _value_widget(self, key: str, value: str, *, keep: bool = False) -> widgets.Widget:
+        secret = is_secret_key(key)
+        cls = widgets.Password if secret else widgets.Text
+        kept = keep and secret and bool(value)
+        placeholder = f"{MASK} set (kept hidden); type to replace" if kept else "value"
+        widget = css(cls(value="" if kept else value, placeholder=placeholder,
+                         layout=layout(width="52%"), style=label_style(widgets.Text, "0px")),
+                     "lfe-override-value")
+        if kept:
+            self._kept[id(widget)] = value
+        return widget
+
+    def _value_of(self, widget: widgets.Widget) -> str:
+        if not widget.value and id(widget) in self._kept:
+            return self._kept[id(widget)]
+        return widget.value
 
     def _watch_value(self, widget: widgets.Widget) -> None:
-        widget.observe(self.model.guarded(lambda _c: self._to_model(), where="overrides"),
-                       names="value")
+        def changed(change: dict) -> None:
+            if change["new"]:
+                self._kept.pop(id(widget), None)  # typed over: the new value counts
+            self._to_model()
+
+        widget.observe(self.model.guarded(changed, where="overrides"), names="value")
 
     def _key_changed(self, row: tuple, key: str) -> None:
         key_w, value_w, remove = row
         if isinstance(value_w, widgets.Password) != is_secret_key(key):
+            # A kept secret is never moved into a field that shows it: it is dropped.
+            self._kept.pop(id(value_w), None)
             new_value_w = self._value_widget(key, value_w.value)
             self._watch_value(new_value_w)
             index = self._rows.index(row)
@@ -74,6 +99,7 @@ class OverridesEditor(widgets.VBox):
         self._to_model()
 
     def _remove(self, row: tuple) -> None:
+        self._kept.pop(id(row[1]), None)
         self._rows.remove(row)
         self._layout()
         self._to_model()
@@ -84,7 +110,8 @@ class OverridesEditor(widgets.VBox):
 
     def rows(self) -> list[tuple[str, str]]:
         """The rows as (key, value), in order; blank keys are kept out."""
-        return [(k.value.strip(), v.value) for k, v, _ in self._rows if k.value.strip()]
+        return [(k.value.strip(), self._value_of(v)) for k, v, _ in self._rows
+                if k.value.strip()]
 
     def _to_model(self) -> None:
         if self._syncing:
@@ -98,6 +125,7 @@ class OverridesEditor(widgets.VBox):
         self._syncing = True
         try:
             self._rows = []
+            self._kept = {}
             for key, value in wanted:
                 self.add_row(key, value)
             self._layout()

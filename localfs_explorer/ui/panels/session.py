@@ -12,6 +12,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from ...textsafe import csv_cell
 from .. import render
 from ..panel import Panel, css, heading, html, wide
 
@@ -117,7 +118,6 @@ class SessionPanel(Panel):
         self.summary.value = self.calls.value = self.csv.value = ""
 
     def refresh(self) -> None:
-        import json
 
         from ...sessions import LedgerRules, SessionError, load_session, replay_session
 
@@ -131,12 +131,11 @@ class SessionPanel(Panel):
         if policy is None:
             self._set_error("fix the configuration first")
             return
+        from ..model import content_json
+
         try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as exc:
-            self._set_error(f"session: not valid JSON (line {exc.lineno}: {exc.msg})")
-            return
-        try:
+            # Content only: a JSON string would be taken for a session file's path.
+            raw = content_json(text, "session", SessionError, kinds=(dict, list))
             session = load_session(raw)
             if len(session) > MAX_SESSION_CALLS:
                 self._set_error(f"{len(session)} calls: at most {MAX_SESSION_CALLS} per session")
@@ -185,7 +184,8 @@ class SessionPanel(Panel):
         self.calls.value = render.table(
             ["call", "tool", "gate", "asked", "decision", "outcome", "why",
              "what the model gets"], rows, css_class="lfe-session-table")
-        frame_csv = clean(replay.to_dataframe().to_csv(index=False)).encode("utf-8")
+        frame = replay.to_dataframe().apply(lambda c: c.map(csv_cell))  # no formulas
+        frame_csv = clean(frame.to_csv(index=False)).encode("utf-8")
         self.csv.value = render.download_link(
             frame_csv, "localfs-explorer-session.csv", "text/csv",
             f"⬇ Download the table as CSV ({len(replay.calls)} calls)", "lfe-session-csv-link")

@@ -1,0 +1,93 @@
+"""Showing untrusted text: paths and arguments can't forge rows, colours or formulas.
+
+Paths and tool arguments come from sessions a model composed, from call files and from
+host specs written by someone else. Printed as they are, a newline in a path would start
+a fake row of ``check`` output, an ANSI escape would recolour or erase the terminal, and
+a CSV cell starting with ``=`` would run as a formula in a spreadsheet. So:
+
+- :func:`one_line` shows a value on one line: line breaks, other control characters and
+  invisible direction overrides become visible escapes (``\\n``, ``\\x1b``, ``\\u202e``).
+- :class:`SafeWriter` wraps the command line's output streams and escapes every control
+  character but newline and tab as ``\\uXXXX``, whatever printed it: no escape sequence
+  reaches the terminal, and JSON output still parses to the same values.
+- :func:`csv_cell` neutralises a CSV cell that a spreadsheet would take for a formula
+  (starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return) by prefixing ``'``,
+  the convention spreadsheets show as a literal.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, TextIO
+
+__all__ = ["FORMULA_PREFIXES", "SafeWriter", "csv_cell", "escape_controls", "one_line"]
+
+#: First characters that make a spreadsheet read a cell as a formula.
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+# C0 controls, DEL, C1 controls, and the bidirectional overrides/isolates that can make
+# text display in a different order than it is stored.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Newline and tab are layout; so is a carriage return ending a CRLF line (CSV uses them).
+_CONTROLS_BUT_LINES = re.compile("\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f"
+                                 "\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\0": "\\0"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    named = _NAMED.get(char)
+    if named:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def one_line(value: Any) -> str:
+    """``value`` as text on one line, every control character shown as an escape.
+
+    >>> one_line("/tmp/a\\nALLOWED  read  /etc/shadow")
+    '/tmp/a\\\\nALLOWED  read  /etc/shadow'
+    """
+    text = str(value)
+    return _CONTROLS.sub(_escape, text) if _CONTROLS.search(text) else text
+
+
+def _escape_u(match: re.Match[str]) -> str:
+    # \uXXXX reads clearly in text and is also a valid escape inside a JSON string, so
+    # JSON output passing through a SafeWriter still parses to the same value.
+    return f"\\u{ord(match.group()):04x}"
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with control characters shown as ``\\uXXXX``, except newlines and tabs."""
+    if not _CONTROLS_BUT_LINES.search(text):
+        return text
+    return _CONTROLS_BUT_LINES.sub(_escape_u, text)
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet shows as text: a leading ``'`` before formula starters.
+
+    Non-strings (numbers, booleans, None) are returned unchanged: they can't be formulas.
+
+    >>> csv_cell("=HYPERLINK(\\"http://x\\")"), csv_cell("-1"), csv_cell("/tmp/a")
+    ('\\'=HYPERLINK("http://x")', "'-1", '/tmp/a')
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
+class SafeWriter:
+    """A text stream wrapper that escapes control characters (not newline or tab)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(escape_controls(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
