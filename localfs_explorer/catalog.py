@@ -217,10 +217,10 @@ class ToolHints(_Frozen):
     """A tool's MCP annotations, as the server declares them (None: not given)."""
 
     title: str | None = None
-    readOnlyHint: bool | None = None  # noqa: N815 - the MCP spelling
-    destructiveHint: bool | None = None  # noqa: N815
-    idempotentHint: bool | None = None  # noqa: N815
-    openWorldHint: bool | None = None  # noqa: N815
+    readOnlyHint: bool | None = None  # the MCP spelling
+    destructiveHint: bool | None = None
+    idempotentHint: bool | None = None
+    openWorldHint: bool | None = None
 
     @property
     def destructive(self) -> bool:
