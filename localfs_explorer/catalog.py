@@ -57,6 +57,7 @@ __all__ = [
     "PathParam",
     "Registration",
     "Tool",
+    "ToolHints",
     "catalog_from_tools_list",
     "iter_locations",
     "layer_catalog",
@@ -64,7 +65,6 @@ __all__ = [
     "parse_enabled_tools",
     "register_tools",
     "server_tools_from_tools_list",
-    "ToolHints",
 ]
 
 Op = Literal["read", "write", "direction"]
