@@ -166,6 +166,17 @@ class PathParam(_Frozen):
     #: ``{sheet}_data.json``: ``{name}`` takes the call's argument of that name. The
     #: server checks ``<dir>/<file>`` too.
     default_name: str | None = None
+    #: What the tool wants at an allowed path before it goes on, else it reports its own
+    #: error: ``exists``, a regular ``file`` or a ``dir``.
+    requires: Literal["exists", "file", "dir"] | None = None
+    #: Suffixes the tool accepts (its own error otherwise), unless ``suffix_unless``
+    #: names an argument that, given, says the format instead.
+    suffixes: tuple[str, ...] = ()
+    suffix_unless: str | None = None
+    #: A refusal fails the call; False: it fails that item (an image), the call goes on.
+    fails_call: bool = True
+    #: Keys each list item needs before its path is checked (the item fails without).
+    item_requires: tuple[str, ...] = ()
     #: A non-local argument that does the same job (e.g. inline base64 content).
     alternative: str | None = None
     note: str = ""
@@ -570,9 +581,15 @@ def _schema_arguments(schema: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def _first_line(text: Any) -> str:
+    """A description's first paragraph, on one line."""
     if not isinstance(text, str):
         return ""
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+    lines: list[str] = []
+    for line in text.strip().splitlines():
+        if not line.strip():
+            break
+        lines.append(line.strip())
+    return " ".join(lines)
 
 
 def server_tools_from_tools_list(
