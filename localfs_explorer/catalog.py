@@ -177,6 +177,9 @@ class PathParam(_Frozen):
     fails_call: bool = True
     #: Keys each list item needs before its path is checked (the item fails without).
     item_requires: tuple[str, ...] = ()
+    #: Arguments one of which the tool needs (non-empty) before checking any path, else
+    #: its own error; ``$NAME`` is the server's setting of that name instead.
+    needs_any: tuple[str, ...] = ()
     #: A non-local argument that does the same job (e.g. inline base64 content).
     alternative: str | None = None
     note: str = ""
@@ -222,6 +225,8 @@ class Argument(_Frozen):
     types: tuple[str, ...] = ()
     #: The schema's default (None also when it has none).
     default: Any = None
+    #: The only values the schema allows (a ``Literal``), when it says.
+    enum: tuple[Any, ...] | None = None
 
 
 class ToolHints(_Frozen):
@@ -294,22 +299,25 @@ class Tool(_Frozen):
         return any(p.walks for p in self.params)
 
     @functools.cached_property
-    def _argument_table(self) -> tuple[frozenset[str], tuple[str, ...], dict[str, tuple[str, ...]]]:
+    def _argument_table(self) -> tuple[frozenset[str], tuple[str, ...],
+                                       dict[str, tuple[str, ...]], dict[str, tuple[Any, ...]]]:
         args = self.arguments or ()
         return (frozenset(a.name for a in args), tuple(a.name for a in args if a.required),
-                {a.name: a.types for a in args if a.types})
+                {a.name: a.types for a in args if a.types},
+                {a.name: a.enum for a in args if a.enum is not None})
 
     def argument_error(self, arguments: Mapping[str, Any]) -> str | None:
         """The server's rejection of ``arguments`` before the tool runs, or None.
 
         The server validates a call against the tool's ``inputSchema`` first: an
         argument it doesn't declare, a required one left out, or a value of the wrong
-        JSON type (``None`` where null isn't allowed, a non-string for a string) fails
+        JSON type (``None`` where null isn't allowed, a non-string for a string) or a
+        value outside the schema's fixed choices fails
         the call before any local path is checked. Unknown when ``arguments`` is None.
         """
         if self.arguments is None:
             return None
-        names, required, types = self._argument_table
+        names, required, types, enums = self._argument_table
         problems = [f"missing required argument {r!r}" for r in required if r not in arguments]
         for key, value in arguments.items():
             if key not in names:
@@ -318,6 +326,9 @@ class Tool(_Frozen):
             want = types.get(key)
             if want and not _json_type_ok(value, want):
                 problems.append(f"{key!r} must be {' or '.join(want)}")
+            elif key in enums and value not in enums[key]:
+                problems.append(f"{key!r} must be one of "
+                                f"{', '.join(repr(v) for v in enums[key])}")
         if not problems:
             return None
         return (f"{self.name}: the server rejects the arguments before running the tool: "
@@ -564,6 +575,27 @@ def layer_catalog(server: Mapping[str, Any], local: Mapping[str, Any], *,
     }, source)
 
 
+def _schema_enum(schema: Mapping[str, Any]) -> list[Any] | None:
+    """The allowed values of a schema (``enum``/``const``, through anyOf), or None."""
+    if isinstance(schema.get("enum"), list):
+        return list(schema["enum"])
+    if "const" in schema:
+        return [schema["const"]]
+    values: list[Any] = []
+    for key in ("anyOf", "oneOf"):
+        for sub in schema.get(key) or ():
+            if not isinstance(sub, Mapping):
+                continue
+            if sub.get("type") == "null":
+                values.append(None)
+                continue
+            inner = _schema_enum(sub)
+            if inner is None:
+                return None
+            values += inner
+    return values or None
+
+
 def _schema_arguments(schema: Mapping[str, Any]) -> list[dict[str, Any]]:
     required = set(schema.get("required") or ())
     out = []
@@ -576,6 +608,9 @@ def _schema_arguments(schema: Mapping[str, Any]) -> list[dict[str, Any]]:
             arg["types"] = types
         if sub.get("default") is not None:
             arg["default"] = sub["default"]
+        enum = _schema_enum(sub)
+        if enum is not None:
+            arg["enum"] = enum
         out.append(arg)
     return out
 

@@ -685,6 +685,14 @@ class _CallProbe:
                       "its own error after the path check")
         return ok
 
+    def _listdir(self, absolute: str) -> list[str]:
+        try:
+            return sorted(self.policy.fs.listdir(absolute))
+        except (OSError, ValueError) as exc:
+            reason = getattr(exc, "strerror", None) or str(exc)
+            self.notes.append(f"can't list {absolute}: {reason}")
+            return []
+
     def _blocker(self, value: str, wants_dir: bool) -> str | None:
         """What stops ``value`` from being written: a non-directory where a directory
         must be (or a symlink to nothing), as the server checks before writing."""
@@ -764,6 +772,16 @@ class _CallProbe:
         items = self.arguments.get(name)
         if not isinstance(items, (list, tuple)):
             return
+        if param.item_requires and not items:
+            self.fail(f"{tool.name}: the {name} list is empty (the tool's own error)")
+            return
+        if param.needs_any and not any(
+            self.policy.env.get(n[1:]) if n.startswith("$") else self.arg(n)
+            for n in param.needs_any
+        ):
+            self.fail(f"{tool.name}: needs {' or '.join(param.needs_any)} before it checks "
+                      "any path (the tool's own error)")
+            return
         alt_key = param.alternative.rpartition(".")[2] if param.alternative else None
         kind = "attachment" if alt_key else "image" if not param.fails_call else "path"
         for i, item in enumerate(items):
@@ -791,6 +809,11 @@ class _CallProbe:
             d = self.check(value, param.op)
             self.record(d, label, kind=kind, tier=tier, step="failed",
                         fails_call=param.fails_call)
+            if d.allowed and param.requires is not None:
+                if param.fails_call:
+                    self._requires(tool, param.requires, label, value)
+                elif not _is_file(self.policy.fs, _absolute(self.policy, value)):
+                    self.notes.append(f"{label}: no file at {value!r}; that item fails")
 
     # -- folder walks --
 

@@ -17,11 +17,28 @@ from localfs_explorer.probe import (
     ProbeError,
     extract_image_sources,
     iter_call_verdicts,
-    probe_call,
     probe_calls,
 )
+from localfs_explorer.probe import probe_call as probe_exactly
 
 CATALOG = load_catalog()
+_PLACEHOLDERS = {"array": [], "boolean": False, "integer": 1, "number": 1}
+
+
+def full(name: str, arguments: dict | None) -> dict:
+    """``arguments`` with each required argument the test doesn't care about filled in."""
+    tool = CATALOG.get(name)
+    out = dict(arguments or {})
+    for a in (tool.arguments or ()) if tool is not None else ():
+        if a.required and a.name not in out:
+            kind = next((t for t in a.types if t != "null"), "string")
+            out[a.name] = _PLACEHOLDERS.get(kind, f"<{a.name}>")
+    return out
+
+
+def probe_call(policy, name, arguments=None, **options):
+    """The probe, on a call whose required arguments are all given (see :func:`full`)."""
+    return probe_exactly(policy, name, full(name, arguments), **options)
 
 
 class RecordingFS(HostFS):
@@ -84,7 +101,7 @@ def verdict_paths(verdict) -> dict[str, tuple[bool, str]]:
 def test_a_refused_required_path_is_the_refusal_message(layout: Layout) -> None:
     policy = layout.roots()
     target = str(layout.outside / "other.txt")
-    v = probe_call(policy, "upload_local_file", {"local_path": target, "folder_id": "F"})
+    v = probe_call(policy, "upload_local_file", {"local_path": target, "parent_folder_id": "F"})
     assert v.outcome == "refused" and v.registered and v.visible and v.gate == "execute"
     assert v.message == policy.check_read(target).message
     assert v.message.startswith(f"{target} is outside this server's LOCAL_FILE_ROOTS")
@@ -229,7 +246,7 @@ def test_a_refused_image_fails_that_image_and_the_doc_is_still_written(layout: L
 
 def test_images_only_remote_is_ok(layout: Layout) -> None:
     v = probe_call(layout.roots(), "write_doc_content",
-                   {"document_id": "D", "content": "![w](https://example.com/a.png)"})
+                   {"doc_id": "D", "content": "![w](https://example.com/a.png)"})
     assert v.outcome == "ok" and not [p for p in v.paths if p.kind == "image"]
 
 
@@ -297,16 +314,18 @@ CHOKE_POINTS = [
     ("upload_local_file read", "upload_local_file", {"local_path": "{d}/report.csv"}),
     ("upload_local_folder per file", "upload_local_folder", {"local_path": "{d}"}),
     ("insert_local_images", "insert_local_images",
-     {"document_id": "D", "images": [{"local_path": "{d}/report.csv"}]}),
-    ("markdown images", "create_doc", {"title": "T", "content": "![x]({d}/report.csv)"}),
+     {"doc_id": "D", "folder_id": "F",
+      "images": [{"marker": "M", "local_path": "{d}/report.csv"}]}),
+    ("markdown images", "create_doc",
+     {"title": "T", "content": "![x]({d}/report.csv)", "content_format": "markdown"}),
     ("html images", "write_doc_content",
-     {"document_id": "D", "content": "<img src=\"{d}/report.csv\">"}),
+     {"doc_id": "D", "content": "<img src=\"{d}/report.csv\">"}),
     ("upload_local_folder root", "upload_local_folder", {"local_path": "{d}/sub"}),
     ("create_doc_from_file", "create_doc_from_file", {"local_path": "{d}/report.csv"}),
     ("update_doc_from_file", "update_doc_from_file",
-     {"document_id": "D", "local_path": "{d}/report.csv"}),
+     {"doc_id": "D", "local_path": "{d}/report.csv"}),
     ("import_csv_to_sheet", "import_csv_to_sheet",
-     {"spreadsheet_id": "S", "local_path": "{d}/report.csv"}),
+     {"title": "S", "local_path": "{d}/report.csv"}),
     ("send_message attachments", "send_message",
      {"to": "a@example.com", "attachments": [{"local_path": "{d}/report.csv"}]}),
     ("create_draft attachments", "create_draft",
@@ -320,7 +339,7 @@ CHOKE_POINTS = [
     ("sync_folder result_local_path", "sync_folder",
      {"folder_id": "F", "local_path": "{d}", "result_local_path": "{d}/result.json"}),
     *[
-        (f"{name} local_path", name, {"id": "X", "local_path": "{d}/result.json"})
+        (f"{name} local_path", name, {"local_path": "{d}/result.json"})
         for name in ("get_sheet_data", "get_multiple_sheet_data",
                      "get_multiple_spreadsheet_summary", "find_in_spreadsheet",
                      "get_doc_content", "find_in_doc", "get_doc_as_markdown", "get_message",
@@ -423,7 +442,7 @@ def walked(layout: Layout) -> Layout:
 def test_upload_folder_with_an_escaping_symlink(walked: Layout, dry_run: bool) -> None:
     policy = walked.roots()
     v = probe_call(policy, "upload_local_folder",
-                   {"local_path": str(walked.data), "folder_id": "F", "dry_run": dry_run})
+                   {"local_path": str(walked.data), "parent_folder_id": "F", "dry_run": dry_run})
     assert v.outcome == "partial" and v.message == ""
     entries = {p.path: (p.allowed, p.step) for p in v.paths if p.kind == "entry"}
     d = str(walked.data)
