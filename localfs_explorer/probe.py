@@ -761,8 +761,14 @@ class _CallProbe:
                 return
         else:
             name = _safe_filename(name)
-        d = self.check(_child(_spelled(value), name), "write")
+        target = _child(_spelled(value), name)
+        d = self.check(target, "write")
         self.record(d, label, kind="path", tier=tier)
+        if d.allowed:
+            fs, absolute = self.policy.fs, _absolute(self.policy, target)
+            if fs.is_dir(absolute) or (fs.is_symlink(absolute) and not fs.exists(absolute)):
+                self.fail(f"{tool.name}: {target!r} can't be written: a directory or a "
+                          "symlink to nothing is there (the tool's own error)")
 
     def run_items(self, tool: Tool, param: PathParam, shape: tuple[str, str], tier: str,
                   checked: set[str]) -> None:
