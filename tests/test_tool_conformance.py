@@ -261,6 +261,7 @@ def test_probe_matches_the_servers_tool_code(layout, monkeypatch, harness, tmp_p
                           local_only=CATALOG.get(name).local_only)
         per_tool[name] = per_tool.get(name, 0) + 1
         outcomes[run.outcome] = outcomes.get(run.outcome, 0) + 1
+
         for problem in compare(name, run, verdict):
             differences.append(f"#{i} {policy.mode.value} {name}({args!r}) drive={names}: "
                                f"{problem}")
