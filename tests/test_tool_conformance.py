@@ -33,7 +33,7 @@ from localfs_explorer.catalog import load_catalog
 from localfs_explorer.probe import probe_call
 
 pytest.importorskip("mcp_gee_sweet")
-from tool_fakes import Drive, ServerHarness  # noqa: E402
+from tool_fakes import Drive, ServerHarness
 
 CALLS = int(os.environ.get("LOCALFS_CONFORMANCE_CALLS", "150"))
 CATALOG = load_catalog()
@@ -77,7 +77,7 @@ def path_pool(layout) -> list[str]:
 
 
 def image_text(rng: random.Random, pool: list[str], markdown: bool) -> str:
-    srcs = rng.sample(pool[:20], 3) + ["https://example.com/x.png", "drive:abc"]
+    srcs = [*rng.sample(pool[:20], 3), "https://example.com/x.png", "drive:abc"]
     parts = []
     for i, src in enumerate(srcs):
         if markdown:
@@ -93,7 +93,7 @@ def image_text(rng: random.Random, pool: list[str], markdown: bool) -> str:
         else:
             parts.append(rng.choice([f'<p><img src="{src}"></p>', f"![m]({src})",
                                      f'<pre><img src="{src}"></pre>']))
-    return "\n\n".join(p for p in parts if "(" + ")" not in p and "]: \n" not in p)
+    return "\n\n".join(parts)
 
 
 def arguments_for(rng: random.Random, name: str, pool: list[str]) -> dict:
@@ -113,9 +113,8 @@ def arguments_for(rng: random.Random, name: str, pool: list[str]) -> dict:
             else:
                 args[a.name] = f"X{a.name}"
     p = lambda: rng.choice(pool)  # noqa: E731
-    if "local_path" in args or any(a.name == "local_path" for a in tool.arguments):
-        if rng.random() < 0.85:
-            args["local_path"] = p()
+    if any(a.name == "local_path" for a in tool.arguments) and rng.random() < 0.85:
+        args["local_path"] = p()
     if name in ("get_multiple_sheet_data",):
         args["queries"] = [{"spreadsheet_id": "S", "sheet": "Sheet1", "range": "A1"}]
     if name == "get_multiple_spreadsheet_summary":

@@ -234,7 +234,6 @@ class ServerHarness:
         kwargs = validated.model_dump_one_level()
         fake = FakeGoogle(drive)
         from mcp_gee_sweet.auth import SpreadsheetContext
-
         from mcp_gee_sweet.tools.docs import markdown_export
 
         async def exported(*args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -253,7 +252,6 @@ class ServerHarness:
         ctx = SimpleNamespace(request_context=SimpleNamespace(lifespan_context=lc,
                                                               request=None),
                               report_progress=_no_progress)
-        refused = lambda: {m for *_, ok in checks if not ok}  # noqa: E731
         try:
             result = asyncio.run(self.functions[name](**kwargs, ctx=ctx))
         except lf.LocalFileAccessError as exc:
@@ -267,7 +265,6 @@ class ServerHarness:
             if text in messages:
                 return Run("refused", text, checks)
             return Run("error", text, checks)
-        del refused
         return Run("partial" if refusals else "ok", "", checks, detail=repr(result)[:300])
 
     def _message(self, path: str, op: str) -> str:
