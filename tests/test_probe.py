@@ -168,7 +168,8 @@ def test_entry_checks_run_before_the_other_parameters(layout: Layout) -> None:
                    catalog=catalog)
     assert v.outcome == "refused"
     assert v.message == policy.check_write(second).message
-    assert [p.argument for p in v.paths] == ["local_path", "source_path"]
+    # The refusal ends the call, as the server's raise does: the read is never checked.
+    assert [p.argument for p in v.paths] == ["local_path"]
 
 
 def test_a_nul_byte_is_a_refusal_not_a_crash(layout: Layout) -> None:
@@ -177,8 +178,58 @@ def test_a_nul_byte_is_a_refusal_not_a_crash(layout: Layout) -> None:
 
 
 def test_a_missing_required_argument_is_an_error(layout: Layout) -> None:
-    v = probe_call(layout.roots(), "download_file", {"file_id": "x"})
-    assert v.outcome == "error" and "local_path" in v.message
+    v = probe_exactly(layout.roots(), "download_file", {"file_id": "x"})
+    assert v.outcome == "error" and "missing required argument 'local_path'" in v.message
+    assert v.paths == []
+
+
+def test_argument_errors_come_before_any_path_check(layout: Layout) -> None:
+    policy, fs = recorded_policy(layout, LOCAL_FILE_ACCESS="roots",
+                                 LOCAL_FILE_ROOTS=str(layout.data))
+    bad = str(layout.outside / "x.json")
+    for arguments in (
+        {"file_id": "x", "local_path": bad, "dest": "y"},  # unknown argument
+        {"local_path": bad},  # missing required
+        {"file_id": "x", "local_path": 5},  # wrong type
+    ):
+        v = probe_exactly(policy, "download_file", arguments)
+        assert (v.outcome, v.paths) == ("error", []), arguments
+        assert v.message.startswith("download_file: the server rejects the arguments")
+    assert fs.asked == []
+    # The shipped scenarios' real argument names pass.
+    ok = probe_exactly(policy, "send_message", {"to": "a@b.c", "subject": "S", "body": "B"})
+    assert ok.outcome == "ok"
+
+
+def test_an_empty_optional_local_path_is_not_given(layout: Layout) -> None:
+    policy, fs = recorded_policy(layout, LOCAL_FILE_ACCESS="off")
+    v = probe_call(policy, "get_sheet_data", {"local_path": ""})
+    assert (v.outcome, v.paths) == ("ok", []) and fs.asked == []
+    v = probe_call(policy, "send_message", {"attachments": [
+        {"local_path": "", "content_base64": "eA=="}]})
+    assert (v.outcome, v.paths) == ("ok", [])
+    v = probe_call(policy, "send_message", {"attachments": [{"local_path": ""}]})
+    assert v.outcome == "error" and "needs either local_path or content_base64" in v.message
+
+
+def test_a_directory_destination_gets_the_default_name_checked_too(layout: Layout) -> None:
+    policy = layout.policy(LOCAL_FILE_ACCESS="full")
+    (layout.data / "Sheet1_data.json").symlink_to(layout.app / "token.json")
+    v = probe_call(policy, "get_sheet_data", {"sheet": "Sheet1", "local_path": str(layout.data)})
+    assert [(p.path, p.allowed) for p in v.paths] == [
+        (str(layout.data), True), (str(layout.data / "Sheet1_data.json"), False)]
+    assert v.outcome == "refused" and "own credential" in v.message
+    v = probe_call(policy, "get_message", {"message_id": "m/1", "local_path": "out/"})
+    assert [p.path for p in v.paths] == ["out/", "out/message_m_1.json"]
+    # A file destination is checked once; a missing name part is said in a note.
+    v = probe_call(policy, "get_thread", {"thread_id": "T",
+                                          "local_path": str(layout.data / "t.json")})
+    assert len(v.paths) == 1
+    v = probe_call(policy, "download_file", {"file_id": "F", "local_path": str(layout.data)})
+    assert len(v.paths) == 1 and any("{drive_name}" in n for n in v.notes)
+    v = probe_call(policy, "download_file", {"file_id": "F", "local_path": str(layout.data)},
+                   drive_names=["report.csv"])
+    assert [p.path for p in v.paths] == [str(layout.data), str(layout.data / "report.csv")]
 
 
 def test_sensitive_files_are_flagged_without_changing_the_verdict(layout: Layout) -> None:
@@ -640,8 +691,8 @@ def test_a_drive_only_folder_is_created_under_the_root(layout: Layout) -> None:
 def test_undescribed_arguments_are_advisory(layout: Layout) -> None:
     pytest.importorskip("localfs_explorer.discovery")
     policy = layout.roots()
-    v = probe_call(policy, "get_message", {"message_id": "M",
-                                           "path": str(layout.outside / "other.txt")})
+    v = probe_call(policy, "find_in_doc", {"doc_id": "D",
+                                           "query": str(layout.outside / "other.txt")})
     assert v.outcome == "ok"
     found = [p for p in v.paths if p.kind == "discovered"]
     assert found and all(p.advisory and p.tier == "guess" for p in found)
@@ -670,14 +721,14 @@ def test_probe_calls_one_row_per_path(layout: Layout) -> None:
     pytest.importorskip("pandas")
     policy = layout.roots()
     calls = [
-        {"name": "export_file", "arguments": {"file_id": "F"}},
-        {"name": "send_message", "arguments": {"attachments": [
+        {"name": "export_file", "arguments": {"file_id": "F", "export_format": "pdf"}},
+        {"name": "send_message", "arguments": {"to": "a@example.com", "subject": "S", "body": "B", "attachments": [
             {"local_path": str(layout.data / "report.csv")},
             {"local_path": str(layout.outside / "other.txt")},
         ]}},
         {"jsonrpc": "2.0", "method": "tools/call",
          "params": {"name": "download_file",
-                    "arguments": {"local_path": str(layout.data / "x")}}},
+                    "arguments": {"file_id": "F", "local_path": str(layout.data / "x")}}},
         "not a call",
     ]
     df = probe_calls(policy, calls)
@@ -698,7 +749,8 @@ def test_jsonl_with_a_malformed_line(layout: Layout, tmp_path: Path) -> None:
         "",
         json.dumps({"name": "download_file", "arguments": "oops"}),
         json.dumps({"name": "sync_folder",
-                    "arguments": {"local_path": str(layout.data), "direction": "download"},
+                    "arguments": {"folder_id": "F", "local_path": str(layout.data),
+                                  "direction": "download"},
                     "drive_names": ["a.txt"]}),
     ]
     calls = tmp_path / "calls.jsonl"
@@ -716,7 +768,8 @@ def test_jsonl_with_a_malformed_line(layout: Layout, tmp_path: Path) -> None:
 
 def test_iter_call_verdicts_and_json_shape(layout: Layout) -> None:
     verdicts = list(iter_call_verdicts(layout.roots(), [
-        {"name": "download_file", "arguments": {"local_path": str(layout.outside / "x")}},
+        {"name": "download_file",
+         "arguments": {"file_id": "F", "local_path": str(layout.outside / "x")}},
     ]))
     data = verdicts[0].to_json_dict()
     assert {"name", "registered", "visible", "gate", "outcome", "message", "paths"} <= set(data)
@@ -734,8 +787,8 @@ def test_an_unreadable_calls_file_is_a_clear_error(layout: Layout, tmp_path: Pat
 def test_discovery_can_be_skipped_for_catalog_tools(layout: Layout) -> None:
     pytest.importorskip("localfs_explorer.discovery")
     policy = layout.roots()
-    args = {"message_id": "M", "path": str(layout.outside / "other.txt")}
-    v = probe_call(policy, "get_message", args, discover=False)
+    args = {"doc_id": "D", "query": str(layout.outside / "other.txt")}
+    v = probe_call(policy, "find_in_doc", args, discover=False)
     assert v.paths == [] and v.outcome == "ok"
     # Expected paths are the caller's word about the call, so they are still checked.
     target = str(layout.outside / "other.txt")
@@ -790,8 +843,9 @@ def test_a_bad_expected_path_is_the_calls_error_not_a_crash(layout: Layout) -> N
     assert "int" in v.message
     # In a batch the same mistake is reported on each call, and every call still runs.
     verdicts = list(iter_call_verdicts(policy, [
-        {"name": "export_file", "arguments": {"file_id": "F"}},
-        {"name": "download_file", "arguments": {"local_path": str(layout.data / "x")}},
+        {"name": "export_file", "arguments": {"file_id": "F", "export_format": "pdf"}},
+        {"name": "download_file",
+         "arguments": {"file_id": "F", "local_path": str(layout.data / "x")}},
     ], expected_paths=[None]))  # type: ignore[list-item]
     assert [(v.index, v.outcome) for v in verdicts] == [(0, "error"), (1, "error")]
     assert all("expected[0]" in v.message for v in verdicts)
@@ -844,10 +898,11 @@ def test_rows_the_probe_builds_are_what_validation_builds(layout: Layout) -> Non
 def test_batches_number_their_calls(layout: Layout, tmp_path: Path) -> None:
     calls = tmp_path / "calls.jsonl"
     calls.write_text("\n".join([
-        json.dumps({"name": "export_file", "arguments": {"file_id": "F"}}),
+        json.dumps({"name": "export_file",
+                    "arguments": {"file_id": "F", "export_format": "pdf"}}),
         "",
         json.dumps({"name": "download_file",
-                    "arguments": {"local_path": str(layout.outside / "x")}}),
+                    "arguments": {"file_id": "F", "local_path": str(layout.outside / "x")}}),
     ]) + "\n")
     got = [(v.index, v.line, v.outcome) for v in iter_call_verdicts(layout.roots(), calls)]
     assert got == [(0, 1, "ok"), (1, 3, "refused")]
