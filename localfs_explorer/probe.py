@@ -861,16 +861,25 @@ class _CallProbe:
                 in_drive = self.drive.files
         self._note_dry_run()
         skipped = 0
+        count = 0
         with self.policy.many_checks() as batch:
             for n in sorted(names):
                 if n in in_drive:
                     skipped += 1
                     continue
+                if count >= self.walk_limit:
+                    self._walk_stopped(label, count)
+                    break
+                count += 1
                 d = batch.check(prefix + n, "read", over_http=self.over_http)
                 self.record(d, label, kind="entry", tier=tier, step="failed", fails_call=False)
         if skipped:
             self.notes.append(f"{skipped} file(s) skipped unchecked: already in the Drive "
                               "folder (skip_if_exists)")
+
+    def _walk_stopped(self, label: str, count: int) -> None:
+        self.notes.append(f"walk of {label} stopped after {count} entries (walk_limit); "
+                          "entries beyond it were not checked")
 
     def run_drive_files(self, tool: Tool, label: str, root: str, tier: str) -> None:
         """download_folder: the destination, then each file of the Drive folder there."""
@@ -888,6 +897,7 @@ class _CallProbe:
         abs_prefix = _absolute(self.policy, root).rstrip("/") + "/"
         skip_existing = self.arg("skip_if_exists") is not False
         claimed: set[str] = set()
+        unclaimed = 0
         folders: list[str] = []
         with self.policy.many_checks() as batch:
             for name in self.drive_names:
@@ -898,11 +908,13 @@ class _CallProbe:
                     self.notes.append(f"Drive name {name!r} can't be a local file name: "
                                       "failed without a check")
                     continue
+                if len(claimed) + unclaimed >= self.walk_limit:
+                    self._walk_stopped(label, self.walk_limit)
+                    break
                 d = batch.check(raw_prefix + name, "write", over_http=self.over_http)
                 self.record(d, label, kind="entry", tier=tier, step="failed", fails_call=False)
-                if not d.allowed:
-                    continue
-                if skip_existing and fs.exists(abs_prefix + name):
+                if not d.allowed or (skip_existing and fs.exists(abs_prefix + name)):
+                    unclaimed += 1  # refused or skipped: checked all the same
                     continue
                 if name in claimed:
                     self.notes.append(f"duplicate Drive name {name!r}: only the first is "
