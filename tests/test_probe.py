@@ -819,7 +819,8 @@ def test_probe_calls_one_row_per_path(layout: Layout) -> None:
     policy = layout.roots()
     calls = [
         {"name": "export_file", "arguments": {"file_id": "F", "export_format": "pdf"}},
-        {"name": "send_message", "arguments": {"to": "a@example.com", "subject": "S", "body": "B", "attachments": [
+        {"name": "send_message", "arguments": {
+            "to": "a@example.com", "subject": "S", "body": "B", "attachments": [
             {"local_path": str(layout.data / "report.csv")},
             {"local_path": str(layout.outside / "other.txt")},
         ]}},
