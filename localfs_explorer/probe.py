@@ -622,6 +622,15 @@ class _CallProbe:
                 self.run_items(tool, param, shape, tier, checked)
                 continue
             values = _values_at(self.arguments, param.location)
+            if shape is None or len(values) > 1:
+                # A list of paths (``paths[]``) or a nested one: each value is checked.
+                for label, value in values:
+                    if self.done:
+                        break
+                    if isinstance(value, str):
+                        checked.add(value)
+                    self.run_path(tool, param, label, value, tier)
+                continue
             value = values[0][1] if values else None
             if param.optional and (value is None or value == ""):
                 # The server's `if local_path:`: an empty string is not given.
@@ -655,7 +664,7 @@ class _CallProbe:
         """One path argument: its check, then what the tool wants of it."""
         d = self.check(value, param.op)
         self.record(d, label, kind="path", tier=tier)
-        if not d.allowed:
+        if not d.allowed or not isinstance(value, str):
             return
         if param.requires is not None and not self._requires(tool, param.requires, label, value):
             return
