@@ -28,9 +28,9 @@ The approval ledger (the default :class:`LedgerRules`):
 - The ledger lasts until the end of the current answer: a second identical call in the
   same answer goes through, the next answer asks again.
 - Destructive calls (the server's annotations mark the tool destructive, or, for a tool
-  without annotations, its name says it deletes or moves something) skip the ledger entirely: they ask every time and their
-  approval is never remembered, because consent to edit a file is not consent to remove
-  or overwrite it.
+  without annotations, its name says it deletes or moves something) skip the ledger
+  entirely: they ask every time and their approval is never remembered, because consent
+  to edit a file is not consent to remove or overwrite it.
 - A refusal by the person is final for that call; the model is told so in the exact
   words of :data:`PERSON_REFUSAL`. A prompt nobody answers within the access lists'
   ``approval_timeout_seconds`` is a refusal too (:data:`TIMEOUT_REFUSAL`).
