@@ -38,7 +38,8 @@ def test_tools_in_full_mode_registers_the_local_only_tools():
 
 def test_probe_one_call_json_shape_and_exit_code():
     call = {"name": "send_message",
-            "arguments": {"to": "a@b.c", "subject": "S", "body": "B", "attachments": [{"local_path": "/data/innocent.json"}]}}
+            "arguments": {"to": "a@b.c", "subject": "S", "body": "B",
+                          "attachments": [{"local_path": "/data/innocent.json"}]}}
     code, out, _ = run("probe", *ROOTS, "--json", "--call", json.dumps(call))
     obj = json.loads(out)
     assert code == 1
