@@ -266,7 +266,7 @@ def test_calls_are_matched_path_by_path(tmp_path: Path) -> None:
         name = "walk"
         [[scenario.call]]
         tool = "sync_folder"
-        arguments = { folder_id = "F", local_path = "/data", direction = "upload", recursive = true }
+        arguments = {folder_id = "F", local_path = "/data", direction = "upload", recursive = true}
         outcome = "partial"
         [[scenario.call.path]]
         path = "/data/escape"
