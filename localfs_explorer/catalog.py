@@ -306,6 +306,27 @@ class Tool(_Frozen):
                 {a.name: a.types for a in args if a.types},
                 {a.name: a.enum for a in args if a.enum is not None})
 
+    def complete_arguments(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """``arguments`` with a placeholder for each required argument left out, and what
+        the local-path parameters need before their check (a list item's required keys,
+        one of ``needs_any``): for calls generated to exercise the paths."""
+        out = dict(arguments)
+        for a in self.arguments or ():
+            if a.required and a.name not in out:
+                out[a.name] = _placeholder(a)
+        for p in self.params:
+            needs = [n for n in p.needs_any if not n.startswith("$")]
+            if needs and not any(out.get(n) for n in needs):
+                out[needs[0]] = f"<{needs[0]}>"
+            head, sep, key = p.location.partition("[].")
+            items = out.get(head)
+            if sep and p.item_requires and isinstance(items, list):
+                out[head] = [
+                    {**{r: f"<{r}>" for r in p.item_requires}, **item}
+                    if isinstance(item, Mapping) else item for item in items
+                ]
+        return out
+
     def argument_error(self, arguments: Mapping[str, Any]) -> str | None:
         """The server's rejection of ``arguments`` before the tool runs, or None.
 
@@ -406,6 +427,15 @@ class Catalog(_Frozen):
     def to_json_dict(self) -> dict[str, Any]:
         """The catalog in its file format (loadable by :func:`load_catalog`)."""
         return self.model_dump(mode="json", exclude={"source"}, exclude_defaults=True)
+
+
+def _placeholder(arg: Argument) -> Any:
+    """A value the server's validation accepts for ``arg``, standing for "anything"."""
+    if arg.enum:
+        return next((v for v in arg.enum if v is not None), None)
+    kind = next((t for t in arg.types if t != "null"), "string")
+    return {"array": [], "object": {}, "boolean": False, "integer": 1,
+            "number": 1}.get(kind, f"<{arg.name}>")
 
 
 _PY_JSON_TYPES: dict[str, tuple[type, ...]] = {
