@@ -318,7 +318,7 @@ class Tool(_Frozen):
             needs = [n for n in p.needs_any if not n.startswith("$")]
             if needs and not any(out.get(n) for n in needs):
                 out[needs[0]] = f"<{needs[0]}>"
-            head, sep, key = p.location.partition("[].")
+            head, sep, _ = p.location.partition("[].")
             items = out.get(head)
             if sep and p.item_requires and isinstance(items, list):
                 out[head] = [
