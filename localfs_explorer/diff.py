@@ -238,7 +238,9 @@ def _call_for(tool: Tool, place: str, *, walk_only: bool = False) -> dict[str, A
         if image.in_file or "[]" in image.location:
             continue  # the Markdown lives inside a file the probe doesn't read
         source = posixpath.join(place, "probe.png")
-        _set_location(arguments, image.location, f'<img src="{source}">')
+        _set_location(arguments, image.location, f"![probe]({source})")
+        if any(a.name == "content_format" for a in tool.arguments or ()):
+            arguments["content_format"] = "markdown"
     if tool.walks and any(a.name == "recursive" and "boolean" in a.types
                           for a in tool.arguments or ()):
         arguments["recursive"] = True  # the widest walk the tool makes
