@@ -433,7 +433,8 @@ def _placeholder(arg: Argument) -> Any:
     """A value the server's validation accepts for ``arg``, standing for "anything"."""
     if arg.enum:
         return next((v for v in arg.enum if v is not None), None)
-    kind = next((t for t in arg.types if t != "null"), "string")
+    kind = "string" if "string" in arg.types or not arg.types else next(
+        t for t in arg.types if t != "null")
     return {"array": [], "object": {}, "boolean": False, "integer": 1,
             "number": 1}.get(kind, f"<{arg.name}>")
 
