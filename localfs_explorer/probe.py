@@ -40,6 +40,7 @@ import posixpath
 import re
 import stat as _stat
 import string
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
@@ -318,14 +319,31 @@ class _ImageSources(HTMLParser):
             self.pre -= 1
 
 
+_RENDERER: list[Any] = []
+_RENDER_LOCK = threading.Lock()
+
+
+def _markdown_to_html(text: str) -> str:
+    """Markdown rendered as the server renders it, with one reused renderer (building
+    one costs more than rendering a short text)."""
+    with _RENDER_LOCK:
+        if not _RENDERER:
+            import markdown  # only calls carrying Markdown need it
+
+            _RENDERER.append(markdown.Markdown(extensions=list(_MD_EXTENSIONS)))
+        renderer = _RENDERER[0]
+        try:
+            return str(renderer.reset().convert(text))
+        finally:
+            renderer.reset()
+
+
 @functools.lru_cache(maxsize=256)
 def _image_sources(text: str, markdown_text: bool) -> tuple[str, ...]:
     if markdown_text:
         if "![" not in text and "<" not in text:
             return ()
-        import markdown  # only calls carrying Markdown need it
-
-        text = markdown.markdown(text, extensions=list(_MD_EXTENSIONS))
+        text = _markdown_to_html(text)
     if "<" not in text:
         return ()
     parser = _ImageSources()
@@ -715,8 +733,13 @@ class _CallProbe:
             start = dest.parent
         for p in (start, *start.parents):
             sp = str(p)
-            if fs.exists(sp) or fs.is_symlink(sp):
-                return None if fs.is_dir(sp) else sp
+            try:  # the nearest existing component: one stat in the usual case
+                mode = fs.stat(sp).st_mode
+            except (OSError, ValueError):
+                if fs.is_symlink(sp):
+                    return sp  # a symlink to nothing: mkdir can't go through it
+                continue
+            return None if _stat.S_ISDIR(mode) else sp
         return None
 
     def _blocked(self, tool: Tool, label: str, value: str, wants_dir: bool) -> bool:
