@@ -338,11 +338,31 @@ def _markdown_to_html(text: str) -> str:
             renderer.reset()
 
 
+# Markdown whose only markup is plain inline images: no code, HTML, references, tables,
+# escapes or entities, and no indented lines. There the rendered images are exactly the
+# ``![alt](src)`` written, so the renderer can be skipped (tests hold the two equal).
+_PLAIN_IMAGE = re.compile(r"!\[[^\[\]]*\]\(([^()\s]+)\)")
+_NOT_PLAIN = re.compile(
+    r"[`<>\\&|\[\]]|^(?: {4}|\t)|^ {0,3}(?:~~~|\*|-|\+|\d+[.)])\s|^ {0,3}[=-]+\s*$",
+    re.MULTILINE,
+)
+
+
+def _plain_markdown_images(text: str) -> tuple[str, ...] | None:
+    """The image sources of Markdown simple enough to read without rendering, else None."""
+    if _NOT_PLAIN.search(_PLAIN_IMAGE.sub("", text)) is not None:
+        return None
+    return tuple(m.group(1) for m in _PLAIN_IMAGE.finditer(text))
+
+
 @functools.lru_cache(maxsize=256)
 def _image_sources(text: str, markdown_text: bool) -> tuple[str, ...]:
     if markdown_text:
         if "![" not in text and "<" not in text:
             return ()
+        plain = _plain_markdown_images(text)
+        if plain is not None:
+            return tuple(src for src in plain if not src.startswith(_NOT_LOCAL))
         text = _markdown_to_html(text)
     if "<" not in text:
         return ()

@@ -1045,3 +1045,27 @@ def test_drive_names_that_climb_out_are_skipped_unchecked(layout: Layout, tool: 
     assert not any(".." in p.path for p in v.paths)
     assert any("../token.json" in note and "unsafe" in note for note in v.notes)
     assert v.outcome == "ok"
+
+
+def test_plain_markdown_images_are_read_exactly_as_rendering_reads_them() -> None:
+    """The shortcut that skips the Markdown renderer gives the renderer's answer or none."""
+    import random
+
+    from localfs_explorer.probe import _image_sources, _markdown_to_html, _plain_markdown_images
+
+    pieces = ["![a](x.png)", "![b c](d/e.png)", "![](f.png)", "text", " ", "\n", "\n\n",
+              "# ", "    ", "- ", "1. ", "`", "<img src='g.png'>", "[r]: h.png", "![r][r]",
+              "\\", "&amp;", "|", "![t](i.png \"t\")", "*", "_", "(", ")", "!", "---", "\t",
+              "![p](j(1).png)", "~~~", "> ", "![w](https://k/l.png)", "![d](drive:m)"]
+    rng = random.Random(5)
+    shortcuts = 0
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 8)))
+        plain = _plain_markdown_images(text)
+        if plain is None:
+            continue
+        shortcuts += 1
+        rendered = _image_sources.__wrapped__(_markdown_to_html(text), False)
+        local = tuple(src for src in plain if not src.startswith(("https://", "drive:")))
+        assert local == rendered, text
+    assert shortcuts > 300  # the shortcut is taken, and checked, often
