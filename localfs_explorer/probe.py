@@ -744,23 +744,25 @@ class _CallProbe:
         """What stops ``value`` from being written: a non-directory where a directory
         must be (or a symlink to nothing), as the server checks before writing."""
         fs = self.policy.fs
-        dest = PurePosixPath(_absolute(self.policy, value))
+        dest = _spelled(_absolute(self.policy, value))  # as pathlib spells it
         if wants_dir:
-            start = dest
-        elif fs.is_symlink(str(dest)) and not fs.exists(str(dest)):
-            return str(dest)
+            sp = dest
+        elif fs.is_symlink(dest) and not fs.exists(dest):
+            return dest
         else:
-            start = dest.parent
-        for p in (start, *start.parents):
-            sp = str(p)
+            sp = posixpath.dirname(dest)
+        while True:
             try:  # the nearest existing component: one stat in the usual case
                 mode = fs.stat(sp).st_mode
             except (OSError, ValueError):
                 if fs.is_symlink(sp):
                     return sp  # a symlink to nothing: mkdir can't go through it
+                parent = posixpath.dirname(sp)
+                if parent == sp:
+                    return None
+                sp = parent
                 continue
             return None if _stat.S_ISDIR(mode) else sp
-        return None
 
     def _blocked(self, tool: Tool, label: str, value: str, wants_dir: bool) -> bool:
         blocker = self._blocker(value, wants_dir)
