@@ -110,7 +110,9 @@ def make_arguments(rng: random.Random, tool: Tool, tree: dict[str, Any]) -> dict
             imgs = " ".join(f"![i]({pick_path(rng, tree, False)})" for _ in range(2))
             args[ip.location] = f"# Doc\n{imgs}\n![w](https://example.com/a.png)"
             args["content_format"] = "markdown"
-    return tool.complete_arguments(args)
+    # Identifiers for the other required arguments, as a model would send them.
+    return {k: f"X{rng.randrange(10**6)}" if isinstance(v, str) and v.startswith("<") else v
+            for k, v in tool.complete_arguments(args).items()}
 
 
 def plan_of(verdict: CallVerdict) -> Plan:

@@ -716,16 +716,18 @@ class _CallProbe:
             self.run_destination(tool, param, label, value, tier)
 
     def _requires(self, tool: Tool, what: str, label: str, value: str) -> bool:
-        fs = self.policy.fs
-        absolute = _absolute(self.policy, value)
+        try:
+            mode: int | None = self.policy.fs.stat(_absolute(self.policy, value)).st_mode
+        except (OSError, ValueError):
+            mode = None
         if what == "dir":
-            ok = fs.is_dir(absolute)
+            ok = mode is not None and _stat.S_ISDIR(mode)
             problem = "no directory found at"
         else:
-            ok = fs.exists(absolute)
+            ok = mode is not None
             problem = "file not found:"
             if ok and what == "file":
-                ok = _is_file(fs, absolute)
+                ok = _stat.S_ISREG(mode or 0)
                 problem = "no regular file at"
         if not ok:
             self.fail(f"{tool.name}: {problem} {value!r} ({label}); the tool reports it as "
@@ -1269,10 +1271,13 @@ class _Walker:
             for name in self._list(abs_dir):
                 if skip_system and name in SYSTEM_FILES:
                     continue
-                absolute = abs_prefix + name
-                if fs.is_dir(absolute):
+                try:  # one stat per entry, following symlinks as the server's listing does
+                    mode = fs.stat(abs_prefix + name).st_mode
+                except (OSError, ValueError):
+                    continue
+                if _stat.S_ISDIR(mode):
                     local_dirs.add(name)
-                elif _is_file(fs, absolute) and not _is_partial(name) and "\\" not in name:
+                elif _stat.S_ISREG(mode) and not _is_partial(name) and "\\" not in name:
                     local_files.add(name)
         if drive is None:
             remote_files, remote_dirs = set(local_files), None
