@@ -16,8 +16,11 @@ The outcome follows the server's design:
   document is still written; a walked entry that becomes a ``failed`` or
   ``local_read_fail`` entry, dry runs included);
 - ``ok``: it runs with nothing refused;
-- ``error``: the probe can't model the call (a malformed line, a missing required
-  argument, an unknown ``direction``, an expected path that isn't a string).
+- ``error``: the call fails with an error of its own: the server's argument validation
+  (an unknown argument, a missing required one, a wrong type; checked first, before any
+  path), or the tool's own error before or after a check (an invalid ``direction``, a
+  missing file, a wrong extension, a file where a folder must be); or the probe can't
+  read the call (a malformed line, an expected path that isn't a string).
 
 Paths the catalog describes have tier ``catalog`` (``guess`` for a catalog inferred from a
 ``tools/list`` schema). Other arguments go through path discovery; what it finds is
@@ -27,9 +30,13 @@ caller declared or expects the call to touch (``declared``/``expected`` tiers) d
 Discovery's caveats about a path (``~user`` left unexpanded, a host in a ``file:`` URI)
 and any bound that cut its search short are in the call's notes.
 
-Not modelled: the second check of a response-cap ``local_path`` that names a directory
-(the server joins a default file name and checks the file again), and image sources
-inside the files ``create_doc_from_file``/``update_doc_from_file`` read (a note says so).
+Each tool's path work follows its code in the server (``tests/test_tool_conformance.py``
+compares the two): a directory destination gets the tool's default file name, checked
+too; folder walks list what the tool lists (top-level files for ``upload_local_folder``,
+the Drive folder's files for ``download_folder``, subfolders only with ``recursive`` for
+``sync_folder``). Not modelled: image sources inside the files
+``create_doc_from_file``/``update_doc_from_file`` read (a note says so), Workspace files
+on the Drive side, and ``export_revision`` of a Sheet (the probe takes the Doc case).
 """
 
 from __future__ import annotations
