@@ -4,7 +4,9 @@
 
 Builds a temporary tree (a data root with files, a small folder to walk, an escaping
 symlink, a sibling outside the root, the server's own files) and draws N calls (default
-100,000) from the shipped catalog with real paths in that tree. A first, untimed pass
+100,000) from the shipped catalog's tools that touch local files, with real paths in that tree
+(and the server's other required arguments filled in, so each call passes the argument
+validation every probe now starts with). A first, untimed pass
 probes every call once and writes down the checks it made: each (path, operation) and
 the engine it used, a single ``Policy.check`` for a parameter, attachment, image,
 walked folder's root or discovered path, and one ``many_checks()`` batch per folder walk
@@ -81,14 +83,16 @@ def pick_path(rng: random.Random, tree: dict[str, Any], write: bool) -> str:
 
 
 def make_arguments(rng: random.Random, tool: Tool, tree: dict[str, Any]) -> dict[str, Any]:
-    """Arguments for one call of ``tool`` with real paths in the tree."""
-    args: dict[str, Any] = {"id": f"X{rng.randrange(1000)}"}
+    """Arguments for one call of ``tool`` with real paths in the tree; the server's other
+    required arguments get placeholders, so the calls pass its argument validation."""
+    args: dict[str, Any] = {}
     for p in tool.params:
         if p.optional and rng.random() < 0.3:
             continue
         if p.op == "direction":
             args["local_path"] = tree["walk"]
             args["direction"] = rng.choice(["upload", "download", "bidirectional"])
+            args["recursive"] = rng.random() < 0.5
             continue
         if p.walks:
             args["local_path"] = tree["walk"]
@@ -105,7 +109,10 @@ def make_arguments(rng: random.Random, tool: Tool, tree: dict[str, Any]) -> dict
         if not ip.in_file:
             imgs = " ".join(f"![i]({pick_path(rng, tree, False)})" for _ in range(2))
             args[ip.location] = f"# Doc\n{imgs}\n![w](https://example.com/a.png)"
-    return args
+            args["content_format"] = "markdown"
+    # Identifiers for the other required arguments, as a model would send them.
+    return {k: f"X{rng.randrange(10**6)}" if isinstance(v, str) and v.startswith("<") else v
+            for k, v in tool.complete_arguments(args).items()}
 
 
 def plan_of(verdict: CallVerdict) -> Plan:
@@ -148,8 +155,10 @@ def main(argv: list[str] | None = None) -> int:
                                 package_dir=tree["app"])
         registration = register_tools(policy, catalog)
         calls = []
+        # The tools that touch local files: the others' calls check nothing.
+        tools = [t for t in catalog.tools if t.touches_disk]
         for _ in range(opts.calls):
-            tool = rng.choice(catalog.tools)
+            tool = rng.choice(tools)
             calls.append((tool.name, make_arguments(rng, tool, tree)))
 
         def probe(chunk: list[tuple[str, dict[str, Any]]], discover: bool) -> None:

@@ -1,11 +1,21 @@
 """The server's tools as data, and which of them a given policy registers.
 
-The catalog (``data/catalog.json``) lists every tool the server's design names: whether
-it is local-only (dropped in off mode), each local-path parameter with its location in
-the arguments, the operation the server checks it for and whether it is optional, the
-parameters whose Markdown/HTML carries local image sources, and whether the tool walks a
-folder. Parameter names the design does not give are marked ``assumed``; parameters
-inferred from an MCP ``tools/list`` result are marked ``guessed``.
+The shipped catalog has two layers:
+
+- ``data/server_tools.json`` is generated from the server's own ``tools/list`` (see
+  ``scripts/server_tools``): every tool it registers, each argument with whether it is
+  required and its default, the tool's annotations (``readOnlyHint``,
+  ``destructiveHint`` …) and whether it is local-only (listed under
+  ``LOCAL_FILE_ACCESS=full`` but not under ``off``). Nothing in it is written by hand.
+- ``data/catalog.json`` adds what a schema can't say: which argument is a local path,
+  the operation the server checks it for, whether it is checked at the tool's entry,
+  folder walks, the file name written inside a destination directory, the arguments
+  whose Markdown/HTML carries local image sources, and the direction table.
+
+A tool is ``destructive`` as its annotations say, read the way MCP defines them: not
+read-only and ``destructiveHint`` not false. Parameters inferred from a user-supplied
+``tools/list`` result are marked ``guessed``; ``assumed`` remains for user catalogs that
+choose names the server doesn't settle.
 
 A *location* names where a path sits in a call's arguments: ``local_path`` is a top-level
 argument, ``attachments[].local_path`` is the ``local_path`` key of every item of the
@@ -19,8 +29,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -41,6 +52,7 @@ if TYPE_CHECKING:  # the engine is imported only for type hints, keeping this mo
     from .policy import Policy
 
 __all__ = [
+    "Argument",
     "Catalog",
     "CatalogError",
     "DirectionSpec",
@@ -48,11 +60,14 @@ __all__ = [
     "PathParam",
     "Registration",
     "Tool",
+    "ToolHints",
     "catalog_from_tools_list",
     "iter_locations",
+    "layer_catalog",
     "load_catalog",
     "parse_enabled_tools",
     "register_tools",
+    "server_tools_from_tools_list",
 ]
 
 Op = Literal["read", "write", "direction"]
@@ -146,6 +161,28 @@ class PathParam(_Frozen):
     walks: bool = False
     #: Checked at the tool's entry, before any API call (the optional ``local_path``s).
     checked_at_entry: bool = False
+    #: How the tool walks the folder: ``top_files`` (its top-level regular files),
+    #: ``drive_files`` (one destination per file of the Drive folder, subfolders left
+    #: out), ``tree`` (every entry, descending). None: the generic walk by ``op``.
+    walk: Literal["top_files", "drive_files", "tree"] | None = None
+    #: The file the server writes when this destination is a directory, e.g.
+    #: ``{sheet}_data.json``: ``{name}`` takes the call's argument of that name. The
+    #: server checks ``<dir>/<file>`` too.
+    default_name: str | None = None
+    #: What the tool wants at an allowed path before it goes on, else it reports its own
+    #: error: ``exists``, a regular ``file`` or a ``dir``.
+    requires: Literal["exists", "file", "dir"] | None = None
+    #: Suffixes the tool accepts (its own error otherwise), unless ``suffix_unless``
+    #: names an argument that, given, says the format instead.
+    suffixes: tuple[str, ...] = ()
+    suffix_unless: str | None = None
+    #: A refusal fails the call; False: it fails that item (an image), the call goes on.
+    fails_call: bool = True
+    #: Keys each list item needs before its path is checked (the item fails without).
+    item_requires: tuple[str, ...] = ()
+    #: Arguments one of which the tool needs (non-empty) before checking any path, else
+    #: its own error; ``$NAME`` is the server's setting of that name instead.
+    needs_any: tuple[str, ...] = ()
     #: A non-local argument that does the same job (e.g. inline base64 content).
     alternative: str | None = None
     note: str = ""
@@ -182,6 +219,34 @@ class ImageParam(_Frozen):
         return _check_location(v)
 
 
+class Argument(_Frozen):
+    """One argument of a tool as the server's ``inputSchema`` declares it."""
+
+    name: str = Field(min_length=1)
+    required: bool = False
+    #: JSON types the schema admits (``string``, ``array``, ``null`` …); empty: any.
+    types: tuple[str, ...] = ()
+    #: The schema's default (None also when it has none).
+    default: Any = None
+    #: The only values the schema allows (a ``Literal``), when it says.
+    enum: tuple[Any, ...] | None = None
+
+
+class ToolHints(_Frozen):
+    """A tool's MCP annotations, as the server declares them (None: not given)."""
+
+    title: str | None = None
+    readOnlyHint: bool | None = None  # the MCP spelling
+    destructiveHint: bool | None = None
+    idempotentHint: bool | None = None
+    openWorldHint: bool | None = None
+
+    @property
+    def destructive(self) -> bool:
+        """Whether a client should treat the tool as destructive (MCP's defaults)."""
+        return _destructive(self.model_dump())
+
+
 class DirectionSpec(_Frozen):
     """The argument that decides a syncing tool's operation per entry."""
 
@@ -207,6 +272,11 @@ class Tool(_Frozen):
     image_params: tuple[ImageParam, ...] = ()
     #: The whole entry was inferred from a ``tools/list`` result.
     guessed: bool = False
+    #: The arguments the server accepts, from its ``inputSchema``; None when unknown (a
+    #: hand-written catalog), and then arguments aren't validated.
+    arguments: tuple[Argument, ...] | None = None
+    #: The server's annotations for the tool.
+    hints: ToolHints | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> Tool:
@@ -230,6 +300,63 @@ class Tool(_Frozen):
     def walks(self) -> bool:
         """Whether any parameter is a folder the tool walks."""
         return any(p.walks for p in self.params)
+
+    @functools.cached_property
+    def _argument_table(self) -> tuple[frozenset[str], tuple[str, ...],
+                                       dict[str, tuple[str, ...]], dict[str, tuple[Any, ...]]]:
+        args = self.arguments or ()
+        return (frozenset(a.name for a in args), tuple(a.name for a in args if a.required),
+                {a.name: a.types for a in args if a.types},
+                {a.name: a.enum for a in args if a.enum is not None})
+
+    def complete_arguments(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """``arguments`` with a placeholder for each required argument left out, and what
+        the local-path parameters need before their check (a list item's required keys,
+        one of ``needs_any``): for calls generated to exercise the paths."""
+        out = dict(arguments)
+        for a in self.arguments or ():
+            if a.required and a.name not in out:
+                out[a.name] = _placeholder(a)
+        for p in self.params:
+            needs = [n for n in p.needs_any if not n.startswith("$")]
+            if needs and not any(out.get(n) for n in needs):
+                out[needs[0]] = f"<{needs[0]}>"
+            head, sep, _ = p.location.partition("[].")
+            items = out.get(head)
+            if sep and p.item_requires and isinstance(items, list):
+                out[head] = [
+                    {**{r: f"<{r}>" for r in p.item_requires}, **item}
+                    if isinstance(item, Mapping) else item for item in items
+                ]
+        return out
+
+    def argument_error(self, arguments: Mapping[str, Any]) -> str | None:
+        """The server's rejection of ``arguments`` before the tool runs, or None.
+
+        The server validates a call against the tool's ``inputSchema`` first: an
+        argument it doesn't declare, a required one left out, or a value of the wrong
+        JSON type (``None`` where null isn't allowed, a non-string for a string) or a
+        value outside the schema's fixed choices fails
+        the call before any local path is checked. Unknown when ``arguments`` is None.
+        """
+        if self.arguments is None:
+            return None
+        names, required, types, enums = self._argument_table
+        problems = [f"missing required argument {r!r}" for r in required if r not in arguments]
+        for key, value in arguments.items():
+            if key not in names:
+                problems.append(f"unknown argument {key!r}")
+                continue
+            want = types.get(key)
+            if want and not _json_type_ok(value, want):
+                problems.append(f"{key!r} must be {' or '.join(want)}")
+            elif key in enums and value not in enums[key]:
+                problems.append(f"{key!r} must be one of "
+                                f"{', '.join(repr(v) for v in enums[key])}")
+        if not problems:
+            return None
+        return (f"{self.name}: the server rejects the arguments before running the tool: "
+                + "; ".join(problems))
 
     # Derived views are cached: a probe asks for them once per call.
     @functools.cached_property
@@ -305,6 +432,39 @@ class Catalog(_Frozen):
         return self.model_dump(mode="json", exclude={"source"}, exclude_defaults=True)
 
 
+def _placeholder(arg: Argument) -> Any:
+    """A value the server's validation accepts for ``arg``, standing for "anything"."""
+    if arg.enum:
+        return next((v for v in arg.enum if v is not None), None)
+    kind = "string" if "string" in arg.types or not arg.types else next(
+        t for t in arg.types if t != "null")
+    return {"array": [], "object": {}, "boolean": False, "integer": 1,
+            "number": 1}.get(kind, f"<{arg.name}>")
+
+
+_PY_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,), "boolean": (bool,), "array": (list, tuple), "object": (Mapping,),
+}
+
+
+def _json_type_ok(value: Any, types: tuple[str, ...]) -> bool:
+    """Whether ``value`` passes the server's validation for a schema of ``types``.
+
+    Deliberately loose where the server's validation coerces (numbers, booleans from
+    strings): only a ``None`` where null isn't allowed, a non-string where only a string
+    is, and a scalar where only a list or object is are rejected here.
+    """
+    if value is None:
+        return "null" in types
+    if "string" in types and isinstance(value, str):
+        return True
+    if set(types) <= {"string", "null"}:
+        return False  # the server doesn't turn a number, list or object into a string
+    if set(types) <= {"array", "object", "null"}:
+        return any(isinstance(value, _PY_JSON_TYPES[t]) for t in types if t != "null")
+    return True
+
+
 def _entry_name(raw: Any, loc: tuple[Any, ...]) -> str:
     """Describe the catalog entry a validation error points at."""
     if len(loc) >= 2 and loc[0] == "tools" and isinstance(loc[1], int):
@@ -335,10 +495,7 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
     Raises :class:`CatalogError` naming the file and the bad entry.
     """
     if path is None:
-        source = "shipped catalog"
-        text = resources.files("localfs_explorer").joinpath("data/catalog.json")
-        raw_text = text.read_text(encoding="utf-8")
-        suffix = ".json"
+        return _shipped_catalog()
     else:
         source = str(path)
         raw_text = userfiles.read_text(path, CatalogError)
@@ -353,6 +510,170 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
     if not isinstance(raw, Mapping):
         raise CatalogError(f"{source}: a catalog is a JSON object with a 'tools' list")
     return _validate(raw, source)
+
+
+def _destructive(hints: Mapping[str, Any]) -> bool:
+    """:attr:`ToolHints.destructive` for raw annotations (MCP's defaults apply)."""
+    return hints.get("readOnlyHint") is not True and hints.get("destructiveHint") is not False
+
+
+def _data_json(name: str) -> Any:
+    text = resources.files("localfs_explorer").joinpath(f"data/{name}")
+    return json.loads(text.read_text(encoding="utf-8"))
+
+
+def _shipped_catalog() -> Catalog:
+    """The server's generated tools with the hand-written local-path layer on top."""
+    return layer_catalog(_data_json("server_tools.json"), _data_json("catalog.json"),
+                         source="shipped catalog")
+
+
+def layer_catalog(server: Mapping[str, Any], local: Mapping[str, Any], *,
+                  source: str = "catalog") -> Catalog:
+    """One catalog from the server's generated tools and a hand-written local layer.
+
+    The tool list, arguments, annotations and local-only flags come from ``server`` (the
+    format :func:`server_tools_from_tools_list` writes); each entry of ``local`` adds
+    path knowledge to the tool of that name. A local entry naming a tool the server
+    doesn't have, or a path parameter on an argument the tool doesn't declare, is an
+    error: the layer can't drift from the server silently.
+    """
+    layered = {t.get("name"): t for t in local.get("tools", ()) if isinstance(t, Mapping)}
+    owned = {"local_only", "destructive", "arguments", "hints"}
+    tools: list[dict[str, Any]] = []
+    for entry in server.get("tools", ()):
+        name = entry["name"]
+        arguments = entry.get("arguments", [])
+        hints = entry.get("annotations") or {}
+        tool: dict[str, Any] = {
+            "name": name,
+            "local_only": bool(entry.get("local_only")),
+            "destructive": _destructive(hints),
+            "description": entry.get("description", ""),
+            "arguments": arguments,
+            "hints": hints,
+        }
+        extra = layered.pop(name, None)
+        if extra is not None:
+            clash = owned & set(extra)
+            if clash:
+                raise CatalogError(f"{source}: tool {name!r}: {', '.join(sorted(clash))} "
+                                   "comes from the server's tools/list, not the local layer")
+            declared = {a["name"] for a in arguments}
+            for key in ("params", "image_params"):
+                for p in extra.get(key, ()):
+                    top = _segments(_check_location(p["location"]))[0][0]
+                    if top not in declared:
+                        raise CatalogError(f"{source}: tool {name!r}: {p['location']!r} is "
+                                           "not an argument the server declares")
+            direction = extra.get("direction")
+            if direction is not None:
+                arg = next((a for a in arguments if a["name"] ==
+                            direction.get("argument", "direction")), None)
+                if arg is None:
+                    raise CatalogError(f"{source}: tool {name!r}: its direction argument is "
+                                       "not one the server declares")
+                extra = {**extra, "direction": {**direction, "default": arg.get("default")}}
+            tool.update({k: v for k, v in extra.items() if k != "name"})
+        tools.append(tool)
+    if layered:
+        raise CatalogError(f"{source}: the local layer describes tools the server doesn't "
+                           f"list: {', '.join(sorted(map(str, layered)))}")
+    version = server.get("version")
+    return _validate({
+        "server": server.get("server", ""),
+        "description": local.get("description", "") + (
+            f" Tools and arguments from {server.get('server')} {version}." if version else ""),
+        "tools": tools,
+    }, source)
+
+
+def _schema_enum(schema: Mapping[str, Any]) -> list[Any] | None:
+    """The allowed values of a schema (``enum``/``const``, through anyOf), or None."""
+    if isinstance(schema.get("enum"), list):
+        return list(schema["enum"])
+    if "const" in schema:
+        return [schema["const"]]
+    values: list[Any] = []
+    for key in ("anyOf", "oneOf"):
+        for sub in schema.get(key) or ():
+            if not isinstance(sub, Mapping):
+                continue
+            if sub.get("type") == "null":
+                values.append(None)
+                continue
+            inner = _schema_enum(sub)
+            if inner is None:
+                return None
+            values += inner
+    return values or None
+
+
+def _schema_arguments(schema: Mapping[str, Any]) -> list[dict[str, Any]]:
+    required = set(schema.get("required") or ())
+    out = []
+    for name, sub in (schema.get("properties") or {}).items():
+        if not isinstance(sub, Mapping):
+            continue
+        arg: dict[str, Any] = {"name": name, "required": name in required}
+        types = sorted(_schema_types(sub))
+        if types:
+            arg["types"] = types
+        if sub.get("default") is not None:
+            arg["default"] = sub["default"]
+        enum = _schema_enum(sub)
+        if enum is not None:
+            arg["enum"] = enum
+        out.append(arg)
+    return out
+
+
+def _first_line(text: Any) -> str:
+    """A description's first paragraph, on one line."""
+    if not isinstance(text, str):
+        return ""
+    lines: list[str] = []
+    for line in text.strip().splitlines():
+        if not line.strip():
+            break
+        lines.append(line.strip())
+    return " ".join(lines)
+
+
+def server_tools_from_tools_list(
+    obj: Any, *, local_only: Iterable[str] = (), version: str | None = None,
+    server: str = "mcp-gee-sweet",
+) -> dict[str, Any]:
+    """The generated layer of the catalog from a ``tools/list`` result.
+
+    Keeps, per tool in the server's order: its name, the first line of its description,
+    its annotations, whether it is local-only (the caller says: a schema doesn't), and
+    each argument of its ``inputSchema`` with whether it is required, the JSON types it
+    admits and its default.
+    """
+    if isinstance(obj, Mapping) and isinstance(obj.get("result"), Mapping):
+        obj = obj["result"]
+    tools = obj.get("tools") if isinstance(obj, Mapping) else obj
+    if not isinstance(tools, list):
+        raise CatalogError("tools/list result: expected a 'tools' list")
+    only = set(local_only)
+    out: list[dict[str, Any]] = []
+    for t in tools:
+        schema = t.get("inputSchema") or {}
+        annotations = {k: v for k, v in (t.get("annotations") or {}).items()
+                       if k in ToolHints.model_fields and v is not None}
+        out.append({
+            "name": t["name"],
+            "description": _first_line(t.get("description")),
+            "local_only": t["name"] in only,
+            "annotations": annotations,
+            "arguments": _schema_arguments(schema),
+        })
+    data: dict[str, Any] = {"format": 1, "server": server}
+    if version:
+        data["version"] = version
+    data["tools"] = out
+    return data
 
 
 def _first_tool(raw: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -483,9 +804,15 @@ def catalog_from_tools_list(obj: Any, *, source: str = "tools/list result") -> C
         params = list(_guess_params(t["name"], schema, "", False, 0))
         unique = list({p.location: p for p in params}.values())
         desc = t.get("description") if isinstance(t.get("description"), str) else ""
+        hints = {k: v for k, v in (t.get("annotations") or {}).items()
+                 if k in ToolHints.model_fields and v is not None}
+        annotated = isinstance(t.get("annotations"), Mapping)
         entries.append(
             {"name": t["name"], "params": unique, "guessed": True,
-             "description": (desc or "").strip().split("\n", 1)[0]}
+             "description": (desc or "").strip().split("\n", 1)[0],
+             "arguments": _schema_arguments(schema) if schema.get("properties") else None,
+             "hints": hints if annotated else None,
+             "destructive": annotated and _destructive(hints)}
         )
     return _validate({"server": "", "tools": entries}, source)
 

@@ -232,17 +232,28 @@ def _set_location(arguments: dict[str, Any], location: str, value: Any) -> None:
             node = node.setdefault(name, {})
 
 
-def _call_for(tool: Tool, place: str) -> dict[str, Any]:
+def _call_for(tool: Tool, place: str, *, walk_only: bool = False) -> dict[str, Any]:
     arguments: dict[str, Any] = {}
     for param in tool.params:
+        if walk_only and not param.walks:
+            continue
         value = place if param.walks else posixpath.join(place, _PROBE_FILE)
+        if param.walks and not walk_only and len(tool.params) > 1:
+            # Beside the other paths, not around them: a tool refuses to write its
+            # result inside the folder it walks.
+            value = posixpath.join(place, "probe-folder")
         _set_location(arguments, param.location, value)
     for image in tool.image_params:
         if image.in_file or "[]" in image.location:
             continue  # the Markdown lives inside a file the probe doesn't read
         source = posixpath.join(place, "probe.png")
         _set_location(arguments, image.location, f"![probe]({source})")
-    return {"name": tool.name, "arguments": arguments}
+        if any(a.name == "content_format" for a in tool.arguments or ()):
+            arguments["content_format"] = "markdown"
+    if tool.walks and any(a.name == "recursive" and "boolean" in a.types
+                          for a in tool.arguments or ()):
+        arguments["recursive"] = True  # the widest walk the tool makes
+    return {"name": tool.name, "arguments": tool.complete_arguments(arguments)}
 
 
 def generate_calls(*policies: Policy, catalog: Catalog | None = None) -> list[tuple[dict, str]]:
@@ -265,11 +276,17 @@ def generate_calls(*policies: Policy, catalog: Catalog | None = None) -> list[tu
         else:
             targets = list(places.items())
         for place, why in targets:
-            call = _call_for(tool, place) if place else {"name": tool.name, "arguments": {}}
-            key = _call_label(call)
-            if key not in seen:
-                seen.add(key)
-                calls.append((call, f"catalog tool {tool.name} at {why}"))
+            if not place:
+                variants = [{"name": tool.name, "arguments": tool.complete_arguments({})}]
+            elif tool.walks and len(tool.params) > 1:
+                variants = [_call_for(tool, place, walk_only=True), _call_for(tool, place)]
+            else:
+                variants = [_call_for(tool, place)]
+            for call in variants:
+                key = _call_label(call)
+                if key not in seen:
+                    seen.add(key)
+                    calls.append((call, f"catalog tool {tool.name} at {why}"))
     return calls
 
 

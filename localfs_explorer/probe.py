@@ -16,8 +16,11 @@ The outcome follows the server's design:
   document is still written; a walked entry that becomes a ``failed`` or
   ``local_read_fail`` entry, dry runs included);
 - ``ok``: it runs with nothing refused;
-- ``error``: the probe can't model the call (a malformed line, a missing required
-  argument, an unknown ``direction``, an expected path that isn't a string).
+- ``error``: the call fails with an error of its own: the server's argument validation
+  (an unknown argument, a missing required one, a wrong type; checked first, before any
+  path), or the tool's own error before or after a check (an invalid ``direction``, a
+  missing file, a wrong extension, a file where a folder must be); or the probe can't
+  read the call (a malformed line, an expected path that isn't a string).
 
 Paths the catalog describes have tier ``catalog`` (``guess`` for a catalog inferred from a
 ``tools/list`` schema). Other arguments go through path discovery; what it finds is
@@ -27,21 +30,27 @@ caller declared or expects the call to touch (``declared``/``expected`` tiers) d
 Discovery's caveats about a path (``~user`` left unexpanded, a host in a ``file:`` URI)
 and any bound that cut its search short are in the call's notes.
 
-Not modelled: the second check of a response-cap ``local_path`` that names a directory
-(the server joins a default file name and checks the file again), and image sources
-inside the files ``create_doc_from_file``/``update_doc_from_file`` read (a note says so).
+Each tool's path work follows its code in the server (``tests/test_tool_conformance.py``
+compares the two): a directory destination gets the tool's default file name, checked
+too; folder walks list what the tool lists (top-level files for ``upload_local_folder``,
+the Drive folder's files for ``download_folder``, subfolders only with ``recursive`` for
+``sync_folder``). Not modelled: image sources inside the files
+``create_doc_from_file``/``update_doc_from_file`` read (a note says so), Workspace files
+on the Drive side, and ``export_revision`` of a Sheet (the probe takes the Doc case).
 """
 
 from __future__ import annotations
 
 import functools
-import html
 import posixpath
 import re
+import stat as _stat
+import string
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -95,6 +104,41 @@ _SYNC_OPS: dict[tuple[bool, bool, str], str | None] = {
     (False, True, "bidirectional"): "write",
 }
 _ROOT_OPS: dict[str, Op] = {"upload": "read", "download": "write", "bidirectional": "read_write"}
+
+
+#: Names the server's folder tools leave out unless told not to (``skip_system_files``).
+SYSTEM_FILES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini", ".localized"})
+#: ``export_format`` values the server's Drive tools accept.
+EXPORT_FORMATS = frozenset(
+    {"pdf", "html", "txt", "docx", "odt", "rtf", "epub", "csv", "xlsx", "ods", "pptx"})
+# The server's own temporary download files, never uploaded, synced or downloaded to.
+_PARTIAL = re.compile(r"\.gee-sweet-partial-[0-9a-f]{16}")
+
+
+def _is_partial(name: str) -> bool:
+    return _PARTIAL.fullmatch(name) is not None
+
+
+def _unsafe_name(name: str) -> bool:
+    """A Drive name the server won't join onto a local folder (not one plain component)."""
+    return (not name or "\0" in name or "/" in name or "\\" in name or name in (".", ".."))
+
+
+def _safe_filename(name: str) -> str:
+    """A caller-given default file name as one plain component, the server's way."""
+    for ch in ("/", "\\", "\0"):
+        name = name.replace(ch, "_")
+    if name in ("", ".", "..") or _is_partial(name):
+        name = "_" + name
+    return name
+
+
+def _is_file(fs: Any, path: str) -> bool:
+    """Whether ``path`` is a regular file, following symlinks."""
+    try:
+        return _stat.S_ISREG(fs.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 class ProbeError(LocalfsError):
@@ -255,54 +299,103 @@ else:
 
 # --- Markdown / HTML image sources -------------------------------------------------------
 
-_MD_IMAGE = re.compile(
-    r"!\[(?:[^\]\\]|\\.)*\]\(\s*(?:<([^>\n]*)>|([^\s)]+))"
-    r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)"
+# Sources the server fetches or looks up itself; everything else is a local path it
+# checks, resolved against its working directory (a data: URI or a file: URL included).
+_NOT_LOCAL = ("http://", "https://", "drive:")
+# Markdown extensions the server renders with, as far as they decide where images land.
+_MD_EXTENSIONS = ("tables", "fenced_code", "sane_lists")
+
+
+class _ImageSources(HTMLParser):
+    """``<img src>`` values the server embeds: not inside a table or a ``<pre>`` block."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.sources: list[str] = []
+        self.table = 0
+        self.pre = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self.table += 1
+        elif tag == "pre":
+            self.pre += 1
+        elif tag == "img" and not self.table and not self.pre:
+            src = dict(attrs).get("src")
+            if src:
+                self.sources.append(src)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table" and self.table:
+            self.table -= 1
+        elif tag == "pre" and self.pre:
+            self.pre -= 1
+
+
+_RENDERER: list[Any] = []
+_RENDER_LOCK = threading.Lock()
+
+
+def _markdown_to_html(text: str) -> str:
+    """Markdown rendered as the server renders it, with one reused renderer (building
+    one costs more than rendering a short text)."""
+    with _RENDER_LOCK:
+        if not _RENDERER:
+            import markdown  # only calls carrying Markdown need it
+
+            _RENDERER.append(markdown.Markdown(extensions=list(_MD_EXTENSIONS)))
+        renderer = _RENDERER[0]
+        try:
+            return str(renderer.reset().convert(text))
+        finally:
+            renderer.reset()
+
+
+# Markdown whose only markup is plain inline images: no code, HTML, references, tables,
+# escapes or entities, and no indented lines. There the rendered images are exactly the
+# ``![alt](src)`` written, so the renderer can be skipped (tests hold the two equal).
+_PLAIN_IMAGE = re.compile(r"!\[[^\[\]]*\]\(([^()\s]+)\)")
+_NOT_PLAIN = re.compile(
+    r"[`<>\\&|\[\]]|^(?: {4}|\t)|^ {0,3}(?:~~~|\*|-|\+|\d+[.)])\s|^ {0,3}[=-]+\s*$",
+    re.MULTILINE,
 )
-_HTML_IMG = re.compile(
-    r"<img\b[^>]*?\bsrc\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>\"']+))", re.IGNORECASE
-)
-_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]+):")
 
 
-def _local_source(src: str) -> str | None:
-    """The local path an image source names, or None for remote and inline sources."""
-    src = src.strip()
-    if not src or src.startswith("//"):
+def _plain_markdown_images(text: str) -> tuple[str, ...] | None:
+    """The image sources of Markdown simple enough to read without rendering, else None."""
+    if _NOT_PLAIN.search(_PLAIN_IMAGE.sub("", text)) is not None:
         return None
-    m = _SCHEME.match(src)
-    if m is None:
-        return src
-    if m.group(1).lower() != "file":
-        return None  # http(s), data:, and every other URL are not local reads
-    parts = urlsplit(src)
-    if parts.netloc not in ("", "localhost"):
-        return None
-    return unquote(parts.path) or None
+    return tuple(m.group(1) for m in _PLAIN_IMAGE.finditer(text))
 
 
-def extract_image_sources(text: str) -> list[str]:
-    """Local image paths in Markdown (``![alt](src)``) and HTML (``<img src>``), in order.
+@functools.lru_cache(maxsize=256)
+def _image_sources(text: str, markdown_text: bool) -> tuple[str, ...]:
+    if markdown_text:
+        if "![" not in text and "<" not in text:
+            return ()
+        plain = _plain_markdown_images(text)
+        if plain is not None:
+            return tuple(src for src in plain if not src.startswith(_NOT_LOCAL))
+        text = _markdown_to_html(text)
+    if "<" not in text:
+        return ()
+    parser = _ImageSources()
+    parser.feed(text)
+    parser.close()
+    return tuple(src for src in parser.sources if not src.startswith(_NOT_LOCAL))
 
-    Remote (``http:``, ``https:``, protocol-relative) and ``data:`` sources are skipped;
-    a ``file:`` URI is reduced to its path.
+
+def extract_image_sources(text: str, content_format: str | None = "markdown") -> list[str]:
+    """The local image paths the server would check in ``text``, in document order.
+
+    ``content_format`` is the tool's: ``markdown`` renders the text to HTML first (so
+    ``![alt](src)``, reference-style images and raw ``<img>`` tags count, while an image
+    inside a code span or block doesn't); anything else reads it as HTML. Images inside
+    a table or a ``<pre>`` block are dropped, as the server drops them. Sources starting
+    ``http://``, ``https://`` or ``drive:`` are not local; every other source is a path,
+    exactly as written.
     """
-    found: list[tuple[int, str]] = []
-    # Each pattern needs its opening characters; most texts lack one or both.
-    if "![" in text:
-        for m in _MD_IMAGE.finditer(text):
-            found.append((m.start(), m.group(1) if m.group(1) is not None else m.group(2)))
-    if "<" in text:
-        for m in _HTML_IMG.finditer(text):
-            raw = next(g for g in m.groups() if g is not None)
-            found.append((m.start(), html.unescape(raw)))
-    found.sort(key=lambda item: item[0])
-    out = []
-    for _, src in found:
-        local = _local_source(src)
-        if local is not None:
-            out.append(local)
-    return out
+    return list(_image_sources(text, content_format == "markdown"))
 
 
 # --- One call ------------------------------------------------------------------------------
@@ -457,7 +550,8 @@ class _CallProbe:
     """The state of probing one call: the verdicts so far and the first refusal."""
 
     __slots__ = (
-        "arguments", "check", "cwd", "drive", "error", "expected_paths", "home", "name",
+        "arguments", "check", "cwd", "drive", "drive_names", "error", "expected_paths",
+        "home", "name",
         "notes", "over_http", "partial", "paths", "policy", "refusal", "tool", "walk_limit",
     )
 
@@ -479,6 +573,7 @@ class _CallProbe:
         self.over_http = over_http
         self.walk_limit = walk_limit
         self.drive = _DriveTree.from_names(drive_names) if drive_names is not None else None
+        self.drive_names = list(drive_names) if drive_names is not None else None
         self.expected_paths = tuple(expected_paths)
         self.paths: list[PathVerdict] = []
         self.notes: list[str] = []
@@ -543,38 +638,258 @@ class _CallProbe:
 
     # -- the tool's own parameters --
 
+    def fail(self, message: str) -> None:
+        """The call's own error, as the tool reports it (the first one stands)."""
+        if self.error is None:
+            self.error = message
+
+    @property
+    def done(self) -> bool:
+        """The call has already failed or been refused: nothing after runs."""
+        return self.error is not None or self.refusal is not None
+
+    def arg(self, name: str) -> Any:
+        """An argument as the tool sees it: the call's value, else the server's default."""
+        if name in self.arguments:
+            return self.arguments[name]
+        for a in (self.tool.arguments or ()) if self.tool is not None else ():
+            if a.name == name:
+                return a.default
+        return None
+
     def run_params(self, tool: Tool) -> set[str]:
-        """Check every catalog parameter; returns the path strings checked."""
+        """Check every catalog parameter the way the tool does; returns the paths checked."""
         checked: set[str] = set()
         tier = "guess" if tool.guessed else "catalog"
+        if tool.direction is not None and any(p.op == "direction" for p in tool.params):
+            self.run_sync(tool, checked)
+            return checked
         # Entry checks run first: the server makes them before any API call.
         for param in tool.params_in_check_order:
+            if self.done:
+                break
+            shape = _shape(param.location)
+            if shape is not None and shape[1]:
+                self.run_items(tool, param, shape, tier, checked)
+                continue
             values = _values_at(self.arguments, param.location)
+            if shape is None or len(values) > 1:
+                # A list of paths (``paths[]``) or a nested one: each value is checked.
+                for label, value in values:
+                    if self.done:
+                        break
+                    if isinstance(value, str):
+                        checked.add(value)
+                    self.run_path(tool, param, label, value, tier)
+                continue
+            value = values[0][1] if values else None
+            if param.optional and (value is None or value == ""):
+                # The server's `if local_path:`: an empty string is not given.
+                continue
             if not values:
                 if not param.optional:
-                    self.error = (
+                    self.fail(
                         f"{tool.name}: required argument {param.location} is missing; "
                         "the server would reject the call before touching any file"
                     )
-                elif param.alternative:
-                    alt_used = any(True for _ in iter_locations(self.arguments, param.alternative))
-                    if alt_used:
-                        self.notes.append(
-                            f"{param.alternative} is used instead of a local path: no file "
-                            "is read"
-                        )
                 continue
-            for label, value in values:
-                if isinstance(value, str):
-                    checked.add(value)
-                if param.op == "direction":
-                    self.run_sync(tool, label, value)
-                elif param.walks:
-                    self.run_walk(param, label, value, tier)
+            label = values[0][0]
+            if not isinstance(value, str):
+                if param.walks:
+                    self.fail(f"{tool.name}: {label} must be a string")
                 else:
-                    kind = "attachment" if "attachments" in param.location else "path"
-                    self.record(self.check(value, param.op), label, kind=kind, tier=tier)
+                    d = self.check(value, param.op)  # type: ignore[arg-type]  # direction: run_sync
+                    self.record(d, label, kind="path", tier=tier)
+                continue
+            checked.add(value)
+            if param.walk == "top_files":
+                self.run_top_files(tool, label, value, tier)
+            elif param.walk == "drive_files":
+                self.run_drive_files(tool, label, value, tier)
+            elif param.walks:
+                self.run_walk(param, label, value, tier)
+            else:
+                self.run_path(tool, param, label, value, tier)
         return checked
+
+    def run_path(self, tool: Tool, param: PathParam, label: str, value: str, tier: str) -> None:
+        """One path argument: its check, then what the tool wants of it."""
+        d = self.check(value, param.op)  # type: ignore[arg-type]  # direction: run_sync
+        self.record(d, label, kind="path", tier=tier)
+        if not d.allowed or not isinstance(value, str):
+            return
+        if param.requires is not None and not self._requires(tool, param.requires, label, value):
+            return
+        if param.suffixes and not (param.suffix_unless and self.arg(param.suffix_unless)):
+            suffix = PurePosixPath(value).suffix
+            if suffix.lower() not in param.suffixes:
+                self.fail(f"{tool.name}: unsupported file extension {suffix!r} at {label} "
+                          f"(the tool takes {', '.join(param.suffixes)})")
+                return
+        if param.op == "write":
+            self.run_destination(tool, param, label, value, tier)
+
+    def _requires(self, tool: Tool, what: str, label: str, value: str) -> bool:
+        try:
+            mode: int | None = self.policy.fs.stat(_absolute(self.policy, value)).st_mode
+        except (OSError, ValueError):
+            mode = None
+        if what == "dir":
+            ok = mode is not None and _stat.S_ISDIR(mode)
+            problem = "no directory found at"
+        else:
+            ok = mode is not None
+            problem = "file not found:"
+            if ok and what == "file":
+                ok = _stat.S_ISREG(mode or 0)
+                problem = "no regular file at"
+        if not ok:
+            self.fail(f"{tool.name}: {problem} {value!r} ({label}); the tool reports it as "
+                      "its own error after the path check")
+        return ok
+
+    def _listdir(self, absolute: str) -> list[str]:
+        try:
+            return sorted(self.policy.fs.listdir(absolute))
+        except (OSError, ValueError) as exc:
+            reason = getattr(exc, "strerror", None) or str(exc)
+            self.notes.append(f"can't list {absolute}: {reason}")
+            return []
+
+    def _blocker(self, value: str, wants_dir: bool) -> str | None:
+        """What stops ``value`` from being written: a non-directory where a directory
+        must be (or a symlink to nothing), as the server checks before writing."""
+        fs = self.policy.fs
+        dest = _spelled(_absolute(self.policy, value))  # as pathlib spells it
+        if wants_dir:
+            sp = dest
+        elif fs.is_symlink(dest) and not fs.exists(dest):
+            return dest
+        else:
+            sp = posixpath.dirname(dest)
+        while True:
+            try:  # the nearest existing component: one stat in the usual case
+                mode = fs.stat(sp).st_mode
+            except (OSError, ValueError):
+                if fs.is_symlink(sp):
+                    return sp  # a symlink to nothing: mkdir can't go through it
+                parent = posixpath.dirname(sp)
+                if parent == sp:
+                    return None
+                sp = parent
+                continue
+            return None if _stat.S_ISDIR(mode) else sp
+
+    def _blocked(self, tool: Tool, label: str, value: str, wants_dir: bool) -> bool:
+        blocker = self._blocker(value, wants_dir)
+        if blocker is not None:
+            self.fail(f"{tool.name}: {label} {value!r} can't be written: {blocker!r} is not "
+                      "a directory (the tool's own error)")
+        return blocker is not None
+
+    def _default_name(self, template: str) -> str | None:
+        """The default file name for this call, or None when an argument it needs is missing."""
+        values: dict[str, str] = {}
+        for _, field, _, _ in string.Formatter().parse(template):
+            if not field:
+                continue
+            if field == "drive_name":
+                names = [n for n in self.drive_names or () if not n.endswith("/")]
+                if len(names) != 1:
+                    return None
+                values[field] = names[0]
+                continue
+            value = self.arg(field)
+            if value is None:
+                return None
+            values[field] = str(value)
+        return template.format_map(values)
+
+    def run_destination(self, tool: Tool, param: PathParam, label: str, value: str,
+                        tier: str) -> None:
+        """A destination that passed its check: the tool's own blocker check, and the
+        default file name joined onto a directory, checked again."""
+        wants_dir = posixpath.basename(value) in ("", ".", "..")
+        if self._blocked(tool, label, value, wants_dir):
+            return
+        if param.default_name is None:
+            return
+        if not (wants_dir or self.policy.fs.is_dir(_absolute(self.policy, value))):
+            return
+        name = self._default_name(param.default_name)
+        if name is None:
+            self.notes.append(
+                f"{label} is a directory: the server writes a file named "
+                f"{param.default_name} inside it and checks that too, but this call doesn't "
+                "give what the name is made of"
+            )
+            return
+        if param.default_name == "{drive_name}":
+            if _unsafe_name(name):
+                self.fail(f"{tool.name}: the Drive file name {name!r} can't be used as a "
+                          "local file name; pass a full file path as local_path")
+                return
+        else:
+            name = _safe_filename(name)
+        target = _child(_spelled(value), name)
+        d = self.check(target, "write")
+        self.record(d, label, kind="path", tier=tier)
+        if d.allowed:
+            fs, absolute = self.policy.fs, _absolute(self.policy, target)
+            if fs.is_dir(absolute) or (fs.is_symlink(absolute) and not fs.exists(absolute)):
+                self.fail(f"{tool.name}: {target!r} can't be written: a directory or a "
+                          "symlink to nothing is there (the tool's own error)")
+
+    def run_items(self, tool: Tool, param: PathParam, shape: tuple[str, str], tier: str,
+                  checked: set[str]) -> None:
+        """A path in each item of a list: attachments (a refusal fails the call) or
+        images (a refusal fails that image)."""
+        name, key = shape
+        items = self.arguments.get(name)
+        if not isinstance(items, (list, tuple)):
+            return
+        if param.item_requires and not items:
+            self.fail(f"{tool.name}: the {name} list is empty (the tool's own error)")
+            return
+        if param.needs_any and not any(
+            self.policy.env.get(n[1:]) if n.startswith("$") else self.arg(n)
+            for n in param.needs_any
+        ):
+            self.fail(f"{tool.name}: needs {' or '.join(param.needs_any)} before it checks "
+                      "any path (the tool's own error)")
+            return
+        alt_key = param.alternative.rpartition(".")[2] if param.alternative else None
+        kind = "attachment" if alt_key else "image" if not param.fails_call else "path"
+        for i, item in enumerate(items):
+            if self.done:
+                return
+            if not isinstance(item, Mapping):
+                continue
+            label = f"{name}[{i}].{key}"
+            missing = [r for r in param.item_requires if not item.get(r)]
+            if missing:
+                self.notes.append(f"{name}[{i}] fails without a check: missing {missing[0]!r}")
+                continue
+            value = item.get(key)
+            if not value:
+                if alt_key and item.get(alt_key):
+                    self.notes.append(
+                        f"{name}[{i}].{alt_key} is used instead of a local path: no file is read")
+                elif alt_key:
+                    self.fail(f"{tool.name}: {name}[{i}] needs either {key} or {alt_key}")
+                else:
+                    self.notes.append(f"{name}[{i}] fails without a check: missing {key!r}")
+                continue
+            if isinstance(value, str):
+                checked.add(value)
+            d = self.check(value, param.op)  # type: ignore[arg-type]  # direction: run_sync
+            self.record(d, label, kind=kind, tier=tier, step="failed",
+                        fails_call=param.fails_call)
+            if d.allowed and param.requires is not None:
+                if param.fails_call:
+                    self._requires(tool, param.requires, label, value)
+                elif not _is_file(self.policy.fs, _absolute(self.policy, value)):
+                    self.notes.append(f"{label}: no file at {value!r}; that item fails")
 
     # -- folder walks --
 
@@ -585,10 +900,104 @@ class _CallProbe:
                 "reports them"
             )
 
+    def run_top_files(self, tool: Tool, label: str, root: str, tier: str) -> None:
+        """upload_local_folder: the folder, then each of its top-level regular files."""
+        root_d = self.check(root, "read")
+        self.record(root_d, label, kind="root", tier=tier)
+        if not root_d.allowed:
+            return
+        fs = self.policy.fs
+        # The server lists the folder through its resolved path and checks each file
+        # under that spelling.
+        folder = root_d.resolved or _absolute(self.policy, root)
+        if not fs.is_dir(folder):
+            self.fail(f"{tool.name}: no directory found at {root!r} (the tool's own error)")
+            return
+        prefix = folder.rstrip("/") + "/"
+        names = [n for n in self._listdir(folder) if _is_file(fs, prefix + n)]
+        names = [n for n in names if not _is_partial(n)]
+        if self.arg("skip_system_files") is not False:
+            names = [n for n in names if n not in SYSTEM_FILES]
+        in_drive: set[str] = set()
+        if self.arg("skip_if_exists") is not False:
+            if self.drive is None:
+                self.notes.append(
+                    "the Drive folder's files weren't given (drive_names): no local file is "
+                    "assumed to be skipped as already uploaded")
+            elif self.arg("convert"):
+                self.notes.append("with convert, a file is skipped only when Drive holds it "
+                                  "already converted; no file is assumed skipped")
+            else:
+                in_drive = self.drive.files
+        self._note_dry_run()
+        skipped = 0
+        count = 0
+        with self.policy.many_checks() as batch:
+            for n in sorted(names):
+                if n in in_drive:
+                    skipped += 1
+                    continue
+                if count >= self.walk_limit:
+                    self._walk_stopped(label, count)
+                    break
+                count += 1
+                d = batch.check(prefix + n, "read", over_http=self.over_http)
+                self.record(d, label, kind="entry", tier=tier, step="failed", fails_call=False)
+        if skipped:
+            self.notes.append(f"{skipped} file(s) skipped unchecked: already in the Drive "
+                              "folder (skip_if_exists)")
+
+    def _walk_stopped(self, label: str, count: int) -> None:
+        self.notes.append(f"walk of {label} stopped after {count} entries (walk_limit); "
+                          "entries beyond it were not checked")
+
+    def run_drive_files(self, tool: Tool, label: str, root: str, tier: str) -> None:
+        """download_folder: the destination, then each file of the Drive folder there."""
+        root_d = self.check(root, "write")
+        self.record(root_d, label, kind="root", tier=tier)
+        if not root_d.allowed or self._blocked(tool, label, root, True):
+            return
+        if self.drive_names is None:
+            self.notes.append(
+                f"the Drive folder's files weren't given (drive_names): no file under {label} "
+                "is checked")
+            return
+        fs = self.policy.fs
+        raw_prefix = _prefix(_spelled(root))
+        abs_prefix = _absolute(self.policy, root).rstrip("/") + "/"
+        skip_existing = self.arg("skip_if_exists") is not False
+        claimed: set[str] = set()
+        unclaimed = 0
+        folders: list[str] = []
+        with self.policy.many_checks() as batch:
+            for name in self.drive_names:
+                if "/" in name.rstrip("/") or name.endswith("/"):
+                    folders.append(name.split("/", 1)[0])
+                    continue
+                if _unsafe_name(name) or _is_partial(name):
+                    self.notes.append(f"Drive name {name!r} can't be a local file name: "
+                                      "failed without a check")
+                    continue
+                if len(claimed) + unclaimed >= self.walk_limit:
+                    self._walk_stopped(label, self.walk_limit)
+                    break
+                d = batch.check(raw_prefix + name, "write", over_http=self.over_http)
+                self.record(d, label, kind="entry", tier=tier, step="failed", fails_call=False)
+                if not d.allowed or (skip_existing and fs.exists(abs_prefix + name)):
+                    unclaimed += 1  # refused or skipped: checked all the same
+                    continue
+                if name in claimed:
+                    self.notes.append(f"duplicate Drive name {name!r}: only the first is "
+                                      "downloaded")
+                claimed.add(name)
+        if folders:
+            self.notes.append(
+                f"{len(dict.fromkeys(folders))} Drive subfolder(s) skipped: download_folder "
+                "never enters them")
+
     def run_walk(self, param: PathParam, label: str, root: Any, tier: str) -> None:
-        """upload_local_folder (reads) and download_folder (writes) and their like."""
-        # Only read and write parameters walk; a direction parameter goes to run_sync.
-        root_d = self.check(root, param.op)  # type: ignore[arg-type]
+        """A folder a user catalog says is walked: every entry, descending."""
+        root_d = self.check(root, param.op)  # type: ignore[arg-type]  # direction: run_sync
         self.record(root_d, label, kind="root", tier=tier)
         if not root_d.allowed:
             return
@@ -615,47 +1024,87 @@ class _CallProbe:
                 )
         walker.finish()
 
-    def run_sync(self, tool: Tool, label: str, root: Any) -> None:
-        """sync_folder: the direction table of the server's design ("As implemented")."""
+    def run_sync(self, tool: Tool, checked: set[str]) -> None:
+        """sync_folder: its own validation, the root, the result file, then the walk."""
         spec = tool.direction
-        assert spec is not None  # the catalog validates this
-        direction = self.arguments.get(spec.argument)
+        assert spec is not None  # the caller checked
+        direction = self.arg(spec.argument)
         if direction is None:
             direction = spec.default
-            if spec.assumed:
-                self.notes.append(
-                    f"{spec.argument} not given: assuming {direction!r}, a default chosen "
-                    "by this catalog"
-                )
         if direction not in DIRECTIONS:
-            self.error = (
-                f"{tool.name}: {spec.argument} {direction!r} is not one of "
-                f"{', '.join(DIRECTIONS)}"
-            )
+            self.fail(f"{tool.name}: invalid {spec.argument} {direction!r}: use upload, "
+                      "download or bidirectional")
             return
-        # The sync root is a both-sides entry.
+        export_format = self.arg("export_format")
+        if export_format and export_format not in EXPORT_FORMATS:
+            self.fail(f"{tool.name}: unknown export_format {export_format!r}")
+            return
+        resolve = self.arg("resolve")
+        if resolve and isinstance(resolve, Mapping):
+            if any(mode not in ("keep_drive", "keep_local") for mode in resolve.values()):
+                self.fail(f"{tool.name}: invalid resolve value: use keep_drive or keep_local")
+                return
+            if direction == "download" and "keep_local" in resolve.values():
+                self.fail(f"{tool.name}: resolve keep_local uploads, which direction "
+                          "download never does")
+                return
+        walked = next(p for p in tool.params if p.op == "direction")
+        root = self.arguments.get(walked.location)
+        if not isinstance(root, str):
+            self.fail(f"{tool.name}: {walked.location} must be a string")
+            return
+        checked.add(root)
+        label = walked.location
         root_d = self.check(root, _ROOT_OPS[direction])
         self.record(root_d, label, kind="root")
-        if not root_d.allowed:
+        if not root_d.allowed or self._blocked(tool, label, root, True):
             return
-        if self.refusal is not None:
-            self.notes.append(f"{label} not walked: the call is refused before it starts")
-            return
+        result = next((p for p in tool.params if p.op == "write"), None)
+        result_value = self.arguments.get(result.location) if result is not None else None
+        if result is not None and result_value:
+            if not isinstance(result_value, str):
+                self.fail(f"{tool.name}: {result.location} must be a string")
+                return
+            checked.add(result_value)
+            d = self.check(result_value, "write")
+            self.record(d, result.location, kind="path")
+            if not d.allowed:
+                return
+            if self._blocked(tool, result.location, result_value,
+                             posixpath.basename(result_value) in ("", ".", "..")):
+                return
+            fs = self.policy.fs
+            inside = fs.realpath(_absolute(self.policy, result_value))
+            top = fs.realpath(_absolute(self.policy, root))
+            if inside == top or inside.startswith(top.rstrip("/") + "/"):
+                self.fail(f"{tool.name}: {result.location} ({result_value!r}) must not be "
+                          f"{label} ({root!r}) or a path inside it")
+                return
         self._note_dry_run()
         if self.drive is None:
             self.notes.append(
-                "the Drive side wasn't given (drive_names): each local entry is treated "
+                "the Drive side wasn't given (drive_names): each local file is treated "
                 "as present on both sides"
             )
+        if self.arg("resolve"):
+            self.notes.append("with resolve, the server plans the sync twice: each entry "
+                              "is checked twice, with the same verdict")
         with self.policy.many_checks() as batch:
             walker = _Walker(self, label, "catalog", batch, root_d.resolved)
-            walker.sync_level(root, _absolute(self.policy, root), self.drive, direction, 0)
+            walker.sync_level(root, _absolute(self.policy, root), self.drive, direction, 0,
+                              recursive=self.arg("recursive") is True,
+                              skip_system=self.arg("skip_system_files") is not False)
         walker.finish()
+        if result is not None and result_value and isinstance(result_value, str):
+            # The result is written after the walk; a directory gets its default name.
+            self.run_destination(tool, result.model_copy(update={"op": "write"}),
+                                 result.location, result_value, "catalog")
 
     # -- Markdown/HTML images --
 
     def run_images(self, tool: Tool) -> None:
         tier = "guess" if tool.guessed else "catalog"
+        content_format = self.arg("content_format")
         for ip in tool.image_params:
             for label, value in iter_locations(self.arguments, ip.location):
                 if ip.in_file:
@@ -666,7 +1115,7 @@ class _CallProbe:
                     continue
                 if not isinstance(value, str):
                     continue
-                for src in extract_image_sources(value):
+                for src in extract_image_sources(value, content_format):
                     # A refused image fails that image only; the document is still written.
                     self.record(
                         self.check(src, "read"), label, kind="image", tier=tier,
@@ -818,49 +1267,88 @@ class _Walker:
 
     def sync_level(
         self, raw_dir: str, abs_dir: str, drive: _DriveTree | None, direction: str, depth: int,
-        is_local_dir: bool | None = None,
+        *, recursive: bool, skip_system: bool,
     ) -> None:
-        """One level of a sync: local entries and Drive names by the direction table.
+        """One level of a sync: its files by the direction table, then (recursive only)
+        its subfolders, each checked before it is entered.
 
-        ``is_local_dir`` is what the caller already knows of ``abs_dir`` (None: ask).
+        ``drive`` is the Drive folder's side; None when unknown, and then each local
+        file is taken as present on both sides.
         """
         fs = self.probe.policy.fs
         if self._deep(depth, raw_dir):
             return
-        if is_local_dir is None:
-            is_local_dir = fs.is_dir(abs_dir)
-        local = set(self._list(abs_dir)) if is_local_dir else set()
-        remote = drive.names() if drive is not None else local
-        # As in walk_local, the per-entry steps are written out.
+        local_files: set[str] = set()
+        local_dirs: set[str] = set()
+        abs_prefix = abs_dir.rstrip("/") + "/"
+        if fs.is_dir(abs_dir):
+            for name in self._list(abs_dir):
+                if skip_system and name in SYSTEM_FILES:
+                    continue
+                try:  # one stat per entry, following symlinks as the server's listing does
+                    mode = fs.stat(abs_prefix + name).st_mode
+                except (OSError, ValueError):
+                    continue
+                if _stat.S_ISDIR(mode):
+                    local_dirs.add(name)
+                elif _stat.S_ISREG(mode) and not _is_partial(name) and "\\" not in name:
+                    local_files.add(name)
+        if drive is None:
+            remote_files, remote_dirs = set(local_files), None
+        else:
+            remote_files = {n for n in drive.files if not _is_partial(n) and "\\" not in n}
+            remote_dirs = drive.folders
         probe = self.probe
         check, record = self.batch.check, probe.record
         over_http, label, tier, limit = probe.over_http, self.label, self.tier, probe.walk_limit
-        raw_prefix, abs_prefix = _prefix(_spelled(raw_dir)), abs_dir.rstrip("/") + "/"
-        for name in sorted(local | remote):
-            in_local, in_drive = name in local, name in remote
-            raw, absolute = raw_prefix + name, abs_prefix + name
-            op = _SYNC_OPS[(in_local, in_drive, direction)]
+        raw_prefix = _prefix(_spelled(raw_dir))
+        for name in sorted(local_files | remote_files):
+            op = _SYNC_OPS[(name in local_files, name in remote_files, direction)]
             if op is None:
-                self.skipped.append(raw)
+                self.skipped.append(raw_prefix + name)
+                continue
+            if self.count >= limit:
+                self._out_of_budget()
+                return
+            self.count += 1
+            d = check(raw_prefix + name, op, over_http=over_http)
+            record(d, label, kind="entry", tier=tier, step="local_read_fail", fails_call=False)
+        folders = local_dirs | (set(remote_dirs) if remote_dirs is not None else set())
+        if not recursive:
+            if folders:
+                probe.notes.append(
+                    f"{len(folders)} subfolder(s) of {raw_dir} not entered: recursive is false")
+            return
+        children: list[tuple[str, str, _DriveTree | None]] = []
+        for name in sorted(folders):
+            if name in (".", "..") or "\\" in name:
+                continue
+            in_local = name in local_dirs
+            in_drive = True if remote_dirs is None else name in remote_dirs
+            op = _SYNC_OPS[(in_local, in_drive, direction)]
+            raw, absolute = raw_prefix + name, abs_prefix + name
+            if op is None:
+                self.skipped.append(raw + "/")
                 continue
             if self.count >= limit:
                 self._out_of_budget()
                 return
             self.count += 1
             d = check(raw, op, over_http=over_http)
-            record(d, label, kind="entry", tier=tier,
-                   step="failed" if op == "write" else "local_read_fail", fails_call=False)
+            record(d, label, kind="entry", tier=tier, step="local_read_fail", fails_call=False)
             if not d.allowed:
                 continue
-            sub = drive.folders.get(name) if drive is not None else None
-            if in_local and fs.is_dir(absolute):
-                if self._first_visit(d):
-                    # Unknown Drive side stays unknown; a local-only folder has none.
-                    nxt = None if drive is None else (sub or _DriveTree())
-                    self.sync_level(raw, absolute, nxt, direction, depth + 1, True)
-            elif not in_local and sub is not None:
-                # A Drive-only folder: its files would be created under the new folder.
-                self.sync_level(raw, absolute, sub, direction, depth + 1)
+            if not in_local and (fs.exists(absolute) or fs.is_symlink(absolute)):
+                probe.notes.append(f"{raw}: a local file is in the way of the Drive folder; "
+                                   "not synced")
+                continue
+            if in_local and not self._first_visit(d):
+                continue
+            sub = None if remote_dirs is None else remote_dirs.get(name) or _DriveTree()
+            children.append((raw, absolute, sub))
+        for raw, absolute, sub in children:
+            self.sync_level(raw, absolute, sub, direction, depth + 1, recursive=recursive,
+                            skip_system=skip_system)
             if self.stopped:
                 return
 
@@ -964,6 +1452,14 @@ def _probe(
                            outcome="error", message="arguments must be a JSON object",
                            notes=notes, index=index, line=line)
 
+    if tool is not None:
+        # The server validates the arguments against the tool's schema before the tool
+        # runs: a rejection is the call's own error, before any path is checked.
+        rejected = tool.argument_error(arguments)
+        if rejected is not None:
+            return CallVerdict(name=name, registered=True, visible=True, gate=gate,
+                               outcome="error", message=rejected, notes=notes, index=index,
+                               line=line)
     probe = _CallProbe(policy, name, tool, arguments, over_http, walk_limit, drive_names,
                        expected_paths)
     probe.notes.extend(notes)
@@ -972,7 +1468,7 @@ def _probe(
     whole: frozenset[str] = frozenset()
     if tool is not None:
         checked = probe.run_params(tool)
-        if tool.image_params:
+        if tool.image_params and not probe.done:
             probe.run_images(tool)
         skip, whole = tool.described_locations, tool.described_arguments
     # Discovery only when something is left for it: paths the caller expects the call to

@@ -27,10 +27,10 @@ The approval ledger (the default :class:`LedgerRules`):
   no local path is keyed on its whole arguments, so only an identical call reuses it.
 - The ledger lasts until the end of the current answer: a second identical call in the
   same answer goes through, the next answer asks again.
-- Destructive calls (the catalog marks the tool ``destructive``, or its name says it
-  deletes or moves something) skip the ledger entirely: they ask every time and their
-  approval is never remembered, because consent to edit a file is not consent to remove
-  or overwrite it.
+- Destructive calls (the server's annotations mark the tool destructive, or, for a tool
+  without annotations, its name says it deletes or moves something) skip the ledger
+  entirely: they ask every time and their approval is never remembered, because consent
+  to edit a file is not consent to remove or overwrite it.
 - A refusal by the person is final for that call; the model is told so in the exact
   words of :data:`PERSON_REFUSAL`. A prompt nobody answers within the access lists'
   ``approval_timeout_seconds`` is a refusal too (:data:`TIMEOUT_REFUSAL`).
@@ -381,11 +381,15 @@ _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 def is_destructive(name: str, tool: Tool | None, rules: LedgerRules) -> bool:
     """Whether a call to ``name`` removes, moves or overwrites something.
 
-    The catalog's ``destructive`` flag decides for tools it describes; any tool whose name
+    The catalog's ``destructive`` flag decides for tools it describes. For the shipped
+    catalog that flag is the server's own annotation (``readOnlyHint``/``destructiveHint``),
+    which then settles it alone. For a tool without annotations, any tool whose name
     contains one of ``rules.destructive_words`` as a word is destructive too.
     """
     if tool is not None and tool.destructive:
         return True
+    if tool is not None and tool.hints is not None:
+        return False  # the server's annotations said: not destructive
     words = {w.lower() for w in _WORD_SPLIT.split(_CAMEL.sub(r"\1_\2", name)) if w}
     return bool(words & {w.lower() for w in rules.destructive_words})
 

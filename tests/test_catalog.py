@@ -1,4 +1,4 @@
-"""The shipped catalog matches the server's design, and bad catalogs fail clearly."""
+"""The shipped catalog matches the server's own tools/list, and bad catalogs fail clearly."""
 
 from __future__ import annotations
 
@@ -23,10 +23,11 @@ LOCAL_ONLY = {
 RESPONSE_CAP = {
     "get_sheet_data", "get_multiple_sheet_data", "get_multiple_spreadsheet_summary",
     "find_in_spreadsheet", "get_doc_content", "find_in_doc", "get_doc_as_markdown",
-    "get_message", "get_thread",
+    "get_message", "get_thread", "export_revision",
 }
 IMAGE_TOOLS = {"create_doc", "write_doc_content", "create_doc_from_file", "update_doc_from_file"}
-NO_DISK = {"export_file", "export_revision"}
+NO_DISK = {"export_file", "list_revisions", "upload_file"}
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -34,9 +35,11 @@ def catalog() -> Catalog:
     return load_catalog()
 
 
-def test_every_tool_the_design_names_is_in_the_catalog(catalog: Catalog) -> None:
-    named = LOCAL_ONLY | RESPONSE_CAP | IMAGE_TOOLS | NO_DISK | {"send_message", "create_draft"}
-    assert set(catalog.names()) == named
+def test_every_tool_touching_local_files_is_described(catalog: Catalog) -> None:
+    touching = {t.name for t in catalog.tools if t.touches_disk}
+    assert touching == LOCAL_ONLY | RESPONSE_CAP | IMAGE_TOOLS | {"send_message", "create_draft"}
+    # The tool list is the server's: far more tools than touch local files.
+    assert len(catalog.tools) > 100 and set(catalog.names()) >= NO_DISK
 
 
 def test_exactly_the_nine_local_only_tools(catalog: Catalog) -> None:
@@ -44,15 +47,18 @@ def test_exactly_the_nine_local_only_tools(catalog: Catalog) -> None:
     assert len(catalog.local_only_names()) == 9
 
 
-def test_ten_optional_local_paths_are_write_checked_at_entry(catalog: Catalog) -> None:
+def test_optional_local_paths_are_write_checked_at_entry(catalog: Catalog) -> None:
     at_entry = {
         (t.name, p.location) for t in catalog.tools for p in t.params if p.checked_at_entry
     }
-    expected = {(n, "local_path") for n in RESPONSE_CAP} | {("sync_folder", "result_local_path")}
-    assert at_entry == expected
-    for name, location in expected:
-        param = next(p for p in catalog.get(name).params if p.location == location)
-        assert param.op == "write" and param.optional
+    assert at_entry == {(n, "local_path") for n in RESPONSE_CAP}
+    for name in RESPONSE_CAP:
+        (param,) = catalog.get(name).params
+        assert param.op == "write" and param.optional and param.default_name
+    # sync_folder checks result_local_path after the sync root, not at its entry.
+    result = next(p for p in catalog.get("sync_folder").params
+                  if p.location == "result_local_path")
+    assert result.op == "write" and result.optional and not result.checked_at_entry
 
 
 def test_attachments_are_nested_reads_with_a_base64_alternative(catalog: Catalog) -> None:
@@ -99,14 +105,71 @@ def test_operations_of_the_single_path_tools(catalog: Catalog) -> None:
         assert ops[name] == "read"
 
 
-def test_names_the_design_does_not_give_are_marked_assumed(catalog: Catalog) -> None:
-    assumed = {(t.name, p.location) for t in catalog.tools for p in t.params if p.assumed}
-    assert ("insert_local_images", "images[].local_path") in assumed
-    assert ("create_doc_from_file", "local_path") in assumed
-    # The design spells these out, so they must not be marked as guesses of ours.
-    assert ("download_file", "local_path") not in assumed
-    assert ("send_message", "attachments[].local_path") not in assumed
-    assert catalog.get("sync_folder").direction.assumed
+def test_nothing_is_assumed_where_the_server_settles_it(catalog: Catalog) -> None:
+    assert not [(t.name, p.location) for t in catalog.tools for p in t.params if p.assumed]
+    assert not [(t.name, i.location) for t in catalog.tools for i in t.image_params
+                if i.assumed]
+    sync = catalog.get("sync_folder")
+    assert sync.direction.default == "bidirectional" and not sync.direction.assumed
+    # Every local path sits on an argument the server declares.
+    for tool in catalog.tools:
+        declared = {a.name for a in tool.arguments or ()}
+        for p in tool.params:
+            assert p.argument in declared, (tool.name, p.location)
+
+
+def test_the_generated_layer_matches_the_pinned_server() -> None:
+    """Regenerating server_tools.json from the installed server changes nothing."""
+    pytest.importorskip("mcp_gee_sweet")
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "server_tools"), "--check"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+
+
+def test_destructive_comes_from_the_servers_annotations(catalog: Catalog) -> None:
+    for name in ("download_file", "download_folder", "get_sheet_data", "export_revision"):
+        assert not catalog.get(name).destructive, name
+    for name in ("upload_local_file", "upload_local_folder", "sync_folder", "send_message",
+                 "import_csv_to_sheet", "insert_local_images"):
+        assert catalog.get(name).destructive, name
+    # No annotation saying otherwise: MCP's default (destructive) applies.
+    assert catalog.get("freeze").hints.destructiveHint is None
+    assert catalog.get("freeze").destructive
+
+
+def test_argument_validation_names_unknown_missing_and_mistyped(catalog: Catalog) -> None:
+    tool = catalog.get("download_file")
+    assert tool.argument_error({"file_id": "F", "local_path": "x"}) is None
+    message = tool.argument_error({"file_id": "F", "dest": "x"})
+    assert "missing required argument 'local_path'" in message
+    assert "unknown argument 'dest'" in message
+    assert "'local_path' must be string" in tool.argument_error(
+        {"file_id": "F", "local_path": 5})
+    folder = catalog.get("download_folder")
+    assert "'progress_unit' must be one of" in folder.argument_error(
+        {"folder_id": "F", "local_path": "x", "progress_unit": "pages"})
+    assert folder.argument_error({"folder_id": "F", "local_path": "x",
+                                  "progress_unit": "bytes"}) is None
+
+
+def test_the_local_layer_cannot_drift_from_the_server() -> None:
+    from localfs_explorer.catalog import layer_catalog
+
+    server = {"server": "s", "tools": [{"name": "t", "arguments": [
+        {"name": "local_path", "required": True}], "annotations": {"readOnlyHint": True}}]}
+    ok = layer_catalog(server, {"tools": [{"name": "t", "params": [
+        {"location": "local_path", "op": "read"}]}]})
+    assert ok.get("t").params[0].op == "read" and not ok.get("t").destructive
+    with pytest.raises(CatalogError, match="doesn't list: gone"):
+        layer_catalog(server, {"tools": [{"name": "gone"}]})
+    with pytest.raises(CatalogError, match="'dest' is not an argument the server declares"):
+        layer_catalog(server, {"tools": [{"name": "t", "params": [
+            {"location": "dest", "op": "write"}]}]})
+    with pytest.raises(CatalogError, match="comes from the server's tools/list"):
+        layer_catalog(server, {"tools": [{"name": "t", "destructive": True}]})
 
 
 def test_get_answers_none_for_an_unknown_tool(catalog: Catalog) -> None:

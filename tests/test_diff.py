@@ -41,8 +41,8 @@ def test_widening_roots_is_new_access_found_without_any_given_probe() -> None:
     assert {"upload_local_file", "download_file", "send_message"} <= calls
     # /data/up points into the new root: walks inside the old root now reach further.
     walk = next(c for c in result.new_access
-                if c.tool == "upload_local_folder" and c.arguments == {"local_path": "/data"})
-    assert "read /data/up now allowed" in walk.detail
+                if c.tool == "sync_folder" and c.arguments.get("local_path") == "/data")
+    assert "/data/up now allowed" in walk.detail
 
 
 def test_narrowing_roots_is_not_new_access() -> None:
@@ -97,9 +97,13 @@ def test_generated_calls_fill_every_local_path_argument() -> None:
                  for c, _why in generate_calls(roots("/data")))
     send = next(c for c in calls.values() if c["name"] == "send_message")
     assert send["arguments"]["attachments"][0]["local_path"].endswith("/probe.txt")
-    sync = next(c for c in calls.values() if c["name"] == "sync_folder")
-    assert set(sync["arguments"]) == {"local_path", "result_local_path"}
-    assert any(c["name"] == "export_file" and c["arguments"] == {} for c in calls.values())
+    syncs = [c for c in calls.values() if c["name"] == "sync_folder"]
+    # The walk on its own (recursive, the widest), and with the result file beside it.
+    assert {frozenset(c["arguments"]) for c in syncs} == {
+        frozenset({"folder_id", "local_path", "recursive"}),
+        frozenset({"folder_id", "local_path", "result_local_path", "recursive"})}
+    assert any(c["name"] == "export_file" and set(c["arguments"]) == {"file_id", "export_format"}
+               for c in calls.values())
 
 
 def test_turning_off_local_access_removes_tools_without_new_access() -> None:
@@ -159,7 +163,8 @@ def test_a_calls_file_and_a_malformed_line(tmp_path) -> None:
     from localfs_explorer.probe import ProbeError
 
     good = tmp_path / "calls.jsonl"
-    good.write_text('{"name": "download_file", "arguments": {"local_path": "/srv/outside/x"}}\n'
+    good.write_text('{"name": "download_file",'
+                    ' "arguments": {"file_id": "F", "local_path": "/srv/outside/x"}}\n'
                     "\n")
     result = compare_policies(roots("/data"), roots("/data:/srv/outside"), calls=good,
                               generated=False)

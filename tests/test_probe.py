@@ -17,11 +17,28 @@ from localfs_explorer.probe import (
     ProbeError,
     extract_image_sources,
     iter_call_verdicts,
-    probe_call,
     probe_calls,
 )
+from localfs_explorer.probe import probe_call as probe_exactly
 
 CATALOG = load_catalog()
+_PLACEHOLDERS = {"array": [], "boolean": False, "integer": 1, "number": 1}
+
+
+def full(name: str, arguments: dict | None) -> dict:
+    """``arguments`` with each required argument the test doesn't care about filled in."""
+    tool = CATALOG.get(name)
+    out = dict(arguments or {})
+    for a in (tool.arguments or ()) if tool is not None else ():
+        if a.required and a.name not in out:
+            kind = next((t for t in a.types if t != "null"), "string")
+            out[a.name] = _PLACEHOLDERS.get(kind, f"<{a.name}>")
+    return out
+
+
+def probe_call(policy, name, arguments=None, **options):
+    """The probe, on a call whose required arguments are all given (see :func:`full`)."""
+    return probe_exactly(policy, name, full(name, arguments), **options)
 
 
 class RecordingFS(HostFS):
@@ -84,7 +101,7 @@ def verdict_paths(verdict) -> dict[str, tuple[bool, str]]:
 def test_a_refused_required_path_is_the_refusal_message(layout: Layout) -> None:
     policy = layout.roots()
     target = str(layout.outside / "other.txt")
-    v = probe_call(policy, "upload_local_file", {"local_path": target, "folder_id": "F"})
+    v = probe_call(policy, "upload_local_file", {"local_path": target, "parent_folder_id": "F"})
     assert v.outcome == "refused" and v.registered and v.visible and v.gate == "execute"
     assert v.message == policy.check_read(target).message
     assert v.message.startswith(f"{target} is outside this server's LOCAL_FILE_ROOTS")
@@ -121,16 +138,48 @@ def test_the_deny_list_applies_in_full_mode(layout: Layout) -> None:
     assert v.message == DENIED.format(path=token, verb="written")
 
 
-def test_result_local_path_is_checked_before_the_sync_root(layout: Layout) -> None:
+def test_result_local_path_is_checked_after_the_sync_root_before_the_walk(
+    layout: Layout,
+) -> None:
     policy = layout.roots()
     result = str(layout.outside / "result.json")
-    root = str(layout.evil)
-    v = probe_call(policy, "sync_folder", {"local_path": root, "folder_id": "F",
+    v = probe_call(policy, "sync_folder", {"local_path": str(layout.data), "folder_id": "F",
                                            "result_local_path": result})
     assert v.outcome == "refused"
     assert v.message == policy.check_write(result).message
-    assert [p.argument for p in v.paths] == ["result_local_path", "local_path"]
+    assert [p.argument for p in v.paths] == ["local_path", "result_local_path"]
     assert not any(p.kind == "entry" for p in v.paths)  # nothing walked
+    # A refused root ends the call before result_local_path is looked at.
+    v = probe_call(policy, "sync_folder", {"local_path": str(layout.evil), "folder_id": "F",
+                                           "result_local_path": result})
+    assert [p.argument for p in v.paths] == ["local_path"]
+
+
+def test_sync_validates_its_own_arguments_before_touching_files(layout: Layout) -> None:
+    policy, fs = recorded_policy(layout, LOCAL_FILE_ACCESS="roots",
+                                 LOCAL_FILE_ROOTS=str(layout.data))
+    for extra, words in (({"direction": "sideways"}, "invalid direction"),
+                         ({"export_format": "gif"}, "unknown export_format"),
+                         ({"resolve": {"a.md": "keep_both"}}, "invalid resolve")):
+        v = probe_call(policy, "sync_folder", {"local_path": str(layout.outside), **extra})
+        assert (v.outcome, v.paths) == ("error", []) and words in v.message
+    assert fs.asked == []
+    # result_local_path inside local_path: the tool's own error after both checks.
+    v = probe_call(policy, "sync_folder", {"local_path": str(layout.data),
+                                           "result_local_path": str(layout.data / "r.json")})
+    assert v.outcome == "error" and "must not be local_path" in v.message
+    assert [p.kind for p in v.paths] == ["root", "path"]
+
+
+def test_sync_descends_only_when_recursive(layout: Layout) -> None:
+    args = {"local_path": str(layout.data), "direction": "upload"}
+    flat = probe_call(layout.roots(), "sync_folder", args)
+    assert [p.path for p in flat.paths if p.kind == "entry"] == [str(layout.data / "report.csv")]
+    assert any("not entered: recursive is false" in n for n in flat.notes)
+    deep = probe_call(layout.roots(), "sync_folder", {**args, "recursive": True})
+    assert [p.path for p in deep.paths if p.kind == "entry"] == [
+        str(layout.data / "report.csv"), str(layout.data / "sub"),
+        str(layout.data / "sub" / "notes.txt")]
 
 
 def test_entry_checks_run_before_the_other_parameters(layout: Layout) -> None:
@@ -151,7 +200,8 @@ def test_entry_checks_run_before_the_other_parameters(layout: Layout) -> None:
                    catalog=catalog)
     assert v.outcome == "refused"
     assert v.message == policy.check_write(second).message
-    assert [p.argument for p in v.paths] == ["local_path", "source_path"]
+    # The refusal ends the call, as the server's raise does: the read is never checked.
+    assert [p.argument for p in v.paths] == ["local_path"]
 
 
 def test_a_nul_byte_is_a_refusal_not_a_crash(layout: Layout) -> None:
@@ -160,8 +210,58 @@ def test_a_nul_byte_is_a_refusal_not_a_crash(layout: Layout) -> None:
 
 
 def test_a_missing_required_argument_is_an_error(layout: Layout) -> None:
-    v = probe_call(layout.roots(), "download_file", {"file_id": "x"})
-    assert v.outcome == "error" and "local_path" in v.message
+    v = probe_exactly(layout.roots(), "download_file", {"file_id": "x"})
+    assert v.outcome == "error" and "missing required argument 'local_path'" in v.message
+    assert v.paths == []
+
+
+def test_argument_errors_come_before_any_path_check(layout: Layout) -> None:
+    policy, fs = recorded_policy(layout, LOCAL_FILE_ACCESS="roots",
+                                 LOCAL_FILE_ROOTS=str(layout.data))
+    bad = str(layout.outside / "x.json")
+    for arguments in (
+        {"file_id": "x", "local_path": bad, "dest": "y"},  # unknown argument
+        {"local_path": bad},  # missing required
+        {"file_id": "x", "local_path": 5},  # wrong type
+    ):
+        v = probe_exactly(policy, "download_file", arguments)
+        assert (v.outcome, v.paths) == ("error", []), arguments
+        assert v.message.startswith("download_file: the server rejects the arguments")
+    assert fs.asked == []
+    # The shipped scenarios' real argument names pass.
+    ok = probe_exactly(policy, "send_message", {"to": "a@b.c", "subject": "S", "body": "B"})
+    assert ok.outcome == "ok"
+
+
+def test_an_empty_optional_local_path_is_not_given(layout: Layout) -> None:
+    policy, fs = recorded_policy(layout, LOCAL_FILE_ACCESS="off")
+    v = probe_call(policy, "get_sheet_data", {"local_path": ""})
+    assert (v.outcome, v.paths) == ("ok", []) and fs.asked == []
+    v = probe_call(policy, "send_message", {"attachments": [
+        {"local_path": "", "content_base64": "eA=="}]})
+    assert (v.outcome, v.paths) == ("ok", [])
+    v = probe_call(policy, "send_message", {"attachments": [{"local_path": ""}]})
+    assert v.outcome == "error" and "needs either local_path or content_base64" in v.message
+
+
+def test_a_directory_destination_gets_the_default_name_checked_too(layout: Layout) -> None:
+    policy = layout.policy(LOCAL_FILE_ACCESS="full")
+    (layout.data / "Sheet1_data.json").symlink_to(layout.app / "token.json")
+    v = probe_call(policy, "get_sheet_data", {"sheet": "Sheet1", "local_path": str(layout.data)})
+    assert [(p.path, p.allowed) for p in v.paths] == [
+        (str(layout.data), True), (str(layout.data / "Sheet1_data.json"), False)]
+    assert v.outcome == "refused" and "own credential" in v.message
+    v = probe_call(policy, "get_message", {"message_id": "m/1", "local_path": "out/"})
+    assert [p.path for p in v.paths] == ["out/", "out/message_m_1.json"]
+    # A file destination is checked once; a missing name part is said in a note.
+    v = probe_call(policy, "get_thread", {"thread_id": "T",
+                                          "local_path": str(layout.data / "t.json")})
+    assert len(v.paths) == 1
+    v = probe_call(policy, "download_file", {"file_id": "F", "local_path": str(layout.data)})
+    assert len(v.paths) == 1 and any("{drive_name}" in n for n in v.notes)
+    v = probe_call(policy, "download_file", {"file_id": "F", "local_path": str(layout.data)},
+                   drive_names=["report.csv"])
+    assert [p.path for p in v.paths] == [str(layout.data), str(layout.data / "report.csv")]
 
 
 def test_sensitive_files_are_flagged_without_changing_the_verdict(layout: Layout) -> None:
@@ -205,23 +305,32 @@ def test_inline_attachments_work_in_off_mode(layout: Layout) -> None:
 # --- images ---------------------------------------------------------------------------------
 
 
-def test_extract_image_sources() -> None:
+def test_extract_image_sources_follows_content_format() -> None:
     text = (
-        "![a](pics/one.png) ![b](<with space.png> \"title\") "
-        "![remote](https://example.com/x.png) ![inline](data:image/png;base64,AAAA) "
-        "<img alt='x' src='two.png'> <IMG SRC=\"a&amp;b.png\"> <img src=//cdn/x.png> "
-        "![f](file:///srv/pic%201.png) ![host](file://other/x.png) [not](image.png)"
+        "![a](pics/one.png) ![ref][r] <img alt='x' src='two.png'> "
+        "![remote](https://example.com/x.png) ![d](drive:abc123) ![u](HTTP://x/y.png) "
+        "![inline](data:image/png;base64,AAAA) ![f](file:///srv/pic.png) [not](image.png)"
+        "\n\n[r]: ref.png\n\n    ![code](in-block.png)\n\n`![span](in-span.png)`\n\n"
+        "| a |\n|---|\n| ![t](in-table.png) |\n"
     )
-    assert extract_image_sources(text) == [
-        "pics/one.png", "with space.png", "two.png", "a&b.png", "/srv/pic 1.png"
+    # Markdown: rendered first, so reference images count and code doesn't; only
+    # http(s):// (as spelled) and drive: are not local paths; table images are dropped.
+    assert extract_image_sources(text, "markdown") == [
+        "pics/one.png", "ref.png", "two.png", "HTTP://x/y.png",
+        "data:image/png;base64,AAAA", "file:///srv/pic.png",
     ]
+    # HTML: only <img> tags, outside tables and <pre>.
+    html = ("<p><img src='a.png'> ![md](b.png)</p><pre><img src='c.png'></pre>"
+            "<table><tr><td><img src='d.png'></td></tr></table><IMG SRC=\"e&amp;f.png\">")
+    assert extract_image_sources(html, "html") == ["a.png", "e&f.png"]
 
 
 def test_a_refused_image_fails_that_image_and_the_doc_is_still_written(layout: Layout) -> None:
     policy = layout.roots()
     good, bad = str(layout.data / "report.csv"), str(layout.outside / "other.txt")
     content = f"# Title\n![ok]({good})\n<img src=\"{bad}\">\n![web](https://example.com/p.png)"
-    v = probe_call(policy, "create_doc", {"title": "T", "content": content})
+    v = probe_call(policy, "create_doc", {"title": "T", "content": content,
+                                          "content_format": "markdown"})
     assert v.outcome == "partial" and v.message == ""
     images = [(p.path, p.allowed, p.kind, p.step) for p in v.paths if p.kind == "image"]
     assert images == [(good, True, "image", None), (bad, False, "image", "failed")]
@@ -229,23 +338,51 @@ def test_a_refused_image_fails_that_image_and_the_doc_is_still_written(layout: L
 
 def test_images_only_remote_is_ok(layout: Layout) -> None:
     v = probe_call(layout.roots(), "write_doc_content",
-                   {"document_id": "D", "content": "![w](https://example.com/a.png)"})
+                   {"doc_id": "D", "content": "![w](https://example.com/a.png)"})
     assert v.outcome == "ok" and not [p for p in v.paths if p.kind == "image"]
 
 
 def test_local_images_in_off_mode_fail_per_image_without_touching_disk(layout: Layout) -> None:
     policy, fs = recorded_policy(layout, LOCAL_FILE_ACCESS="off")
-    v = probe_call(policy, "create_doc", {"title": "T", "content": "![a](data/report.csv)"})
+    v = probe_call(policy, "create_doc", {"title": "T", "content": "![a](data/report.csv)",
+                                          "content_format": "markdown"})
     assert v.outcome == "partial" and v.visible
     assert v.paths[0].message == OFF_EXPLICIT
     assert fs.asked == []
 
 
 def test_images_inside_a_source_file_are_noted(layout: Layout) -> None:
+    (layout.data / "doc.md").write_text("# x")
     v = probe_call(layout.roots(), "create_doc_from_file",
-                   {"local_path": str(layout.data / "report.csv")})
+                   {"local_path": str(layout.data / "doc.md")})
     assert v.outcome == "ok"
     assert any("images inside the file" in n for n in v.notes)
+    # The tool's own checks of the file it reads come after the path check.
+    v = probe_call(layout.roots(), "create_doc_from_file",
+                   {"local_path": str(layout.data / "report.csv")})
+    assert v.outcome == "error" and "unsupported file extension '.csv'" in v.message
+    assert [p.allowed for p in v.paths] == [True]
+
+
+def test_insert_local_images_fails_per_image_after_its_own_checks(layout: Layout) -> None:
+    policy = layout.roots()
+    good, bad = str(layout.data / "report.csv"), str(layout.outside / "other.txt")
+    images = [{"marker": "A", "local_path": good}, {"local_path": bad},
+              {"marker": "C", "local_path": bad}, {"marker": "D"}]
+    v = probe_call(policy, "insert_local_images", {"images": images, "folder_id": "F"})
+    # The image without a marker fails without a check; a refusal fails its image only.
+    assert [(p.argument, p.allowed) for p in v.paths] == [
+        ("images[0].local_path", True), ("images[2].local_path", False)]
+    assert v.outcome == "partial"
+    # Argument errors of the tool's own come before any path check.
+    v = probe_call(policy, "insert_local_images", {"images": images})
+    assert (v.outcome, v.paths) == ("error", []) and "folder_id" in v.message
+    assert probe_call(policy, "insert_local_images", {"images": images, "folder_id": "F"},
+                      ).outcome == "partial"
+    env_folder = layout.roots(DRIVE_FOLDER_ID="F0")
+    assert probe_call(env_folder, "insert_local_images", {"images": images}).outcome == "partial"
+    v = probe_call(policy, "insert_local_images", {"images": [], "folder_id": "F"})
+    assert v.outcome == "error" and "empty" in v.message
 
 
 # --- registration, visibility, access lists -------------------------------------------------
@@ -297,16 +434,18 @@ CHOKE_POINTS = [
     ("upload_local_file read", "upload_local_file", {"local_path": "{d}/report.csv"}),
     ("upload_local_folder per file", "upload_local_folder", {"local_path": "{d}"}),
     ("insert_local_images", "insert_local_images",
-     {"document_id": "D", "images": [{"local_path": "{d}/report.csv"}]}),
-    ("markdown images", "create_doc", {"title": "T", "content": "![x]({d}/report.csv)"}),
+     {"doc_id": "D", "folder_id": "F",
+      "images": [{"marker": "M", "local_path": "{d}/report.csv"}]}),
+    ("markdown images", "create_doc",
+     {"title": "T", "content": "![x]({d}/report.csv)", "content_format": "markdown"}),
     ("html images", "write_doc_content",
-     {"document_id": "D", "content": "<img src=\"{d}/report.csv\">"}),
+     {"doc_id": "D", "content": "<img src=\"{d}/report.csv\">"}),
     ("upload_local_folder root", "upload_local_folder", {"local_path": "{d}/sub"}),
     ("create_doc_from_file", "create_doc_from_file", {"local_path": "{d}/report.csv"}),
     ("update_doc_from_file", "update_doc_from_file",
-     {"document_id": "D", "local_path": "{d}/report.csv"}),
+     {"doc_id": "D", "local_path": "{d}/report.csv"}),
     ("import_csv_to_sheet", "import_csv_to_sheet",
-     {"spreadsheet_id": "S", "local_path": "{d}/report.csv"}),
+     {"title": "S", "local_path": "{d}/report.csv"}),
     ("send_message attachments", "send_message",
      {"to": "a@example.com", "attachments": [{"local_path": "{d}/report.csv"}]}),
     ("create_draft attachments", "create_draft",
@@ -320,11 +459,11 @@ CHOKE_POINTS = [
     ("sync_folder result_local_path", "sync_folder",
      {"folder_id": "F", "local_path": "{d}", "result_local_path": "{d}/result.json"}),
     *[
-        (f"{name} local_path", name, {"id": "X", "local_path": "{d}/result.json"})
+        (f"{name} local_path", name, {"local_path": "{d}/result.json"})
         for name in ("get_sheet_data", "get_multiple_sheet_data",
                      "get_multiple_spreadsheet_summary", "find_in_spreadsheet",
                      "get_doc_content", "find_in_doc", "get_doc_as_markdown", "get_message",
-                     "get_thread")
+                     "get_thread", "export_revision")
     ],
 ]
 
@@ -367,7 +506,9 @@ def test_choke_point_behind_the_tripwire(
     policy, fs = recorded_policy(layout, "stdio")  # defaulted full
     v = probe_call(policy, tool, _fill(arguments, layout), over_http=True)
     assert v.registered
-    expected = "partial" if CATALOG.get(tool).image_params and not CATALOG.get(tool).params \
+    entry = CATALOG.get(tool)
+    per_item = entry.params and not any(p.fails_call for p in entry.params)
+    expected = "partial" if (entry.image_params and not entry.params) or per_item \
         else "refused"
     assert v.outcome == expected
     assert all(p.message == TRIPWIRE for p in v.paths if p.tier == "catalog")
@@ -391,7 +532,7 @@ COVERED = {
     "import_csv_to_sheet", "get_sheet_data", "get_multiple_sheet_data",
     "get_multiple_spreadsheet_summary", "find_in_spreadsheet", "get_doc_content",
     "find_in_doc", "get_doc_as_markdown", "get_message", "get_thread", "send_message",
-    "create_draft",
+    "create_draft", "export_revision",
 }
 
 
@@ -419,68 +560,91 @@ def walked(layout: Layout) -> Layout:
     return layout
 
 
-@pytest.mark.parametrize("dry_run", [False, True])
-def test_upload_folder_with_an_escaping_symlink(walked: Layout, dry_run: bool) -> None:
+def test_upload_folder_takes_only_its_top_level_files(walked: Layout) -> None:
+    (walked.data / ".DS_Store").write_text("x")
+    (walked.data / ".gee-sweet-partial-0123456789abcdef").write_text("x")
     policy = walked.roots()
     v = probe_call(policy, "upload_local_folder",
-                   {"local_path": str(walked.data), "folder_id": "F", "dry_run": dry_run})
+                   {"local_path": str(walked.data), "parent_folder_id": "F"})
     assert v.outcome == "partial" and v.message == ""
-    entries = {p.path: (p.allowed, p.step) for p in v.paths if p.kind == "entry"}
+    entries = [(p.path, p.allowed, p.step) for p in v.paths if p.kind == "entry"]
     d = str(walked.data)
-    assert entries == {
-        f"{d}/escape.txt": (False, "failed"),
-        f"{d}/inner.txt": (True, None),
-        f"{d}/report.csv": (True, None),
-        f"{d}/sub": (True, None),
-        f"{d}/sub/notes.txt": (True, None),
-    }
-    assert any("dry run" in n for n in v.notes) == dry_run
+    # Regular files only, sorted, system and temporary files left out; no descent.
+    assert entries == [
+        (f"{d}/escape.txt", False, "failed"),
+        (f"{d}/inner.txt", True, None),
+        (f"{d}/report.csv", True, None),
+    ]
+    v = probe_call(policy, "upload_local_folder",
+                   {"local_path": str(walked.data), "parent_folder_id": "F",
+                    "skip_system_files": False}, drive_names=["report.csv"])
+    # Without the system-file skip .DS_Store is checked; a name already in the Drive
+    # folder is skipped (skip_if_exists) before any check.
+    assert [Path(p.path).name for p in v.paths if p.kind == "entry"] == [
+        ".DS_Store", "escape.txt", "inner.txt"]
+
+
+def test_upload_folder_checks_files_under_the_folders_resolved_path(layout: Layout) -> None:
+    (layout.data / "link").symlink_to(layout.data / "sub")
+    v = probe_call(layout.roots(), "upload_local_folder",
+                   {"local_path": str(layout.data / "link"), "parent_folder_id": "F"})
+    assert [p.path for p in v.paths] == [str(layout.data / "link"),
+                                         str(layout.data / "sub" / "notes.txt")]
+    v = probe_call(layout.roots(), "upload_local_folder",
+                   {"local_path": str(layout.data / "report.csv")})
+    assert v.outcome == "error" and "no directory found" in v.message
 
 
 @pytest.mark.parametrize("dry_run", [False, True])
 def test_sync_upload_with_an_escaping_symlink(walked: Layout, dry_run: bool) -> None:
     v = probe_call(walked.roots(), "sync_folder",
                    {"local_path": str(walked.data), "folder_id": "F", "direction": "upload",
-                    "dry_run": dry_run})
+                    "dry_run": dry_run, "recursive": True})
     assert v.outcome == "partial"
     failed = [(p.path, p.step, p.op) for p in v.paths if not p.allowed]
     assert failed == [(str(walked.data / "escape.txt"), "local_read_fail", "read")]
     assert sum(p.allowed for p in v.paths if p.kind == "entry") == 4
+    assert any("dry run" in n for n in v.notes) == dry_run
 
 
-def test_download_folder_with_a_symlinked_destination_file(walked: Layout) -> None:
+def test_download_folder_checks_each_drive_file_and_skips_subfolders(walked: Layout) -> None:
     v = probe_call(walked.roots(), "download_folder",
                    {"folder_id": "F", "local_path": str(walked.data)},
-                   drive_names=["report.csv", "escape.txt", "sub/new.txt"])
+                   drive_names=["report.csv", "escape.txt", "sub/new.txt", "new.bin"])
     assert v.outcome == "partial"
-    got = {p.path: (p.allowed, p.op, p.step) for p in v.paths if p.kind == "entry"}
+    got = [(p.path, p.allowed, p.op) for p in v.paths if p.kind == "entry"]
     d = str(walked.data)
-    assert got == {
-        f"{d}/report.csv": (True, "write", None),
-        f"{d}/escape.txt": (False, "write", "failed"),
-        f"{d}/sub/new.txt": (True, "write", None),
-    }
+    # In the Drive listing's order; the subfolder is never entered. An existing file is
+    # checked first, then skipped (skip_if_exists).
+    assert got == [
+        (f"{d}/report.csv", True, "write"),
+        (f"{d}/escape.txt", False, "write"),
+        (f"{d}/new.bin", True, "write"),
+    ]
+    assert any("subfolder" in n and "never enters" in n for n in v.notes)
+    v = probe_call(walked.roots(), "download_folder",
+                   {"folder_id": "F", "local_path": str(walked.data / "report.csv")},
+                   drive_names=["x.txt"])
+    assert v.outcome == "error" and len(v.paths) == 1  # a file where the folder goes
 
 
-@pytest.mark.parametrize(("tool", "direction"), [("sync_folder", "upload"),
-                                                  ("upload_local_folder", None)])
-def test_a_symlinked_folder_outside_the_root_is_not_descended(
-    layout: Layout, tool: str, direction: str | None
-) -> None:
+def test_a_symlinked_folder_outside_the_root_is_not_descended(layout: Layout) -> None:
     (layout.data / "elsewhere").symlink_to(layout.outside)
-    args = {"local_path": str(layout.data)}
-    if direction:
-        args["direction"] = direction
-    v = probe_call(layout.roots(), tool, args)
+    v = probe_call(layout.roots(), "sync_folder",
+                   {"local_path": str(layout.data), "direction": "upload", "recursive": True})
     refused = [p.path for p in v.paths if not p.allowed]
     assert refused == [str(layout.data / "elsewhere")]
     assert not any("other.txt" in p.path for p in v.paths)
     assert v.outcome == "partial"
+    # upload_local_folder never looks into a folder at all.
+    v = probe_call(layout.roots(), "upload_local_folder", {"local_path": str(layout.data)})
+    assert [p.path for p in v.paths if p.kind == "entry"] == [str(layout.data / "report.csv")]
 
 
 def test_walked_paths_keep_the_callers_spelling(layout: Layout) -> None:
     policy = layout.policy(LOCAL_FILE_ACCESS="roots", LOCAL_FILE_ROOTS=str(layout.data))
-    v = probe_call(policy, "upload_local_folder", {"local_path": "../data/./sub/"})
+    v = probe_call(policy, "sync_folder", {"local_path": "../data/./sub/",
+                                           "direction": "upload"})
     assert [p.path for p in v.paths] == ["../data/./sub/", "../data/sub/notes.txt"]
     assert v.paths[1].resolved == str(layout.data / "sub" / "notes.txt")
 
@@ -505,7 +669,8 @@ def test_walks_are_bounded_and_say_so(layout: Layout) -> None:
 
 def test_a_symlink_loop_inside_the_root_ends(layout: Layout) -> None:
     (layout.data / "sub" / "up").symlink_to(layout.data)
-    v = probe_call(layout.roots(), "upload_local_folder", {"local_path": str(layout.data)})
+    v = probe_call(layout.roots(), "sync_folder",
+                   {"local_path": str(layout.data), "direction": "upload", "recursive": True})
     assert v.outcome == "ok"
     assert any("already walked" in n for n in v.notes)
     assert len(v.paths) < 10
@@ -564,7 +729,8 @@ def test_a_drive_only_file_is_checked_where_it_would_be_written(layout: Layout) 
                    drive_names=["token.json", "ok.txt"])
     assert v.outcome == "partial"
     bad = [p for p in v.paths if not p.allowed]
-    assert [(p.path, p.reason, p.step) for p in bad] == [(str(token), "denied", "failed")]
+    assert [(p.path, p.reason, p.step) for p in bad] == [
+        (str(token), "denied", "local_read_fail")]
     assert bad[0].message == DENIED.format(path=str(token), verb="written")
 
 
@@ -599,14 +765,15 @@ def test_unknown_direction_and_assumed_default(layout: Layout) -> None:
     bad = probe_call(policy, "sync_folder", {"local_path": str(layout.data), "direction": "up"})
     assert bad.outcome == "error" and "'up'" in bad.message
     default = probe_call(policy, "sync_folder", {"local_path": str(layout.data)})
+    # The default is the server's own (from its schema), not a guess.
     assert default.paths[0].op == "read_write"
-    assert any("assuming 'bidirectional'" in n for n in default.notes)
+    assert not any("assuming" in n for n in default.notes)
 
 
 def test_a_drive_only_folder_is_created_under_the_root(layout: Layout) -> None:
     (layout.data / "linkdir").symlink_to(layout.outside)
     v = probe_call(layout.roots(), "sync_folder",
-                   {"local_path": str(layout.data), "direction": "download"},
+                   {"local_path": str(layout.data), "direction": "download", "recursive": True},
                    drive_names=["newdir/a.txt", "linkdir/b.txt"])
     got = {p.path: p.allowed for p in v.paths if p.kind == "entry"}
     assert got[str(layout.data / "newdir" / "a.txt")] is True
@@ -621,8 +788,8 @@ def test_a_drive_only_folder_is_created_under_the_root(layout: Layout) -> None:
 def test_undescribed_arguments_are_advisory(layout: Layout) -> None:
     pytest.importorskip("localfs_explorer.discovery")
     policy = layout.roots()
-    v = probe_call(policy, "get_message", {"message_id": "M",
-                                           "path": str(layout.outside / "other.txt")})
+    v = probe_call(policy, "find_in_doc", {"doc_id": "D",
+                                           "query": str(layout.outside / "other.txt")})
     assert v.outcome == "ok"
     found = [p for p in v.paths if p.kind == "discovered"]
     assert found and all(p.advisory and p.tier == "guess" for p in found)
@@ -651,14 +818,15 @@ def test_probe_calls_one_row_per_path(layout: Layout) -> None:
     pytest.importorskip("pandas")
     policy = layout.roots()
     calls = [
-        {"name": "export_file", "arguments": {"file_id": "F"}},
-        {"name": "send_message", "arguments": {"attachments": [
+        {"name": "export_file", "arguments": {"file_id": "F", "export_format": "pdf"}},
+        {"name": "send_message", "arguments": {
+            "to": "a@example.com", "subject": "S", "body": "B", "attachments": [
             {"local_path": str(layout.data / "report.csv")},
             {"local_path": str(layout.outside / "other.txt")},
         ]}},
         {"jsonrpc": "2.0", "method": "tools/call",
          "params": {"name": "download_file",
-                    "arguments": {"local_path": str(layout.data / "x")}}},
+                    "arguments": {"file_id": "F", "local_path": str(layout.data / "x")}}},
         "not a call",
     ]
     df = probe_calls(policy, calls)
@@ -679,7 +847,8 @@ def test_jsonl_with_a_malformed_line(layout: Layout, tmp_path: Path) -> None:
         "",
         json.dumps({"name": "download_file", "arguments": "oops"}),
         json.dumps({"name": "sync_folder",
-                    "arguments": {"local_path": str(layout.data), "direction": "download"},
+                    "arguments": {"folder_id": "F", "local_path": str(layout.data),
+                                  "direction": "download"},
                     "drive_names": ["a.txt"]}),
     ]
     calls = tmp_path / "calls.jsonl"
@@ -697,7 +866,8 @@ def test_jsonl_with_a_malformed_line(layout: Layout, tmp_path: Path) -> None:
 
 def test_iter_call_verdicts_and_json_shape(layout: Layout) -> None:
     verdicts = list(iter_call_verdicts(layout.roots(), [
-        {"name": "download_file", "arguments": {"local_path": str(layout.outside / "x")}},
+        {"name": "download_file",
+         "arguments": {"file_id": "F", "local_path": str(layout.outside / "x")}},
     ]))
     data = verdicts[0].to_json_dict()
     assert {"name", "registered", "visible", "gate", "outcome", "message", "paths"} <= set(data)
@@ -715,8 +885,8 @@ def test_an_unreadable_calls_file_is_a_clear_error(layout: Layout, tmp_path: Pat
 def test_discovery_can_be_skipped_for_catalog_tools(layout: Layout) -> None:
     pytest.importorskip("localfs_explorer.discovery")
     policy = layout.roots()
-    args = {"message_id": "M", "path": str(layout.outside / "other.txt")}
-    v = probe_call(policy, "get_message", args, discover=False)
+    args = {"doc_id": "D", "query": str(layout.outside / "other.txt")}
+    v = probe_call(policy, "find_in_doc", args, discover=False)
     assert v.paths == [] and v.outcome == "ok"
     # Expected paths are the caller's word about the call, so they are still checked.
     target = str(layout.outside / "other.txt")
@@ -771,8 +941,9 @@ def test_a_bad_expected_path_is_the_calls_error_not_a_crash(layout: Layout) -> N
     assert "int" in v.message
     # In a batch the same mistake is reported on each call, and every call still runs.
     verdicts = list(iter_call_verdicts(policy, [
-        {"name": "export_file", "arguments": {"file_id": "F"}},
-        {"name": "download_file", "arguments": {"local_path": str(layout.data / "x")}},
+        {"name": "export_file", "arguments": {"file_id": "F", "export_format": "pdf"}},
+        {"name": "download_file",
+         "arguments": {"file_id": "F", "local_path": str(layout.data / "x")}},
     ], expected_paths=[None]))  # type: ignore[list-item]
     assert [(v.index, v.outcome) for v in verdicts] == [(0, "error"), (1, "error")]
     assert all("expected[0]" in v.message for v in verdicts)
@@ -825,10 +996,11 @@ def test_rows_the_probe_builds_are_what_validation_builds(layout: Layout) -> Non
 def test_batches_number_their_calls(layout: Layout, tmp_path: Path) -> None:
     calls = tmp_path / "calls.jsonl"
     calls.write_text("\n".join([
-        json.dumps({"name": "export_file", "arguments": {"file_id": "F"}}),
+        json.dumps({"name": "export_file",
+                    "arguments": {"file_id": "F", "export_format": "pdf"}}),
         "",
         json.dumps({"name": "download_file",
-                    "arguments": {"local_path": str(layout.outside / "x")}}),
+                    "arguments": {"file_id": "F", "local_path": str(layout.outside / "x")}}),
     ]) + "\n")
     got = [(v.index, v.line, v.outcome) for v in iter_call_verdicts(layout.roots(), calls)]
     assert got == [(0, 1, "ok"), (1, 3, "refused")]
@@ -873,3 +1045,27 @@ def test_drive_names_that_climb_out_are_skipped_unchecked(layout: Layout, tool: 
     assert not any(".." in p.path for p in v.paths)
     assert any("../token.json" in note and "unsafe" in note for note in v.notes)
     assert v.outcome == "ok"
+
+
+def test_plain_markdown_images_are_read_exactly_as_rendering_reads_them() -> None:
+    """The shortcut that skips the Markdown renderer gives the renderer's answer or none."""
+    import random
+
+    from localfs_explorer.probe import _image_sources, _markdown_to_html, _plain_markdown_images
+
+    pieces = ["![a](x.png)", "![b c](d/e.png)", "![](f.png)", "text", " ", "\n", "\n\n",
+              "# ", "    ", "- ", "1. ", "`", "<img src='g.png'>", "[r]: h.png", "![r][r]",
+              "\\", "&amp;", "|", "![t](i.png \"t\")", "*", "_", "(", ")", "!", "---", "\t",
+              "![p](j(1).png)", "~~~", "> ", "![w](https://k/l.png)", "![d](drive:m)"]
+    rng = random.Random(5)
+    shortcuts = 0
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 8)))
+        plain = _plain_markdown_images(text)
+        if plain is None:
+            continue
+        shortcuts += 1
+        rendered = _image_sources.__wrapped__(_markdown_to_html(text), False)
+        local = tuple(src for src in plain if not src.startswith(("https://", "drive:")))
+        assert local == rendered, text
+    assert shortcuts > 300  # the shortcut is taken, and checked, often

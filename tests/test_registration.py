@@ -47,7 +47,9 @@ def test_parse_enabled_tools(value: str | None, expected: set[str] | None) -> No
 def test_off_mode_drops_exactly_the_nine(transport: str, settings: dict) -> None:
     reg = register_tools(policy(transport, **settings), CATALOG)
     assert reg.mode == "off"
-    assert reg.unregistered == LOCAL_ONLY
+    # In the server's registration order, as its own list of unregistered tools is.
+    assert sorted(reg.unregistered) == sorted(LOCAL_ONLY)
+    assert reg.unregistered == CATALOG.local_only_names()
     assert set(reg.registered) == set(CATALOG.names()) - set(LOCAL_ONLY)
     assert "get_sheet_data" in reg.registered and "send_message" in reg.registered
     assert reg.not_enabled == [] and reg.warnings == []
@@ -74,7 +76,7 @@ def test_enabled_tools_narrows_and_warns_about_what_off_mode_dropped() -> None:
     assert reg.enabled_tools == ["download_file", "get_sheet_data", "made_up_tool",
                                  "sync_folder"]
     assert reg.registered == ["get_sheet_data"]
-    assert reg.unregistered == ["sync_folder", "download_file"]
+    assert reg.unregistered == ["download_file", "sync_folder"]  # the server's order
     assert set(reg.not_enabled) == set(CATALOG.names()) - {
         "sync_folder", "get_sheet_data", "download_file"
     }

@@ -31,11 +31,16 @@ CANARY = "canary-report-77f3"
 REPO = Path(__file__).resolve().parent.parent
 
 CALLS = [
-    {"name": "upload_local_file", "arguments": {"local_path": "/data/notes.txt"}},
-    {"name": "upload_local_file", "arguments": {"local_path": "/etc/passwd"}},
-    {"name": "send_message", "arguments": {"attachments": [{"local_path": "/app/token.json"}]}},
-    {"name": "download_file", "arguments": {"local_path": f"/data/{CANARY}.bin"}},
-    {"name": "export_file", "arguments": {"file_id": "<script>alert(1)</script>"}},
+    {"name": "upload_local_file",
+     "arguments": {"local_path": "/data/notes.txt", "parent_folder_id": "F"}},
+    {"name": "upload_local_file",
+     "arguments": {"local_path": "/etc/passwd", "parent_folder_id": "F"}},
+    {"name": "send_message", "arguments": {"to": "a@b.c", "subject": "S", "body": "B",
+                                           "attachments": [{"local_path": "/app/token.json"}]}},
+    {"name": "download_file",
+     "arguments": {"file_id": "F", "local_path": f"/data/{CANARY}.bin"}},
+    {"name": "export_file",
+     "arguments": {"file_id": "<script>alert(1)</script>", "export_format": "pdf"}},
 ]
 
 

@@ -33,7 +33,7 @@ path = "/data/notes.txt"
 allowed = true
 [[scenario.call]]
 tool = "upload_local_file"
-arguments = { local_path = "/etc/passwd" }
+arguments = { local_path = "/etc/passwd", parent_folder_id = "F" }
 outcome = "refused"
 """
 
@@ -194,7 +194,7 @@ def test_diff_json_and_only_given_probes(tmp_path: Path) -> None:
     paths.write_text('"/srv/outside/x"\n"/data/notes.txt"\n')
     calls = tmp_path / "calls.jsonl"
     calls.write_text('{"name": "upload_local_file", '
-                     '"arguments": {"local_path": "/srv/outside/x"}}\n')
+                     '"arguments": {"local_path": "/srv/outside/x", "parent_folder_id": "F"}}\n')
     code, out, _ = run("diff", *TRAPS, "--before-set", "LOCAL_FILE_ROOTS=/data",
                        "--after-set", "LOCAL_FILE_ROOTS=/data:/srv/outside", "--no-generated",
                        "--paths-file", paths, "--calls", calls, "--op", "read", "--json",
@@ -205,7 +205,7 @@ def test_diff_json_and_only_given_probes(tmp_path: Path) -> None:
                               "unchanged": 1}
     assert {c["probe"] for c in data["changes"]} == {
         "read /srv/outside/x", "read /data/notes.txt",
-        'upload_local_file {"local_path": "/srv/outside/x"}'}
+        'upload_local_file {"local_path": "/srv/outside/x", "parent_folder_id": "F"}'}
 
 
 def test_diff_between_two_scenarios(tmp_path: Path) -> None:
@@ -257,8 +257,10 @@ def test_report_writes_every_format_and_masks_secrets(tmp_path: Path) -> None:
     env.write_text(f"CREDENTIALS_CONFIG={CANARY}\nLOCAL_FILE_ACCESS=roots\n"
                    "LOCAL_FILE_ROOTS=/data\n")
     calls = tmp_path / "calls.jsonl"
-    calls.write_text('{"name": "upload_local_file", "arguments": {"local_path": "/etc/passwd"}}\n'
-                     '{"name": "get_sheet_data", "arguments": {"local_path": "/data/o.json"}}\n')
+    calls.write_text('{"name": "upload_local_file",'
+                     ' "arguments": {"local_path": "/etc/passwd", "parent_folder_id": "F"}}\n'
+                     '{"name": "get_sheet_data", "arguments":'
+                     ' {"spreadsheet_id": "S", "sheet": "S1", "local_path": "/data/o.json"}}\n')
     outputs = [tmp_path / f"batch{s}" for s in (".html", ".csv", ".json")]
     argv = ["report", "--env", env, "--fs", "traps", "--package-dir", "/app", "--calls", calls,
             "--path", "/app/token.json"]

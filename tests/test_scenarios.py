@@ -214,7 +214,7 @@ def test_a_passing_file(tmp_path: Path) -> None:
         message_contains = "can't be written by a tool"
         [[scenario.call]]
         tool = "upload_local_file"
-        arguments = { local_path = "/etc/passwd" }
+        arguments = { local_path = "/etc/passwd", parent_folder_id = "F" }
         outcome = "refused"
         gate = "execute"
         visible = true
@@ -265,12 +265,12 @@ def test_calls_are_matched_path_by_path(tmp_path: Path) -> None:
         [[scenario]]
         name = "walk"
         [[scenario.call]]
-        tool = "upload_local_folder"
-        arguments = { local_path = "/data" }
+        tool = "sync_folder"
+        arguments = {folder_id = "F", local_path = "/data", direction = "upload", recursive = true}
         outcome = "partial"
         [[scenario.call.path]]
         path = "/data/escape"
-        step = "failed"
+        step = "local_read_fail"
         reason = "outside_roots"
         [[scenario.call.path]]
         path = "/data/notes.txt"
@@ -282,7 +282,7 @@ def test_calls_are_matched_path_by_path(tmp_path: Path) -> None:
     (case,) = run_scenarios([path]).cases
     fields = [m.field for m in case.mismatches]
     assert fields == ["path /data/notes.txt allowed", "path /data/never-there"]
-    assert any("/data/escape" in t and "failed" in t for t in case.trace)
+    assert any("/data/escape" in t and "local_read_fail" in t for t in case.trace)
 
 
 def test_env_file_and_host_paths_are_relative_to_the_scenario_file(tmp_path: Path) -> None:
@@ -402,7 +402,7 @@ def test_coverage_counts_reasons_settings_tools_and_lists_the_rest(tmp_path: Pat
         reason = "denied"
         [[scenario.call]]
         tool = "download_file"
-        arguments = { local_path = "/etc/x" }
+        arguments = { file_id = "F", local_path = "/etc/x" }
         outcome = "refused"
         """)
     coverage = run_scenarios([path]).coverage
@@ -465,7 +465,7 @@ def test_the_panel_pins_the_screen_as_a_scenario_that_passes() -> None:
         overrides=[("LOCAL_FILE_ACCESS", "roots"), ("LOCAL_FILE_ROOTS", "/data"),
                    ("CREDENTIALS_CONFIG", CANARY)],
         paths_text="/data/notes.txt\n/etc/passwd", tool_name="upload_local_file",
-        tool_args_text='{"local_path": "/etc/passwd"}')
+        tool_args_text='{"local_path": "/etc/passwd", "parent_folder_id": "F"}')
     panel.save_current()
     saved = panel.saved.value
     assert CANARY not in saved and "CREDENTIALS_CONFIG" not in saved

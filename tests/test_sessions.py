@@ -288,15 +288,21 @@ def test_uncatalogued_delete_asks_every_time(layout):
 
 
 def test_shipped_catalog_destructive_tools_ask_every_time(layout):
-    # download_file overwrites; get_doc_content only saves a copy of the response.
+    # The server's annotations decide: upload_local_file is destructiveHint, while
+    # download_file and get_doc_content are readOnlyHint, so their approvals are reused.
     target = str(layout.data / "doc.md")
-    answers = [[call("get_doc_content", document_id="d", local_path=target),
-                call("get_doc_content", document_id="d", local_path=target),
+    source = str(layout.data / "report.csv")
+    answers = [[call("get_doc_content", file_id="d", local_path=target),
+                call("get_doc_content", file_id="d", local_path=target),
                 call("download_file", file_id="f", local_path=target),
-                call("download_file", file_id="f", local_path=target)]]
+                call("download_file", file_id="f", local_path=target),
+                call("upload_local_file", local_path=source, parent_folder_id="F"),
+                call("upload_local_file", local_path=source, parent_folder_id="F")]]
     result = replay_session(layout.roots(), answers, access=HOLD_ALL)
     assert decisions(result) == [("1.1", True, "approved"), ("1.2", False, "covered"),
-                                 ("1.3", True, "approved"), ("1.4", True, "approved")]
+                                 ("1.3", True, "approved"), ("1.4", False, "covered"),
+                                 ("1.5", True, "approved"), ("1.6", True, "approved")]
+    assert [c.destructive for c in result] == [False] * 4 + [True] * 2
 
 
 def test_destructive_rule_can_be_switched_off(layout):
@@ -665,3 +671,16 @@ def test_importing_sessions_loads_no_pandas():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert proc.stdout.strip() == "[]"
+
+
+def test_server_annotations_settle_destructive_over_name_words():
+    from localfs_explorer.catalog import load_catalog
+
+    shipped = load_catalog()
+    rules = LedgerRules(destructive_words=("download", "trash"))
+    # readOnlyHint from the server: the name word doesn't make it destructive.
+    assert not is_destructive("download_file", shipped.get("download_file"), rules)
+    assert is_destructive("trash_message", shipped.get("trash_message"), rules)
+    assert is_destructive("upload_local_file", shipped.get("upload_local_file"), rules)
+    # Without annotations the words still count.
+    assert is_destructive("download_all", None, rules)

@@ -29,7 +29,7 @@ def setup(layout):
     )
     access = layout.base / "access.toml"
     access.write_text(
-        '[server]\napproval_list = ["get_*", "download_*"]\ndeny_list = ["send_*"]\n'
+        '[server]\napproval_list = ["get_*", "upload_*"]\ndeny_list = ["send_*"]\n'
         "approval_timeout_seconds = 60\n"
     )
     return layout, ["--env", str(env), "--cwd", str(layout.app), "--access", str(access)]
@@ -41,9 +41,8 @@ def write_session(layout, answers) -> str:
     return str(path)
 
 
-def doc(path: str, api_key: str = "k") -> dict:
-    return {"name": "get_doc_content",
-            "arguments": {"document_id": "d1", "local_path": path, "api_key": api_key}}
+def doc(path: str, file_id: str = "d1") -> dict:
+    return {"name": "get_doc_content", "arguments": {"file_id": file_id, "local_path": path}}
 
 
 def test_json_lines_one_per_call(setup):
@@ -88,12 +87,14 @@ def test_session_file_answers_win_over_answers_option(setup):
 def test_table_shows_prompts_covered_calls_blocked_and_the_models_text(setup):
     layout, opts = setup
     target = str(layout.data / "doc.md")
+    source = str(layout.data / "report.csv")
     session = write_session(layout, [
         [doc(target), doc(target),
-         {"name": "download_file", "arguments": {"file_id": "f", "local_path": target}},
-         {"name": "download_file", "arguments": {"file_id": "f", "local_path": target},
-          "approval": "timeout"},
-         {"name": "send_message", "arguments": {"to": "x"}}],
+         {"name": "upload_local_file",
+          "arguments": {"local_path": source, "parent_folder_id": "F"}},
+         {"name": "upload_local_file",
+          "arguments": {"local_path": source, "parent_folder_id": "F"}, "approval": "timeout"},
+         {"name": "send_message", "arguments": {"to": "x", "subject": "S", "body": "B"}}],
         [doc(str(layout.outside / "other.md"))],
     ])
     code, out, err = run("replay", session, *opts)
@@ -103,7 +104,7 @@ def test_table_shows_prompts_covered_calls_blocked_and_the_models_text(setup):
     row = {line.split()[0]: line.split() for line in lines[1:7]}
     assert row["1.1"][1:6] == ["get_doc_content", "approval", "yes", "approved", "ok"]
     assert row["1.2"][3:6] == ["no", "covered", "ok"]
-    assert row["1.3"][3:5] == ["yes", "approved"]  # destructive: asked again
+    assert row["1.3"][3:6] == ["yes", "approved", "ok"]
     assert row["1.4"][3:6] == ["yes", "timeout", "declined"]
     assert row["1.5"][2:6] == ["blocked", "no", "none", "absent"]
     assert row["2.1"][5] == "refused"
@@ -125,7 +126,7 @@ def test_every_call_running_exits_0_without_access_lists(setup):
 
 def test_argument_values_are_never_printed(setup):
     layout, opts = setup
-    session = write_session(layout, [[doc(str(layout.data / "doc.md"), api_key=CANARY)]])
+    session = write_session(layout, [[doc(str(layout.data / "doc.md"), file_id=CANARY)]])
     for extra in ((), ("--json",)):
         _, out, err = run("replay", session, *opts, *extra)
         assert CANARY not in out + err

@@ -38,7 +38,8 @@ def test_tools_in_full_mode_registers_the_local_only_tools():
 
 def test_probe_one_call_json_shape_and_exit_code():
     call = {"name": "send_message",
-            "arguments": {"attachments": [{"local_path": "/data/innocent.json"}]}}
+            "arguments": {"to": "a@b.c", "subject": "S", "body": "B",
+                          "attachments": [{"local_path": "/data/innocent.json"}]}}
     code, out, _ = run("probe", *ROOTS, "--json", "--call", json.dumps(call))
     obj = json.loads(out)
     assert code == 1
@@ -54,9 +55,11 @@ def test_probe_one_call_json_shape_and_exit_code():
 def test_probe_calls_file_with_a_malformed_line_runs_the_rest(tmp_path):
     calls = tmp_path / "calls.jsonl"
     calls.write_text(
-        json.dumps({"name": "get_sheet_data", "arguments": {"spreadsheet_id": "x"}}) + "\n"
+        json.dumps({"name": "get_sheet_data", "arguments": {"spreadsheet_id": "x", "sheet": "S"}})
+        + "\n"
         "{not json\n"
-        + json.dumps({"name": "upload_local_file", "arguments": {"local_path": "/etc/hosts"}})
+        + json.dumps({"name": "upload_local_file",
+                      "arguments": {"local_path": "/etc/hosts", "parent_folder_id": "F"}})
         + "\n"
     )
     code, out, err = run("probe", *ROOTS, "--json", "--calls", str(calls))
@@ -67,12 +70,13 @@ def test_probe_calls_file_with_a_malformed_line_runs_the_rest(tmp_path):
 
 
 def test_probe_csv_has_one_row_per_path(tmp_path):
-    call = {"name": "send_message", "arguments": {"attachments": [
-        {"local_path": "/data/report.csv"}, {"local_path": "/data/escape/passwd"}]}}
+    call = {"name": "send_message", "arguments": {
+        "to": "a@b.c", "subject": "S", "body": "B",
+        "attachments": [{"local_path": "/data/.env"}, {"local_path": "/data/escape/passwd"}]}}
     code, out, _ = run("probe", *ROOTS, "--csv", "--call", json.dumps(call))
     rows = list(csv.DictReader(io.StringIO(out)))
     assert code == 1
-    assert [r["path"] for r in rows] == ["/data/report.csv", "/data/escape/passwd"]
+    assert [r["path"] for r in rows] == ["/data/.env", "/data/escape/passwd"]
 
 
 def test_probe_with_access_lists(tmp_path):
@@ -132,14 +136,16 @@ def test_probe_walk_limit_and_expected_paths(tmp_path):
         (root / f"f{i}.txt").write_text("x")
     settings = ["--set", "LOCAL_FILE_ACCESS=roots", "--set", f"LOCAL_FILE_ROOTS={root}",
                 "--cwd", str(tmp_path)]
-    call = {"name": "upload_local_folder", "arguments": {"local_path": str(root)}}
+    call = {"name": "upload_local_folder",
+            "arguments": {"local_path": str(root), "parent_folder_id": "F"}}
     _, out, _ = run("probe", *settings, "--json", "--walk-limit", "2", "--call",
                     json.dumps(call))
     obj = json.loads(out)
     assert any("2" in note for note in obj["notes"])
     assert len([p for p in obj["paths"] if p["kind"] == "entry"]) <= 2
     code, out, _ = run("probe", *settings, "--json", "--expect", "/etc/hosts", "--call",
-                       json.dumps({"name": "get_sheet_data", "arguments": {}}))
+                       json.dumps({"name": "get_sheet_data",
+                                   "arguments": {"spreadsheet_id": "x", "sheet": "S"}}))
     obj = json.loads(out)
     assert code == 1
     assert [(p["path"], p["tier"], p["allowed"]) for p in obj["paths"]] == [

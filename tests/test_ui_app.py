@@ -116,14 +116,19 @@ def test_tool_form_writes_the_arguments_and_shows_the_verdict(app, layout) -> No
     tool = app.show("tool")
     tool.tool.value = "upload_local_file"
     assert app.model.tool_name == "upload_local_file"
+    # Picking a tool starts its arguments with the server's required ones.
+    assert json.loads(app.model.tool_args_text) == {
+        "local_path": "<local_path>", "parent_folder_id": "<parent_folder_id>"}
     field = tool._fields["local_path"]
     field.value = str(layout.outside / "other.txt")
-    assert json.loads(app.model.tool_args_text) == {"local_path": str(layout.outside / "other.txt")}
+    assert json.loads(app.model.tool_args_text) == {
+        "local_path": str(layout.outside / "other.txt"), "parent_folder_id": "<parent_folder_id>"}
     verdict = text_of(tool.verdict.value)
     assert "✘ REFUSED" in verdict
     assert f"The model gets back: {outside_message(layout)}" in verdict
     # Editing the JSON updates the form.
-    tool.args.value = json.dumps({"local_path": str(layout.data / "report.csv")})
+    tool.args.value = json.dumps({"local_path": str(layout.data / "report.csv"),
+                                  "parent_folder_id": "F"})
     assert field.value == str(layout.data / "report.csv")
     assert "✔ OK" in text_of(tool.verdict.value)
 
@@ -133,6 +138,7 @@ def test_list_of_objects_form_field(app, layout) -> None:
     tool.tool.value = "send_message"
     tool._fields["attachments[].local_path"].value = f"{layout.data / 'report.csv'}\n/tmp/b"
     assert json.loads(app.model.tool_args_text) == {
+        "to": "<to>", "subject": "<subject>", "body": "<body>",
         "attachments": [{"local_path": str(layout.data / "report.csv")}, {"local_path": "/tmp/b"}]
     }
 
@@ -152,9 +158,12 @@ def test_batch_upload_progress_counts_and_csv_link(app, layout) -> None:
     load(app, write_roots_env(layout.app, layout.data, layout.home))
     batch = app.show("batch")
     calls = [
-        {"name": "upload_local_file", "arguments": {"local_path": str(layout.data / "report.csv")}},
-        {"name": "upload_local_file", "arguments": {"local_path": str(layout.outside / "x")}},
-        {"name": "download_file", "arguments": {"local_path": str(layout.data / "new.csv")}},
+        {"name": "upload_local_file",
+         "arguments": {"local_path": str(layout.data / "report.csv"), "parent_folder_id": "F"}},
+        {"name": "upload_local_file",
+         "arguments": {"local_path": str(layout.outside / "x"), "parent_folder_id": "F"}},
+        {"name": "download_file",
+         "arguments": {"file_id": "F", "local_path": str(layout.data / "new.csv")}},
     ]
     content = "\n".join(json.dumps(c) for c in calls).encode()
     batch.upload.value = upload_value("calls.jsonl", content)

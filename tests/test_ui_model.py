@@ -168,7 +168,8 @@ def test_an_uploaded_host_spec_is_a_target(layout) -> None:
 def test_tool_call_verdict_and_registration(roots_model, layout) -> None:
     roots_model.tool_name = "upload_local_file"
     outside = layout.outside / "other.txt"
-    roots_model.tool_args_text = json.dumps({"local_path": str(outside)})
+    roots_model.tool_args_text = json.dumps({"local_path": str(outside),
+                                             "parent_folder_id": "F"})
     verdict = roots_model.call_verdict
     assert verdict.outcome == "refused"
     assert verdict.message == (
@@ -180,7 +181,8 @@ def test_tool_call_verdict_and_registration(roots_model, layout) -> None:
     # Over SSE with nothing set the mode is off and local-only tools aren't registered.
     roots_model.unset = ["LOCAL_FILE_ACCESS"]
     roots_model.transport = "sse"
-    roots_model.tool_args_text = json.dumps({"local_path": str(layout.data / "report.csv")})
+    roots_model.tool_args_text = json.dumps({"local_path": str(layout.data / "report.csv"),
+                                             "parent_folder_id": "F"})
     assert roots_model.call_verdict.outcome == "absent"
     assert "upload_local_file" in roots_model.registration.unregistered
     assert roots_model.auth_status["local_file_access"]["unregistered_tools"]
@@ -188,7 +190,8 @@ def test_tool_call_verdict_and_registration(roots_model, layout) -> None:
 
 def test_tool_access_lists_hold_a_call_for_approval(roots_model, layout) -> None:
     roots_model.tool_name = "upload_local_file"
-    roots_model.tool_args_text = json.dumps({"local_path": str(layout.data / "report.csv")})
+    roots_model.tool_args_text = json.dumps({"local_path": str(layout.data / "report.csv"),
+                                             "parent_folder_id": "F"})
     roots_model.access_text = json.dumps({"server": {"approval_list": ["upload_*"]}})
     assert roots_model.call_verdict.gate == "approval"
     roots_model.access_text = json.dumps({"server": {"deny_lists": []}})
@@ -230,8 +233,11 @@ def test_export_is_blocked_when_the_server_would_not_start(roots_model, layout) 
 
 def test_batch_from_an_upload_counts_outcomes_and_exports_csv(roots_model, layout) -> None:
     calls = [
-        {"name": "upload_local_file", "arguments": {"local_path": str(layout.data / "report.csv")}},
-        {"name": "upload_local_file", "arguments": {"local_path": str(layout.outside / "x")}},
+        {"name": "upload_local_file",
+         "arguments": {"local_path": str(layout.data / "report.csv"), "parent_folder_id": "F"}},
+        {"name": "upload_local_file",
+         "arguments": {"local_path": str(layout.outside / "other.txt"),
+                       "parent_folder_id": "F"}},
     ]
     text = "\n".join(json.dumps(c) for c in calls) + "\n{broken\n"
     roots_model.load_batch_upload("calls.jsonl", text.encode())
@@ -249,7 +255,8 @@ def test_batch_from_an_upload_counts_outcomes_and_exports_csv(roots_model, layou
 def test_batch_from_a_path_and_a_missing_one(roots_model, layout) -> None:
     path = layout.base / "calls.jsonl"
     path.write_text(json.dumps({"name": "download_file",
-                                "arguments": {"local_path": str(layout.app / "token.json")}}))
+                                "arguments": {"file_id": "F",
+                                              "local_path": str(layout.app / "token.json")}}))
     roots_model.load_batch_path(str(path))
     assert [v.outcome for v in roots_model.batch_verdicts] == ["refused"]
     roots_model.load_batch_path(str(layout.base / "missing.jsonl"))

@@ -73,9 +73,12 @@ class ToolCallPanel(Panel):
         m = self.model
         if value is None or value == m.tool_name:
             return
+        tool = self.catalog.get(value) if self.catalog else None
         with m.hold():
             m.tool_name = value
-            m.tool_args_text = "{}"
+            # The server rejects a call missing a required argument: start with each.
+            start = tool.complete_arguments({}) if tool is not None else {}
+            m.tool_args_text = json.dumps(start, indent=2, ensure_ascii=False)
 
     def _build_form(self) -> None:
         tool = self.catalog.get(self.model.tool_name) if self.catalog else None
