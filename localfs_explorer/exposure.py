@@ -300,6 +300,29 @@ class _Executed:
         self.server_prefixes = tuple(d.rstrip("/") + "/" for d in server_dirs if d)
         self.server_names = rules.server_names
 
+    def hot(self, directory: str) -> bool:
+        """Whether an entry of ``directory`` can match a rule by more than its exact path.
+
+        When False, :meth:`why` of a child is the exact-path lookup alone: no directory
+        rule, component marker or server directory covers ``directory`` (a one-part
+        marker such as ``site-packages`` names a directory, so a *file* of that name
+        inside an ordinary directory is not flagged).
+        """
+        inside = directory.rstrip("/") + "/"
+        if inside.startswith(self.prefix_keys):
+            return True
+        if self.server_prefixes and inside.startswith(self.server_prefixes):
+            return True
+        for marker, _why in self.components:
+            # A marker ending the directory (".../.git") or inside it, or a marker whose
+            # last part a child's name could complete.
+            if marker + "/" in inside:
+                return True
+            head = marker.rpartition("/")[0]
+            if head and inside.endswith(head + "/"):
+                return True
+        return False
+
     def why(self, path: str) -> str | None:
         """Why writing ``path`` (a resolved file path) gives a way to run code, or None."""
         found = self.exact.get(path)
@@ -702,8 +725,10 @@ class _Walker:
                    listing: Callable[[str, int], Iterator[tuple[str, str, Any]]]) -> None:
         primed, check, executed = self.primed, self.check, self.executed
         sensitive_ids = self.sensitive_ids
-        sizes = self.sizes
+        sizes, over_http = self.sizes, self.over_http
         near_home = home_entries_near(directory, home=self.home)
+        # Most directories hold nothing a rule names: then a child's exact path decides.
+        why_of = executed.why if executed.hot(directory) else executed.exact.get
         dir_files = 0
         dir_bytes = 0
         try:
@@ -721,8 +746,8 @@ class _Walker:
                         "raise the entry limit to see the rest")
                     break
                 primed.path, primed.st = path, st
-                read = check(path, "read", over_http=self.over_http)
-                write = check(path, "write", over_http=self.over_http)
+                read = check(path, "read", over_http=over_http)
+                write = check(path, "write", over_http=over_http)
                 mode = st.st_mode & 0o170000
                 if mode == 0o040000:  # a directory: walk it (never a symlink's target)
                     if depth + 1 > self.max_depth:
@@ -769,7 +794,7 @@ class _Walker:
                 if write.allowed:
                     if self.writable is not None:
                         self.writable.add(resolved)
-                    why = executed.why(resolved)
+                    why = why_of(resolved) if resolved == path else executed.why(resolved)
                     if why is not None:
                         self.add(Finding(
                             severity="critical", kind="executed", path=path, op="write",
