@@ -173,7 +173,8 @@ class Inventory(BaseModel):
     stopped: list[str] = Field(default_factory=list)
     #: Directories that could not be listed, with the reason.
     problems: list[str] = Field(default_factory=list)
-    #: Resolved paths tools may read / write (only with ``keep_paths=True``).
+    #: Resolved paths (files and directories below the walked ones) tools may read /
+    #: write; only with ``keep_paths=True``.
     readable: frozenset[str] | None = Field(default=None, exclude=True, repr=False)
     writable: frozenset[str] | None = Field(default=None, exclude=True, repr=False)
 
@@ -750,6 +751,10 @@ class _Walker:
                 write = check(path, "write", over_http=over_http)
                 mode = st.st_mode & 0o170000
                 if mode == 0o040000:  # a directory: walk it (never a symlink's target)
+                    if read.allowed and self.readable is not None:
+                        self.readable.add(read.resolved or path)
+                    if write.allowed and self.writable is not None:
+                        self.writable.add(write.resolved or path)
                     if depth + 1 > self.max_depth:
                         self.deep_skipped += 1
                         self.deep_first = self.deep_first or path

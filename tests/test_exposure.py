@@ -1,0 +1,268 @@
+"""The exposure inventory: findings from the engine's verdicts on every walked entry."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from conftest import Layout, can_hardlink
+
+from localfs_explorer import load_env, resolve_policy
+from localfs_explorer.exposure import (
+    SEVERITIES,
+    ExposureError,
+    Inventory,
+    exposure,
+    severity_at_least,
+)
+from localfs_explorer.fs import load_fs
+
+
+def kinds(inv: Inventory) -> set[tuple[str, str, str]]:
+    """(severity, kind, path) of every finding."""
+    return {(f.severity, f.kind, f.path) for f in inv.findings}
+
+
+def paths_of(inv: Inventory, kind: str) -> set[str]:
+    return {f.path for f in inv.findings if f.kind == kind}
+
+
+def test_git_hook_in_a_root_is_critical_and_outside_it_is_not(layout: Layout):
+    hook = layout.data / "repo" / ".git" / "hooks" / "pre-commit"
+    hook.parent.mkdir(parents=True)
+    hook.write_text("#!/bin/sh\n")
+    other = layout.outside / ".git" / "hooks" / "post-merge"
+    other.parent.mkdir(parents=True)
+    other.write_text("#!/bin/sh\n")
+    inv = exposure(layout.roots())
+    assert ("critical", "executed", str(hook)) in kinds(inv)
+    assert str(other) not in {f.path for f in inv.findings}
+    finding = next(f for f in inv.findings if f.path == str(hook))
+    assert finding.op == "write" and "git runs the hooks" in finding.why
+    assert "LOCAL_FILE_ROOTS" in finding.fix and finding.root == str(layout.data)
+
+
+def test_readable_credentials_are_high_only_when_reachable(layout: Layout):
+    (layout.data / "server.pem").write_text("key")
+    (layout.home / ".ssh").mkdir()
+    (layout.home / ".ssh" / "id_ed25519").write_text("key")
+    inv = exposure(layout.roots())
+    assert ("high", "credential", str(layout.data / "server.pem")) in kinds(inv)
+    # The key at home exists but the root doesn't reach it: no finding.
+    assert str(layout.home / ".ssh" / "id_ed25519") not in paths_of(inv, "credential")
+    # With the home as a root it is reachable, and found.
+    inv = exposure(layout.roots(layout.data, layout.home))
+    assert str(layout.home / ".ssh" / "id_ed25519") in paths_of(inv, "credential")
+
+
+def test_a_hardlink_of_a_credential_in_a_root_is_high(layout: Layout):
+    if not can_hardlink(layout.base):
+        pytest.skip("no hardlinks on this filesystem")
+    (layout.home / ".ssh").mkdir()
+    key = layout.home / ".ssh" / "id_rsa"
+    key.write_text("key")
+    alias = layout.data / "sub" / "harmless.txt"
+    os.link(key, alias)
+    inv = exposure(layout.roots())
+    found = [f for f in inv.findings if f.kind == "credential-alias"]
+    assert [f.path for f in found] == [str(alias)]
+    assert found[0].severity == "high" and str(key) in found[0].why
+    # Both names inside the root: the credential and its alias, counted as one file.
+    os.link(key, layout.data / "id_rsa.bak")
+    inv = exposure(layout.roots(layout.data, layout.home))
+    assert {str(alias), str(layout.data / "id_rsa.bak")} <= paths_of(inv, "credential-alias") | \
+        paths_of(inv, "credential")
+
+
+def test_deny_listed_file_inside_a_root_is_medium(layout: Layout):
+    inv = exposure(layout.roots(layout.data, layout.app))
+    denied = paths_of(inv, "deny-in-root")
+    assert {str(layout.app / "token.json"), str(layout.app / ".env")} <= denied
+    assert all(f.severity == "medium" for f in inv.findings if f.kind == "deny-in-root")
+    # The same policy without the app directory as a root has none.
+    assert not paths_of(exposure(layout.roots()), "deny-in-root")
+
+
+def test_symlinked_and_overlapping_roots_are_medium(layout: Layout):
+    link = layout.base / "data-link"
+    link.symlink_to(layout.data)
+    inv = exposure(layout.roots(link, layout.data / "sub"))
+    assert ("medium", "symlink-root", str(link)) in kinds(inv)
+    assert ("medium", "overlapping-roots", str(layout.data / "sub")) in kinds(inv)
+    assert not {f for f in inv.findings if f.kind == "symlink-root" and f.path != str(link)}
+
+
+def test_symlinks_are_checked_never_walked(layout: Layout):
+    (layout.data / "escape").symlink_to(layout.outside)
+    (layout.data / "alias.csv").symlink_to(layout.data / "report.csv")
+    inv = exposure(layout.roots(), keep_paths=True)
+    assert inv.readable is not None
+    # Nothing below the escaping link was walked or allowed.
+    assert not any(p.startswith(str(layout.outside)) for p in inv.readable)
+    # The alias is the same file: report.csv and notes.txt, two files in all.
+    summary = inv.roots[0]
+    assert summary.readable_files == 2
+    assert summary.readable_bytes == len("a,b\n") + len("hi")
+
+
+def test_every_walked_verdict_is_the_engines(layout: Layout):
+    (layout.data / "escape").symlink_to(layout.outside / "other.txt")
+    (layout.data / "token-link").symlink_to(layout.app / "token.json")
+    (layout.data / "deep" / "er").mkdir(parents=True)
+    (layout.data / "deep" / "er" / "x.txt").write_text("x")
+    policy = layout.roots(layout.data, layout.app)
+    expected_read, expected_write = set(), set()
+    for top in (layout.data, layout.app):
+        for dirpath, dirnames, filenames in os.walk(top):
+            for name in dirnames + filenames:
+                path = os.path.join(dirpath, name)
+                r, w = policy.check_read(path), policy.check_write(path)
+                if r.allowed:
+                    expected_read.add(r.resolved)
+                if w.allowed:
+                    expected_write.add(w.resolved)
+    for sizes in (True, False):
+        inv = exposure(policy, keep_paths=True, sizes=sizes)
+        assert inv.readable == expected_read
+        assert inv.writable == expected_write
+    fast, sized = (exposure(policy, sizes=s) for s in (False, True))
+    assert kinds(fast) - {k for k in kinds(fast) if k[1] in ("counts", "largest-directory")} == \
+        kinds(sized) - {k for k in kinds(sized) if k[1] in ("counts", "largest-directory")}
+
+
+def test_full_mode_flags_shell_startup_files_even_when_missing(layout: Layout):
+    (layout.home / ".bashrc").write_text("# rc\n")
+    policy = layout.policy(LOCAL_FILE_ACCESS="full")
+    inv = exposure(policy)
+    executed = {f.path: f for f in inv.findings if f.kind == "executed"}
+    assert str(layout.home / ".bashrc") in executed
+    assert "does not exist yet" in executed[str(layout.home / ".profile")].why
+    assert str(layout.home / ".ssh" / "authorized_keys") not in executed  # no ~/.ssh here
+    assert "LOCAL_FILE_ACCESS=roots" in executed[str(layout.home / ".bashrc")].fix
+    # The default scope of full mode is the home and the startup directory.
+    assert inv.walked == [str(layout.home), str(layout.app)]
+    # Roots mode over the data directory reaches none of them.
+    assert not paths_of(exposure(layout.roots()), "executed")
+
+
+def test_server_code_is_critical_when_writable(layout: Layout):
+    pkg = layout.app / "src" / "server"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "README.txt").write_text("")
+    inv = exposure(layout.roots(layout.app))
+    executed = paths_of(inv, "executed")
+    assert str(pkg / "__init__.py") in executed
+    assert str(pkg / "README.txt") not in executed
+
+
+def test_nothing_is_reachable_when_off_or_over_the_tripwire(layout: Layout):
+    (layout.home / "notes.md").write_text("n")
+    off = exposure(layout.policy(LOCAL_FILE_ACCESS="off"), keep_paths=True)
+    assert off.readable == frozenset() and off.writable == frozenset()
+    assert not off.at_least("high")
+    tripped = exposure(layout.policy(), over_http=True, keep_paths=True)  # defaulted full
+    assert tripped.readable == frozenset()
+    plain = exposure(layout.policy(), over_http=False, keep_paths=True)
+    assert plain.readable == {str(layout.home / "notes.md")}
+
+
+def test_limits_cancel_and_progress(layout: Layout):
+    for i in range(30):
+        (layout.data / f"f{i}.txt").write_text("")
+    inv = exposure(layout.roots(), max_entries=10)
+    assert not inv.complete and inv.entries == 11
+    assert "stopped after 10 entries" in inv.stopped[0]
+    deep = exposure(layout.roots(), max_depth=0)
+    assert any("deeper than 0 levels" in s for s in deep.stopped)
+    assert str(layout.data / "sub" / "notes.txt") not in (
+        exposure(layout.roots(), max_depth=0, keep_paths=True).readable or ())
+
+    seen = []
+    from localfs_explorer import exposure as module
+
+    module._Walker.PROGRESS_EVERY = 4
+    try:
+        exposure(layout.roots(), progress=seen.append)
+        event = threading.Event()
+        event.set()
+        cancelled = exposure(layout.roots(), cancel=event)
+    finally:
+        module._Walker.PROGRESS_EVERY = 4096
+    assert seen and seen[-1].entries >= seen[0].entries and seen[0].current
+    assert cancelled.cancelled and not cancelled.complete
+    assert cancelled.stopped[0].startswith("cancelled after 4 entries")
+
+
+def test_scope_replaces_the_default_and_must_be_a_directory(layout: Layout):
+    policy = layout.policy(LOCAL_FILE_ACCESS="full")
+    inv = exposure(policy, [str(layout.outside)])
+    assert inv.walked == [str(layout.outside)]
+    with pytest.raises(ExposureError, match="not a directory"):
+        exposure(policy, [str(layout.data / "report.csv")])
+    with pytest.raises(ExposureError):
+        exposure(policy, max_entries=0)
+
+
+def test_described_hosts(layout: Layout):
+    traps = load_fs("traps")
+    env = load_env(None, overrides={
+        "LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": "/data",
+        "TOKEN_PATH": "/app/token.json", "CREDENTIALS_PATH": "/app/credentials.json",
+        "CACHE_DB_PATH": "/data/cache/app.db"})
+    inv = exposure(resolve_policy(env, fs=traps, cwd="/app", package_dir="/app"))
+    assert ("high", "credential", "/data/.env") in kinds(inv)
+    # The token's hardlink is refused by identity, and is one rename from being readable.
+    assert {"/data/innocent.json", "/data/cache/app.db"} <= paths_of(inv, "deny-in-root")
+    assert inv.target == "traps"
+    mac = load_fs("macos-laptop")
+    env = load_env(None, overrides={"LOCAL_FILE_ACCESS": "roots",
+                                    "LOCAL_FILE_ROOTS": "/Users/op/Documents:/tmp"})
+    inv = exposure(resolve_policy(env, fs=mac, cwd="/Users/op/mcp"))
+    assert ("medium", "case-insensitive-root", "/Users/op/Documents") in kinds(inv)
+    assert ("medium", "symlink-root", "/tmp") in kinds(inv)
+
+
+def test_case_sensitive_host_root_is_not_flagged(layout: Layout):
+    inv = exposure(layout.roots())
+    from conftest import case_insensitive
+
+    assert bool(paths_of(inv, "case-insensitive-root")) == case_insensitive(layout.data)
+
+
+def test_summary_counts_and_severity_order(layout: Layout):
+    (layout.data / "x.pem").write_text("k")
+    inv = exposure(layout.roots())
+    counts = inv.counts()
+    assert list(counts) == list(SEVERITIES) and counts["high"] == 1
+    assert inv.counts_by_root()[str(layout.data)]["high"] == 1
+    assert [f.severity for f in inv.findings] == sorted(
+        (f.severity for f in inv.findings), key=SEVERITIES.index)
+    assert inv.summary()[0].startswith("mode roots on this host: 0 critical, 1 high")
+    assert inv.roots[0].readable_files == 3
+    assert severity_at_least("critical", "high") and not severity_at_least("medium", "high")
+    with pytest.raises(ExposureError):
+        severity_at_least("info", "severe")
+    frame = inv.dataframe()
+    assert list(frame.columns)[:4] == ["severity", "kind", "path", "op"]
+
+
+def test_listing_inodes_match_lstat(tmp_path: Path):
+    """Where the walk takes an entry's type and inode from the listing, they are what
+    lstat says (on this machine's filesystem, if it is one where that is trusted)."""
+    from localfs_explorer.exposure import _host_mounts
+
+    points, exact = _host_mounts()
+    (tmp_path / "f").write_text("")
+    (tmp_path / "d").mkdir()
+    (tmp_path / "l").symlink_to("f")
+    dev = os.lstat(tmp_path).st_dev
+    if dev not in exact:
+        pytest.skip("this filesystem's listings are not trusted; every entry is lstat'ed")
+    with os.scandir(tmp_path) as it:
+        for entry in it:
+            st = os.lstat(entry.path)
+            assert entry.inode() == st.st_ino
+    assert "/" in points
