@@ -64,6 +64,7 @@ __all__ = [
     "Inventory",
     "RootSummary",
     "WalkProgress",
+    "default_scope",
     "exposure",
     "severity_at_least",
 ]
@@ -1030,6 +1031,14 @@ def _ignores_case(fs: FileSystem, directory: str) -> bool:
         if ident is not None and fs.identity(variant) == ident:
             return True
     return False
+
+
+def default_scope(policy: Policy) -> list[str]:
+    """The directories :func:`exposure` walks when given no scope: the resolved roots in
+    roots mode, else the server account's home and the startup directory."""
+    walker = _Walker(policy, sizes=False, max_entries=1, max_depth=0, over_http=None,
+                     progress=None, cancel=None, keep_paths=False, server_dirs=())
+    return [s.path for s in walker.starts(None)]
 
 
 def exposure(
