@@ -35,6 +35,7 @@ from .secrets import masked, scrub, secret_values
 if TYPE_CHECKING:
     from .check import Decision
     from .diff import DiffResult
+    from .exposure import Inventory
     from .policy import Policy
     from .scenarios import RunResult
 
@@ -47,6 +48,7 @@ __all__ = [
     "batch_report",
     "config_section",
     "diff_report",
+    "exposure_report",
     "scenario_report",
     "to_csv",
     "to_html",
@@ -79,7 +81,7 @@ class Chart(BaseModel):
 class Report(BaseModel):
     """Everything a report shows; write it with :func:`write_report`."""
 
-    kind: Literal["batch", "diff", "scenarios"]
+    kind: Literal["batch", "diff", "scenarios", "exposure"]
     title: str
     summary: list[str] = Field(default_factory=list)
     configurations: list[Section] = Field(default_factory=list)
@@ -327,6 +329,36 @@ def scenario_report(run: RunResult, *, title: str = "localfs-explorer scenario r
 # ----------------------------------------------------------------------------- writing
 
 
+# --------------------------------------------------------------------------- exposure
+
+
+def exposure_report(
+    inventory: Inventory, policy: Policy, *, title: str = "localfs-explorer exposure report"
+) -> Report:
+    """A report of an exposure inventory: counts per severity and per walked directory
+    (as charts), the configuration, and one row per finding."""
+    from .exposure import FINDING_COLUMNS, SEVERITIES
+
+    by_root: Counter[str] = Counter()
+    for f in inventory.findings:
+        if f.severity != "info":
+            by_root[f.root or "(elsewhere)"] += 1
+    report = Report(
+        kind="exposure", title=title, summary=inventory.summary(),
+        configurations=[config_section(policy)],
+        charts=[Chart(title="Findings by severity", counts=inventory.counts()),
+                Chart(title="Findings by root (info excluded)",
+                      counts=dict(by_root.most_common())),
+                Chart(title="Readable files by root",
+                      counts={r.root: r.readable_files for r in inventory.roots if not r.note}),
+                Chart(title="Writable files by root",
+                      counts={r.root: r.writable_files for r in inventory.roots if not r.note})],
+        columns=list(FINDING_COLUMNS),
+        rows=sorted(inventory.rows(), key=lambda r: SEVERITIES.index(r["severity"])),
+    )
+    return _scrubbed(report, secret_values(policy.env.values))
+
+
 def _cell(value: Any) -> str:
     value = _plain(value)
     if value is None:
@@ -365,6 +397,7 @@ table.kv{width:100%}table.kv th{width:190px;position:static}
 .yes{background:#dafbe1}.no{background:#ffebe9}.new_access{background:#ffebe9;font-weight:600}
 .removed_access{background:#fff8c5}.changed_message{background:#ddf4ff}
 .passed{background:#dafbe1}.failed,.error{background:#ffebe9;font-weight:600}
+.critical{background:#ffebe9;font-weight:600}.high{background:#fff1e5}.medium{background:#fff8c5}
 .charts{display:flex;flex-wrap:wrap;gap:24px}.chart h3{font-size:14px;margin:0 0 4px}
 details{margin:4px 0}summary{cursor:pointer}
 code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
@@ -373,7 +406,7 @@ code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
 _CELL_CLASSES = {
     True: "yes", False: "no", "new_access": "new_access", "removed_access": "removed_access",
     "changed_message": "changed_message", "passed": "passed", "failed": "failed",
-    "error": "error",
+    "error": "error", "critical": "critical", "high": "high", "medium": "medium",
 }
 
 
@@ -470,7 +503,8 @@ def to_html(report: Report) -> str:
             out.append(f'<div class="chart"><h3>{html.escape(chart.title)}</h3>'
                        f"{_svg_bars(chart)}</div>")
         out.append("</div>")
-    out.append(f"<h2>Verdicts ({len(report.rows)})</h2>")
+    rows_title = "Findings" if report.kind == "exposure" else "Verdicts"
+    out.append(f"<h2>{rows_title} ({len(report.rows)})</h2>")
     if report.rows:
         head = "".join(f"<th>{html.escape(c)}</th>" for c in report.columns)
         body = []

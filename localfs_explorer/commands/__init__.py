@@ -12,5 +12,6 @@ COMMAND_MODULES: tuple[str, ...] = (
     "localfs_explorer.commands.config",
     "localfs_explorer.commands.review",
     "localfs_explorer.commands.sessions",
+    "localfs_explorer.commands.exposure",
     "localfs_explorer.serve",
 )
