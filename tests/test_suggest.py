@@ -210,7 +210,7 @@ def trees(draw):
                              unique=True))
     ops = draw(st.lists(st.sampled_from(["read", "write", "read_write"]),
                         min_size=len(required), max_size=len(required)))
-    return fs, [f"{op}:{p}" for op, p in zip(ops, required)]
+    return fs, [f"{op}:{p}" for op, p in zip(ops, required, strict=True)]
 
 
 def _mkdirs(fs: VirtualFS, d: str) -> None:
