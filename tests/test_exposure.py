@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from pathlib import Path
@@ -11,6 +12,7 @@ from conftest import Layout, can_hardlink
 
 from localfs_explorer import load_env, resolve_policy
 from localfs_explorer.exposure import (
+    FINDING_COLUMNS,
     SEVERITIES,
     ExposureError,
     Inventory,
@@ -266,3 +268,85 @@ def test_listing_inodes_match_lstat(tmp_path: Path):
             st = os.lstat(entry.path)
             assert entry.inode() == st.st_ino
     assert "/" in points
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    import io
+
+    from localfs_explorer.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def env_args(layout: Layout, *roots: Path) -> list[str]:
+    spelled = ":".join(str(r) for r in (roots or (layout.data,)))
+    return ["--set", f"HOME={layout.home}", "--cwd", str(layout.app), "--package-dir",
+            str(layout.app), "--set", "LOCAL_FILE_ACCESS=roots",
+            "--set", f"LOCAL_FILE_ROOTS={spelled}"]
+
+
+def test_exposure_cli_exit_status_follows_fail_on(layout: Layout):
+    code, out, err = run("exposure", *env_args(layout))
+    assert code == 0, err  # nothing high or worse in /data
+    assert "mode roots on this host: 0 critical, 0 high" in out
+    (layout.data / "id_rsa").write_text("k")
+    code, out, _ = run("exposure", *env_args(layout))
+    assert code == 1 and f"HIGH     read       {layout.data / 'id_rsa'}" in out
+    assert run("exposure", *env_args(layout), "--fail-on", "critical")[0] == 0
+    assert run("exposure", *env_args(layout), "--fail-on", "none")[0] == 0
+    assert run("exposure", *env_args(layout, layout.data, layout.data / "sub"),
+               "--fail-on", "medium")[0] == 1
+
+
+def test_exposure_cli_json_and_csv(layout: Layout):
+    (layout.data / "x.pem").write_text("k")
+    code, out, _ = run("exposure", *env_args(layout), "--json")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 1
+    assert {"severity", "path", "op", "why"} <= set(rows[0])
+    assert rows[0] == {**rows[0], "severity": "high", "path": str(layout.data / "x.pem"),
+                       "op": "read"}
+    code, out, _ = run("exposure", *env_args(layout), "--csv", "--no-sizes")
+    lines = out.splitlines()
+    assert lines[0] == ",".join(FINDING_COLUMNS)
+    assert lines[1].startswith(f"high,credential,{layout.data / 'x.pem'},read,")
+
+
+def test_exposure_cli_report_and_bad_input(layout: Layout, tmp_path: Path):
+    report = tmp_path / "exposure.html"
+    code, _, err = run("exposure", *env_args(layout), "--report", str(report))
+    assert code == 0, err
+    page = report.read_text()
+    assert "Findings by severity" in page and "<h2>Findings (" in page and "<script" not in page
+    code, _, err = run("exposure", *env_args(layout), "--report", str(report))
+    assert code == 2 and "--force" in err
+    code, _, err = run("exposure", *env_args(layout), "--report", str(report), "--force")
+    assert code == 0 and (tmp_path / "exposure.html.bak").read_text() == page
+    code, _, err = run("exposure", *env_args(layout), "--scope", str(layout.data / "report.csv"))
+    assert code == 2 and "not a directory" in err and "Traceback" not in err
+    code, _, err = run("exposure", *env_args(layout), "--max-entries", "0")
+    assert code == 2
+
+
+def test_exposure_cli_on_a_described_host():
+    code, out, _ = run("exposure", "--fs", "traps", "--set", "LOCAL_FILE_ACCESS=roots",
+                       "--set", "LOCAL_FILE_ROOTS=/data", "--set", "TOKEN_PATH=/app/token.json",
+                       "--cwd", "/app", "--package-dir", "/app", "--json")
+    found = {(r["severity"], r["path"]) for r in map(json.loads, out.splitlines())}
+    assert ("high", "/data/.env") in found and ("medium", "/data/innocent.json") in found
+    assert code == 1
+
+
+def test_exposure_report_masks_secrets(layout: Layout):
+    from localfs_explorer.report import exposure_report, to_html, to_json
+
+    policy = resolve_policy(load_env(str(layout.app / ".env"), overrides={
+        "HOME": str(layout.home), "LOCAL_FILE_ACCESS": "roots",
+        "LOCAL_FILE_ROOTS": str(layout.data)}), cwd=str(layout.app))
+    report = exposure_report(exposure(policy), policy)
+    assert report.kind == "exposure"
+    assert report.charts[0].counts == exposure(policy).counts()
+    for text in (to_html(report), to_json(report)):
+        assert "do-not-show" not in text
