@@ -350,3 +350,46 @@ def test_exposure_report_masks_secrets(layout: Layout):
     assert report.charts[0].counts == exposure(policy).counts()
     for text in (to_html(report), to_json(report)):
         assert "do-not-show" not in text
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_dashboard_panel_walks_cancels_and_marks_stale(layout: Layout):
+    from ui_support import SECRET, text_of, write_roots_env
+
+    from localfs_explorer.ui import Explorer
+
+    (layout.data / "x.pem").write_text("k")
+    app = Explorer(cwd=str(layout.app), debounce=0)
+    server = app.panel("server")
+    server.env_path.value = str(write_roots_env(layout.app, layout.data, layout.home))
+    server.env_load.click()
+    panel = app.show("exposure")
+    assert "Not walked yet" in text_of(panel.status.value)
+    panel.start(wait=True)
+    assert panel.inventory is not None and panel.inventory.counts()["high"] == 1
+    assert "Walked" in text_of(panel.status.value)
+    assert str(layout.data / "x.pem") in text_of(panel.findings.value)
+    assert ">1</text>" in panel.chart.value  # the high bar says 1
+    assert "localfs-explorer-exposure.csv" in panel.csv.value
+    assert SECRET not in panel.findings.value + panel.summary.value
+    # A threaded run, cancelled (as by the button) at its first progress report.
+    from localfs_explorer import exposure as module
+
+    shown = panel._on_progress
+
+    def press_cancel(p):
+        shown(p)
+        panel.cancel_button.click()
+
+    panel._on_progress = press_cancel
+    module._Walker.PROGRESS_EVERY = 1
+    try:
+        panel.start()
+        panel.wait(30)
+    finally:
+        module._Walker.PROGRESS_EVERY = 4096
+    assert panel.inventory.cancelled and "Cancelled" in text_of(panel.status.value)
+    assert panel.run_button.disabled is False and panel.cancel_button.disabled is True
+    # Changing the configuration marks the result stale.
+    app.model.set_override("LOCAL_FILE_ROOTS", str(layout.outside))
+    assert "configuration changed" in text_of(panel.status.value)
