@@ -731,20 +731,22 @@ class _Walker:
         near_home = home_entries_near(directory, home=self.home)
         # Most directories hold nothing a rule names: then a child's exact path decides.
         why_of = executed.why if executed.hot(directory) else executed.exact.get
+        readable, writable, seen = self.readable, self.writable, self.seen
         dir_files = 0
         dir_bytes = 0
+        every, limit = self.PROGRESS_EVERY, self.max_entries
         try:
             for name, path, st in listing(directory, dev):
-                self.entries += 1
+                self.entries = entries = self.entries + 1
                 counts[0] += 1
-                if self.entries % self.PROGRESS_EVERY == 0:
+                if entries % every == 0:
                     self._tick(directory)
                     if self.halted:
                         break
-                if self.entries > self.max_entries:
+                if entries > limit:
                     self.halted = True
                     self.stopped.append(
-                        f"stopped after {self.max_entries} entries, in {directory}: "
+                        f"stopped after {limit} entries, in {directory}: "
                         "raise the entry limit to see the rest")
                     break
                 primed.path, primed.st = path, st
@@ -752,10 +754,10 @@ class _Walker:
                 write = check(path, "write", over_http=over_http)
                 mode = st.st_mode & 0o170000
                 if mode == 0o040000:  # a directory: walk it (never a symlink's target)
-                    if read.allowed and self.readable is not None:
-                        self.readable.add(read.resolved or path)
-                    if write.allowed and self.writable is not None:
-                        self.writable.add(write.resolved or path)
+                    if read.allowed and readable is not None:
+                        readable.add(read.resolved or path)
+                    if write.allowed and writable is not None:
+                        writable.add(write.resolved or path)
                     if depth + 1 > self.max_depth:
                         self.deep_skipped += 1
                         self.deep_first = self.deep_first or path
@@ -775,9 +777,9 @@ class _Walker:
                 else:
                     identity = (st.st_dev, st.st_ino)
                     size = st.st_size if sizes else 0
-                first = self.seen.get(identity)
+                first = seen.get(identity)
                 if first is None:
-                    self.seen[identity] = resolved
+                    seen[identity] = resolved
                     dir_files += 1
                     dir_bytes += size
                     if read.allowed:
@@ -790,16 +792,16 @@ class _Walker:
                     # One file under a second name (hardlink, bind mount): counted once.
                     self.aliases.setdefault(identity, []).append(resolved)
                 if read.allowed:
-                    if self.readable is not None:
-                        self.readable.add(resolved)
+                    if readable is not None:
+                        readable.add(resolved)
                     if near_home or mode == 0o120000 or name_may_be_sensitive(name):
                         self.credential(path, resolved, identity)
                     credential = sensitive_ids.get(identity)
                     if credential is not None and credential != resolved:
                         self.alias(resolved, identity)
                 if write.allowed:
-                    if self.writable is not None:
-                        self.writable.add(resolved)
+                    if writable is not None:
+                        writable.add(resolved)
                     why = why_of(resolved) if resolved == path else executed.why(resolved)
                     if why is not None:
                         self.add(Finding(
