@@ -65,6 +65,10 @@ _LAZY: dict[str, str] = {
     "replay_session": "localfs_explorer.sessions",
     "load_session": "localfs_explorer.sessions",
     "LedgerRules": "localfs_explorer.sessions",
+    "Inventory": "localfs_explorer.exposure",
+    "Finding": "localfs_explorer.exposure",
+    "suggest_roots": "localfs_explorer.suggest",
+    "Suggestion": "localfs_explorer.suggest",
 }
 
 
