@@ -257,6 +257,7 @@ class _Rules(NamedTuple):
     system: tuple[_Rule, ...]
     components: tuple[tuple[str, str], ...]  # ("/.git/hooks", why)
     server_names: tuple[tuple[str, str], ...]  # (glob, why)
+    secrets: tuple[tuple[str, str], ...]  # (absolute path, why), probed for read
 
 
 @lru_cache(maxsize=1)
@@ -268,9 +269,10 @@ def _rules() -> _Rules:
         system = tuple(_Rule(e["path"], bool(e.get("dir")), e["why"]) for e in data["system"])
         components = tuple(("/" + "/".join(e["parts"]), e["why"]) for e in data["components"])
         names = tuple((e["glob"], e["why"]) for e in data["server_names"])
+        secrets = tuple((e["path"], e["why"]) for e in data["secrets"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ExposureError(f"data/exposure_rules.json can't be used: {exc}") from None
-    return _Rules(home, system, components, names)
+    return _Rules(home, system, components, names, secrets)
 
 
 class _Executed:
@@ -375,35 +377,55 @@ def _unescape_mount(text: str) -> str:
     return "".join(out)
 
 
-def _host_mounts() -> tuple[frozenset[str], frozenset[int]]:
-    """(every mount point, devices whose listings carry exact inodes) on this machine.
+#: Kernel pseudo-filesystems: their files are generated, not stored, so the walk reports
+#: their mount point as not walked instead of listing them (``/proc`` alone can hold
+#: hundreds of thousands of entries). Single files there are still probed by rule.
+_PSEUDO_FS = frozenset({
+    "proc", "sysfs", "cgroup", "cgroup2", "devpts", "debugfs", "tracefs", "securityfs",
+    "pstore", "bpf", "mqueue", "hugetlbfs", "configfs", "fusectl", "binfmt_misc",
+    "autofs", "rpc_pipefs", "nsfs",
+})
 
-    Read once per walk from ``/proc/self/mountinfo``; when it can't be read, nothing is
-    trusted and every entry is lstat'ed.
-    """
+
+class _Mounts(NamedTuple):
+    #: Every mount point (a listing's inode for one is the covered directory's).
+    points: frozenset[str]
+    #: Devices whose listings carry the inode number stat reports.
+    exact: frozenset[int]
+    #: Mount points of pseudo-filesystems, with their type.
+    pseudo: dict[str, str]
+
+
+def _host_mounts() -> _Mounts:
+    """This machine's mounts, read once per walk from ``/proc/self/mountinfo``; when it
+    can't be read, nothing is trusted and every entry is lstat'ed."""
     points: set[str] = set()
     exact: set[int] = set()
+    pseudo: dict[str, str] = {}
     try:
         with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as fh:
             lines = fh.read().splitlines()
     except OSError:
-        return frozenset(), frozenset()
+        return _Mounts(frozenset(), frozenset(), {})
     inexact: set[int] = set()
     for line in lines:
         left, sep, right = line.partition(" - ")
         fields = left.split()
         if not sep or len(fields) < 5:
             continue
-        points.add(_unescape_mount(fields[4]))
+        point = _unescape_mount(fields[4])
+        points.add(point)
+        fstype = right.split()[0] if right.split() else ""
+        if fstype in _PSEUDO_FS:
+            pseudo[point] = fstype
         try:
             major, minor = (int(x) for x in fields[2].split(":"))
         except ValueError:
             continue
         dev = os.makedev(major, minor)
-        fstype = right.split()[0] if right.split() else ""
         (exact if fstype in _LISTING_INODE_EXACT else inexact).add(dev)
     # A device mounted with two types (unusual) is trusted only if both are exact.
-    return frozenset(points), frozenset(exact - inexact)
+    return _Mounts(frozenset(points), frozenset(exact - inexact), pseudo)
 
 
 class _PrimedFS(FileSystem):
@@ -524,10 +546,9 @@ class _Walker:
         self.primed = _PrimedFS(self.fs)
         self.checked_policy = _with_fs(policy, self.primed)
         self.host = isinstance(self.fs, HostFS)
-        if self.host and not sizes:
-            self.mount_points, self.exact_devs = _host_mounts()
-        else:
-            self.mount_points, self.exact_devs = frozenset(), frozenset()
+        mounts = _host_mounts() if self.host else _Mounts(frozenset(), frozenset(), {})
+        self.mount_points, self.exact_devs, self.pseudo = mounts
+        self.pseudo_skipped: list[str] = []
         self.last_progress = 0.0
 
     def _resolved(self, path: str) -> str:
@@ -612,6 +633,9 @@ class _Walker:
             self.probe_targets(batch.check)
         self.root_findings()
         self.deny_findings(walked)
+        if self.pseudo_skipped:
+            self.stopped.append(
+                "kernel pseudo-filesystems were not walked: " + ", ".join(self.pseudo_skipped))
         if self.deep_skipped:
             self.stopped.append(
                 f"{self.deep_skipped} directories deeper than {self.max_depth} levels were "
@@ -761,6 +785,8 @@ class _Walker:
                     if depth + 1 > self.max_depth:
                         self.deep_skipped += 1
                         self.deep_first = self.deep_first or path
+                    elif path in self.pseudo:
+                        self.pseudo_skipped.append(f"{path} ({self.pseudo[path]})")
                     else:
                         stack.append((path, depth + 1, st.st_dev))
                     continue
@@ -914,6 +940,16 @@ class _Walker:
                 resolved=resolved, root=None, why=why + note,
                 fix=self.fix(resolved, "write"),
             ))
+        for path, why in _rules().secrets:
+            if not fs.exists(path):
+                continue
+            d = check(path, "read", over_http=self.over_http)
+            if d.allowed:
+                self.add(Finding(
+                    severity="high", kind="credential", path=path, op="read",
+                    resolved=d.resolved, root=None, why=why,
+                    fix=self.fix(d.resolved or path, "read"),
+                ))
         for path in self.credential_files():
             d = check(path, "read", over_http=self.over_http)
             if d.allowed:

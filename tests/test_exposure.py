@@ -256,7 +256,7 @@ def test_listing_inodes_match_lstat(tmp_path: Path):
     lstat says (on this machine's filesystem, if it is one where that is trusted)."""
     from localfs_explorer.exposure import _host_mounts
 
-    points, exact = _host_mounts()
+    points, exact, _pseudo = _host_mounts()
     (tmp_path / "f").write_text("")
     (tmp_path / "d").mkdir()
     (tmp_path / "l").symlink_to("f")
@@ -393,3 +393,16 @@ def test_dashboard_panel_walks_cancels_and_marks_stale(layout: Layout):
     # Changing the configuration marks the result stale.
     app.model.set_override("LOCAL_FILE_ROOTS", str(layout.outside))
     assert "configuration changed" in text_of(panel.status.value)
+
+
+def test_full_mode_reads_the_servers_environment_and_skips_proc(layout: Layout):
+    from localfs_explorer.exposure import _host_mounts
+
+    if "/proc" not in _host_mounts().pseudo:
+        pytest.skip("no /proc here")
+    full = layout.policy(LOCAL_FILE_ACCESS="full")
+    inv = exposure(full, [str(layout.data)])
+    assert ("high", "credential", "/proc/self/environ") in kinds(inv)
+    assert "/proc/self/environ" not in {f.path for f in exposure(layout.roots()).findings}
+    root_walk = exposure(full, ["/"], max_entries=200, max_depth=0)
+    assert any("/proc (proc)" in s for s in root_walk.stopped)
