@@ -782,11 +782,11 @@ class _Walker:
                         readable.add(read.resolved or path)
                     if write.allowed and writable is not None:
                         writable.add(write.resolved or path)
-                    if depth + 1 > self.max_depth:
+                    if path in self.pseudo:
+                        self.pseudo_skipped.append(f"{path} ({self.pseudo[path]})")
+                    elif depth + 1 > self.max_depth:
                         self.deep_skipped += 1
                         self.deep_first = self.deep_first or path
-                    elif path in self.pseudo:
-                        self.pseudo_skipped.append(f"{path} ({self.pseudo[path]})")
                     else:
                         stack.append((path, depth + 1, st.st_dev))
                     continue
