@@ -29,8 +29,9 @@ type and inode from the directory listing instead of a second system call, where
 is exactly what lstat would say: on filesystems whose listing carries the real inode
 number (ext2/3/4, xfs, btrfs, tmpfs, f2fs) and for entries that are not mount points.
 It isn't exact on overlayfs, network and FUSE filesystems (a listing's inode may differ
-from what stat reports) nor for a mount point (the listing names the directory below
-the mount), so there the entry is lstat'ed as usual. ``sizes=True`` (the default)
+from what stat reports), for a mount point (the listing names the directory below the
+mount), nor for the device of a directory (a btrfs subvolume has its own without being
+a mount point), so there the entry is lstat'ed as usual. ``sizes=True`` (the default)
 lstats every entry anyway, for the byte counts; ``sizes=False`` gives counts without
 bytes and the fastest walk.
 """
@@ -725,7 +726,11 @@ class _Walker:
                     if entry.is_symlink():
                         mode = _stat.S_IFLNK
                     elif entry.is_dir(follow_symlinks=False):
-                        mode = _stat.S_IFDIR
+                        # Directories are lstat'ed: one may start another device without
+                        # being a mount point (a btrfs subvolume), and its entries take
+                        # their device from it. There are few of them.
+                        yield entry.name, path, entry.stat(follow_symlinks=False)
+                        continue
                     elif entry.is_file(follow_symlinks=False):
                         mode = _stat.S_IFREG
                     else:  # sockets, fifos, devices: rare, and d_type can't tell all apart
