@@ -406,3 +406,25 @@ def test_full_mode_reads_the_servers_environment_and_skips_proc(layout: Layout):
     assert "/proc/self/environ" not in {f.path for f in exposure(layout.roots()).findings}
     root_walk = exposure(full, ["/"], max_entries=200, max_depth=0)
     assert any("/proc (proc)" in s for s in root_walk.stopped)
+
+
+def test_cli_progress_line_only_on_a_terminal(layout: Layout):
+    import io
+
+    from localfs_explorer import exposure as module
+    from localfs_explorer.cli import main
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    module._Walker.PROGRESS_EVERY = 1
+    try:
+        tty, plain = Terminal(), io.StringIO()
+        main(["exposure", *env_args(layout)], out=io.StringIO(), err=tty)
+        main(["exposure", *env_args(layout)], out=io.StringIO(), err=plain)
+    finally:
+        module._Walker.PROGRESS_EVERY = 4096
+    assert "\rwalked 1 entries in 1 directories" in tty.getvalue()
+    assert tty.getvalue().endswith("\r")  # the line is cleared before the results
+    assert "walked" not in plain.getvalue()
