@@ -428,3 +428,23 @@ def test_cli_progress_line_only_on_a_terminal(layout: Layout):
     assert "\rwalked 1 entries in 1 directories" in tty.getvalue()
     assert tty.getvalue().endswith("\r")  # the line is cleared before the results
     assert "walked" not in plain.getvalue()
+
+
+def test_a_snapshot_gives_the_hosts_findings(layout: Layout):
+    from localfs_explorer.fs import snapshot
+
+    (layout.data / "x.pem").write_text("k")
+    (layout.data / "escape").symlink_to(layout.outside)
+    hook = layout.data / ".git" / "hooks" / "pre-push"
+    hook.parent.mkdir(parents=True)
+    hook.write_text("")
+    env = load_env(None, overrides={"HOME": str(layout.home), "LOCAL_FILE_ACCESS": "roots",
+                                    "LOCAL_FILE_ROOTS": str(layout.data)})
+    on_host = exposure(resolve_policy(env, cwd=str(layout.app)), keep_paths=True)
+    shot = snapshot(layout.base, home=str(layout.home), cwd=str(layout.app)).to_fs()
+    on_shot = exposure(resolve_policy(env, fs=shot, cwd=str(layout.app)), keep_paths=True)
+    assert on_shot.readable == on_host.readable and on_shot.writable == on_host.writable
+    kept = ("executed", "credential", "deny-in-root")
+    assert {k for k in kinds(on_shot) if k[1] in kept} == {k for k in kinds(on_host)
+                                                          if k[1] in kept}
+    assert ("high", "credential", str(layout.data / "x.pem")) in kinds(on_shot)
