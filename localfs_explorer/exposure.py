@@ -218,6 +218,9 @@ class Inventory(BaseModel):
             f"walked {self.entries} entries in {self.directories} directories under "
             + (", ".join(self.walked) or "nothing"),
         ]
+        for root, per in self.counts_by_root().items():
+            lines.append(f"findings in {root}: "
+                         + ", ".join(f"{per[s]} {s}" for s in SEVERITIES if per[s]))
         for r in self.roots:
             if r.note:
                 lines.append(f"{r.root}: {r.note}")

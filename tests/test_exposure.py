@@ -294,6 +294,7 @@ def test_exposure_cli_exit_status_follows_fail_on(layout: Layout):
     (layout.data / "id_rsa").write_text("k")
     code, out, _ = run("exposure", *env_args(layout))
     assert code == 1 and f"HIGH     read       {layout.data / 'id_rsa'}" in out
+    assert f"findings in {layout.data}: 1 high, 4 info" in out
     assert run("exposure", *env_args(layout), "--fail-on", "critical")[0] == 0
     assert run("exposure", *env_args(layout), "--fail-on", "none")[0] == 0
     assert run("exposure", *env_args(layout, layout.data, layout.data / "sub"),
@@ -370,6 +371,8 @@ def test_dashboard_panel_walks_cancels_and_marks_stale(layout: Layout):
     assert "Walked" in text_of(panel.status.value)
     assert str(layout.data / "x.pem") in text_of(panel.findings.value)
     assert ">1</text>" in panel.chart.value  # the high bar says 1
+    assert "lfe-exposure-roots" in panel.summary.value
+    assert f"findings in {layout.data}: 1 high" in text_of(panel.summary.value)
     assert "localfs-explorer-exposure.csv" in panel.csv.value
     assert SECRET not in panel.findings.value + panel.summary.value
     # A threaded run, cancelled (as by the button) at its first progress report.

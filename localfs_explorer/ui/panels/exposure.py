@@ -12,6 +12,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from ...exposure import SEVERITIES
 from .. import render
 from ..panel import Panel, button, css, heading, html, label_style, layout, wide
 
@@ -188,8 +189,15 @@ class ExposurePanel(Panel):
         self.progress_label.value = (f'<span class="lfe-muted">{inv.entries:,} entries, '
                                      "done</span>")
         self.chart.value = severity_chart(inv.counts())
+        by_root = inv.counts_by_root()
+        per_root = render.table(
+            ("walked directory", *SEVERITIES),
+            [(f"<code>{render.esc(root)}</code>", *(str(c[s]) for s in SEVERITIES))
+             for root, c in by_root.items()],
+            css_class="lfe-exposure-roots")
         self.summary.value = "".join(
-            f'<div class="lfe-muted">{render.esc(line)}</div>' for line in inv.summary())
+            f'<div class="lfe-muted">{render.esc(line)}</div>' for line in inv.summary()
+        ) + per_root
         rows = [
             (render.badge("refused" if f.severity in ("critical", "high") else "warning",
                           f.severity.upper()) if f.severity != "info"
