@@ -16,12 +16,12 @@ what would remove it:
 - ``info``: readable and writable files and bytes per walked directory, and the largest
   directories.
 
-What is walked: in ``roots`` mode the resolved roots; otherwise the scope (by default
-the server account's home and the startup directory). A ``scope`` given explicitly
-replaces either. Symlinks are never descended: each is checked as the tool call would
-name it, so a link to a file inside a root is that file again (counted once) and a link
-leading out of the roots is a refusal, not a walk. The walk is bounded (entries, depth),
-says where it stopped, reports progress and can be cancelled.
+What is walked: in ``roots`` mode the resolved roots; otherwise the server account's
+home and the startup directory; and each directory of ``scope`` besides. Symlinks are
+never descended: each is checked as the tool call would name it, so a link to a file
+inside a root is that file again (counted once) and a link leading out of the roots is a
+refusal, not a walk. The walk is bounded (entries, depth), says where it stopped, reports
+progress and can be cancelled.
 
 Speed. The walk is one ``scandir`` per directory and, per entry, the engine's batch
 check, which lstats the entry. On this machine the walk hands the check the entry's
@@ -590,26 +590,27 @@ class _Walker:
     # -- the walk
 
     def starts(self, scope: Sequence[str] | None) -> list[_Start]:
+        """The default directories (the roots, else home and startup directory), then
+        each of ``scope``; outer directories first, so a nested one is walked once."""
         policy = self.policy
-        if scope is not None:
-            out = []
-            for s in scope:
-                if "\0" in s:
-                    raise ExposureError(f"scope {s!r} contains a NUL byte")
-                resolved = self._resolved(s)
-                if not self.fs.is_dir(resolved):
-                    raise ExposureError(f"scope {s} is not a directory on {self.fs.label}")
-                out.append(_Start(resolved, None))
-            return out
+        out: list[_Start] = []
         if policy.mode is Mode.ROOTS:
-            return [_Start(r.resolved, r.configured) for r in policy.roots
-                    if r.resolved and not r.problem]
-        out = []
-        for d in (self.home, self.cwd):
-            resolved = self._resolved(d)
-            if self.fs.is_dir(resolved):
+            out.extend(_Start(r.resolved, r.configured) for r in policy.roots
+                       if r.resolved and not r.problem)
+        else:
+            for d in (self.home, self.cwd):
+                resolved = self._resolved(d)
+                if self.fs.is_dir(resolved):
+                    out.append(_Start(resolved, None))
+        for s in scope or ():
+            if "\0" in s:
+                raise ExposureError(f"scope {s!r} contains a NUL byte")
+            resolved = self._resolved(s)
+            if not self.fs.is_dir(resolved):
+                raise ExposureError(f"scope {s} is not a directory on {self.fs.label}")
+            if all(resolved != o.path for o in out):
                 out.append(_Start(resolved, None))
-        return out
+        return sorted(out, key=lambda s: s.path.rstrip("/").count("/"))
 
     def run(self, scope: Sequence[str] | None) -> Inventory:
         starts = self.starts(scope)
@@ -1105,7 +1106,7 @@ def exposure(
     Args:
         policy: the resolved policy (its ``fs`` is the host walked: this machine, a
             snapshot or a described host).
-        scope: directories to walk instead of the default (the roots in roots mode,
+        scope: directories to walk besides the default ones (the roots in roots mode,
             else the server account's home and the startup directory); ``/`` allowed.
         sizes: count bytes too (one lstat per entry); False is faster.
         max_entries, max_depth: where the walk stops; the inventory says so.

@@ -198,10 +198,18 @@ def test_limits_cancel_and_progress(layout: Layout):
     assert cancelled.stopped[0].startswith("cancelled after 4 entries")
 
 
-def test_scope_replaces_the_default_and_must_be_a_directory(layout: Layout):
+def test_scope_adds_to_the_default_and_must_be_a_directory(layout: Layout):
     policy = layout.policy(LOCAL_FILE_ACCESS="full")
-    inv = exposure(policy, [str(layout.outside)])
-    assert inv.walked == [str(layout.outside)]
+    inv = exposure(policy, [str(layout.outside)], keep_paths=True)
+    assert inv.walked == [str(layout.home), str(layout.app), str(layout.outside)]
+    assert str(layout.outside / "other.txt") in (inv.readable or ())
+    # An outer scope is walked first and the default directories inside it once.
+    wide = exposure(policy, [str(layout.base)])
+    assert wide.walked == [str(layout.base)]
+    assert {r.note for r in wide.roots if r.root == str(layout.home)} == {
+        f"inside {layout.base}, counted there"}
+    assert wide.entries == exposure(layout.policy(LOCAL_FILE_ACCESS="off"),
+                                    [str(layout.base)]).entries
     with pytest.raises(ExposureError, match="not a directory"):
         exposure(policy, [str(layout.data / "report.csv")])
     with pytest.raises(ExposureError):
