@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import threading
 from pathlib import Path
 
 import pytest
 from conftest import Layout, can_hardlink
+from hypothesis import given
+from hypothesis import strategies as st
 
 from localfs_explorer import load_env, resolve_policy
 from localfs_explorer.exposure import (
@@ -459,3 +462,27 @@ def test_a_snapshot_gives_the_hosts_findings(layout: Layout):
     assert {k for k in kinds(on_shot) if k[1] in kept} == {k for k in kinds(on_host)
                                                           if k[1] in kept}
     assert ("high", "credential", str(layout.data / "x.pem")) in kinds(on_shot)
+
+
+_PARTS = st.sampled_from([".ssh", ".SSH", ".config", "gh", "gcloud", "id_rsa", "x.pem",
+                          ".env.local", "notes", "Library", "Keychains", ".docker",
+                          "config.json", ".mozilla", "firefox", "a", ".."])
+
+
+@given(st.lists(_PARTS, max_size=4), _PARTS, st.sampled_from(["/home/u", "/", "/Users/Op"]))
+def test_the_walks_sensitive_prefilter_never_hides_a_match(parts, name, home):
+    """A child the full match flags always passes the walk's cheap per-directory and
+    per-name tests, so skipping the full match when both say no loses nothing."""
+    from localfs_explorer.sensitive import (
+        home_entries_near,
+        name_may_be_sensitive,
+        sensitive_reason,
+    )
+
+    base = home if parts and parts[0] != ".." else "/srv"
+    directory = posixpath.normpath("/".join([base, *parts]))
+    if name == "..":
+        return
+    path = directory.rstrip("/") + "/" + name
+    if sensitive_reason(path, home=home) is not None:
+        assert home_entries_near(directory, home=home) or name_may_be_sensitive(name)
