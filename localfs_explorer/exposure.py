@@ -553,7 +553,6 @@ class _Walker:
         mounts = _host_mounts() if self.host else _Mounts(frozenset(), frozenset(), {})
         self.mount_points, self.exact_devs, self.pseudo = mounts
         self.pseudo_skipped: list[str] = []
-        self.last_progress = 0.0
 
     def _resolved(self, path: str) -> str:
         absolute = path if path.startswith("/") else posixpath.join(self.cwd, path)
@@ -811,7 +810,7 @@ class _Walker:
                     size = self._size(resolved) if sizes else 0
                 else:
                     identity = (st.st_dev, st.st_ino)
-                    size = st.st_size if sizes else 0
+                    size = getattr(st, "st_size", 0) if sizes else 0
                 first = seen.get(identity)
                 if first is None:
                     seen[identity] = resolved
