@@ -362,6 +362,11 @@ def test_exposure_report_masks_secrets(layout: Layout):
     assert report.charts[0].counts == exposure(policy).counts()
     for text in (to_html(report), to_json(report)):
         assert "do-not-show" not in text
+    from localfs_explorer.report import to_csv
+
+    lines = to_csv(report).splitlines()
+    assert lines[0] == ",".join(FINDING_COLUMNS) and len(lines) == len(report.rows) + 1
+    assert json.loads(to_json(report))["kind"] == "exposure"
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
