@@ -326,9 +326,6 @@ def scenario_report(run: RunResult, *, title: str = "localfs-explorer scenario r
     )
 
 
-# ----------------------------------------------------------------------------- writing
-
-
 # --------------------------------------------------------------------------- exposure
 
 
@@ -357,6 +354,9 @@ def exposure_report(
         rows=sorted(inventory.rows(), key=lambda r: SEVERITIES.index(r["severity"])),
     )
     return _scrubbed(report, secret_values(policy.env.values))
+
+
+# ----------------------------------------------------------------------------- writing
 
 
 def _cell(value: Any) -> str:
