@@ -1,7 +1,8 @@
 """Reports a reviewer can attach to a change request: CSV, JSON and one HTML file.
 
-Three kinds of result become a :class:`Report`: a batch of probed calls (and checked
-paths), a before/after diff, and a scenario run. A report holds the configuration(s) it
+Four kinds of result become a :class:`Report`: a batch of probed calls (and checked
+paths), a before/after diff, a scenario run, and an exposure inventory (its findings
+as the table, counts per severity and per root as charts). A report holds the configuration(s) it
 was computed for with every secret masked, a summary, counts by reason and by tool, and
 the verdict table. It is written as:
 
