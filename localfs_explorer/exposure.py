@@ -634,6 +634,7 @@ class _Walker:
                         note="not walked: the walk stopped before reaching it"))
                     continue
                 summaries.append(self.walk(start))
+            self.primed.path = self.primed.st = None  # nothing answered from memory now
             self.probe_targets(batch.check)
         self.root_findings()
         self.deny_findings(walked)
