@@ -281,3 +281,15 @@ def test_suggestion_properties(tree, rnd):
         assert mine.readable is not None and theirs.readable is not None
         assert mine.readable <= theirs.readable
         assert (mine.writable or frozenset()) <= (theirs.writable or frozenset())
+
+
+def test_suggest_cli_from_a_calls_file(layout: Layout, tmp_path: Path):
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text(json.dumps({"name": "upload_local_file", "arguments": {
+        "local_path": str(layout.data / "sub" / "notes.txt")}}) + "\n")
+    code, out, err = run("suggest", "--set", f"HOME={layout.home}", "--cwd", str(layout.app),
+                         "--set", "LOCAL_FILE_ACCESS=roots",
+                         "--set", f"LOCAL_FILE_ROOTS={layout.data}", "--calls", str(calls))
+    assert code == 0, err
+    assert f"  {layout.data / 'sub'}    for read:{layout.data / 'sub' / 'notes.txt'}" in out
+    assert "readable: +0 -1" in out  # report.csv stops being reachable
