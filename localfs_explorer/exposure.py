@@ -728,21 +728,19 @@ class _Walker:
                 path = entry.path
                 if exact and path not in points:
                     if entry.is_symlink():
-                        mode = _stat.S_IFLNK
-                    elif entry.is_dir(follow_symlinks=False):
-                        # Directories are lstat'ed: one may start another device without
-                        # being a mount point (a btrfs subvolume), and its entries take
-                        # their device from it. There are few of them.
-                        yield entry.name, path, entry.stat(follow_symlinks=False)
+                        yield entry.name, path, _EntryStat(_stat.S_IFLNK, entry.inode(), dev)
                         continue
-                    elif entry.is_file(follow_symlinks=False):
-                        mode = _stat.S_IFREG
-                    else:  # sockets, fifos, devices: rare, and d_type can't tell all apart
-                        yield entry.name, path, entry.stat(follow_symlinks=False)
+                    if entry.is_file(follow_symlinks=False):
+                        yield entry.name, path, _EntryStat(_stat.S_IFREG, entry.inode(), dev)
                         continue
-                    yield entry.name, path, _EntryStat(mode, entry.inode(), dev)
-                else:
-                    yield entry.name, path, entry.stat(follow_symlinks=False)
+                    # Directories are lstat'ed: one may start another device without being
+                    # a mount point (a btrfs subvolume), and its entries take their device
+                    # from it. Sockets, fifos and devices too (d_type can't tell all apart).
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue  # gone between the listing and the stat
+                yield entry.name, path, st
 
     def _list_generic(self, directory: str, dev: int) -> Iterator[tuple[str, str, Any]]:
         fs = self.fs

@@ -491,3 +491,23 @@ def test_the_walks_sensitive_prefilter_never_hides_a_match(parts, name, home):
     path = directory.rstrip("/") + "/" + name
     if sensitive_reason(path, home=home) is not None:
         assert home_entries_near(directory, home=home) or name_may_be_sensitive(name)
+
+
+def test_an_unreadable_directory_is_reported_and_the_rest_walked():
+    from localfs_explorer.fs import VirtualFS
+
+    class Locked(VirtualFS):
+        def listdir(self, path: str) -> list[str]:
+            if path == "/data/locked":
+                raise PermissionError(13, "Permission denied", path)
+            return super().listdir(path)
+
+    fs = Locked(home="/home/u", cwd="/app")
+    fs.mkdir("/app")
+    for path in ("/data/a.txt", "/data/locked/b.txt", "/data/z/c.txt"):
+        fs.add_file(path)
+    env = load_env(None, overrides={"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": "/data"})
+    inv = exposure(resolve_policy(env, fs=fs, cwd="/app"), keep_paths=True)
+    assert inv.problems == ["/data/locked: Permission denied"] and not inv.complete
+    assert {"/data/a.txt", "/data/z/c.txt"} <= (inv.readable or set())
+    assert "1 directories could not be listed" in inv.summary()[-1]
