@@ -348,6 +348,10 @@ class _Executed:
             for glob, why in self.server_names:
                 if fnmatch.fnmatchcase(name, glob):
                     return f"inside the server's own directory: {why}"
+            prefix = next(p for p in self.server_prefixes if path.startswith(p))
+            if "/bin/" in path[len(prefix) - 1:]:
+                return ("inside the server's own directory: programs in a bin directory "
+                        "there (a virtualenv's python, its entry points) are what runs")
         return None
 
 

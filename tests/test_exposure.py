@@ -157,10 +157,17 @@ def test_server_code_is_critical_when_writable(layout: Layout):
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
     (pkg / "README.txt").write_text("")
-    inv = exposure(layout.roots(layout.app))
+    venv_bin = layout.app / ".venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    (venv_bin / "server-entry").write_text("#!/usr/bin/env python\n")
+    (layout.data / "bin").mkdir()
+    (layout.data / "bin" / "tool").write_text("")
+    inv = exposure(layout.roots(layout.app, layout.data))
     executed = paths_of(inv, "executed")
     assert str(pkg / "__init__.py") in executed
+    assert str(venv_bin / "server-entry") in executed
     assert str(pkg / "README.txt") not in executed
+    assert str(layout.data / "bin" / "tool") not in executed  # not the server's
 
 
 def test_nothing_is_reachable_when_off_or_over_the_tripwire(layout: Layout):
