@@ -269,6 +269,7 @@ def suggest_roots(
     policy: Policy,
     *,
     env_file: str | None = None,
+    env_text: str | None = None,
     delta: bool = True,
     max_entries: int = 200_000,
 ) -> Suggestion:
@@ -278,6 +279,8 @@ def suggest_roots(
         required: :class:`Requirement` objects or ``OP:PATH`` strings.
         policy: the current configuration (transport, host, startup directory, deny-list).
         env_file: the ``.env`` the export plan edits (None: a new file).
+        env_text: that file's contents when they came from elsewhere (an upload);
+            ``env_file`` then only names it.
         delta: also walk both configurations and compare what they expose.
         max_entries: the bound of each walk (the deny-list alias check and the delta).
     """
@@ -354,7 +357,7 @@ def suggest_roots(
     changes = None
     if delta:
         changes = exposure_delta(policy, suggested, max_entries=max_entries)
-    plan, diff = _plan(policy, env_file, settings, unset, warnings)
+    plan, diff = _plan(policy, env_file, env_text, settings, unset, warnings)
     return Suggestion(
         roots=roots,
         choices=[RootChoice(root=r, covers=[q.label() for q in covers[r]]) for r in roots],
@@ -386,8 +389,9 @@ def _roots_policy(policy: Policy, roots: Sequence[str], sep: str) -> Policy:
     return _variant(policy, {"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": sep.join(roots)})
 
 
-def _plan(policy: Policy, env_file: str | None, settings: Mapping[str, str],
-          unset: Sequence[str], warnings: list[str]) -> tuple[Any, str]:
+def _plan(policy: Policy, env_file: str | None, env_text: str | None,
+          settings: Mapping[str, str], unset: Sequence[str], warnings: list[str]
+          ) -> tuple[Any, str]:
     """The export plan of the ``.env`` change and its masked diff."""
     from .dotenv_export import ExportError, export_env
 
@@ -397,7 +401,7 @@ def _plan(policy: Policy, env_file: str | None, settings: Mapping[str, str],
             warnings.append(f"{key} is also set in the server's process environment, which "
                             "wins over the .env: change it there too")
     try:
-        plan = export_env(env_file, set=dict(settings), unset=list(unset),
+        plan = export_env(env_file, text=env_text, set=dict(settings), unset=list(unset),
                           transport=policy.transport, cwd=policy.cwd,
                           package_dir=policy.package_dir, fs=policy.fs,
                           profile=policy.profile, platform=policy.platform,

@@ -293,3 +293,26 @@ def test_suggest_cli_from_a_calls_file(layout: Layout, tmp_path: Path):
     assert code == 0, err
     assert f"  {layout.data / 'sub'}    for read:{layout.data / 'sub' / 'notes.txt'}" in out
     assert "readable: +0 -1" in out  # report.csv stops being reachable
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_dashboard_suggests_roots_with_a_masked_diff(layout: Layout):
+    from ui_support import SECRET, text_of, write_roots_env
+
+    from localfs_explorer.ui import Explorer
+
+    app = Explorer(cwd=str(layout.app), debounce=0)
+    server = app.panel("server")
+    server.env_path.value = str(write_roots_env(layout.app, layout.data, layout.home))
+    server.env_load.click()
+    panel = app.show("exposure")
+    panel.required.value = f"read:{layout.data / 'sub' / 'notes.txt'}\n\n"
+    panel.suggest_button.click()
+    view = panel.suggestion_view.value
+    assert panel.suggestion is not None and panel.suggestion.roots == [str(layout.data / "sub")]
+    assert f"-LOCAL_FILE_ROOTS={layout.data}" in text_of(view)
+    assert f"+LOCAL_FILE_ROOTS={layout.data / 'sub'}" in text_of(view)
+    assert SECRET not in view and "readable: +0 -1" in text_of(view)
+    panel.required.value = "delete:/x"
+    panel.suggest_button.click()
+    assert "expected OP:PATH" in text_of(panel.suggestion_view.value)

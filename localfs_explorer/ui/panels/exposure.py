@@ -84,6 +84,20 @@ class ExposurePanel(Panel):
             "files something executes, <b>high</b> readable credentials (and their "
             "hardlinks), <b>medium</b> deny-listed files inside roots and risky roots, "
             "<b>info</b> counts. Scope: directories separated by <code>:</code>.</div>"))
+        self.required = css(widgets.Textarea(
+            placeholder="read:/data/in.csv\nwrite:/data/out/\n(one OP:PATH per line)",
+            layout=layout(width="70%", height="80px")), "lfe-suggest-required")
+        self.suggest_button = button("Suggest roots", "lfe-suggest-run", icon="magic",
+                                     layout=layout(width="140px"))
+        self.suggestion_view = html("lfe-suggest-view")
+        #: The last suggestion, for the page and for tests.
+        self.suggestion: Any = None
+        self.on_click(self.suggest_button, self.suggest)
+        suggest_intro = html("", (
+            '<div class="lfe-muted">The work that must keep working, one '
+            "<code>read:</code>, <code>write:</code> or <code>read_write:</code> path a "
+            "line: the narrowest roots allowing all of it, what can't be allowed, what "
+            "stops being reachable, and the <code>.env</code> change (secrets masked).</div>"))
         return [
             intro,
             widgets.HBox([self.scope, self.max_entries, self.sizes, self.run_button,
@@ -91,7 +105,43 @@ class ExposurePanel(Panel):
             widgets.HBox([self.progress, self.progress_label], layout=wide()),
             self.status, heading("Findings by severity"), self.chart, self.summary,
             self.csv, heading("Findings"), self.findings,
+            heading("Least-privilege roots"), suggest_intro,
+            widgets.HBox([self.required, self.suggest_button], layout=wide()),
+            self.suggestion_view,
         ]
+
+    # ---- suggesting
+
+    def suggest(self) -> None:
+        """Suggest roots for the required checks typed in, under the loaded configuration."""
+        from ...fs import HostFS
+        from ...suggest import SuggestError, describe, parse_requirement, suggest_roots
+
+        policy = self.model.policy
+        if policy is None:
+            self.suggestion_view.value = render.box("error", render.esc(
+                self.model.config_error or "no configuration loaded"))
+            return
+        if isinstance(policy.fs, HostFS) and not self.model.host_access:
+            self.suggestion_view.value = render.box("error", render.esc(
+                "looking at the serving machine is off for a page served to other machines"))
+            return
+        m = self.model
+        try:
+            required = [parse_requirement(line.strip(), "the required paths")
+                        for line in self.required.value.splitlines() if line.strip()]
+            self.suggestion = s = suggest_roots(
+                required, policy, env_file=(m.env_name or None) if m.env_text is not None
+                else (m.env_path or None), env_text=m.env_text,
+                max_entries=self.max_entries.value)
+        except SuggestError as exc:
+            self.suggestion = None
+            self.suggestion_view.value = render.box("error", render.esc(m.clean(str(exc))))
+            return
+        kind = "ok" if s.ok else "warning"
+        lines = "".join(f"<div>{render.esc(m.clean(line))}</div>" for line in describe(s, policy))
+        self.suggestion_view.value = (render.box(kind, lines, "lfe-suggest-result")
+                                      + render.diff_html(m.clean(s.diff)))
 
     # ---- running
 
