@@ -518,3 +518,30 @@ def test_an_unreadable_directory_is_reported_and_the_rest_walked():
     assert inv.problems == ["/data/locked: Permission denied"] and not inv.complete
     assert {"/data/a.txt", "/data/z/c.txt"} <= (inv.readable or set())
     assert "1 directories could not be listed" in inv.summary()[-1]
+
+
+@pytest.mark.parametrize("host, settings, cwd", [
+    ("traps", {"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": "/data",
+               "TOKEN_PATH": "/app/token.json", "CACHE_DB_PATH": "/data/cache/app.db"}, "/app"),
+    ("container", {"LOCAL_FILE_ACCESS": "full"}, None),
+    ("macos-laptop", {"LOCAL_FILE_ACCESS": "roots",
+                      "LOCAL_FILE_ROOTS": "/Users/op/Documents:/tmp"}, "/Users/op/mcp"),
+])
+def test_every_verdict_on_a_described_host_is_the_engines(host, settings, cwd):
+    """Loops, dangling links, escaping links, hardlinks, bind mounts and case: whatever
+    the walk meets, what it counts as reachable is what the engine allows."""
+    fs = load_fs(host)
+    policy = resolve_policy(load_env(None, overrides=settings), fs=fs, cwd=cwd)
+    inv = exposure(policy, ["/"], keep_paths=True)
+    expected_read, expected_write = set(), set()
+    for path, kind, _target in fs.iter_entries():
+        for op, expected in (("read", expected_read), ("write", expected_write)):
+            d = policy.check(path, op)
+            target = d.resolved or ""
+            # The walk counts a link by its target, and not a dangling one nor one to a
+            # directory (which is walked as itself when in scope).
+            link_counts = fs.exists(target) and not fs.is_dir(target)
+            if d.allowed and (kind != "symlink" or link_counts):
+                expected.add(d.resolved)
+    assert inv.readable == expected_read
+    assert inv.writable == expected_write
