@@ -331,28 +331,47 @@ class _Executed:
                 return True
         return False
 
-    def why(self, path: str) -> str | None:
-        """Why writing ``path`` (a resolved file path) gives a way to run code, or None."""
+    def match(self, path: str) -> tuple[str, str] | None:
+        """``(anchor, why)`` when writing ``path`` (a resolved file path) gives a way to
+        run code, else None. The anchor is what a finding names: the file itself for a
+        rule naming one file, else the directory the rule names (a ``site-packages``,
+        a ``.git/hooks``, ``/etc/cron.d``), so a thousand writable modules are one
+        finding rather than a thousand."""
         found = self.exact.get(path)
         if found is not None:
-            return found
+            return path, found
         if path.startswith(self.prefix_keys):
             for prefix, why in self.prefixes:
                 if path.startswith(prefix):
-                    return why
+                    return prefix[:-1], why
         for marker, why in self.components:
-            if marker + "/" in path or path.endswith(marker):
-                return why
+            at = path.find(marker + "/")
+            if at >= 0:
+                return path[:at + len(marker)], why
+            if path.endswith(marker):
+                return path, why
         if self.server_prefixes and path.startswith(self.server_prefixes):
             name = path.rpartition("/")[2]
             for glob, why in self.server_names:
                 if fnmatch.fnmatchcase(name, glob):
-                    return f"inside the server's own directory: {why}"
+                    return path, f"inside the server's own directory: {why}"
             prefix = next(p for p in self.server_prefixes if path.startswith(p))
-            if "/bin/" in path[len(prefix) - 1:]:
-                return ("inside the server's own directory: programs in a bin directory "
-                        "there (a virtualenv's python, its entry points) are what runs")
+            at = path.find("/bin/", len(prefix) - 1)
+            if at >= 0:
+                return path[:at + 4], ("inside the server's own directory: programs in a "
+                                       "bin directory there (a virtualenv's python, its "
+                                       "entry points) are what runs")
         return None
+
+    def match_exact(self, path: str) -> tuple[str, str] | None:
+        """:meth:`match` for a child of a directory that isn't :meth:`hot`."""
+        found = self.exact.get(path)
+        return (path, found) if found is not None else None
+
+    def why(self, path: str) -> str | None:
+        """Why writing ``path`` gives a way to run code, or None."""
+        found = self.match(path)
+        return found[1] if found is not None else None
 
 
 # --------------------------------------------------------------------------- the walk
@@ -550,6 +569,8 @@ class _Walker:
         #: identity -> further names of a file already seen (hardlinks, bind mounts).
         self.aliases: dict[tuple[int, int], list[str]] = {}
         self._current_start: str | None = None
+        #: anchor -> [why, count, first path, its resolved path, walked directory]
+        self.executed_hits: dict[str, list[Any]] = {}
         self.dir_sizes: dict[str, list[int]] = {}
         self.primed = _PrimedFS(self.fs)
         self.checked_policy = _with_fs(policy, self.primed)
@@ -639,6 +660,7 @@ class _Walker:
                     continue
                 summaries.append(self.walk(start))
             self.primed.path = self.primed.st = None  # nothing answered from memory now
+            self.executed_findings()
             self.probe_targets(batch.check)
         self.root_findings()
         self.deny_findings(walked)
@@ -765,7 +787,7 @@ class _Walker:
         sizes, over_http = self.sizes, self.over_http
         near_home = home_entries_near(directory, home=self.home)
         # Most directories hold nothing a rule names: then a child's exact path decides.
-        why_of = executed.why if executed.hot(directory) else executed.exact.get
+        match_of = executed.match if executed.hot(directory) else executed.match_exact
         readable, writable, seen = self.readable, self.writable, self.seen
         dir_files = 0
         dir_bytes = 0
@@ -839,17 +861,37 @@ class _Walker:
                 if write.allowed:
                     if writable is not None:
                         writable.add(resolved)
-                    why = why_of(resolved) if resolved == path else executed.why(resolved)
-                    if why is not None:
-                        self.add(Finding(
-                            severity="critical", kind="executed", path=path, op="write",
-                            resolved=resolved, root=self._current_start, why=why,
-                            fix=self.fix(resolved, "write"),
-                        ))
+                    hit = match_of(resolved) if resolved == path else executed.match(resolved)
+                    if hit is not None:
+                        self.executed_hit(hit, path, resolved)
         except OSError as exc:
             self.problems.append(f"{directory}: {exc.strerror or exc}")
         if dir_files:
             self.dir_sizes[directory] = [dir_files, dir_bytes]
+
+    def executed_hit(self, hit: tuple[str, str], path: str, resolved: str) -> None:
+        """Note a writable executed file under its anchor (reported by
+        :meth:`executed_findings`)."""
+        anchor, why = hit
+        found = self.executed_hits.get(anchor)
+        if found is None:
+            self.executed_hits[anchor] = [why, 1, path, resolved, self._current_start]
+        else:
+            found[1] += 1
+
+    def executed_findings(self) -> None:
+        for anchor, (why, count, path, resolved, start) in self.executed_hits.items():
+            if anchor == resolved:
+                self.add(Finding(severity="critical", kind="executed", path=path, op="write",
+                                 resolved=resolved, root=start, why=why,
+                                 fix=self.fix(resolved, "write")))
+            else:
+                files = "1 writable file" if count == 1 else f"{count} writable files"
+                self.add(Finding(severity="critical", kind="executed", path=anchor,
+                                 op="write", resolved=anchor, root=start,
+                                 why=f"{why}: {files} in it (first: {path})",
+                                 fix=self.fix(anchor, "write")))
+        self.executed_hits.clear()
 
     def _size(self, path: str) -> int:
         try:

@@ -42,11 +42,26 @@ def test_git_hook_in_a_root_is_critical_and_outside_it_is_not(layout: Layout):
     other.parent.mkdir(parents=True)
     other.write_text("#!/bin/sh\n")
     inv = exposure(layout.roots())
-    assert ("critical", "executed", str(hook)) in kinds(inv)
-    assert str(other) not in {f.path for f in inv.findings}
-    finding = next(f for f in inv.findings if f.path == str(hook))
+    # Reported once for the hooks directory, naming the writable hook in it.
+    assert ("critical", "executed", str(hook.parent)) in kinds(inv)
+    assert not [f for f in inv.findings if str(other.parent) in f.path]
+    finding = next(f for f in inv.findings if f.path == str(hook.parent))
     assert finding.op == "write" and "git runs the hooks" in finding.why
+    assert f"1 writable file in it (first: {hook})" in finding.why
     assert "LOCAL_FILE_ROOTS" in finding.fix and finding.root == str(layout.data)
+
+
+def test_executed_files_under_one_directory_are_one_finding(layout: Layout):
+    site = layout.data / "venv" / "lib" / "site-packages" / "pkg"
+    site.mkdir(parents=True)
+    for name in ("a.py", "b.py", "c.py"):
+        (site / name).write_text("")
+    (layout.data / "repo" / ".git").mkdir(parents=True)
+    (layout.data / "repo" / ".git" / "config").write_text("")
+    inv = exposure(layout.roots())
+    executed = {f.path: f for f in inv.findings if f.kind == "executed"}
+    assert set(executed) == {str(site.parent), str(layout.data / "repo" / ".git" / "config")}
+    assert "3 writable files in it" in executed[str(site.parent)].why
 
 
 def test_readable_credentials_are_high_only_when_reachable(layout: Layout):
@@ -165,7 +180,7 @@ def test_server_code_is_critical_when_writable(layout: Layout):
     inv = exposure(layout.roots(layout.app, layout.data))
     executed = paths_of(inv, "executed")
     assert str(pkg / "__init__.py") in executed
-    assert str(venv_bin / "server-entry") in executed
+    assert str(venv_bin) in executed
     assert str(pkg / "README.txt") not in executed
     assert str(layout.data / "bin" / "tool") not in executed  # not the server's
 
