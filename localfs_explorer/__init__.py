@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # what a type checker sees of the names loaded on first use
     from .diff import compare_policies, diff_policies
     from .discovery import FoundPath, discover_paths
     from .dotenv_export import export_env
+    from .exposure import Finding, Inventory
     from .fs.snapshot import snapshot
     from .fs.spec import from_spec, list_example_hosts, load_fs, to_spec
     from .fs.virtual import VirtualFS
@@ -35,6 +36,7 @@ if TYPE_CHECKING:  # what a type checker sees of the names loaded on first use
     from .scenarios import run_scenarios
     from .sensitive import sensitive_reason
     from .sessions import LedgerRules, load_session, replay_session
+    from .suggest import Suggestion, suggest_roots
 
 
 def _installed_version() -> str:
@@ -81,6 +83,10 @@ _LAZY: dict[str, str] = {
     "run_scenarios": "localfs_explorer.scenarios",
     "compare_policies": "localfs_explorer.diff",
     "diff_policies": "localfs_explorer.diff",
+    "Inventory": "localfs_explorer.exposure",
+    "Finding": "localfs_explorer.exposure",
+    "suggest_roots": "localfs_explorer.suggest",
+    "Suggestion": "localfs_explorer.suggest",
 }
 
 __all__ = [
@@ -92,8 +98,10 @@ __all__ = [
     "DenyEntry",
     "EnvFileError",
     "FileSystem",
+    "Finding",
     "FoundPath",
     "HostFS",
+    "Inventory",
     "LedgerRules",
     "LocalfsError",
     "Mode",
@@ -104,6 +112,7 @@ __all__ = [
     "ServerConfig",
     "ServerEnv",
     "ServerProfile",
+    "Suggestion",
     "ToolAccess",
     "TraceStep",
     "VirtualFS",
@@ -132,6 +141,7 @@ __all__ = [
     "run_scenarios",
     "sensitive_reason",
     "snapshot",
+    "suggest_roots",
     "to_spec",
 ]
 

@@ -1,7 +1,8 @@
 """Reports a reviewer can attach to a change request: CSV, JSON and one HTML file.
 
-Three kinds of result become a :class:`Report`: a batch of probed calls (and checked
-paths), a before/after diff, and a scenario run. A report holds the configuration(s) it
+Four kinds of result become a :class:`Report`: a batch of probed calls (and checked
+paths), a before/after diff, a scenario run, and an exposure inventory (its findings
+as the table, counts per severity and per root as charts). A report holds the configuration(s) it
 was computed for with every secret masked, a summary, counts by reason and by tool, and
 the verdict table. It is written as:
 
@@ -38,6 +39,7 @@ from .userfiles import write_output
 if TYPE_CHECKING:
     from .check import Decision
     from .diff import DiffResult
+    from .exposure import Inventory
     from .policy import Policy
     from .scenarios import RunResult
 
@@ -50,6 +52,7 @@ __all__ = [
     "batch_report",
     "config_section",
     "diff_report",
+    "exposure_report",
     "scenario_report",
     "to_csv",
     "to_html",
@@ -82,7 +85,7 @@ class Chart(BaseModel):
 class Report(BaseModel):
     """Everything a report shows; write it with :func:`write_report`."""
 
-    kind: Literal["batch", "diff", "scenarios"]
+    kind: Literal["batch", "diff", "scenarios", "exposure"]
     title: str
     summary: list[str] = Field(default_factory=list)
     configurations: list[Section] = Field(default_factory=list)
@@ -327,6 +330,36 @@ def scenario_report(run: RunResult, *, title: str = "localfs-explorer scenario r
     )
 
 
+# --------------------------------------------------------------------------- exposure
+
+
+def exposure_report(
+    inventory: Inventory, policy: Policy, *, title: str = "localfs-explorer exposure report"
+) -> Report:
+    """A report of an exposure inventory: counts per severity and per walked directory
+    (as charts), the configuration, and one row per finding."""
+    from .exposure import FINDING_COLUMNS, SEVERITIES
+
+    by_root: Counter[str] = Counter()
+    for f in inventory.findings:
+        if f.severity != "info":
+            by_root[f.root or "(elsewhere)"] += 1
+    report = Report(
+        kind="exposure", title=title, summary=inventory.summary(),
+        configurations=[config_section(policy)],
+        charts=[Chart(title="Findings by severity", counts=inventory.counts()),
+                Chart(title="Findings by root (info excluded)",
+                      counts=dict(by_root.most_common())),
+                Chart(title="Readable files by root",
+                      counts={r.root: r.readable_files for r in inventory.roots if not r.note}),
+                Chart(title="Writable files by root",
+                      counts={r.root: r.writable_files for r in inventory.roots if not r.note})],
+        columns=list(FINDING_COLUMNS),
+        rows=sorted(inventory.rows(), key=lambda r: SEVERITIES.index(r["severity"])),
+    )
+    return _scrubbed(report, secret_values(policy.env.values))
+
+
 # ----------------------------------------------------------------------------- writing
 
 
@@ -368,6 +401,7 @@ table.kv{width:100%}table.kv th{width:190px;position:static}
 .yes{background:#dafbe1}.no{background:#ffebe9}.new_access{background:#ffebe9;font-weight:600}
 .removed_access{background:#fff8c5}.changed_message{background:#ddf4ff}
 .passed{background:#dafbe1}.failed,.error{background:#ffebe9;font-weight:600}
+.critical{background:#ffebe9;font-weight:600}.high{background:#fff1e5}.medium{background:#fff8c5}
 .charts{display:flex;flex-wrap:wrap;gap:24px}.chart h3{font-size:14px;margin:0 0 4px}
 details{margin:4px 0}summary{cursor:pointer}
 code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
@@ -376,7 +410,7 @@ code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
 _CELL_CLASSES = {
     True: "yes", False: "no", "new_access": "new_access", "removed_access": "removed_access",
     "changed_message": "changed_message", "passed": "passed", "failed": "failed",
-    "error": "error",
+    "error": "error", "critical": "critical", "high": "high", "medium": "medium",
 }
 
 
@@ -473,7 +507,8 @@ def to_html(report: Report) -> str:
             out.append(f'<div class="chart"><h3>{html.escape(chart.title)}</h3>'
                        f"{_svg_bars(chart)}</div>")
         out.append("</div>")
-    out.append(f"<h2>Verdicts ({len(report.rows)})</h2>")
+    rows_title = "Findings" if report.kind == "exposure" else "Verdicts"
+    out.append(f"<h2>{rows_title} ({len(report.rows)})</h2>")
     if report.rows:
         head = "".join(f"<th>{html.escape(c)}</th>" for c in report.columns)
         body = []

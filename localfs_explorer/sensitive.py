@@ -244,3 +244,40 @@ def sensitive_reason(path: str, *, home: str, cwd: str | None = None) -> str | N
     """
     found = _match(path, home, cwd, None)
     return found[1] if found is not None else None
+
+
+def name_may_be_sensitive(name: str) -> bool:
+    """Whether a file called ``name`` matches a shipped name glob (``*.pem``, ``.env*``).
+
+    A walk asks this of every entry before the full :func:`sensitive_reason`: it is the
+    same test the full match ends with, on the same case-folded name, so it never skips
+    a path the full match would flag by name.
+    """
+    return _prepare_shipped().any_name.match(name.casefold()) is not None
+
+
+def home_entries_near(directory: str, *, home: str) -> bool:
+    """Whether an entry directly inside ``directory`` could match a shipped home entry.
+
+    True when ``directory`` is inside a home entry (``~/.ssh/keys``), or is a home entry
+    or one of its ancestors (``~``, ``~/.config``). When False, only a name glob can flag
+    a child of ``directory`` (see :func:`name_may_be_sensitive`).
+    """
+    if not home or not directory.startswith("/"):
+        return True  # nothing to compare against: let the full match decide
+    normal, home_normal = _normal(directory), _home_normal(home)
+    if home_normal == "/":
+        rest = normal[1:]
+    elif normal == home_normal:
+        rest = ""
+    elif normal.startswith(home_normal + "/"):
+        rest = normal[len(home_normal) + 1:]
+    else:
+        return False
+    below = rest.split("/") if rest else []
+    for pattern in _prepare_shipped().home:
+        parts = _components(pattern.pattern)
+        n = min(len(parts), len(below))
+        if parts[:n] == below[:n]:
+            return True
+    return False

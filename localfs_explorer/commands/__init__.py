@@ -14,6 +14,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "localfs_explorer.commands.config",
     "localfs_explorer.commands.review",
     "localfs_explorer.commands.sessions",
+    "localfs_explorer.commands.exposure",
     "localfs_explorer.serve",
     "localfs_explorer.commands.editor",
     "localfs_explorer.commands.verify",

@@ -1,0 +1,1184 @@
+"""What can a model reach? The exposure inventory of a policy on a host.
+
+:func:`exposure` walks what a tool call could name and asks the engine, for every entry,
+whether a tool may read it and whether it may write it (``Policy.many_checks()``: the
+server's own verdict, never a second implementation of the policy). From the verdicts
+it draws findings, each with a severity, the path, the operation, why it matters and
+what would remove it:
+
+- ``critical``: writable files that a shell, the server or the system runs or trusts
+  (shell start-up files, ``authorized_keys``, crontabs, systemd user units, git hooks,
+  site-packages, the server's own code); listed in ``data/exposure_rules.json``;
+- ``high``: readable credentials (``data/sensitive_patterns.json``) and hardlinks or
+  bind-mounted aliases of them;
+- ``medium``: deny-listed files inside a root (refused, but one rename or one setting
+  away), roots that are symlinks or sit on a case-insensitive volume, overlapping roots;
+- ``info``: readable and writable files and bytes per walked directory, and the largest
+  directories.
+
+What is walked: in ``roots`` mode the resolved roots; otherwise the server account's
+home and the startup directory; and each directory of ``scope`` besides. Symlinks are
+never descended: each is checked as the tool call would name it, so a link to a file
+inside a root is that file again (counted once) and a link leading out of the roots is a
+refusal, not a walk. The walk is bounded (entries, depth), says where it stopped, reports
+progress and can be cancelled.
+
+Speed. The walk is one ``scandir`` per directory and, per entry, the engine's batch
+check, which lstats the entry. On this machine the walk hands the check the entry's
+type and inode from the directory listing instead of a second system call, where that
+is exactly what lstat would say: on filesystems whose listing carries the real inode
+number (ext2/3/4, xfs, btrfs, tmpfs, f2fs) and for entries that are not mount points.
+It isn't exact on overlayfs, network and FUSE filesystems (a listing's inode may differ
+from what stat reports), for a mount point (the listing names the directory below the
+mount), nor for the device of a directory (a btrfs subvolume has its own without being
+a mount point), so there the entry is lstat'ed as usual. ``sizes=True`` (the default)
+lstats every entry anyway, for the byte counts; ``sizes=False`` gives counts without
+bytes and the fastest walk.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import posixpath
+import stat as _stat
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .fs import FileSystem, HostFS
+from .paths import is_within
+from .policy import Mode, Policy
+from .sensitive import home_entries_near, name_may_be_sensitive, sensitive_reason
+
+__all__ = [
+    "FINDING_COLUMNS",
+    "SEVERITIES",
+    "DirSize",
+    "ExposureError",
+    "Finding",
+    "Inventory",
+    "RootSummary",
+    "WalkProgress",
+    "default_scope",
+    "exposure",
+    "severity_at_least",
+]
+
+Severity = Literal["critical", "high", "medium", "info"]
+#: Most severe first.
+SEVERITIES: tuple[str, ...] = ("critical", "high", "medium", "info")
+_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+
+#: Columns of :meth:`Inventory.rows` (CSV and the report's table), in order.
+FINDING_COLUMNS: tuple[str, ...] = (
+    "severity", "kind", "path", "op", "why", "fix", "root", "resolved",
+)
+
+
+class ExposureError(ValueError):
+    """An inventory request that can't be carried out (a bad scope, a bad limit)."""
+
+
+def severity_at_least(severity: str, threshold: str) -> bool:
+    """Whether ``severity`` is ``threshold`` or more severe."""
+    if threshold not in _RANK:
+        raise ExposureError(f"unknown severity {threshold!r}: use {', '.join(SEVERITIES)}")
+    return _RANK[severity] <= _RANK[threshold]
+
+
+class Finding(BaseModel):
+    """One thing an operator should know about what tools can reach."""
+
+    model_config = ConfigDict(frozen=True)
+
+    severity: Severity
+    #: A stable label: ``executed``, ``credential``, ``credential-alias``,
+    #: ``deny-in-root``, ``symlink-root``, ``case-insensitive-root``, ``overlapping-roots``,
+    #: ``counts``, ``largest-directory``.
+    kind: str
+    path: str
+    #: ``read``, ``write`` or ``read_write``.
+    op: str
+    why: str
+    fix: str = ""
+    #: The walked directory (root or scope) it was found in; None when found elsewhere.
+    root: str | None = None
+    resolved: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields (``exposure --json`` prints one such object per line)."""
+        return self.model_dump()
+
+
+class RootSummary(BaseModel):
+    """What the walk of one root (or scope directory) found."""
+
+    model_config = ConfigDict(frozen=True)
+
+    root: str
+    #: The ``LOCAL_FILE_ROOTS`` entry as configured (roots mode), else None.
+    configured: str | None = None
+    entries: int = 0
+    readable_files: int = 0
+    writable_files: int = 0
+    #: None when the walk ran without sizes.
+    readable_bytes: int | None = 0
+    writable_bytes: int | None = 0
+    #: Set when this directory was not walked on its own (it lies in another one).
+    note: str | None = None
+
+
+class DirSize(BaseModel):
+    """The files directly inside one directory that tools can read."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    files: int
+    bytes: int | None
+
+
+class WalkProgress(NamedTuple):
+    """Where a running walk is: passed to the ``progress`` callback."""
+
+    entries: int
+    directories: int
+    current: str
+    max_entries: int
+
+
+class Inventory(BaseModel):
+    """The result of :func:`exposure`: findings, per-root counts and where the walk ended."""
+
+    model_config = ConfigDict(frozen=True)
+
+    mode: str
+    transport: str
+    over_http: bool
+    target: str
+    walked: list[str] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=list)
+    roots: list[RootSummary] = Field(default_factory=list)
+    largest: list[DirSize] = Field(default_factory=list)
+    entries: int = 0
+    directories: int = 0
+    sizes: bool = True
+    complete: bool = True
+    cancelled: bool = False
+    #: Why the walk did not cover everything (entry limit, depth limit, cancellation).
+    stopped: list[str] = Field(default_factory=list)
+    #: Directories that could not be listed, with the reason.
+    problems: list[str] = Field(default_factory=list)
+    #: Resolved paths (files and directories below the walked ones) tools may read /
+    #: write; only with ``keep_paths=True``.
+    readable: frozenset[str] | None = Field(default=None, exclude=True, repr=False)
+    writable: frozenset[str] | None = Field(default=None, exclude=True, repr=False)
+
+    def counts(self) -> dict[str, int]:
+        """Findings per severity, every severity present (zeros included)."""
+        out = dict.fromkeys(SEVERITIES, 0)
+        for f in self.findings:
+            out[f.severity] += 1
+        return out
+
+    def counts_by_root(self) -> dict[str, dict[str, int]]:
+        """Findings per walked directory and severity (``(elsewhere)`` for the rest)."""
+        out: dict[str, dict[str, int]] = {}
+        for f in self.findings:
+            key = f.root or "(elsewhere)"
+            out.setdefault(key, dict.fromkeys(SEVERITIES, 0))[f.severity] += 1
+        return out
+
+    def at_least(self, severity: str) -> list[Finding]:
+        """Findings of ``severity`` or more severe."""
+        return [f for f in self.findings if severity_at_least(f.severity, severity)]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per finding in :data:`FINDING_COLUMNS` (CSV, tables)."""
+        return [f.to_dict() for f in self.findings]
+
+    def dataframe(self) -> Any:
+        """The findings as a pandas DataFrame (columns :data:`FINDING_COLUMNS`)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows(), columns=list(FINDING_COLUMNS))
+
+    def summary(self) -> list[str]:
+        """A few lines a person can take in at a glance."""
+        counts = self.counts()
+        lines = [
+            f"mode {self.mode} on {self.target}: "
+            + ", ".join(f"{counts[s]} {s}" for s in SEVERITIES),
+            f"walked {self.entries} entries in {self.directories} directories under "
+            + (", ".join(self.walked) or "nothing"),
+        ]
+        for root, per in self.counts_by_root().items():
+            lines.append(f"findings in {root}: "
+                         + ", ".join(f"{per[s]} {s}" for s in SEVERITIES if per[s]))
+        for r in self.roots:
+            if r.note:
+                lines.append(f"{r.root}: {r.note}")
+                continue
+            sizes = ""
+            if r.readable_bytes is not None:
+                sizes = (f" ({_human(r.readable_bytes)} readable, "
+                         f"{_human(r.writable_bytes or 0)} writable)")
+            lines.append(f"{r.root}: {r.readable_files} readable files, "
+                         f"{r.writable_files} writable files{sizes}")
+        lines.extend(f"stopped: {s}" for s in self.stopped)
+        if self.problems:
+            lines.append(f"{len(self.problems)} directories could not be listed "
+                         f"(first: {self.problems[0]})")
+        return lines
+
+
+def _human(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if size < 1024 or unit == "TB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"  # pragma: no cover - the loop always returns
+
+
+# --------------------------------------------------------------------------- rules
+
+
+class _Rule(NamedTuple):
+    path: str
+    is_dir: bool
+    why: str
+
+
+class _Rules(NamedTuple):
+    home: tuple[_Rule, ...]
+    system: tuple[_Rule, ...]
+    components: tuple[tuple[str, str], ...]  # ("/.git/hooks", why)
+    server_names: tuple[tuple[str, str], ...]  # (glob, why)
+    secrets: tuple[tuple[str, str], ...]  # (absolute path, why), probed for read
+
+
+@lru_cache(maxsize=1)
+def _rules() -> _Rules:
+    source = resources.files("localfs_explorer").joinpath("data/exposure_rules.json")
+    try:
+        data = json.loads(source.read_text(encoding="utf-8"))
+        home = tuple(_Rule(e["path"], bool(e.get("dir")), e["why"]) for e in data["home"])
+        system = tuple(_Rule(e["path"], bool(e.get("dir")), e["why"]) for e in data["system"])
+        components = tuple(("/" + "/".join(e["parts"]), e["why"]) for e in data["components"])
+        names = tuple((e["glob"], e["why"]) for e in data["server_names"])
+        secrets = tuple((e["path"], e["why"]) for e in data["secrets"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ExposureError(f"data/exposure_rules.json can't be used: {exc}") from None
+    return _Rules(home, system, components, names, secrets)
+
+
+class _Executed:
+    """Which written paths would be run or trusted, for one home and set of server dirs."""
+
+    def __init__(self, home: str, server_dirs: Sequence[str]) -> None:
+        rules = _rules()
+        self.exact: dict[str, str] = {}
+        prefixes: list[tuple[str, str]] = []
+        #: (path, why) of every concrete rule target, probed even outside the walk.
+        self.targets: list[tuple[str, bool, str]] = []
+        for rule in rules.home:
+            if home and home != "/":
+                path = home.rstrip("/") + "/" + rule.path
+            elif home == "/":
+                path = "/" + rule.path
+            else:
+                continue
+            self.targets.append((path, rule.is_dir, rule.why))
+        self.targets.extend((r.path, r.is_dir, r.why) for r in rules.system)
+        for path, is_dir, why in self.targets:
+            if is_dir:
+                prefixes.append((path + "/", why))
+            else:
+                self.exact[path] = why
+        self.prefixes = tuple(prefixes)
+        self.prefix_keys = tuple(p for p, _ in prefixes)
+        self.components = rules.components
+        self.server_prefixes = tuple(d.rstrip("/") + "/" for d in server_dirs if d)
+        self.server_names = rules.server_names
+
+    def hot(self, directory: str) -> bool:
+        """Whether an entry of ``directory`` can match a rule by more than its exact path.
+
+        When False, :meth:`why` of a child is the exact-path lookup alone: no directory
+        rule, component marker or server directory covers ``directory`` (a one-part
+        marker such as ``site-packages`` names a directory, so a *file* of that name
+        inside an ordinary directory is not flagged).
+        """
+        inside = directory.rstrip("/") + "/"
+        if inside.startswith(self.prefix_keys):
+            return True
+        if self.server_prefixes and inside.startswith(self.server_prefixes):
+            return True
+        for marker, _why in self.components:
+            # A marker ending the directory (".../.git") or inside it, or a marker whose
+            # last part a child's name could complete.
+            if marker + "/" in inside:
+                return True
+            head = marker.rpartition("/")[0]
+            if head and inside.endswith(head + "/"):
+                return True
+        return False
+
+    def match(self, path: str) -> tuple[str, str] | None:
+        """``(anchor, why)`` when writing ``path`` (a resolved file path) gives a way to
+        run code, else None. The anchor is what a finding names: the file itself for a
+        rule naming one file, else the directory the rule names (a ``site-packages``,
+        a ``.git/hooks``, ``/etc/cron.d``), so a thousand writable modules are one
+        finding rather than a thousand."""
+        found = self.exact.get(path)
+        if found is not None:
+            return path, found
+        if path.startswith(self.prefix_keys):
+            for prefix, why in self.prefixes:
+                if path.startswith(prefix):
+                    return prefix[:-1], why
+        for marker, why in self.components:
+            at = path.find(marker + "/")
+            if at >= 0:
+                return path[:at + len(marker)], why
+            if path.endswith(marker):
+                return path, why
+        if self.server_prefixes and path.startswith(self.server_prefixes):
+            name = path.rpartition("/")[2]
+            for glob, why in self.server_names:
+                if fnmatch.fnmatchcase(name, glob):
+                    return path, f"inside the server's own directory: {why}"
+            prefix = next(p for p in self.server_prefixes if path.startswith(p))
+            at = path.find("/bin/", len(prefix) - 1)
+            if at >= 0:
+                return path[:at + 4], ("inside the server's own directory: programs in a "
+                                       "bin directory there (a virtualenv's python, its "
+                                       "entry points) are what runs")
+        return None
+
+    def match_exact(self, path: str) -> tuple[str, str] | None:
+        """:meth:`match` for a child of a directory that isn't :meth:`hot`."""
+        found = self.exact.get(path)
+        return (path, found) if found is not None else None
+
+    def why(self, path: str) -> str | None:
+        """Why writing ``path`` gives a way to run code, or None."""
+        found = self.match(path)
+        return found[1] if found is not None else None
+
+
+# --------------------------------------------------------------------------- the walk
+
+
+class _EntryStat(NamedTuple):
+    """The lstat fields the check reads, taken from a directory listing."""
+
+    st_mode: int
+    st_ino: int
+    st_dev: int
+
+
+#: Filesystems whose directory listing carries the inode number stat reports.
+_LISTING_INODE_EXACT = frozenset({"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "f2fs"})
+
+
+def _unescape_mount(text: str) -> str:
+    # mountinfo writes space, tab, newline and backslash as \ooo.
+    if "\\" not in text:
+        return text
+    out, i = [], 0
+    while i < len(text):
+        if text[i] == "\\" and i + 3 < len(text) and text[i + 1:i + 4].isdigit():
+            out.append(chr(int(text[i + 1:i + 4], 8)))
+            i += 4
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+#: Kernel pseudo-filesystems: their files are generated, not stored, so the walk reports
+#: their mount point as not walked instead of listing them (``/proc`` alone can hold
+#: hundreds of thousands of entries). Single files there are still probed by rule.
+_PSEUDO_FS = frozenset({
+    "proc", "sysfs", "cgroup", "cgroup2", "devpts", "debugfs", "tracefs", "securityfs",
+    "pstore", "bpf", "mqueue", "hugetlbfs", "configfs", "fusectl", "binfmt_misc",
+    "autofs", "rpc_pipefs", "nsfs",
+})
+
+
+class _Mounts(NamedTuple):
+    #: Every mount point (a listing's inode for one is the covered directory's).
+    points: frozenset[str]
+    #: Devices whose listings carry the inode number stat reports.
+    exact: frozenset[int]
+    #: Mount points of pseudo-filesystems, with their type.
+    pseudo: dict[str, str]
+
+
+def _host_mounts() -> _Mounts:
+    """This machine's mounts, read once per walk from ``/proc/self/mountinfo``; when it
+    can't be read, nothing is trusted and every entry is lstat'ed."""
+    points: set[str] = set()
+    exact: set[int] = set()
+    pseudo: dict[str, str] = {}
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return _Mounts(frozenset(), frozenset(), {})
+    inexact: set[int] = set()
+    for line in lines:
+        left, sep, right = line.partition(" - ")
+        fields = left.split()
+        if not sep or len(fields) < 5:
+            continue
+        point = _unescape_mount(fields[4])
+        points.add(point)
+        fstype = right.split()[0] if right.split() else ""
+        if fstype in _PSEUDO_FS:
+            pseudo[point] = fstype
+        try:
+            major, minor = (int(x) for x in fields[2].split(":"))
+        except ValueError:
+            continue
+        dev = os.makedev(major, minor)
+        (exact if fstype in _LISTING_INODE_EXACT else inexact).add(dev)
+    # A device mounted with two types (unusual) is trusted only if both are exact.
+    return _Mounts(frozenset(points), frozenset(exact - inexact), pseudo)
+
+
+class _PrimedFS(FileSystem):
+    """The policy's filesystem, with the lstat of the entry being checked answered from
+    what the walk already knows about it (the listing, or the walk's own lstat)."""
+
+    def __init__(self, inner: FileSystem) -> None:
+        self.inner = inner
+        self.label = inner.label
+        self.path: str | None = None
+        self.st: Any = None
+        # Bound methods straight through: no extra Python frame on the engine's calls.
+        self.realpath = inner.realpath  # type: ignore[method-assign]
+        self.stat = inner.stat  # type: ignore[method-assign]
+        self.listdir = inner.listdir  # type: ignore[method-assign]
+        self.readlink = inner.readlink  # type: ignore[method-assign]
+
+    def lstat(self, path: str) -> Any:
+        if path == self.path:
+            return self.st
+        return self.inner.lstat(path)
+
+    def realpath(self, path: str) -> str:  # pragma: no cover - replaced per instance
+        return self.inner.realpath(path)
+
+    def stat(self, path: str) -> Any:  # pragma: no cover - replaced per instance
+        return self.inner.stat(path)
+
+    def listdir(self, path: str) -> list[str]:  # pragma: no cover - replaced per instance
+        return self.inner.listdir(path)
+
+    def readlink(self, path: str) -> str:  # pragma: no cover - replaced per instance
+        return self.inner.readlink(path)
+
+    def home(self) -> str:
+        return self.inner.home()
+
+    def default_cwd(self) -> str:
+        return self.inner.default_cwd()
+
+    def __getattr__(self, name: str) -> Any:  # case_insensitive and friends
+        return getattr(self.inner, name)
+
+
+def _with_fs(policy: Policy, fs: FileSystem) -> Policy:
+    """``policy`` on another filesystem object (same settings, same deny-list)."""
+    twin = policy.model_copy(update={"fs": fs})
+    twin.__dict__.pop("compiled", None)  # the copy must compile against the new fs
+    return twin
+
+
+def _home(policy: Policy) -> str:
+    return policy.env.get("HOME") or policy.fs.home()
+
+
+def _cancelled(cancel: Any) -> bool:
+    if cancel is None:
+        return False
+    if isinstance(cancel, threading.Event):
+        return cancel.is_set()
+    return bool(cancel())
+
+
+class _Start(NamedTuple):
+    path: str  # resolved directory walked
+    configured: str | None
+
+
+class _Walker:
+    """One inventory: walks the starts, checks every entry, collects findings."""
+
+    PROGRESS_EVERY = 4096
+
+    def __init__(
+        self,
+        policy: Policy,
+        *,
+        sizes: bool,
+        max_entries: int,
+        max_depth: int,
+        over_http: bool | None,
+        progress: Callable[[WalkProgress], Any] | None,
+        cancel: Any,
+        keep_paths: bool,
+        server_dirs: Sequence[str] | None,
+    ) -> None:
+        self.policy = policy
+        self.fs = policy.fs
+        self.sizes = sizes
+        self.max_entries = max_entries
+        self.max_depth = max_depth
+        self.over_http = policy.over_http_default if over_http is None else over_http
+        self.progress = progress
+        self.cancel = cancel
+        self.home = _home(policy)
+        self.cwd = policy.cwd
+        dirs = list(server_dirs) if server_dirs is not None else [policy.package_dir]
+        self.server_dirs = [self._resolved(d) for d in dirs]
+        self.executed = _Executed(self.home, self.server_dirs)
+        self.findings: dict[tuple[str, str, str], Finding] = {}
+        self.entries = 0
+        self.directories = 0
+        self.stopped: list[str] = []
+        self.problems: list[str] = []
+        self.cancelled = False
+        self.halted = False
+        self.deep_skipped = 0
+        self.deep_first: str | None = None
+        self.readable: set[str] | None = set() if keep_paths else None
+        self.writable: set[str] | None = set() if keep_paths else None
+        #: identity -> first readable path with it, for aliases of credentials.
+        self.seen: dict[tuple[int, int], str] = {}
+        self.sensitive_ids: dict[tuple[int, int], str] = {}
+        #: identity -> further names of a file already seen (hardlinks, bind mounts).
+        self.aliases: dict[tuple[int, int], list[str]] = {}
+        self._current_start: str | None = None
+        #: anchor -> [why, count, first path, its resolved path, walked directory]
+        self.executed_hits: dict[str, list[Any]] = {}
+        self.dir_sizes: dict[str, list[int]] = {}
+        self.primed = _PrimedFS(self.fs)
+        self.checked_policy = _with_fs(policy, self.primed)
+        self.host = isinstance(self.fs, HostFS)
+        mounts = _host_mounts() if self.host else _Mounts(frozenset(), frozenset(), {})
+        self.mount_points, self.exact_devs, self.pseudo = mounts
+        self.pseudo_skipped: list[str] = []
+
+    def _resolved(self, path: str) -> str:
+        absolute = path if path.startswith("/") else posixpath.join(self.cwd, path)
+        try:
+            return self.fs.realpath(absolute)
+        except (OSError, ValueError):
+            return absolute
+
+    # -- findings
+
+    def add(self, finding: Finding) -> None:
+        key = (finding.kind, finding.resolved or finding.path, finding.op)
+        if key not in self.findings:
+            self.findings[key] = finding
+
+    def root_of(self, resolved: str) -> str | None:
+        for r in self.policy.roots:
+            if r.resolved and not r.problem and is_within(resolved, r.resolved):
+                return r.configured
+        return None
+
+    def fix(self, resolved: str, verb: str) -> str:
+        mode = self.policy.mode
+        if mode is Mode.ROOTS:
+            root = self.root_of(resolved) or "a root"
+            return (f"Narrow LOCAL_FILE_ROOTS so that no root contains it (it is inside "
+                    f"{root}); `localfs-explorer suggest` proposes the narrowest roots "
+                    "for the work the server must do.")
+        if mode is Mode.FULL:
+            return (f"Use LOCAL_FILE_ACCESS=roots with roots that don't contain it: full "
+                    f"mode lets tools {verb} anything the server's account can.")
+        return ""
+
+    # -- the walk
+
+    def starts(self, scope: Sequence[str] | None) -> list[_Start]:
+        """The default directories (the roots, else home and startup directory), then
+        each of ``scope``; outer directories first, so a nested one is walked once."""
+        policy = self.policy
+        out: list[_Start] = []
+        if policy.mode is Mode.ROOTS:
+            out.extend(_Start(r.resolved, r.configured) for r in policy.roots
+                       if r.resolved and not r.problem)
+        else:
+            for d in (self.home, self.cwd):
+                resolved = self._resolved(d)
+                if self.fs.is_dir(resolved):
+                    out.append(_Start(resolved, None))
+        for s in scope or ():
+            if "\0" in s:
+                raise ExposureError(f"scope {s!r} contains a NUL byte")
+            resolved = self._resolved(s)
+            if not self.fs.is_dir(resolved):
+                raise ExposureError(f"scope {s} is not a directory on {self.fs.label}")
+            if all(resolved != o.path for o in out):
+                out.append(_Start(resolved, None))
+        return sorted(out, key=lambda s: s.path.rstrip("/").count("/"))
+
+    def run(self, scope: Sequence[str] | None) -> Inventory:
+        starts = self.starts(scope)
+        summaries: list[RootSummary] = []
+        walked: list[str] = []
+        self.known_credentials()
+        with self.checked_policy.many_checks() as batch:
+            self.check = batch.check
+            for start in starts:
+                inside = next((w for w in walked if is_within(start.path, w)), None)
+                if inside is not None:
+                    summaries.append(RootSummary(
+                        root=start.path, configured=start.configured,
+                        readable_bytes=None, writable_bytes=None,
+                        note=f"inside {inside}, counted there"))
+                    continue
+                walked.append(start.path)
+                if self.halted:
+                    summaries.append(RootSummary(
+                        root=start.path, configured=start.configured,
+                        readable_bytes=None, writable_bytes=None,
+                        note="not walked: the walk stopped before reaching it"))
+                    continue
+                summaries.append(self.walk(start))
+            self.primed.path = self.primed.st = None  # nothing answered from memory now
+            self.executed_findings()
+            self.probe_targets(batch.check)
+        self.root_findings()
+        self.deny_findings(walked)
+        if self.pseudo_skipped:
+            self.stopped.append(
+                "kernel pseudo-filesystems were not walked: " + ", ".join(self.pseudo_skipped))
+        if self.deep_skipped:
+            self.stopped.append(
+                f"{self.deep_skipped} directories deeper than {self.max_depth} levels were "
+                f"not walked (first: {self.deep_first}); raise the depth limit to see them")
+        largest = self.largest()
+        for summary in summaries:
+            if summary.note:
+                continue
+            sized = summary.readable_bytes is not None
+            self.add(Finding(
+                severity="info", kind="counts", path=summary.root, op="read",
+                root=summary.root, resolved=summary.root,
+                why=f"{summary.readable_files} files tools can read"
+                    + (f" ({_human(summary.readable_bytes or 0)})" if sized else ""),
+            ))
+            self.add(Finding(
+                severity="info", kind="counts", path=summary.root, op="write",
+                root=summary.root, resolved=summary.root,
+                why=f"{summary.writable_files} files tools can overwrite"
+                    + (f" ({_human(summary.writable_bytes or 0)})" if sized else ""),
+            ))
+        for d in largest:
+            size = f", {_human(d.bytes)}" if d.bytes is not None else ""
+            self.add(Finding(
+                severity="info", kind="largest-directory", path=d.path, op="read",
+                resolved=d.path, root=self.start_of(d.path, walked),
+                why=f"one of the largest readable directories: {d.files} files{size}",
+            ))
+        findings = sorted(self.findings.values(),
+                          key=lambda f: (_RANK[f.severity], f.kind, f.path, f.op))
+        return Inventory(
+            mode=self.policy.mode.value, transport=self.policy.transport,
+            over_http=self.over_http, target=self.fs.label, walked=walked,
+            findings=findings, roots=summaries, largest=largest, entries=self.entries,
+            directories=self.directories, sizes=self.sizes,
+            complete=not self.stopped and not self.problems, cancelled=self.cancelled,
+            stopped=self.stopped, problems=self.problems,
+            readable=frozenset(self.readable) if self.readable is not None else None,
+            writable=frozenset(self.writable) if self.writable is not None else None,
+        )
+
+    @staticmethod
+    def start_of(path: str, walked: Sequence[str]) -> str | None:
+        return next((w for w in walked if is_within(path, w)), None)
+
+    def _tick(self, current: str) -> None:
+        if _cancelled(self.cancel):
+            self.cancelled = self.halted = True
+            self.stopped.append(f"cancelled after {self.entries} entries, in {current}")
+            return
+        if self.progress is not None:
+            self.progress(WalkProgress(self.entries, self.directories, current,
+                                       self.max_entries))
+
+    def walk(self, start: _Start) -> RootSummary:
+        """Walk one directory depth-first, checking every entry below it."""
+        counts = [0, 0, 0, 0, 0]  # entries, readable, writable, readable bytes, writable bytes
+        try:
+            st = self.fs.lstat(start.path)
+        except OSError as exc:
+            self.problems.append(f"{start.path}: {exc.strerror or exc}")
+            return RootSummary(root=start.path, configured=start.configured,
+                               note=f"could not be read: {exc.strerror or exc}")
+        self._current_start = start.path
+        stack: list[tuple[str, int, int]] = [(start.path, 0, st.st_dev)]
+        listing = self._list_host if self.host else self._list_generic
+        while stack and not self.halted:
+            directory, depth, dev = stack.pop()
+            self.directories += 1
+            self._directory(directory, depth, dev, stack, counts, listing)
+        sized = self.sizes
+        return RootSummary(
+            root=start.path, configured=start.configured, entries=counts[0],
+            readable_files=counts[1], writable_files=counts[2],
+            readable_bytes=counts[3] if sized else None,
+            writable_bytes=counts[4] if sized else None,
+        )
+
+    def _list_host(self, directory: str, dev: int) -> Iterator[tuple[str, str, Any]]:
+        """(name, path, stat-like) for each entry, from one scandir of ``directory``."""
+        exact = not self.sizes and dev in self.exact_devs
+        points = self.mount_points
+        with os.scandir(directory) as it:
+            for entry in it:
+                path = entry.path
+                if exact and path not in points:
+                    if entry.is_symlink():
+                        yield entry.name, path, _EntryStat(_stat.S_IFLNK, entry.inode(), dev)
+                        continue
+                    if entry.is_file(follow_symlinks=False):
+                        yield entry.name, path, _EntryStat(_stat.S_IFREG, entry.inode(), dev)
+                        continue
+                    # Directories are lstat'ed: one may start another device without being
+                    # a mount point (a btrfs subvolume), and its entries take their device
+                    # from it. Sockets, fifos and devices too (d_type can't tell all apart).
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue  # gone between the listing and the stat
+                yield entry.name, path, st
+
+    def _list_generic(self, directory: str, dev: int) -> Iterator[tuple[str, str, Any]]:
+        fs = self.fs
+        prefix = directory if directory.endswith("/") else directory + "/"
+        for name in sorted(fs.listdir(directory)):
+            path = prefix + name
+            try:
+                st = fs.lstat(path)
+            except OSError:
+                continue  # vanished between listing and stat
+            yield name, path, st
+
+    def _directory(self, directory: str, depth: int, dev: int,
+                   stack: list[tuple[str, int, int]], counts: list[int],
+                   listing: Callable[[str, int], Iterator[tuple[str, str, Any]]]) -> None:
+        primed, check, executed = self.primed, self.check, self.executed
+        sensitive_ids = self.sensitive_ids
+        sizes, over_http = self.sizes, self.over_http
+        near_home = home_entries_near(directory, home=self.home)
+        # Most directories hold nothing a rule names: then a child's exact path decides.
+        match_of = executed.match if executed.hot(directory) else executed.match_exact
+        readable, writable, seen = self.readable, self.writable, self.seen
+        dir_files = 0
+        dir_bytes = 0
+        every, limit = self.PROGRESS_EVERY, self.max_entries
+        try:
+            for name, path, st in listing(directory, dev):
+                self.entries = entries = self.entries + 1
+                counts[0] += 1
+                if entries % every == 0:
+                    self._tick(directory)
+                    if self.halted:
+                        break
+                if entries > limit:
+                    self.halted = True
+                    self.stopped.append(
+                        f"stopped after {limit} entries, in {directory}: "
+                        "raise the entry limit to see the rest")
+                    break
+                primed.path, primed.st = path, st
+                read = check(path, "read", over_http=over_http)
+                write = check(path, "write", over_http=over_http)
+                mode = st.st_mode & 0o170000
+                if mode == 0o040000:  # a directory: walk it (never a symlink's target)
+                    if read.allowed and readable is not None:
+                        readable.add(read.resolved or path)
+                    if write.allowed and writable is not None:
+                        writable.add(write.resolved or path)
+                    if path in self.pseudo:
+                        self.pseudo_skipped.append(f"{path} ({self.pseudo[path]})")
+                    elif depth + 1 > self.max_depth:
+                        self.deep_skipped += 1
+                        self.deep_first = self.deep_first or path
+                    else:
+                        stack.append((path, depth + 1, st.st_dev))
+                    continue
+                if not (read.allowed or write.allowed):
+                    if read.reason == "denied":
+                        self.denied_entry(path, read.resolved, read.deny_setting)
+                    continue
+                resolved = read.resolved or path
+                if mode == 0o120000:  # a symlink the check followed: its target's identity
+                    identity = self.fs.identity(resolved)
+                    if identity is None or self.fs.is_dir(resolved):
+                        continue  # dangling, or a directory (walked as itself if in scope)
+                    size = self._size(resolved) if sizes else 0
+                else:
+                    identity = (st.st_dev, st.st_ino)
+                    size = getattr(st, "st_size", 0) if sizes else 0
+                first = seen.get(identity)
+                if first is None:
+                    seen[identity] = resolved
+                    dir_files += 1
+                    dir_bytes += size
+                    if read.allowed:
+                        counts[1] += 1
+                        counts[3] += size
+                    if write.allowed:
+                        counts[2] += 1
+                        counts[4] += size
+                elif first != resolved:
+                    # One file under a second name (hardlink, bind mount): counted once.
+                    self.aliases.setdefault(identity, []).append(resolved)
+                if read.allowed:
+                    if readable is not None:
+                        readable.add(resolved)
+                    if near_home or mode == 0o120000 or name_may_be_sensitive(name):
+                        self.credential(path, resolved, identity)
+                    credential = sensitive_ids.get(identity)
+                    if credential is not None and credential != resolved:
+                        self.alias(resolved, identity)
+                if write.allowed:
+                    if writable is not None:
+                        writable.add(resolved)
+                    hit = match_of(resolved) if resolved == path else executed.match(resolved)
+                    if hit is not None:
+                        self.executed_hit(hit, path, resolved)
+        except OSError as exc:
+            self.problems.append(f"{directory}: {exc.strerror or exc}")
+        if dir_files:
+            self.dir_sizes[directory] = [dir_files, dir_bytes]
+
+    def executed_hit(self, hit: tuple[str, str], path: str, resolved: str) -> None:
+        """Note a writable executed file under its anchor (reported by
+        :meth:`executed_findings`)."""
+        anchor, why = hit
+        found = self.executed_hits.get(anchor)
+        if found is None:
+            self.executed_hits[anchor] = [why, 1, path, resolved, self._current_start]
+        else:
+            found[1] += 1
+
+    def executed_findings(self) -> None:
+        for anchor, (why, count, path, resolved, start) in self.executed_hits.items():
+            if anchor == resolved:
+                self.add(Finding(severity="critical", kind="executed", path=path, op="write",
+                                 resolved=resolved, root=start, why=why,
+                                 fix=self.fix(resolved, "write")))
+            else:
+                files = "1 writable file" if count == 1 else f"{count} writable files"
+                self.add(Finding(severity="critical", kind="executed", path=anchor,
+                                 op="write", resolved=anchor, root=start,
+                                 why=f"{why}: {files} in it (first: {path})",
+                                 fix=self.fix(anchor, "write")))
+        self.executed_hits.clear()
+
+    def _size(self, path: str) -> int:
+        try:
+            return int(getattr(self.fs.stat(path), "st_size", 0) or 0)
+        except (OSError, ValueError):
+            return 0
+
+    def credential(self, path: str, resolved: str, identity: tuple[int, int]) -> None:
+        """Flag ``path`` if it (or what it resolves to) looks like a credential file."""
+        reason = sensitive_reason(resolved, home=self.home, cwd=self.cwd)
+        if reason is None and resolved != path:
+            reason = sensitive_reason(path, home=self.home, cwd=self.cwd)
+        if reason is None:
+            return
+        self.add(Finding(
+            severity="high", kind="credential", path=path, op="read", resolved=resolved,
+            root=self._current_start, why=f"a credential file ({reason})",
+            fix=self.fix(resolved, "read"),
+        ))
+        if identity in self.sensitive_ids:
+            return
+        self.sensitive_ids[identity] = resolved
+        # Names of the same file met earlier, before it was known to be a credential.
+        for other in (self.seen.get(identity), *self.aliases.get(identity, ())):
+            if other is not None:
+                self.alias(other, identity)
+
+    def alias(self, path: str, identity: tuple[int, int]) -> None:
+        """``path`` is another name of the credential with ``identity``."""
+        credential = self.sensitive_ids[identity]
+        if path == credential:
+            return
+        self.add(Finding(
+            severity="high", kind="credential-alias", path=path, op="read", resolved=path,
+            root=self._current_start,
+            why=f"the same file as the credential {credential} (a hardlink or bind mount)",
+            fix=self.fix(path, "read") + " Or remove the extra name.",
+        ))
+
+    def denied_entry(self, path: str, resolved: str | None, setting: str | None) -> None:
+        where = self.root_of(resolved or path) if self.policy.mode is Mode.ROOTS else None
+        self.add(Finding(
+            severity="medium", kind="deny-in-root", path=path, op="read_write",
+            resolved=resolved, root=self._current_start,
+            why=(f"refused by the deny-list ({setting or 'the server own files'}), but "
+                 f"inside {where or 'the walked directory'}: one rename or one setting "
+                 "change away from being reachable"),
+            fix="Keep the server's own files outside every root (move the file, or point "
+                f"{setting or 'its setting'} outside the roots).",
+        ))
+
+    # -- beyond the walk
+
+    def credential_files(self) -> Iterator[str]:
+        """The files under the home entries of the sensitive-path list (bounded)."""
+        from .sensitive import sensitive_patterns
+
+        home = self.home.rstrip("/")
+        budget = 500
+        for pattern in sensitive_patterns():
+            if pattern.kind != "home" or budget <= 0:
+                continue
+            for path in self._files_under(f"{home}/{pattern.pattern}", budget):
+                budget -= 1
+                yield path
+
+    def known_credentials(self) -> None:
+        """Note the identities of the credential files in the home directory before the
+        walk, so that a hardlink or bind-mounted alias of one is recognised wherever it
+        is met, even when the credential itself is out of reach."""
+        for path in self.credential_files():
+            resolved = self._resolved(path)
+            identity = self.fs.identity(resolved)
+            if identity is not None:
+                self.sensitive_ids.setdefault(identity, resolved)
+
+    def probe_targets(self, check: Callable[..., Any]) -> None:
+        """Ask the engine about every executed-file target and credential home entry,
+        walked or not: a file outside the walked directories can still be reachable."""
+        fs = self.fs
+        self._current_start = None
+        for path, is_dir, why in self.executed.targets:
+            if is_dir and not fs.is_dir(path):
+                continue
+            if not is_dir and not fs.is_dir(posixpath.dirname(path)):
+                continue
+            d = check(path, "write", over_http=self.over_http)
+            if not d.allowed:
+                continue
+            resolved = d.resolved or path
+            exists = fs.exists(resolved)
+            note = ""
+            if is_dir:
+                note = " (a tool can write or create files in it)"
+            elif not exists:
+                note = " (it does not exist yet; a tool could create it)"
+            self.add(Finding(
+                severity="critical", kind="executed", path=path, op="write",
+                resolved=resolved, root=None, why=why + note,
+                fix=self.fix(resolved, "write"),
+            ))
+        for path, why in _rules().secrets:
+            if not fs.exists(path):
+                continue
+            d = check(path, "read", over_http=self.over_http)
+            if d.allowed:
+                self.add(Finding(
+                    severity="high", kind="credential", path=path, op="read",
+                    resolved=d.resolved, root=None, why=why,
+                    fix=self.fix(d.resolved or path, "read"),
+                ))
+        for path in self.credential_files():
+            d = check(path, "read", over_http=self.over_http)
+            if d.allowed:
+                resolved = d.resolved or path
+                identity = fs.identity(resolved)
+                if identity is not None:
+                    self.credential(path, resolved, identity)
+
+    def _files_under(self, target: str, budget: int) -> Iterator[str]:
+        fs = self.fs
+        if not fs.is_dir(target):
+            if fs.exists(target):
+                yield target
+            return
+        stack, n = [target], 0
+        while stack and n < budget:
+            d = stack.pop()
+            try:
+                names = sorted(fs.listdir(d))
+            except (OSError, ValueError):
+                continue
+            for name in names:
+                path = f"{d}/{name}"
+                if fs.is_symlink(path) or not fs.is_dir(path):
+                    n += 1
+                    yield path
+                else:
+                    stack.append(path)
+
+    def root_findings(self) -> None:
+        policy, fs = self.policy, self.fs
+        if policy.mode is not Mode.ROOTS:
+            return
+        valid = [r for r in policy.roots if r.resolved and not r.problem]
+        for r in valid:
+            assert r.resolved is not None
+            spelled = posixpath.normpath(
+                r.configured if r.configured.startswith("/")
+                else posixpath.join(policy.cwd, r.configured))
+            if spelled != r.resolved:
+                self.add(Finding(
+                    severity="medium", kind="symlink-root", path=r.configured,
+                    op="read_write", resolved=r.resolved, root=r.resolved,
+                    why=(f"the root is reached through a symlink and is really {r.resolved}: "
+                         "the server compares resolved paths, so the root moves whenever "
+                         "the link does, and paths spelled another way may be refused"),
+                    fix=f"Name {r.resolved} in LOCAL_FILE_ROOTS instead.",
+                ))
+            if _ignores_case(fs, r.resolved):
+                self.add(Finding(
+                    severity="medium", kind="case-insensitive-root", path=r.configured,
+                    op="read_write", resolved=r.resolved, root=r.resolved,
+                    why=("the root sits on a case-insensitive volume: a path spelled in "
+                         "another case names the same file but resolves to another "
+                         "spelling, which the server refuses as outside the roots"),
+                    fix="Spell paths exactly as the root is spelled, or keep the data on a "
+                        "case-sensitive volume.",
+                ))
+        for i, a in enumerate(valid):
+            for b in valid[i + 1:]:
+                assert a.resolved is not None and b.resolved is not None
+                if is_within(b.resolved, a.resolved) or is_within(a.resolved, b.resolved):
+                    inner, outer = (b, a) if is_within(b.resolved, a.resolved) else (a, b)
+                    self.add(Finding(
+                        severity="medium", kind="overlapping-roots", path=inner.configured,
+                        op="read_write", resolved=inner.resolved, root=outer.resolved,
+                        why=(f"inside the root {outer.configured}: it allows nothing more, "
+                             "and removing only one of them would not remove the access"),
+                        fix=f"Remove {inner.configured} from LOCAL_FILE_ROOTS.",
+                    ))
+
+    def deny_findings(self, walked: Sequence[str]) -> None:
+        policy = self.policy
+        for entry in policy.deny_list:
+            if not entry.exists:
+                continue
+            start = self.start_of(entry.resolved, walked)
+            if start is None:
+                continue
+            self._current_start = start
+            self.denied_entry(entry.resolved, entry.resolved, entry.setting)
+        for dd in policy.deny_dirs:
+            start = self.start_of(dd.resolved, walked)
+            if start is not None and self.fs.is_dir(dd.resolved):
+                self._current_start = start
+                self.denied_entry(dd.resolved, dd.resolved, dd.setting)
+
+    def largest(self, count: int = 5) -> list[DirSize]:
+        key = (lambda kv: (kv[1][1], kv[1][0])) if self.sizes else (lambda kv: kv[1][0])
+        top = sorted(self.dir_sizes.items(), key=key, reverse=True)[:count]
+        return [DirSize(path=p, files=v[0], bytes=v[1] if self.sizes else None)
+                for p, v in top]
+
+
+def _ignores_case(fs: FileSystem, directory: str) -> bool:
+    """Whether ``directory``'s volume ignores case: a case variant of a name names the
+    same file. Asked of the directory's own name or of one of its entries."""
+    flag = getattr(fs, "case_insensitive", None)
+    if isinstance(flag, bool):
+        return flag
+    candidates: list[tuple[str, str]] = []
+    parent, _, name = directory.rpartition("/")
+    if name.swapcase() != name:
+        candidates.append((directory, (parent or "") + "/" + name.swapcase()))
+    if not candidates:
+        try:
+            names = fs.listdir(directory)
+        except (OSError, ValueError):
+            names = []
+        for n in names[:50]:
+            if n.swapcase() != n:
+                candidates.append((f"{directory.rstrip('/')}/{n}",
+                                   f"{directory.rstrip('/')}/{n.swapcase()}"))
+                break
+    for original, variant in candidates:
+        ident = fs.identity(original)
+        if ident is not None and fs.identity(variant) == ident:
+            return True
+    return False
+
+
+def default_scope(policy: Policy) -> list[str]:
+    """The directories :func:`exposure` walks when given no scope: the resolved roots in
+    roots mode, else the server account's home and the startup directory."""
+    walker = _Walker(policy, sizes=False, max_entries=1, max_depth=0, over_http=None,
+                     progress=None, cancel=None, keep_paths=False, server_dirs=())
+    return [s.path for s in walker.starts(None)]
+
+
+def exposure(
+    policy: Policy,
+    scope: Iterable[str] | None = None,
+    *,
+    sizes: bool = True,
+    max_entries: int = 1_000_000,
+    max_depth: int = 64,
+    over_http: bool | None = None,
+    progress: Callable[[WalkProgress], Any] | None = None,
+    cancel: threading.Event | Callable[[], bool] | None = None,
+    keep_paths: bool = False,
+    server_dirs: Sequence[str] | None = None,
+) -> Inventory:
+    """The exposure inventory of ``policy`` on its filesystem.
+
+    Args:
+        policy: the resolved policy (its ``fs`` is the host walked: this machine, a
+            snapshot or a described host).
+        scope: directories to walk besides the default ones (the roots in roots mode,
+            else the server account's home and the startup directory); ``/`` allowed.
+        sizes: count bytes too (one lstat per entry); False is faster.
+        max_entries, max_depth: where the walk stops; the inventory says so.
+        over_http: whether the tool calls arrive over HTTP (default: by transport).
+        progress: called with a :class:`WalkProgress` every few thousand entries.
+        cancel: a ``threading.Event`` (or a callable) that stops the walk when set;
+            the inventory then has ``cancelled`` set and says where it stopped.
+        keep_paths: keep the resolved paths tools can read and write
+            (``Inventory.readable`` / ``writable``), for comparing two policies.
+        server_dirs: directories holding the server's code (default: its package
+            directory); writable code there is critical.
+    """
+    if max_entries < 1 or max_depth < 0:
+        raise ExposureError("the entry limit must be at least 1 and the depth limit at least 0")
+    walker = _Walker(
+        policy, sizes=sizes, max_entries=max_entries, max_depth=max_depth,
+        over_http=over_http, progress=progress, cancel=cancel, keep_paths=keep_paths,
+        server_dirs=server_dirs,
+    )
+    return walker.run(list(scope) if scope is not None else None)
+
+
+def progress_line(p: WalkProgress, started: float | None = None) -> str:
+    """One line describing a running walk (the CLI rewrites it in place on a terminal)."""
+    rate = ""
+    if started is not None:
+        elapsed = max(time.monotonic() - started, 1e-6)
+        rate = f", {p.entries / elapsed:,.0f}/s"
+    current = p.current if len(p.current) <= 60 else "…" + p.current[-59:]
+    return f"walked {p.entries:,} entries in {p.directories:,} directories{rate}: {current}"

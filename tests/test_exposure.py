@@ -1,0 +1,562 @@
+"""The exposure inventory: findings from the engine's verdicts on every walked entry."""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import threading
+from pathlib import Path
+
+import pytest
+from conftest import Layout, can_hardlink
+from hypothesis import given
+from hypothesis import strategies as st
+
+from localfs_explorer import load_env, resolve_policy
+from localfs_explorer.exposure import (
+    FINDING_COLUMNS,
+    SEVERITIES,
+    ExposureError,
+    Inventory,
+    exposure,
+    severity_at_least,
+)
+from localfs_explorer.fs import load_fs
+
+
+def kinds(inv: Inventory) -> set[tuple[str, str, str]]:
+    """(severity, kind, path) of every finding."""
+    return {(f.severity, f.kind, f.path) for f in inv.findings}
+
+
+def paths_of(inv: Inventory, kind: str) -> set[str]:
+    return {f.path for f in inv.findings if f.kind == kind}
+
+
+def test_git_hook_in_a_root_is_critical_and_outside_it_is_not(layout: Layout):
+    hook = layout.data / "repo" / ".git" / "hooks" / "pre-commit"
+    hook.parent.mkdir(parents=True)
+    hook.write_text("#!/bin/sh\n")
+    other = layout.outside / ".git" / "hooks" / "post-merge"
+    other.parent.mkdir(parents=True)
+    other.write_text("#!/bin/sh\n")
+    inv = exposure(layout.roots())
+    # Reported once for the hooks directory, naming the writable hook in it.
+    assert ("critical", "executed", str(hook.parent)) in kinds(inv)
+    assert not [f for f in inv.findings if str(other.parent) in f.path]
+    finding = next(f for f in inv.findings if f.path == str(hook.parent))
+    assert finding.op == "write" and "git runs the hooks" in finding.why
+    assert f"1 writable file in it (first: {hook})" in finding.why
+    assert "LOCAL_FILE_ROOTS" in finding.fix and finding.root == str(layout.data)
+
+
+def test_executed_files_under_one_directory_are_one_finding(layout: Layout):
+    site = layout.data / "venv" / "lib" / "site-packages" / "pkg"
+    site.mkdir(parents=True)
+    for name in ("a.py", "b.py", "c.py"):
+        (site / name).write_text("")
+    (layout.data / "repo" / ".git").mkdir(parents=True)
+    (layout.data / "repo" / ".git" / "config").write_text("")
+    inv = exposure(layout.roots())
+    executed = {f.path: f for f in inv.findings if f.kind == "executed"}
+    assert set(executed) == {str(site.parent), str(layout.data / "repo" / ".git" / "config")}
+    assert "3 writable files in it" in executed[str(site.parent)].why
+
+
+def test_readable_credentials_are_high_only_when_reachable(layout: Layout):
+    (layout.data / "server.pem").write_text("key")
+    (layout.home / ".ssh").mkdir()
+    (layout.home / ".ssh" / "id_ed25519").write_text("key")
+    inv = exposure(layout.roots())
+    assert ("high", "credential", str(layout.data / "server.pem")) in kinds(inv)
+    # The key at home exists but the root doesn't reach it: no finding.
+    assert str(layout.home / ".ssh" / "id_ed25519") not in paths_of(inv, "credential")
+    # With the home as a root it is reachable, and found.
+    inv = exposure(layout.roots(layout.data, layout.home))
+    assert str(layout.home / ".ssh" / "id_ed25519") in paths_of(inv, "credential")
+
+
+def test_a_hardlink_of_a_credential_in_a_root_is_high(layout: Layout):
+    if not can_hardlink(layout.base):
+        pytest.skip("no hardlinks on this filesystem")
+    (layout.home / ".ssh").mkdir()
+    key = layout.home / ".ssh" / "id_rsa"
+    key.write_text("key")
+    alias = layout.data / "sub" / "harmless.txt"
+    os.link(key, alias)
+    inv = exposure(layout.roots())
+    found = [f for f in inv.findings if f.kind == "credential-alias"]
+    assert [f.path for f in found] == [str(alias)]
+    assert found[0].severity == "high" and str(key) in found[0].why
+    # Both names inside the root: the credential and its alias, counted as one file.
+    os.link(key, layout.data / "id_rsa.bak")
+    inv = exposure(layout.roots(layout.data, layout.home))
+    assert {str(alias), str(layout.data / "id_rsa.bak")} <= paths_of(inv, "credential-alias") | \
+        paths_of(inv, "credential")
+
+
+def test_deny_listed_file_inside_a_root_is_medium(layout: Layout):
+    inv = exposure(layout.roots(layout.data, layout.app))
+    denied = paths_of(inv, "deny-in-root")
+    assert {str(layout.app / "token.json"), str(layout.app / ".env")} <= denied
+    assert all(f.severity == "medium" for f in inv.findings if f.kind == "deny-in-root")
+    # The same policy without the app directory as a root has none.
+    assert not paths_of(exposure(layout.roots()), "deny-in-root")
+
+
+def test_symlinked_and_overlapping_roots_are_medium(layout: Layout):
+    link = layout.base / "data-link"
+    link.symlink_to(layout.data)
+    inv = exposure(layout.roots(link, layout.data / "sub"))
+    assert ("medium", "symlink-root", str(link)) in kinds(inv)
+    assert ("medium", "overlapping-roots", str(layout.data / "sub")) in kinds(inv)
+    assert not {f for f in inv.findings if f.kind == "symlink-root" and f.path != str(link)}
+
+
+def test_symlinks_are_checked_never_walked(layout: Layout):
+    (layout.data / "escape").symlink_to(layout.outside)
+    (layout.data / "alias.csv").symlink_to(layout.data / "report.csv")
+    inv = exposure(layout.roots(), keep_paths=True)
+    assert inv.readable is not None
+    # Nothing below the escaping link was walked or allowed.
+    assert not any(p.startswith(str(layout.outside)) for p in inv.readable)
+    # The alias is the same file: report.csv and notes.txt, two files in all.
+    summary = inv.roots[0]
+    assert summary.readable_files == 2
+    assert summary.readable_bytes == len("a,b\n") + len("hi")
+
+
+def test_every_walked_verdict_is_the_engines(layout: Layout):
+    (layout.data / "escape").symlink_to(layout.outside / "other.txt")
+    (layout.data / "token-link").symlink_to(layout.app / "token.json")
+    (layout.data / "deep" / "er").mkdir(parents=True)
+    (layout.data / "deep" / "er" / "x.txt").write_text("x")
+    policy = layout.roots(layout.data, layout.app)
+    expected_read, expected_write = set(), set()
+    for top in (layout.data, layout.app):
+        for dirpath, dirnames, filenames in os.walk(top):
+            for name in dirnames + filenames:
+                path = os.path.join(dirpath, name)
+                r, w = policy.check_read(path), policy.check_write(path)
+                if r.allowed:
+                    expected_read.add(r.resolved)
+                if w.allowed:
+                    expected_write.add(w.resolved)
+    for sizes in (True, False):
+        inv = exposure(policy, keep_paths=True, sizes=sizes)
+        assert inv.readable == expected_read
+        assert inv.writable == expected_write
+    fast, sized = (exposure(policy, sizes=s) for s in (False, True))
+    assert kinds(fast) - {k for k in kinds(fast) if k[1] in ("counts", "largest-directory")} == \
+        kinds(sized) - {k for k in kinds(sized) if k[1] in ("counts", "largest-directory")}
+
+
+def test_full_mode_flags_shell_startup_files_even_when_missing(layout: Layout):
+    (layout.home / ".bashrc").write_text("# rc\n")
+    policy = layout.policy(LOCAL_FILE_ACCESS="full")
+    inv = exposure(policy)
+    executed = {f.path: f for f in inv.findings if f.kind == "executed"}
+    assert str(layout.home / ".bashrc") in executed
+    assert "does not exist yet" in executed[str(layout.home / ".profile")].why
+    assert str(layout.home / ".ssh" / "authorized_keys") not in executed  # no ~/.ssh here
+    assert "LOCAL_FILE_ACCESS=roots" in executed[str(layout.home / ".bashrc")].fix
+    # The default scope of full mode is the home and the startup directory.
+    assert inv.walked == [str(layout.home), str(layout.app)]
+    # Roots mode over the data directory reaches none of them.
+    assert not paths_of(exposure(layout.roots()), "executed")
+
+
+def test_server_code_is_critical_when_writable(layout: Layout):
+    pkg = layout.app / "src" / "server"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "README.txt").write_text("")
+    venv_bin = layout.app / ".venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    (venv_bin / "server-entry").write_text("#!/usr/bin/env python\n")
+    (layout.data / "bin").mkdir()
+    (layout.data / "bin" / "tool").write_text("")
+    inv = exposure(layout.roots(layout.app, layout.data))
+    executed = paths_of(inv, "executed")
+    assert str(pkg / "__init__.py") in executed
+    assert str(venv_bin) in executed
+    assert str(pkg / "README.txt") not in executed
+    assert str(layout.data / "bin" / "tool") not in executed  # not the server's
+
+
+def test_nothing_is_reachable_when_off_or_over_the_tripwire(layout: Layout):
+    (layout.home / "notes.md").write_text("n")
+    off = exposure(layout.policy(LOCAL_FILE_ACCESS="off"), keep_paths=True)
+    assert off.readable == frozenset() and off.writable == frozenset()
+    assert not off.at_least("high")
+    tripped = exposure(layout.policy(), over_http=True, keep_paths=True)  # defaulted full
+    assert tripped.readable == frozenset()
+    plain = exposure(layout.policy(), over_http=False, keep_paths=True)
+    assert plain.readable == {str(layout.home / "notes.md")}
+
+
+def test_limits_cancel_and_progress(layout: Layout):
+    for i in range(30):
+        (layout.data / f"f{i}.txt").write_text("")
+    inv = exposure(layout.roots(), max_entries=10)
+    assert not inv.complete and inv.entries == 11
+    assert "stopped after 10 entries" in inv.stopped[0]
+    deep = exposure(layout.roots(), max_depth=0)
+    assert any("deeper than 0 levels" in s for s in deep.stopped)
+    assert str(layout.data / "sub" / "notes.txt") not in (
+        exposure(layout.roots(), max_depth=0, keep_paths=True).readable or ())
+
+    seen = []
+    from localfs_explorer import exposure as module
+
+    module._Walker.PROGRESS_EVERY = 4
+    try:
+        exposure(layout.roots(), progress=seen.append)
+        event = threading.Event()
+        event.set()
+        cancelled = exposure(layout.roots(), cancel=event)
+    finally:
+        module._Walker.PROGRESS_EVERY = 4096
+    assert seen and seen[-1].entries >= seen[0].entries and seen[0].current
+    assert cancelled.cancelled and not cancelled.complete
+    assert cancelled.stopped[0].startswith("cancelled after 4 entries")
+
+
+def test_scope_adds_to_the_default_and_must_be_a_directory(layout: Layout):
+    policy = layout.policy(LOCAL_FILE_ACCESS="full")
+    inv = exposure(policy, [str(layout.outside)], keep_paths=True)
+    assert inv.walked == [str(layout.home), str(layout.app), str(layout.outside)]
+    assert str(layout.outside / "other.txt") in (inv.readable or ())
+    # An outer scope is walked first and the default directories inside it once.
+    wide = exposure(policy, [str(layout.base)])
+    assert wide.walked == [str(layout.base)]
+    assert {r.note for r in wide.roots if r.root == str(layout.home)} == {
+        f"inside {layout.base}, counted there"}
+    assert wide.entries == exposure(layout.policy(LOCAL_FILE_ACCESS="off"),
+                                    [str(layout.base)]).entries
+    with pytest.raises(ExposureError, match="not a directory"):
+        exposure(policy, [str(layout.data / "report.csv")])
+    with pytest.raises(ExposureError):
+        exposure(policy, max_entries=0)
+
+
+def test_described_hosts(layout: Layout):
+    traps = load_fs("traps")
+    env = load_env(None, overrides={
+        "LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": "/data",
+        "TOKEN_PATH": "/app/token.json", "CREDENTIALS_PATH": "/app/credentials.json",
+        "CACHE_DB_PATH": "/data/cache/app.db"})
+    inv = exposure(resolve_policy(env, fs=traps, cwd="/app", package_dir="/app"))
+    assert ("high", "credential", "/data/.env") in kinds(inv)
+    # The token's hardlink is refused by identity, and is one rename from being readable.
+    assert {"/data/innocent.json", "/data/cache/app.db"} <= paths_of(inv, "deny-in-root")
+    assert inv.target == "traps"
+    mac = load_fs("macos-laptop")
+    env = load_env(None, overrides={"LOCAL_FILE_ACCESS": "roots",
+                                    "LOCAL_FILE_ROOTS": "/Users/op/Documents:/tmp"})
+    inv = exposure(resolve_policy(env, fs=mac, cwd="/Users/op/mcp"))
+    assert ("medium", "case-insensitive-root", "/Users/op/Documents") in kinds(inv)
+    assert ("medium", "symlink-root", "/tmp") in kinds(inv)
+
+
+def test_case_sensitive_host_root_is_not_flagged(layout: Layout):
+    inv = exposure(layout.roots())
+    from conftest import case_insensitive
+
+    assert bool(paths_of(inv, "case-insensitive-root")) == case_insensitive(layout.data)
+
+
+def test_summary_counts_and_severity_order(layout: Layout):
+    (layout.data / "x.pem").write_text("k")
+    inv = exposure(layout.roots())
+    counts = inv.counts()
+    assert list(counts) == list(SEVERITIES) and counts["high"] == 1
+    assert inv.counts_by_root()[str(layout.data)]["high"] == 1
+    assert [f.severity for f in inv.findings] == sorted(
+        (f.severity for f in inv.findings), key=SEVERITIES.index)
+    assert inv.summary()[0].startswith("mode roots on this host: 0 critical, 1 high")
+    assert inv.roots[0].readable_files == 3
+    assert severity_at_least("critical", "high") and not severity_at_least("medium", "high")
+    with pytest.raises(ExposureError):
+        severity_at_least("info", "severe")
+    frame = inv.dataframe()
+    assert list(frame.columns)[:4] == ["severity", "kind", "path", "op"]
+
+
+def test_listing_inodes_match_lstat(tmp_path: Path):
+    """Where the walk takes an entry's type and inode from the listing, they are what
+    lstat says (on this machine's filesystem, if it is one where that is trusted)."""
+    from localfs_explorer.exposure import _host_mounts
+
+    points, exact, _pseudo = _host_mounts()
+    (tmp_path / "f").write_text("")
+    (tmp_path / "d").mkdir()
+    (tmp_path / "l").symlink_to("f")
+    dev = os.lstat(tmp_path).st_dev
+    if dev not in exact:
+        pytest.skip("this filesystem's listings are not trusted; every entry is lstat'ed")
+    with os.scandir(tmp_path) as it:
+        for entry in it:
+            st = os.lstat(entry.path)
+            assert entry.inode() == st.st_ino
+    assert "/" in points
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    import io
+
+    from localfs_explorer.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def env_args(layout: Layout, *roots: Path) -> list[str]:
+    spelled = ":".join(str(r) for r in (roots or (layout.data,)))
+    return ["--set", f"HOME={layout.home}", "--cwd", str(layout.app), "--package-dir",
+            str(layout.app), "--set", "LOCAL_FILE_ACCESS=roots",
+            "--set", f"LOCAL_FILE_ROOTS={spelled}"]
+
+
+def test_exposure_cli_exit_status_follows_fail_on(layout: Layout):
+    code, out, err = run("exposure", *env_args(layout))
+    assert code == 0, err  # nothing high or worse in /data
+    assert "mode roots on this host: 0 critical, 0 high" in out
+    (layout.data / "id_rsa").write_text("k")
+    code, out, _ = run("exposure", *env_args(layout))
+    assert code == 1 and f"HIGH     read       {layout.data / 'id_rsa'}" in out
+    assert f"findings in {layout.data}: 1 high, 4 info" in out
+    assert run("exposure", *env_args(layout), "--fail-on", "critical")[0] == 0
+    assert run("exposure", *env_args(layout), "--fail-on", "none")[0] == 0
+    assert run("exposure", *env_args(layout, layout.data, layout.data / "sub"),
+               "--fail-on", "medium")[0] == 1
+
+
+def test_exposure_cli_json_and_csv(layout: Layout):
+    (layout.data / "x.pem").write_text("k")
+    code, out, _ = run("exposure", *env_args(layout), "--json")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 1
+    assert {"severity", "path", "op", "why"} <= set(rows[0])
+    assert rows[0] == {**rows[0], "severity": "high", "path": str(layout.data / "x.pem"),
+                       "op": "read"}
+    code, out, _ = run("exposure", *env_args(layout), "--csv", "--no-sizes")
+    lines = out.splitlines()
+    assert lines[0] == ",".join(FINDING_COLUMNS)
+    assert lines[1].startswith(f"high,credential,{layout.data / 'x.pem'},read,")
+
+
+def test_exposure_cli_report_and_bad_input(layout: Layout, tmp_path: Path):
+    report = tmp_path / "exposure.html"
+    code, _, err = run("exposure", *env_args(layout), "--report", str(report))
+    assert code == 0, err
+    page = report.read_text()
+    assert "Findings by severity" in page and "<h2>Findings (" in page and "<script" not in page
+    code, _, err = run("exposure", *env_args(layout), "--report", str(report))
+    assert code == 2 and "--force" in err
+    code, _, err = run("exposure", *env_args(layout), "--report", str(report), "--force")
+    assert code == 0 and (tmp_path / "exposure.html.bak").read_text() == page
+    code, _, err = run("exposure", *env_args(layout), "--scope", str(layout.data / "report.csv"))
+    assert code == 2 and "not a directory" in err and "Traceback" not in err
+    code, _, err = run("exposure", *env_args(layout), "--max-entries", "0")
+    assert code == 2
+
+
+def test_exposure_cli_on_a_described_host():
+    code, out, _ = run("exposure", "--fs", "traps", "--set", "LOCAL_FILE_ACCESS=roots",
+                       "--set", "LOCAL_FILE_ROOTS=/data", "--set", "TOKEN_PATH=/app/token.json",
+                       "--cwd", "/app", "--package-dir", "/app", "--json")
+    found = {(r["severity"], r["path"]) for r in map(json.loads, out.splitlines())}
+    assert ("high", "/data/.env") in found and ("medium", "/data/innocent.json") in found
+    assert code == 1
+
+
+def test_exposure_report_masks_secrets(layout: Layout):
+    from localfs_explorer.report import exposure_report, to_html, to_json
+
+    policy = resolve_policy(load_env(str(layout.app / ".env"), overrides={
+        "HOME": str(layout.home), "LOCAL_FILE_ACCESS": "roots",
+        "LOCAL_FILE_ROOTS": str(layout.data)}), cwd=str(layout.app))
+    report = exposure_report(exposure(policy), policy)
+    assert report.kind == "exposure"
+    assert report.charts[0].counts == exposure(policy).counts()
+    for text in (to_html(report), to_json(report)):
+        assert "do-not-show" not in text
+    from localfs_explorer.report import to_csv
+
+    lines = to_csv(report).splitlines()
+    assert lines[0] == ",".join(FINDING_COLUMNS) and len(lines) == len(report.rows) + 1
+    assert json.loads(to_json(report))["kind"] == "exposure"
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_dashboard_panel_walks_cancels_and_marks_stale(layout: Layout):
+    from ui_support import SECRET, text_of, write_roots_env
+
+    from localfs_explorer.ui import Explorer
+
+    (layout.data / "x.pem").write_text("k")
+    app = Explorer(cwd=str(layout.app), debounce=0)
+    server = app.panel("server")
+    server.env_path.value = str(write_roots_env(layout.app, layout.data, layout.home))
+    server.env_load.click()
+    panel = app.show("exposure")
+    assert "Not walked yet" in text_of(panel.status.value)
+    panel.start(wait=True)
+    assert panel.inventory is not None and panel.inventory.counts()["high"] == 1
+    assert "Walked" in text_of(panel.status.value)
+    assert str(layout.data / "x.pem") in text_of(panel.findings.value)
+    assert ">1</text>" in panel.chart.value  # the high bar says 1
+    assert "lfe-exposure-roots" in panel.summary.value
+    assert f"findings in {layout.data}: 1 high" in text_of(panel.summary.value)
+    assert "localfs-explorer-exposure.csv" in panel.csv.value
+    assert SECRET not in panel.findings.value + panel.summary.value
+    # A threaded run, cancelled (as by the button) at its first progress report.
+    from localfs_explorer import exposure as module
+
+    shown = panel._on_progress
+
+    def press_cancel(p):
+        shown(p)
+        panel.cancel_button.click()
+
+    panel._on_progress = press_cancel
+    module._Walker.PROGRESS_EVERY = 1
+    try:
+        panel.start()
+        panel.wait(30)
+    finally:
+        module._Walker.PROGRESS_EVERY = 4096
+    assert panel.inventory.cancelled and "Cancelled" in text_of(panel.status.value)
+    assert panel.run_button.disabled is False and panel.cancel_button.disabled is True
+    # Changing the configuration marks the result stale.
+    app.model.set_override("LOCAL_FILE_ROOTS", str(layout.outside))
+    assert "configuration changed" in text_of(panel.status.value)
+
+
+def test_full_mode_reads_the_servers_environment_and_skips_proc(layout: Layout):
+    from localfs_explorer.exposure import _host_mounts
+
+    if "/proc" not in _host_mounts().pseudo:
+        pytest.skip("no /proc here")
+    full = layout.policy(LOCAL_FILE_ACCESS="full")
+    inv = exposure(full, [str(layout.data)])
+    assert ("high", "credential", "/proc/self/environ") in kinds(inv)
+    assert "/proc/self/environ" not in {f.path for f in exposure(layout.roots()).findings}
+    root_walk = exposure(full, ["/"], max_entries=200, max_depth=0)
+    assert any("/proc (proc)" in s for s in root_walk.stopped)
+
+
+def test_cli_progress_line_only_on_a_terminal(layout: Layout):
+    import io
+
+    from localfs_explorer import exposure as module
+    from localfs_explorer.cli import main
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    module._Walker.PROGRESS_EVERY = 1
+    try:
+        tty, plain = Terminal(), io.StringIO()
+        main(["exposure", *env_args(layout)], out=io.StringIO(), err=tty)
+        main(["exposure", *env_args(layout)], out=io.StringIO(), err=plain)
+    finally:
+        module._Walker.PROGRESS_EVERY = 4096
+    assert "\rwalked 1 entries in 1 directories" in tty.getvalue()
+    assert tty.getvalue().endswith("\r")  # the line is cleared before the results
+    assert "walked" not in plain.getvalue()
+
+
+def test_a_snapshot_gives_the_hosts_findings(layout: Layout):
+    from localfs_explorer.fs import snapshot
+
+    (layout.data / "x.pem").write_text("k")
+    (layout.data / "escape").symlink_to(layout.outside)
+    hook = layout.data / ".git" / "hooks" / "pre-push"
+    hook.parent.mkdir(parents=True)
+    hook.write_text("")
+    env = load_env(None, overrides={"HOME": str(layout.home), "LOCAL_FILE_ACCESS": "roots",
+                                    "LOCAL_FILE_ROOTS": str(layout.data)})
+    on_host = exposure(resolve_policy(env, cwd=str(layout.app)), keep_paths=True)
+    shot = snapshot(layout.base, home=str(layout.home), cwd=str(layout.app)).to_fs()
+    on_shot = exposure(resolve_policy(env, fs=shot, cwd=str(layout.app)), keep_paths=True)
+    assert on_shot.readable == on_host.readable and on_shot.writable == on_host.writable
+    kept = ("executed", "credential", "deny-in-root")
+    assert {k for k in kinds(on_shot) if k[1] in kept} == {k for k in kinds(on_host)
+                                                          if k[1] in kept}
+    assert ("high", "credential", str(layout.data / "x.pem")) in kinds(on_shot)
+
+
+_PARTS = st.sampled_from([".ssh", ".SSH", ".config", "gh", "gcloud", "id_rsa", "x.pem",
+                          ".env.local", "notes", "Library", "Keychains", ".docker",
+                          "config.json", ".mozilla", "firefox", "a", ".."])
+
+
+@given(st.lists(_PARTS, max_size=4), _PARTS, st.sampled_from(["/home/u", "/", "/Users/Op"]))
+def test_the_walks_sensitive_prefilter_never_hides_a_match(parts, name, home):
+    """A child the full match flags always passes the walk's cheap per-directory and
+    per-name tests, so skipping the full match when both say no loses nothing."""
+    from localfs_explorer.sensitive import (
+        home_entries_near,
+        name_may_be_sensitive,
+        sensitive_reason,
+    )
+
+    base = home if parts and parts[0] != ".." else "/srv"
+    directory = posixpath.normpath("/".join([base, *parts]))
+    if name == "..":
+        return
+    path = directory.rstrip("/") + "/" + name
+    if sensitive_reason(path, home=home) is not None:
+        assert home_entries_near(directory, home=home) or name_may_be_sensitive(name)
+
+
+def test_an_unreadable_directory_is_reported_and_the_rest_walked():
+    from localfs_explorer.fs import VirtualFS
+
+    class Locked(VirtualFS):
+        def listdir(self, path: str) -> list[str]:
+            if path == "/data/locked":
+                raise PermissionError(13, "Permission denied", path)
+            return super().listdir(path)
+
+    fs = Locked(home="/home/u", cwd="/app")
+    fs.mkdir("/app")
+    for path in ("/data/a.txt", "/data/locked/b.txt", "/data/z/c.txt"):
+        fs.add_file(path)
+    env = load_env(None, overrides={"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": "/data"})
+    inv = exposure(resolve_policy(env, fs=fs, cwd="/app"), keep_paths=True)
+    assert inv.problems == ["/data/locked: Permission denied"] and not inv.complete
+    assert {"/data/a.txt", "/data/z/c.txt"} <= (inv.readable or set())
+    assert "1 directories could not be listed" in inv.summary()[-1]
+
+
+@pytest.mark.parametrize("host, settings, cwd", [
+    ("traps", {"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": "/data",
+               "TOKEN_PATH": "/app/token.json", "CACHE_DB_PATH": "/data/cache/app.db"}, "/app"),
+    ("container", {"LOCAL_FILE_ACCESS": "full"}, None),
+    ("macos-laptop", {"LOCAL_FILE_ACCESS": "roots",
+                      "LOCAL_FILE_ROOTS": "/Users/op/Documents:/tmp"}, "/Users/op/mcp"),
+])
+def test_every_verdict_on_a_described_host_is_the_engines(host, settings, cwd):
+    """Loops, dangling links, escaping links, hardlinks, bind mounts and case: whatever
+    the walk meets, what it counts as reachable is what the engine allows."""
+    fs = load_fs(host)
+    policy = resolve_policy(load_env(None, overrides=settings), fs=fs, cwd=cwd)
+    inv = exposure(policy, ["/"], keep_paths=True)
+    expected_read, expected_write = set(), set()
+    for path, kind, _target in fs.iter_entries():
+        for op, expected in (("read", expected_read), ("write", expected_write)):
+            d = policy.check(path, op)
+            target = d.resolved or ""
+            # The walk counts a link by its target, and not a dangling one nor one to a
+            # directory (which is walked as itself when in scope).
+            link_counts = fs.exists(target) and not fs.is_dir(target)
+            if d.allowed and (kind != "symlink" or link_counts):
+                expected.add(d.resolved)
+    assert inv.readable == expected_read
+    assert inv.writable == expected_write
