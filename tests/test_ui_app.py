@@ -37,7 +37,7 @@ def test_the_server_panel_opens_first_and_names_the_mode(app) -> None:
     header = text_of(app.header.value)
     assert "LOCAL_FILE_ACCESS resolves to FULL" in header
     assert "defaulted: unset, so full for the stdio transport" in header
-    assert "LOCAL_FILE_ACCESS resolves to FULL" in text_of(app.panel("server").mode.value)
+    assert "WOULD START" in header
 
 
 def test_other_panels_are_built_when_first_opened(app) -> None:
@@ -176,18 +176,24 @@ def test_auth_status_panel_is_live(app, layout) -> None:
 
 
 def test_export_panel_diff_blocking_and_writing(app, layout) -> None:
-    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    env = write_roots_env(layout.app, layout.data, layout.home)
+    load(app, env)
     export = app.show("export")
-    app.model.set_override("LOG_FILE", str(layout.base / "server.log"))
+    app.model.set_file_value("LOG_FILE", str(layout.base / "server.log"))
     diff = text_of(export.diff.value)
     assert f"+LOG_FILE={layout.base / 'server.log'}" in diff
     assert SECRET not in export.diff.value and f"CREDENTIALS_CONFIG={MASK}" in diff
     assert "Valid: the server would start" in text_of(export.status.value)
     export.prepare.click()
     assert 'download=".env"' in export.download.value
+    assert "data:application/octet-stream;base64," in export.download.value
+    assert app.model.export_done == ".env"
     dest = layout.base / "out.env"
     dest.write_text("OLD=1\n")
     export.dest.value = str(dest)
+    info = text_of(export.dest_info.value)
+    assert f"Writes {dest}" in info and "a file is there now" in info
+    assert "-OLD=1" in text_of(export.dest_diff.value)  # the diff against the destination
     export.write.click()
     assert "Not written" in text_of(export.result.value)
     assert "already exists" in text_of(export.result.value)
@@ -195,12 +201,107 @@ def test_export_panel_diff_blocking_and_writing(app, layout) -> None:
     export.force.value = True
     export.write.click()
     assert "wrote" in text_of(export.result.value) and "LOG_FILE=" in dest.read_text()
+    assert app.model.export_done == str(dest)
     # An invalid change blocks the export, with the reason.
-    app.model.set_override("LOCAL_FILE_ROOTS", str(layout.base / "gone"))
+    app.model.set_file_value("LOCAL_FILE_ROOTS", str(layout.base / "gone"))
     status = text_of(export.status.value)
     assert "Blocked" in status and "does not exist" in status
     assert export.write.disabled and export.prepare.disabled
     assert export.download.value == ""  # a prepared link never outlives its plan
+
+
+def test_export_defaults_beside_the_env_and_takes_relative_paths_against_it(app, layout) -> None:
+    env = write_roots_env(layout.app, layout.data, layout.home)
+    load(app, env)
+    export = app.show("export")
+    assert export.dest.value == str(layout.app / ".env.new")
+    export.dest.value = "staged.env"
+    info = text_of(export.dest_info.value)
+    assert f"Writes {layout.app / 'staged.env'}" in info
+    assert f"taken against the loaded .env's directory, {layout.app}" in info
+    assert "nothing is there yet" in info
+    assert "git checkout" not in info
+    export.write.click()
+    assert (layout.app / "staged.env").read_text() == env.read_text()
+    assert not (layout.base / "staged.env").exists()
+
+
+def test_export_warns_inside_a_git_checkout(app, layout) -> None:
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    (layout.base / ".git").mkdir()
+    export = app.show("export")
+    export.dest.value = str(layout.app / "x.env")
+    warning = text_of(export.dest_info.value)
+    assert f"inside the git checkout {layout.base}" in warning
+
+
+def test_export_says_where_each_change_goes(app, layout) -> None:
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    export = app.show("export")
+    app.model.set_override("LOG_FILE", str(layout.base / "server.log"))
+    app.bar.mode.value = "full"
+    changes = text_of(export.changes.value)
+    assert "LOCAL_FILE_ACCESS → .env (policy bar)" in changes
+    assert "LOG_FILE → process environment only: not written to the .env" in changes
+    assert "LOG_FILE" not in app.model.export_plan.text
+    assert "LOCAL_FILE_ACCESS=full" in app.model.export_plan.text
+    export.include_overrides.value = True
+    assert "LOG_FILE → .env (process-environment override, written too)" in text_of(
+        export.changes.value)
+    assert f"LOG_FILE={layout.base / 'server.log'}" in app.model.export_plan.text
+
+
+def test_policy_bar_edits_the_env_being_prepared(app, layout) -> None:
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    bar = app.bar
+    assert bar.mode.value == "roots"
+    assert [c for c in bar.roots()] == [str(layout.data)]
+    assert "✔ exists" in text_of(bar.chips.children[0].children[0].value)
+    assert "WOULD START" in text_of(app.header.value)
+    bar.root_input.value = str(layout.base / "missing")
+    assert app.model.file_edits["LOCAL_FILE_ROOTS"] == f"{layout.data}:{layout.base / 'missing'}"
+    header = text_of(app.header.value)
+    assert "✘ WOULD EXIT" in header and "does not exist" in header
+    assert "✘ does not exist" in text_of(bar.chips.children[1].children[0].value)
+    bar.chips.children[1].children[1].click()  # the chip's remove button
+    assert bar.roots() == [str(layout.data)]
+    assert "WOULD START" in text_of(app.header.value)
+    bar.mode.value = "unset"
+    assert app.model.file_edits["LOCAL_FILE_ACCESS"] is None
+    assert "LOCAL_FILE_ACCESS" not in app.model.export_plan.text.replace("# ", "")
+    assert app.model.overrides == []  # the process environment is untouched
+    bar.transport.value = "sse"
+    assert app.model.transport == "sse"
+    assert "LOCAL_FILE_ACCESS resolves to OFF" in text_of(app.header.value)
+
+
+def test_policy_bar_roots_outside_roots_mode_still_say_whether_they_exist(app, layout) -> None:
+    app.bar.mode.value = "full"
+    app.bar.add_root(str(layout.base / "nowhere"))
+    app.bar.add_root(str(layout.data))
+    labels = [text_of(chip.children[0].value) for chip in app.bar.chips.children[:2]]
+    assert "✘ missing" in labels[0] and "✔ exists" in labels[1]
+    assert "ignored" not in " ".join(labels)
+
+
+def test_policy_bar_says_when_the_process_environment_wins(app, layout) -> None:
+    app.model.set_override("LOCAL_FILE_ACCESS", "off")
+    app.bar.mode.value = "full"
+    assert "The process environment sets LOCAL_FILE_ACCESS" in text_of(app.bar.note.value)
+    assert "LOCAL_FILE_ACCESS resolves to OFF" in text_of(app.header.value)
+
+
+def test_first_run_title_steps_and_traps_example(app) -> None:
+    assert "Local-file access explorer" in text_of(app.title.value)
+    assert "✔" not in text_of(app.steps.value)
+    assert "defaulted: unset" in text_of(app.header.value)
+    assert "lfe-badge-warning" in app.header.value  # a defaulted mode is not shown green
+    app.traps.click()
+    assert app.tabs.selected_index == app.names.index("paths")
+    assert "target example host traps" in text_of(app.header.value)
+    assert "✔ 1 · load a .env" in text_of(app.steps.value)
+    assert "✔ 2 · probe paths and calls" in text_of(app.steps.value)
+    assert [d.allowed for d in app.model.decisions].count(False) == 3
 
 
 def test_a_failing_callback_is_shown_and_can_be_dismissed(app, monkeypatch) -> None:

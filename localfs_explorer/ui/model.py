@@ -34,6 +34,7 @@ import logging
 import os
 import tempfile
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from traitlets import Any as AnyTrait
@@ -63,7 +64,8 @@ EXAMPLE_PREFIX = "example:"
 # Which stages each input feeds. "config" implies every later stage.
 _CONFIG_INPUTS = (
     "env_path", "env_text", "env_name", "lenient", "overrides", "unset", "transport",
-    "target", "spec_text", "cwd", "host_cwd", "package_dir", "platform",
+    "target", "spec_text", "cwd", "host_cwd", "package_dir", "platform", "file_edits",
+    "export_overrides",
 )
 _PATH_INPUTS = ("paths_text", "op", "over_http")
 _TOOL_INPUTS = ("tool_name", "tool_args_text", "access_text")
@@ -115,6 +117,13 @@ class ExplorerModel(HasTraits):
     overrides = List()
     #: Keys removed whatever set them.
     unset = List()
+    #: Edits to the ``.env`` being prepared (the policy bar): key -> new value, or None to
+    #: take the key out of the file. Kept apart from ``overrides``, the process's own
+    #: variables: an edit goes into the exported file, an override only with
+    #: ``export_overrides``.
+    file_edits = Dict()
+    #: Write the process-environment overrides into the exported ``.env`` as well.
+    export_overrides = Bool(False)
     transport = Enum(TRANSPORTS, default_value="stdio")
     #: ``host``, ``example:NAME`` or ``upload``.
     target = Unicode(HOST_TARGET)
@@ -168,6 +177,8 @@ class ExplorerModel(HasTraits):
     batch_total = Int(0)
     batch_done = Int(0)
     batch_running = Bool(False)
+    #: Where the last export went (a written path or a downloaded name; "" before one).
+    export_done = Unicode("")
     #: The last unexpected failure, shown in the page's error area ("" when none).
     last_error = Unicode("")
     # Bumped after each stage recomputes: views observe these, not the result lists,
@@ -376,7 +387,39 @@ class ExplorerModel(HasTraits):
             raise ExplorerError(self.export_error or "nothing to export yet")
         if not dest.strip():
             raise ExplorerError("give the path to write the .env to")
-        return plan.write(os.path.expanduser(dest.strip()), force=force)
+        result = plan.write(self.export_path(dest), force=force)
+        self.export_done = result.path
+        return result
+
+    def export_base(self) -> tuple[str, str]:
+        """(directory, what it is) that a relative export destination is taken against.
+
+        The loaded ``.env``'s own directory; for an upload or no file, the startup
+        directory the page was served from.
+        """
+        if self.env_text is None and self.env_path:
+            folder = os.path.dirname(os.path.abspath(os.path.expanduser(self.env_path)))
+            return folder, "the loaded .env's directory"
+        return (os.path.abspath(self.host_cwd or os.getcwd()),
+                "the directory the page was started in (the .env was not read from disk)")
+
+    def default_export_dest(self) -> str:
+        """``<name>.new`` beside the loaded ``.env`` (``.env.new`` in the base otherwise)."""
+        folder, _ = self.export_base()
+        name = os.path.basename(self.env_path or self.env_name or ".env") or ".env"
+        return os.path.join(folder, f"{name}.new")
+
+    def export_path(self, dest: str) -> str:
+        """The absolute path ``dest`` names: ``~`` expanded, relative to :meth:`export_base`."""
+        path = os.path.expanduser(dest.strip())
+        if not os.path.isabs(path):
+            path = os.path.join(self.export_base()[0], path)
+        return os.path.normpath(path)
+
+    def export_download_name(self) -> str:
+        """The downloaded file's name: the source file's own name (``.env`` by default)."""
+        name = self.env_name if self.env_text is not None else self.env_path
+        return os.path.basename((name or "").rstrip("/\\")) or ".env"
 
     def batch_csv(self) -> bytes:
         """The batch result as CSV (one row per call and path), as the CLI writes it."""
@@ -470,7 +513,7 @@ class ExplorerModel(HasTraits):
             source, text = self._env_source()
             overrides = {k: v for k, v in self.overrides if k}
             env = load_env(source, overrides=overrides, unset=[k for k in self.unset if k],
-                           strict=not self.lenient, text=text)
+                           strict=not self.lenient, text=self._edited_text(source, text))
             inputs = self._policy_inputs(source, text is None)
             policy = resolve_policy(env, transport=self.transport, fs=fs, **inputs)
         except (EnvFileError, PolicyError, ExplorerError, ValueError, OSError) as exc:
@@ -498,6 +541,67 @@ class ExplorerModel(HasTraits):
         self._compute_export(source, text, fs, inputs)
         self.config_rev += 1
 
+    def _edited_text(self, source: str | None, text: str | None) -> str | None:
+        """The ``.env`` text with the policy bar's edits written in (None: read the file)."""
+        if not self.file_edits:
+            return text
+        from ..dotenv_export import edit_env_text
+        from ..env import read_env_text
+
+        if text is None:
+            text = read_env_text(Path(source)) if source else ""
+        return edit_env_text(text, self._edit_set(), self._edit_unset()).text
+
+    def _edit_set(self) -> dict[str, str]:
+        return {k: v for k, v in self.file_edits.items() if k and v is not None}
+
+    def _edit_unset(self) -> list[str]:
+        return [k for k, v in self.file_edits.items() if k and v is None]
+
+    def set_file_value(self, key: str, value: str | None) -> None:
+        """Edit ``key`` in the ``.env`` being prepared (None takes it out of the file)."""
+        self.file_edits = {**self.file_edits, key: value}
+
+    def file_value(self, key: str) -> str | None:
+        """``key``'s value in the ``.env`` being prepared (edits applied; None: absent)."""
+        if key in self.file_edits:
+            return self.file_edits[key]
+        env = self.env
+        if env is None or key in env.from_process:
+            return self._raw_file_value(key)
+        return env.values.get(key)
+
+    def _raw_file_value(self, key: str) -> str | None:
+        try:
+            source, text = self._env_source()
+            if text is None:
+                if not source:
+                    return None
+                from ..env import read_env_text
+
+                text = read_env_text(Path(source))
+        except (ExplorerError, ValueError, OSError):
+            return None
+        from ..env import parse_env_text
+
+        value = None
+        for k, v in parse_env_text(text, strict=False)[0]:
+            if k == key:
+                value = v
+        return value
+
+    def change_destinations(self) -> list[tuple[str, str]]:
+        """Each pending change as (key, where it goes): the ``.env`` or the process only."""
+        rows = [(key, ".env (policy bar)") for key in self.file_edits if key]
+        for key, _value in self.overrides:
+            if not key:
+                continue
+            rows.append((key, ".env (process-environment override, written too)"
+                         if self.export_overrides else
+                         "process environment only: not written to the .env"))
+        rows += [(key, ".env (unset: taken out)") for key in self.unset if key]
+        return rows
+
     def _compute_auth(self) -> None:
         self.auth_error = ""
         try:
@@ -518,12 +622,18 @@ class ExplorerModel(HasTraits):
             self.export_plan = None
             self.export_error = "the .env export is not available yet"
             return
+        overrides = {k: v for k, v in self.overrides if k}
+        # Written together, an override still wins over an edit of the same key, as it
+        # does in the simulated process.
+        written = ({**self._edit_set(), **overrides} if self.export_overrides
+                   else self._edit_set())
         try:
             self.export_plan = export_env(
                 source,
-                set={k: v for k, v in self.overrides if k},
-                unset=[k for k in self.unset if k],
+                set=written,
+                unset=[*self._edit_unset(), *(k for k in self.unset if k)],
                 text=text,
+                process_env=None if self.export_overrides else overrides,
                 transport=self.transport,
                 fs=fs,
                 **inputs,

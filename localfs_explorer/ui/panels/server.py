@@ -195,7 +195,7 @@ class ServerPanel(Panel):
             widgets.HBox([self.target, self.spec_upload], layout=wide()),
             self.target_info,
             self.cwd, self.package_dir, self.platform,
-            heading("Process environment (wins over the .env)"),
+            heading("Process environment (wins over the .env; not written to it)"),
             self.overrides,
             self.unset,
         ], layout=layout(flex="1 1 420px", min_width="0", padding="0 12px 0 0"))
@@ -288,7 +288,8 @@ class ServerPanel(Panel):
             return
         self.cwd.placeholder = f"default: {policy.cwd}"
         self.package_dir.placeholder = f"default: {policy.package_dir}"
-        self.mode.value = render.mode_summary(policy) + render.serve_line(policy)
+        # The mode itself is in the policy bar above the tabs; here, only the startup check.
+        self.mode.value = render.serve_line(policy)
         self.roots.value = render.roots_table(policy)
         registration_warnings = list(getattr(m.registration, "warnings", []) or [])
         self.messages.value = (
