@@ -85,30 +85,104 @@ def test_a_bad_env_path_is_shown_in_the_page(app, layout) -> None:
     assert app.model.last_error == ""  # a user's mistake, not a crash
 
 
-def test_paths_table_shows_exact_messages_with_text_and_colour(app, layout) -> None:
+def test_paths_grid_shows_exact_messages_refusals_first(app, layout) -> None:
     load(app, write_roots_env(layout.app, layout.data, layout.home))
     paths = app.show("paths")
-    paths.paths.value = f"{layout.outside / 'other.txt'}\n{layout.data / 'report.csv'}"
-    table = text_of(paths.table.value)
-    assert outside_message(layout) in table
-    assert "✘ REFUSED · outside roots" in table and "✔ ALLOWED" in table
-    assert "background:#b42318" in paths.table.value  # colour as well as the words
+    paths.paths.value = f"{layout.data / 'report.csv'}\n{layout.outside / 'other.txt'}"
+    first = paths.grid.view.iloc[0]
+    assert first["verdict"] == "✘ REFUSED" and first["reason"] == "outside roots"
+    assert first["what the model sees"] == outside_message(layout) and first["#"] == 2
+    assert paths.grid.view.iloc[1]["verdict"] == "✔ ALLOWED"
     assert "2 path(s): 1 allowed, 1 refused (1 outside roots)" in text_of(paths.counts.value)
+    paths.grid.select(0)  # a click on the first row
     detail = text_of(paths.detail.value)
     assert f"The model sees: {outside_message(layout)}" in detail
     assert "not inside any root" in detail
     assert f"Hint: Add {layout.outside} to LOCAL_FILE_ROOTS" in detail
-    paths.select.value = 1
-    assert app.model.selected == 1
+    assert "background:#b42318" in paths.detail.value  # colour as well as the words
+    paths.grid.select(1)
+    assert app.model.selected == 0
     assert "Allowed: the I/O happens on" in text_of(paths.detail.value)
 
 
 def test_operation_toggle_rechecks(app, layout) -> None:
     paths = app.show("paths")
     paths.paths.value = str(layout.app / "token.json")
-    assert "can't be read by a tool" in text_of(paths.table.value)
+    assert "can't be read by a tool" in paths.grid.view.iloc[0]["what the model sees"]
     paths.op.value = "write"
-    assert "can't be written by a tool" in text_of(paths.table.value)
+    assert "can't be written by a tool" in paths.grid.view.iloc[0]["what the model sees"]
+
+
+def test_a_refusal_at_row_401_is_the_first_row(app, layout) -> None:
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    paths = app.show("paths")
+    lines = [str(layout.data / f"f{i}.csv") for i in range(400)]
+    paths.paths.value = "\n".join([*lines, str(layout.outside / "other.txt")])
+    table = json.loads(paths.grid.table._dt_args["data_json"])
+    assert len(table) == 401  # every row is in the grid, none cut off
+    assert table[0][0] == 401 and table[0][1] == "✘ REFUSED"
+    assert "401 of 401 row(s) shown · 1 refused, listed first" in text_of(
+        paths.grid.count.value)
+
+
+def test_grid_filters_by_verdict_reason_and_op(app, layout) -> None:
+    paths = app.show("paths")
+    paths.paths.value = "\n".join([str(layout.app / "token.json"), str(layout.data / "a"),
+                                   str(layout.app / ".env")])
+    grid = paths.grid
+    assert list(grid.filters["verdict"].options) == ["(all)", "✔ ALLOWED", "✘ REFUSED"]
+    assert grid.filters["tool"].layout.display == "none"  # no tool column here
+    grid.filters["verdict"].value = "✔ ALLOWED"
+    assert list(grid.view["#"]) == [2]
+    grid.filters["verdict"].value = "(all)"
+    grid.filters["reason"].value = "denied"
+    assert sorted(grid.view["#"]) == [1, 3]
+    grid.filters["op"].value = "read"
+    assert len(grid.view) == 2
+    assert "2 of 3 row(s) shown" in text_of(grid.count.value)
+
+
+def test_copy_as_cli_command_asks_the_same_question(app, layout, capsys) -> None:
+    import shlex
+
+    from localfs_explorer.cli import main
+
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    app.bar.add_root(str(layout.base / "home"))
+    paths = app.show("paths")
+    paths.paths.value = str(layout.outside / "other.txt")
+    paths.grid.select(0)
+    command = paths.grid.show_command()
+    assert SECRET not in command and SECRET not in paths.grid.command_view.value
+    argv = shlex.split(command)
+    assert argv[:2] == ["localfs-explorer", "check"]
+    capsys.readouterr()
+    main(argv[1:])
+    printed = capsys.readouterr().out
+    roots = f"{layout.data}, {layout.base / 'home'}"
+    assert f"{layout.outside / 'other.txt'} is outside this server's LOCAL_FILE_ROOTS. " \
+           f"Allowed directories: {roots}" in printed
+    assert "navigator.clipboard.writeText" in paths.grid.command_view.value
+
+
+def test_pin_as_scenario_makes_a_passing_scenario(app, layout) -> None:
+    from localfs_explorer.scenarios import run_scenario_text
+    from localfs_explorer.ui.commands import pinned_toml
+
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    paths = app.show("paths")
+    paths.paths.value = f"{layout.outside / 'other.txt'}\n{layout.data / 'report.csv'}"
+    paths.grid.select(0)
+    paths.grid.pin_selected()
+    assert "Pinned: 1 scenario(s)" in text_of(paths.grid.pin_note.value)
+    text = pinned_toml(app.model)
+    assert SECRET not in text and "outside roots" in text.replace("_", " ")
+    result = run_scenario_text(text)
+    assert result.error is None and result.cases
+    assert all(c.passed for c in result.cases)
+    # The pinned expectation fails once the answer changes.
+    broken = text.replace("allowed = false", "allowed = true")
+    assert not all(c.passed for c in run_scenario_text(broken).cases)
 
 
 def test_tool_form_writes_the_arguments_and_shows_the_verdict(app, layout) -> None:
@@ -155,16 +229,43 @@ def test_batch_upload_progress_counts_and_csv_link(app, layout) -> None:
         {"name": "upload_local_file", "arguments": {"local_path": str(layout.data / "report.csv")}},
         {"name": "upload_local_file", "arguments": {"local_path": str(layout.outside / "x")}},
         {"name": "download_file", "arguments": {"local_path": str(layout.data / "new.csv")}},
+        {"name": "no_such_tool", "arguments": {"local_path": str(layout.data / "report.csv")}},
     ]
     content = "\n".join(json.dumps(c) for c in calls).encode()
     batch.upload.value = upload_value("calls.jsonl", content)
-    assert batch.progress.value == batch.progress.max == 3
-    assert "3 / 3 calls, done" in text_of(batch.progress_label.value)
-    outcomes = text_of(batch.outcomes.value)
-    assert "✔ OK 2" in " ".join(outcomes.split()) and "✘ REFUSED 1" in " ".join(outcomes.split())
+    assert batch.progress.value == batch.progress.max == 4
+    assert "4 / 4 calls, done" in text_of(batch.progress_label.value)
+    outcomes = " ".join(text_of(batch.outcomes.value).split())
+    assert "✔ OK 3" in outcomes and "✘ REFUSED 1" in outcomes
     assert "download_file" in batch.tools.value
     assert 'download="localfs-explorer-batch.csv"' in batch.csv.value
     assert 'href="data:text/csv;base64,' in batch.csv.value
+    view = batch.grid.view
+    assert list(view["#"]) == [2, 4, 1, 3]  # the refusal, then the unknown tool
+    assert view.iloc[1]["verdict"] == "✔ OK · unknown tool"
+    batch.grid.filters["tool"].value = "download_file"
+    assert list(batch.grid.view["#"]) == [3]
+    batch.grid.filters["tool"].value = "(all)"
+    batch.grid.select(0)
+    detail = text_of(batch.grid.detail.value)
+    assert "call 2, line 2" in detail and "REFUSED · outside roots" in detail
+    assert '"local_path": "' + str(layout.outside / "x") in batch.grid.show_command()
+
+
+def test_every_refused_entry_of_a_partial_sync_is_in_its_detail(app, layout) -> None:
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    for i in range(350):
+        (layout.data / "sub" / f"f{i:03}.txt").write_text("x")
+    (layout.data / "sub" / "token-link.json").symlink_to(layout.app / "token.json")
+    batch = app.show("batch")
+    call = {"name": "sync_folder", "arguments": {"local_path": str(layout.data / "sub"),
+                                                 "direction": "upload"}}
+    batch.upload.value = upload_value("calls.jsonl", json.dumps(call).encode())
+    assert batch.grid.view.iloc[0]["verdict"] == "◐ PARTIAL"
+    batch.grid.select(0)
+    detail = batch.grid.detail.value
+    assert "token-link.json" in detail  # the refused entry, though 350 others were fine
+    assert detail.count("<tr>") > 300  # every entry, not the first 300
 
 
 def test_auth_status_panel_is_live(app, layout) -> None:

@@ -177,6 +177,8 @@ class ExplorerModel(HasTraits):
     batch_total = Int(0)
     batch_done = Int(0)
     batch_running = Bool(False)
+    #: Scenarios pinned from result rows (``localfs_explorer.scenarios.Scenario``).
+    pinned = List()
     #: Where the last export went (a written path or a downloaded name; "" before one).
     export_done = Unicode("")
     #: The last unexpected failure, shown in the page's error area ("" when none).
@@ -194,6 +196,7 @@ class ExplorerModel(HasTraits):
         self._hold = 1  # no recompute until every initial value is in place
         self._timer: asyncio.TimerHandle | None = None
         self._last_flush = float("-inf")
+        self._batch_lines: list[str] = []
         #: How many times results were recomputed (lets tests see coalescing).
         self.flushes = 0
         super().__init__(**kwargs)
@@ -420,6 +423,17 @@ class ExplorerModel(HasTraits):
         """The downloaded file's name: the source file's own name (``.env`` by default)."""
         name = self.env_name if self.env_text is not None else self.env_path
         return os.path.basename((name or "").rstrip("/\\")) or ".env"
+
+    def batch_call(self, line: int | None) -> dict[str, Any]:
+        """The ``{"name", "arguments"}`` call on 1-based ``line`` of the loaded batch."""
+        if line is None or not 0 < line <= len(self._batch_lines):
+            raise ExplorerError(f"the batch has no line {line}")
+        data = json.loads(self._batch_lines[line - 1])
+        if isinstance(data, dict) and isinstance(data.get("params"), dict):
+            data = data["params"]  # a whole JSON-RPC tools/call request
+        if not isinstance(data, dict):
+            raise ExplorerError(f"line {line} is not a call object")
+        return {"name": data.get("name"), "arguments": data.get("arguments") or {}}
 
     def batch_csv(self) -> bytes:
         """The batch result as CSV (one row per call and path), as the CLI writes it."""
@@ -751,7 +765,8 @@ class ExplorerModel(HasTraits):
                 except (OSError, UnicodeDecodeError) as exc:
                     reason = getattr(exc, "strerror", None) or str(exc)
                     raise ExplorerError(f"{path}: can't be read ({reason})") from None
-            total = sum(1 for line in text.splitlines() if line.strip())
+            self._batch_lines = text.splitlines()
+            total = sum(1 for line in self._batch_lines if line.strip())
             if total > MAX_BATCH_CALLS:
                 raise ExplorerError(f"{total} calls: at most {MAX_BATCH_CALLS} per batch")
             self.batch_total = total

@@ -356,8 +356,15 @@ def decision_detail(d: Any) -> str:
 # ---------------------------------------------------------------------- tool calls
 
 
-def call_verdict_html(v: Any) -> str:
-    """A tool call's verdict: visibility, approval gate, outcome, each path, notes."""
+#: Entries listed in one call's detail (a sync of a big folder checks many).
+MAX_DETAIL_ENTRIES = 5_000
+
+
+def call_verdict_html(v: Any, *, limit: int = MAX_TABLE_ROWS) -> str:
+    """A tool call's verdict: visibility, approval gate, outcome, each path, notes.
+
+    The checked entries are listed refusals first, at most ``limit`` of them.
+    """
     gate = {"execute": "runs without approval", "approval": "held for approval first",
             "blocked": "blocked by the tool access lists"}.get(v.gate, v.gate)
     head = (
@@ -380,13 +387,14 @@ def call_verdict_html(v: Any) -> str:
     else:
         parts.append(box("ok", "The call runs with nothing refused.", "lfe-call-message"))
     if v.paths:
+        entries = sorted(v.paths, key=lambda p: p.allowed or p.advisory)  # refusals first
         rows = [
             [esc(p.argument), f"<code>{esc(p.path)}</code>", esc(p.op),
              verdict_badge(p.allowed, p.reason) + (" (advisory)" if p.advisory else ""),
              esc(p.kind) + (f" · {esc(p.step)}" if p.step else ""),
              esc(p.message) or '<span class="lfe-muted">—</span>',
              esc(p.sensitive or "")]
-            for p in v.paths[:MAX_TABLE_ROWS]
+            for p in entries[:limit]
         ]
         parts.append(table(
             ["argument", "path", "op", "verdict", "kind", "refusal text", "sensitive?"],

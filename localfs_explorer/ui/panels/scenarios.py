@@ -49,6 +49,50 @@ def shipped_example() -> tuple[str, str]:
         return "", ""
 
 
+def config_of(m: Any) -> tuple[ConfigSpec, list[str]]:
+    """The Explorer's configuration as a scenario config, and the secret keys left out."""
+    left_out: list[str] = []
+    settings: dict[str, str] = {}
+    config: dict[str, Any] = {"transport": m.transport}
+    if m.env_text is not None and m.env is not None:
+        # An uploaded .env has no path to point at: its settings go in inline.
+        settings.update(m.env.values)
+    elif m.env_path:
+        config["env"] = os.path.abspath(os.path.expanduser(m.env_path))
+    # The .env being prepared: the policy bar's edits, then the process environment.
+    settings.update({k: v for k, v in m.file_edits.items() if k and v is not None})
+    settings.update({k: v for k, v in m.overrides if k})
+    for key in list(settings):
+        if is_secret_key(key):
+            del settings[key]
+            left_out.append(key)
+    if settings:
+        config["settings"] = settings
+    unset = [k for k, v in m.file_edits.items() if k and v is None and k not in settings]
+    unset += [k for k in m.unset if k]
+    if unset:
+        config["unset"] = unset
+    if m.target == "host":
+        config["host"] = "host"
+    elif m.target.startswith("example:"):
+        config["host"] = m.target[len("example:"):]
+    elif m.target == "upload" and m.spec_text:
+        config["host"] = json.loads(m.spec_text)
+    cwd = m.cwd.strip() or (m.host_cwd if m.target == "host" else "")
+    if cwd:
+        config["cwd"] = cwd
+    if m.package_dir.strip():
+        config["package_dir"] = m.package_dir.strip()
+    if m.platform != "posix":
+        config["platform"] = m.platform
+    over_http = {"auto": None, "yes": True, "no": False}[m.over_http]
+    if over_http is not None:
+        config["over_http"] = over_http
+    if m.access_text.strip():
+        config["access"] = json.loads(m.access_text)
+    return ConfigSpec.model_validate(config), sorted(set(left_out))
+
+
 class ScenariosPanel(Panel):
     """Run scenario TOML; pin the current configuration and probes as a new scenario."""
 
@@ -203,44 +247,7 @@ class ScenariosPanel(Panel):
 
     def current_config(self) -> tuple[ConfigSpec, list[str]]:
         """The Explorer's configuration as a scenario config, and the secret keys left out."""
-        m = self.model
-        left_out: list[str] = []
-        settings: dict[str, str] = {}
-        config: dict[str, Any] = {"transport": m.transport}
-        if m.env_text is not None and m.env is not None:
-            # An uploaded .env has no path to point at: its settings go in inline.
-            settings.update(m.env.values)
-        elif m.env_path:
-            config["env"] = os.path.abspath(os.path.expanduser(m.env_path))
-        settings.update({k: v for k, v in m.overrides if k})
-        for key in list(settings):
-            if is_secret_key(key):
-                del settings[key]
-                left_out.append(key)
-        if settings:
-            config["settings"] = settings
-        unset = [k for k in m.unset if k]
-        if unset:
-            config["unset"] = unset
-        if m.target == "host":
-            config["host"] = "host"
-        elif m.target.startswith("example:"):
-            config["host"] = m.target[len("example:"):]
-        elif m.target == "upload" and m.spec_text:
-            config["host"] = json.loads(m.spec_text)
-        cwd = m.cwd.strip() or (m.host_cwd if m.target == "host" else "")
-        if cwd:
-            config["cwd"] = cwd
-        if m.package_dir.strip():
-            config["package_dir"] = m.package_dir.strip()
-        if m.platform != "posix":
-            config["platform"] = m.platform
-        over_http = {"auto": None, "yes": True, "no": False}[m.over_http]
-        if over_http is not None:
-            config["over_http"] = over_http
-        if m.access_text.strip():
-            config["access"] = json.loads(m.access_text)
-        return ConfigSpec.model_validate(config), sorted(set(left_out))
+        return config_of(self.model)
 
     def save_current(self) -> None:
         """Pin the on-screen configuration and verdicts as scenario TOML (text and link)."""

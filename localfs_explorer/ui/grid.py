@@ -1,0 +1,277 @@
+"""One results grid for every table of verdicts: refusals first, filters, sort, any size.
+
+The grid is itables' :class:`~itables.widget.ITable` (DataTables in the page, served from
+the installed package: nothing is fetched from the network). It holds every row; the page
+shows them a page at a time and sorts any column on a header click. Filters by verdict,
+reason, tool and operation run in pandas, here, so that their counts are exact whatever
+the size. Clicking a row opens its detail: the trace, the hint, every entry the call
+checked, a CLI command that asks the same question, and "pin as scenario".
+
+Rows come from a DataFrame whose ``#`` column is the 1-based position of the row in its
+source (the list of decisions, the batch, the replay), and whose ``_rank`` column orders
+refusals before everything else (0 first). Both are set by the ``*_frame`` builders below.
+"""
+
+from __future__ import annotations
+
+import html as _html
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import ipywidgets as widgets
+
+from . import render
+from .panel import button, css, html, layout, style
+
+#: The columns a filter dropdown is offered for, when the frame has them.
+FILTERS = ("verdict", "reason", "tool", "op")
+ALL = "(all)"
+#: Rows on one page of the grid; the menu offers more.
+PAGE_LENGTH = 25
+
+#: How refusals rank: smaller first.
+_RANK = {"refused": 0, "declined": 0, "error": 1, "unknown": 1, "partial": 2, "absent": 3,
+         "ok": 4, "allowed": 4}
+
+
+def _reason_text(reason: str) -> str:
+    return reason.replace("_", " ")
+
+
+def paths_frame(decisions: Sequence[Any]) -> Any:
+    """The Paths tab's rows: one per checked path."""
+    import pandas as pd
+
+    rows = []
+    for i, d in enumerate(decisions):
+        rows.append({
+            "#": i + 1,
+            "verdict": "✔ ALLOWED" if d.allowed else "✘ REFUSED",
+            "reason": "" if d.allowed else _reason_text(d.reason),
+            "op": d.op,
+            "path": d.path.replace("\0", "\\0"),
+            "resolves to": d.resolved or "—",
+            "what the model sees": d.message or "—",
+            "_rank": _RANK["allowed" if d.allowed else "refused"],
+        })
+    return pd.DataFrame(rows, columns=["#", "verdict", "reason", "op", "path", "resolves to",
+                                       "what the model sees", "_rank"])
+
+
+def known_tools() -> frozenset[str]:
+    """The tool names of the shipped catalog."""
+    from ..catalog import default_catalog
+
+    return frozenset(default_catalog().names())
+
+
+_OUTCOME = {"ok": "✔ OK", "refused": "✘ REFUSED", "partial": "◐ PARTIAL",
+            "absent": "⊘ ABSENT", "error": "⚠ ERROR"}
+
+
+def call_rows(verdicts: Sequence[Any], known: frozenset[str]) -> list[dict[str, Any]]:
+    """One row per call: outcome, the first refusal's reason and operation, counts."""
+    rows = []
+    for i, v in enumerate(verdicts):
+        refused = [p for p in v.paths if not p.allowed and not p.advisory]
+        unknown = bool(v.name) and v.name not in known
+        verdict = _OUTCOME.get(v.outcome, v.outcome.upper())
+        if unknown:
+            verdict += " · unknown tool"
+        reasons = sorted({_reason_text(p.reason) for p in refused})
+        rows.append({
+            "#": (v.index if v.index is not None else i) + 1,
+            "line": v.line if v.line is not None else "",
+            "tool": v.name or "(malformed)",
+            "verdict": verdict,
+            "reason": ", ".join(reasons),
+            "op": ", ".join(sorted({p.op for p in refused} or {p.op for p in v.paths})),
+            "paths": len(v.paths),
+            "refused": len(refused),
+            "what the model gets": v.message or "—",
+            "_rank": 1 if unknown and v.outcome == "ok" else _RANK.get(v.outcome, 1),
+        })
+    return rows
+
+
+def batch_frame(verdicts: Sequence[Any], known: frozenset[str] | None = None) -> Any:
+    """The Batch tab's rows: one per call."""
+    import pandas as pd
+
+    rows = call_rows(verdicts, known if known is not None else known_tools())
+    return pd.DataFrame(rows, columns=["#", "line", "tool", "verdict", "reason", "op",
+                                       "paths", "refused", "what the model gets", "_rank"])
+
+
+def order_refusals_first(frame: Any) -> Any:
+    """``frame`` with refusals (small ``_rank``) first, in source order within a rank."""
+    if "_rank" not in frame.columns or frame.empty:
+        return frame
+    return frame.sort_values(["_rank", "#"], kind="stable").reset_index(drop=True)
+
+
+class ResultsGrid(widgets.VBox):
+    """A grid of result rows with filters and a detail area for the clicked row.
+
+    Args:
+        name: a short name for CSS classes (``lfe-grid-<name>``).
+        detail: ``detail(source_index) -> html`` for the clicked row.
+        command: ``command(source_index) -> str``, the CLI command asking the same
+            question (None: no such button).
+        pin: ``pin(source_index) -> str``, pins the row as a scenario and returns a note
+            (HTML) to show (None: no such button).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        detail: Callable[[int], str],
+        command: Callable[[int], str] | None = None,
+        pin: Callable[[int], str] | None = None,
+        guard: Callable[[Callable[..., Any]], Callable[..., Any]] = lambda fn: fn,
+    ) -> None:
+        super().__init__(layout=layout(width="100%"))
+        css(self, "lfe-grid", f"lfe-grid-{name}")
+        self.name = name
+        self._detail, self._command, self._pin = detail, command, pin
+        self._guard = guard
+        self.frame: Any = None
+        self.view: Any = None
+        self.selected_source: int | None = None
+        self.filters: dict[str, widgets.Dropdown] = {}
+        for column in FILTERS:
+            dropdown = css(widgets.Dropdown(
+                options=[ALL], value=ALL, description=column,
+                style=style(widgets.Dropdown, description_width="52px"),
+                layout=layout(width="210px")), f"lfe-filter-{column}")
+            dropdown.observe(self._guard(lambda _c: self._apply()), names="value")
+            self.filters[column] = dropdown
+        self.filter_row = widgets.HBox(list(self.filters.values()),
+                                       layout=layout(width="100%", flex_flow="row wrap"))
+        self.count = html("lfe-grid-count")
+        self.table = self._new_table()
+        self.detail = html("lfe-grid-detail")
+        self.cli_button = button("Copy as CLI command", "lfe-grid-cli",
+                                 layout=layout(width="190px"))
+        self.pin_button = button("Pin as scenario", "lfe-grid-pin", layout=layout(width="150px"))
+        self.cli_button.on_click(self._guard(lambda _b: self.show_command()))
+        self.pin_button.on_click(self._guard(lambda _b: self.pin_selected()))
+        self.command_view = html("lfe-grid-command")
+        self.pin_note = html("lfe-grid-pin-note")
+        actions = [b for b, fn in ((self.cli_button, command), (self.pin_button, pin)) if fn]
+        self.actions = widgets.HBox(actions, layout=layout(width="100%", flex_flow="row wrap",
+                                                           display="none"))
+        self.children = [self.filter_row, self.count, self.table, self.actions,
+                         self.command_view, self.pin_note, self.detail]
+
+    def _new_table(self) -> Any:
+        from itables.widget import ITable
+
+        table = ITable(None, select={"style": "single"}, maxBytes=0, showIndex=False,
+                       order=[], pageLength=PAGE_LENGTH, classes="display compact",
+                       lengthMenu=[10, 25, 100, 500], allow_html=False)
+        table.add_class("lfe-grid-table")
+        table.observe(self._guard(lambda c: self._selected(c["new"])), names="selected_rows")
+        return table
+
+    # ---- data
+
+    def set_frame(self, frame: Any) -> None:
+        """Show ``frame`` (see the module docstring), refusals first; keep the filters."""
+        self.frame = order_refusals_first(frame)
+        for column, dropdown in self.filters.items():
+            if column not in self.frame.columns:
+                dropdown.layout = layout(width="210px", display="none")
+                continue
+            values = sorted({str(v) for v in self.frame[column] if str(v)})
+            if column == "reason":
+                values = sorted({r.strip() for v in values for r in v.split(",") if r.strip()})
+            options = [ALL, *values]
+            keep = dropdown.value if dropdown.value in options else ALL
+            dropdown.layout = layout(width="210px")
+            if list(dropdown.options) != options:
+                dropdown.unobserve_all("value")
+                dropdown.options = options
+                dropdown.value = keep
+                dropdown.observe(self._guard(lambda _c: self._apply()), names="value")
+        self._apply()
+
+    def filtered(self) -> Any:
+        """The rows passing every filter, in display order."""
+        frame = self.frame
+        if frame is None:
+            return None
+        mask = None
+        for column, dropdown in self.filters.items():
+            if dropdown.value == ALL or column not in frame.columns:
+                continue
+            values = frame[column].astype(str)
+            if column in ("reason", "op"):
+                hit = values.str.split(", ").apply(lambda parts, v=dropdown.value: v in parts)
+            elif column == "verdict":
+                hit = values.str.startswith(dropdown.value)
+            else:
+                hit = values == dropdown.value
+            mask = hit if mask is None else (mask & hit)
+        return frame if mask is None else frame[mask].reset_index(drop=True)
+
+    def _apply(self) -> None:
+        view = self.filtered()
+        self.view = view
+        self.selected_source = None
+        self.actions.layout.display = "none"
+        self.detail.value = self.command_view.value = ""
+        if view is None or self.frame is None or self.frame.empty:
+            self.count.value = ""
+            self.table.update(df=_empty(), selected_rows=[])
+            return
+        shown = view.drop(columns=["_rank"], errors="ignore")
+        total = len(self.frame)
+        refused = int((self.frame["_rank"] == 0).sum()) if "_rank" in self.frame else 0
+        self.count.value = (
+            f'<div class="lfe-muted">{len(view)} of {total} row(s) shown · {refused} '
+            "refused, listed first · click a header to sort, a row to see why</div>")
+        self.table.update(df=shown, selected_rows=[])
+
+    # ---- selection
+
+    def select(self, view_row: int) -> None:
+        """Select the ``view_row``-th row shown (what a click does)."""
+        self.table.selected_rows = [view_row]
+
+    def _selected(self, rows: list[int]) -> None:
+        view = self.view
+        if not rows or view is None or not 0 <= rows[0] < len(view):
+            return
+        source = int(view.iloc[rows[0]]["#"]) - 1
+        self.selected_source = source
+        self.command_view.value = ""
+        self.pin_note.value = ""
+        self.actions.layout.display = "flex"
+        self.detail.value = self._detail(source)
+
+    def show_command(self) -> str:
+        """Show (and return) the CLI command for the selected row, with a copy button."""
+        if self.selected_source is None or self._command is None:
+            return ""
+        command = self._command(self.selected_source)
+        quoted = _html.escape(json.dumps(command), quote=True)
+        self.command_view.value = (
+            f'<pre class="lfe-pre lfe-cli-command">{render.esc(command)}</pre>'
+            f'<button class="lfe-copy" onclick="navigator.clipboard && '
+            f'navigator.clipboard.writeText({quoted})">Copy to the clipboard</button>')
+        return command
+
+    def pin_selected(self) -> None:
+        """Pin the selected row as a scenario."""
+        if self.selected_source is None or self._pin is None:
+            return
+        self.pin_note.value = self._pin(self.selected_source)
+
+
+def _empty() -> Any:
+    import pandas as pd
+
+    return pd.DataFrame({"": []})
