@@ -454,3 +454,27 @@ def test_explorer_accepts_an_existing_model(layout) -> None:
     app = Explorer(model)
     assert app.model is model
     assert "1 path(s)" in text_of(app.show("paths").counts.value)
+
+
+def test_tool_call_opens_on_a_real_call_not_an_error(app) -> None:
+    tool = app.show("tool")
+    assert app.model.tool_name == "upload_local_file"
+    assert json.loads(app.model.tool_args_text) == {
+        "local_path": "~/Documents/quarterly-report.pdf"}
+    assert app.model.call_error == "" and app.model.call_verdict is not None
+    assert "upload_local_file" in text_of(tool.verdict.value)
+
+
+def test_buttons_need_no_icon_font(app) -> None:
+    for name in app.names:
+        app.panel(name)
+    found = []
+
+    def walk(widget) -> None:
+        if isinstance(widget, widgets.Button) and widget.icon:
+            found.append(widget.description)
+        for child in getattr(widget, "children", ()):
+            walk(child)
+
+    walk(app)
+    assert found == []

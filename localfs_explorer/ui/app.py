@@ -116,7 +116,7 @@ class Explorer(widgets.VBox):
         #: The policy bar's verdict: WOULD START / WOULD EXIT, the mode and the target.
         self.header = css(self.bar.badge, "lfe-header")
         self.error = html("lfe-error")
-        self.dismiss = button("Dismiss", "lfe-error-dismiss", icon="times",
+        self.dismiss = button("× Dismiss", "lfe-error-dismiss",
                               layout=layout(width="100px"))
         self.dismiss.on_click(self.model.guarded(lambda _b: self._dismiss(), where="app"))
         self.error_row = widgets.HBox([self.error, self.dismiss],

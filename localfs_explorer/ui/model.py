@@ -60,6 +60,9 @@ OVER_HTTP_CHOICES: tuple[str, ...] = ("auto", "yes", "no")
 HOST_TARGET = "host"
 UPLOAD_TARGET = "upload"
 EXAMPLE_PREFIX = "example:"
+#: The Tool call tab opens on this call: the tool operators ask about first.
+STARTING_TOOL = "upload_local_file"
+STARTING_ARGUMENTS = {"local_path": "~/Documents/quarterly-report.pdf"}
 
 # Which stages each input feeds. "config" implies every later stage.
 _CONFIG_INPUTS = (
@@ -205,6 +208,9 @@ class ExplorerModel(HasTraits):
             self.target = f"{EXAMPLE_PREFIX}{self.examples[0]}" if self.examples else ""
         if not self.tool_name:
             self.tool_name = _first_tool()
+            if self.tool_name == STARTING_TOOL and self.tool_args_text.strip() in ("", "{}"):
+                # A call that means something from the first screen, not an error state.
+                self.tool_args_text = json.dumps(STARTING_ARGUMENTS, indent=2)
         self._hold = 0
         self.recompute(everything=True)
 
@@ -799,4 +805,6 @@ def _first_tool() -> str:
     except ImportError:  # pragma: no cover - the catalog ships with the engine
         return ""
     names = default_catalog().names()
+    if STARTING_TOOL in names:
+        return STARTING_TOOL
     return names[0] if names else ""

@@ -29,7 +29,7 @@ class BatchPanel(Panel):
                                      continuous_update=False,
                                      style=label_style(widgets.Text, "80px"),
                                      layout=layout(width="60%")), "lfe-batch-path")
-        self.load = button("Run", "lfe-batch-load", icon="play", layout=layout(width="80px"))
+        self.load = button("▶ Run", "lfe-batch-load", layout=layout(width="80px"))
         self.path.disabled = self.load.disabled = not m.host_access
         self.progress = css(widgets.IntProgress(value=0, min=0, max=1, description="probed",
                                                 layout=layout(width="60%")),

@@ -78,7 +78,7 @@ class ComparePanel(Panel):
             value=True, indent=False,
             description="also ask the generated set (roots, siblings, deny-list, home, /, "
                         "every tool)"), "lfe-compare-generated")
-        self.run = css(widgets.Button(description="Compare", icon="exchange",
+        self.run = css(widgets.Button(description="⇄ Compare",
                                       button_style="primary",
                                       layout=widgets.Layout(width="120px")),
                        "lfe-compare-run")

@@ -115,17 +115,17 @@ class ScenariosPanel(Panel):
                                      continuous_update=False,
                                      style={"description_width": "70px"},
                                      layout=widgets.Layout(width="50%")), "lfe-scenarios-path")
-        self.load = css(widgets.Button(description="Load", icon="folder-open",
+        self.load = css(widgets.Button(description="Load",
                                        layout=widgets.Layout(width="90px")),
                         "lfe-scenarios-load")
         self.path.disabled = self.load.disabled = not m.host_access
-        self.example = css(widgets.Button(description="spec 000", icon="file-text-o",
+        self.example = css(widgets.Button(description="spec 000",
                                           tooltip="the shipped scenarios of the design",
                                           layout=widgets.Layout(width="110px")),
                            "lfe-scenarios-example")
         self.text = css(widgets.Textarea(placeholder="[[scenario]]\nname = \"...\"\n...",
                                          layout=wide(height="220px")), "lfe-scenarios-text")
-        self.run = css(widgets.Button(description="Run", icon="play", button_style="primary",
+        self.run = css(widgets.Button(description="▶ Run", button_style="primary",
                                       layout=widgets.Layout(width="90px")),
                        "lfe-scenarios-run")
         self.status = html("lfe-scenarios-status")
@@ -137,7 +137,7 @@ class ScenariosPanel(Panel):
                                           style={"description_width": "50px"},
                                           layout=widgets.Layout(width="50%")),
                              "lfe-scenarios-save-name")
-        self.save = css(widgets.Button(description="Save as scenario", icon="save",
+        self.save = css(widgets.Button(description="Save as scenario",
                                        layout=widgets.Layout(width="160px")),
                         "lfe-scenarios-save")
         self.save_note = html("lfe-scenarios-save-note")

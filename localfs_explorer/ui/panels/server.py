@@ -23,7 +23,7 @@ class OverridesEditor(widgets.VBox):
         super().__init__(layout=wide())
         css(self, "lfe-overrides")
         self.model = model
-        self.add_button = button("Add variable", "lfe-override-add", icon="plus",
+        self.add_button = button("+ Add variable", "lfe-override-add",
                                  layout=layout(width="140px"))
         self.add_button.on_click(model.guarded(lambda _b: self.add_row(), where="overrides"))
         self._rows: list[tuple[widgets.Text, widgets.Widget, widgets.Button]] = []
@@ -39,7 +39,7 @@ class OverridesEditor(widgets.VBox):
                                  style=label_style(widgets.Text, "0px")),
                     "lfe-override-key")
         value_w = self._value_widget(key, value)
-        remove = button(icon="trash", tooltip="remove this variable",
+        remove = button("×", tooltip="remove this variable",
                         layout=layout(width="40px"))
         row = (key_w, value_w, remove)
         self._rows.append(row)
@@ -121,7 +121,7 @@ class ServerPanel(Panel):
                          continuous_update=False, style=label, layout=wide()),
             "lfe-env-path",
         )
-        self.env_load = button("Load", "lfe-env-load", icon="folder-open",
+        self.env_load = button("Load", "lfe-env-load",
                                button_style="primary", layout=layout(width="90px"))
         self.env_upload = css(widgets.FileUpload(description="Upload .env", multiple=False,
                                                  layout=layout(width="150px"),

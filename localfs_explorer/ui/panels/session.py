@@ -71,9 +71,9 @@ class SessionPanel(Panel):
         self.destructive = css(widgets.Checkbox(
             value=True, description="destructive tools ask every time", indent=False),
             "lfe-session-destructive")
-        self.run = css(widgets.Button(description="Replay", icon="play",
+        self.run = css(widgets.Button(description="▶ Replay",
                                       layout=widgets.Layout(width="100px")), "lfe-session-run")
-        self.example = css(widgets.Button(description="Example", icon="file-text-o",
+        self.example = css(widgets.Button(description="Example",
                                           layout=widgets.Layout(width="100px")),
                            "lfe-session-example")
         self.status = html("lfe-session-status")
