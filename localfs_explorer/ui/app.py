@@ -22,7 +22,7 @@ import ipywidgets as widgets
 
 from . import render
 from .model import ExplorerModel
-from .panel import button, css, html, layout
+from .panel import button, css, html, layout, no_null_tooltips
 
 Factory = Callable[[ExplorerModel], widgets.Widget]
 
@@ -140,6 +140,7 @@ class Explorer(widgets.VBox):
         ]
         self._refresh_steps()
         self._refresh_error()
+        no_null_tooltips(self)
         if lazy:
             self._opened(self.tabs.selected_index or 0)
         else:

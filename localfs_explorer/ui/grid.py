@@ -27,6 +27,8 @@ from .panel import button, css, html, layout, style
 #: The columns a filter dropdown is offered for, when the frame has them.
 FILTERS = ("verdict", "reason", "tool", "op")
 ALL = "(all)"
+#: Columns kept on one line (short values a wrap would only make harder to scan).
+NOWRAP = ("#", "line", "verdict", "op", "paths", "refused")
 #: Rows on one page of the grid; the menu offers more.
 PAGE_LENGTH = 25
 
@@ -233,7 +235,9 @@ class ResultsGrid(widgets.VBox):
         self.count.value = (
             f'<div class="lfe-muted">{len(view)} of {total} row(s) shown · {refused} '
             "refused, listed first · click a header to sort, a row to see why</div>")
-        self.table.update(df=shown, selected_rows=[])
+        nowrap = [i for i, c in enumerate(shown.columns) if c in NOWRAP]
+        self.table.update(df=shown, selected_rows=[],
+                          columnDefs=[{"targets": nowrap, "className": "lfe-nowrap"}])
 
     # ---- selection
 

@@ -16,7 +16,7 @@ import ipywidgets as widgets
 from ..policy import TRANSPORTS
 from . import render
 from .model import ExplorerModel
-from .panel import button, css, html, layout, style
+from .panel import button, css, html, layout, no_null_tooltips, style
 
 #: The mode selector's choices; ``unset`` takes LOCAL_FILE_ACCESS out of the file.
 MODES = ("unset", "full", "roots", "off")
@@ -99,6 +99,7 @@ class PolicyBar(widgets.VBox):
             self.note,
         ]
         self.refresh()
+        no_null_tooltips(self)
 
     def _guard(self, fn: Any) -> Any:
         return self.model.guarded(fn, where="policy bar")
@@ -156,6 +157,7 @@ class PolicyBar(widgets.VBox):
         self._set(self.mode, wanted if wanted in MODES else None)
         self._set(self.transport, m.transport)
         self.chips.children = [*self._chips(policy), self.root_input, self.root_add]
+        no_null_tooltips(self.chips)
         notes = []
         process = dict(m.overrides)
         for key in (ACCESS_KEY, ROOTS_KEY):
@@ -178,7 +180,7 @@ class PolicyBar(widgets.VBox):
                                  f" {render.badge(kind, text)}"), "lfe-chip-label")
             label.layout = layout(width="auto")
             remove = button("×", "lfe-chip-remove", tooltip=f"remove {entry}",
-                            layout=layout(width="28px"))
+                            layout=layout(width="32px", padding="0"))
             remove.on_click(self._guard(lambda _b, e=entry: self.remove_root(e)))
             chips.append(css(widgets.HBox([label, remove], layout=layout(
                 width="auto", align_items="center")), "lfe-chip"))

@@ -104,6 +104,24 @@ body[data-jp-theme-light="false"] .lfe-app, .lfe-app.lfe-dark {
   padding: 0 0 0 8px; margin: 2px 4px 2px 0; }
 .lfe-app .lfe-bar-label { font-weight: 600; }
 .lfe-app .lfe-kernel-banner { display: none; }
+/* Upload buttons: the widget writes "(0)", a count of files nobody asked for; the button
+   shows its own words instead. */
+.lfe-app .widget-upload { font-size: 0 !important; }
+.lfe-app .widget-upload::before { font-size: 13px; }
+.lfe-app .lfe-env-upload::before { content: "Upload .env"; }
+.lfe-app .lfe-spec-upload::before { content: "Upload host spec"; }
+.lfe-app .lfe-batch-upload::before { content: "Upload JSONL"; }
+.lfe-app .lfe-session-upload::before { content: "Upload JSON"; }
+.lfe-app .lfe-scenarios-upload::before { content: "Upload TOML"; }
+.lfe-app .widget-upload i { display: none; }
+/* The results grid: full width, numbers and verdicts on one line. */
+.lfe-app .lfe-grid-table table.dataTable { width: 100% !important; margin: 0; }
+.lfe-app .lfe-grid-table td.lfe-nowrap { white-space: nowrap; }
+.lfe-app .lfe-grid-table, .lfe-app .lfe-grid-table td, .lfe-app .lfe-grid-table th {
+  color: var(--lfe-fg); }
+.lfe-app .lfe-grid-table tr.selected td { background: var(--lfe-selected-bg) !important;
+  color: var(--lfe-fg) !important; box-shadow: none !important; }
+.lfe-app button.lfe-copy { font: inherit; font-size: 12px; }
 /* Narrow windows: inputs and columns take the whole width instead of overflowing. */
 @media (max-width: 800px) {
   .lfe-app .widget-text, .lfe-app .widget-textarea, .lfe-app .widget-dropdown {

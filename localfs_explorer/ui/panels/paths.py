@@ -37,7 +37,7 @@ class PathsPanel(Panel):
             options=[(op.replace("_", "+"), op) for op in OPS],
             tooltips=["may a tool read it?", "may a tool write it?",
                       "both (a sync entry present on both sides)"],
-            style=style(widgets.ToggleButtons, button_width="90px")), "op"), "lfe-op")
+            style=style(widgets.ToggleButtons, button_width="110px")), "op"), "lfe-op")
         self.over_http = css(self.bind(widgets.Dropdown(
             options=[("by transport", "auto"), ("yes", "yes"), ("no", "no")],
             description="over HTTP?", style=label), "over_http"), "lfe-over-http")
