@@ -478,3 +478,22 @@ def test_buttons_need_no_icon_font(app) -> None:
 
     walk(app)
     assert found == []
+
+
+def test_session_example_changes_with_approve_or_deny(app) -> None:
+    session = app.show("session")
+    session.example.click()
+    assert app.model.access_text.strip() and session.access.value == app.model.access_text
+    summary = text_of(session.summary.value)
+    assert "2 prompt(s)" in summary
+    approved = list(session.grid.frame["verdict"])
+    assert approved == ["✔ OK", "✔ OK", "✔ OK"]
+    session.answers.value = "deny"
+    assert list(session.grid.frame["verdict"]) == ["✘ DECLINED"] * 3
+    assert "3 prompt(s)" in text_of(session.summary.value)
+    session.grid.select(0)
+    assert "refused" in text_of(session.grid.detail.value)
+    # The tab's own access lists: emptied, nothing waits for the person any more.
+    session.access.value = ""
+    assert list(session.grid.frame["verdict"]) == ["✔ OK"] * 3
+    assert "0 prompt(s)" in text_of(session.summary.value)
