@@ -497,3 +497,20 @@ def test_session_example_changes_with_approve_or_deny(app) -> None:
     session.access.value = ""
     assert list(session.grid.frame["verdict"]) == ["✔ OK"] * 3
     assert "0 prompt(s)" in text_of(session.summary.value)
+
+
+def test_compare_lists_every_change_in_the_grid_new_access_first() -> None:
+    from localfs_explorer.ui.model import ExplorerModel
+
+    model = ExplorerModel(target="example:traps", cwd="/app", package_dir="/app", debounce=0,
+                          file_edits={"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": "/data"})
+    compare = Explorer(model).show("compare")
+    compare.changes.value = "LOCAL_FILE_ROOTS=/data:/srv/outside\n"
+    compare.compare()
+    counts = compare.result.counts()
+    frame = compare.grid.frame
+    assert len(frame) == len(compare.result.changes) == sum(counts.values())
+    assert counts["new_access"] > 0 and frame.iloc[0]["verdict"] == "new access"
+    assert frame.iloc[0]["before"].startswith("REFUSED") and frame.iloc[0]["after"] == "ALLOWED"
+    compare.grid.select(0)
+    assert "/srv/outside" in text_of(compare.grid.detail.value)
