@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import ipywidgets as widgets
 import pytest
@@ -514,3 +515,23 @@ def test_compare_lists_every_change_in_the_grid_new_access_first() -> None:
     assert frame.iloc[0]["before"].startswith("REFUSED") and frame.iloc[0]["after"] == "ALLOWED"
     compare.grid.select(0)
     assert "/srv/outside" in text_of(compare.grid.detail.value)
+
+
+def test_grid_cells_are_escaped_and_paths_wrap_only_at_slashes(app, layout) -> None:
+    paths = app.show("paths")
+    paths.paths.value = f"{layout.data}/a-b/<x>.csv"
+    row = json.loads(paths.grid.table._dt_args["data_json"])[0]
+    cell = row[4]
+    assert '<span class="lfe-seg">a-b</span>/<wbr>' in cell  # "a-b" stays whole
+    assert '<span class="lfe-seg">&lt;x&gt;.csv</span>' in cell and "<x>" not in cell
+    assert re.sub(r"<[^>]+>", "", cell) == f"{layout.data}/a-b/&lt;x&gt;.csv"
+    assert "<x>" not in row[6]  # the message is escaped too
+
+
+def test_the_grid_keeps_every_one_of_20000_rows(app, layout) -> None:
+    paths = app.show("paths")
+    lines = [str(layout.data / f"f{i}.csv") for i in range(19_999)]
+    paths.paths.value = "\n".join([*lines, str(layout.app / "token.json")])
+    table = json.loads(paths.grid.table._dt_args["data_json"])
+    assert len(table) == 20_000  # not sampled down to a size limit
+    assert table[0][0] == 20_000 and "REFUSED" in table[0][1]

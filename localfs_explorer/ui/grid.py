@@ -106,6 +106,32 @@ def batch_frame(verdicts: Sequence[Any], known: frozenset[str] | None = None) ->
                                        "paths", "refused", "what the model gets", "_rank"])
 
 
+#: Columns holding paths: they wrap after a ``/`` and nowhere else.
+PATH_COLUMNS = ("path", "resolves to", "probe")
+
+
+def path_cell(value: Any) -> str:
+    """A path as grid HTML: each component kept whole, a line break allowed after ``/``."""
+    parts = str(value).split("/")
+    return "/<wbr>".join(f'<span class="lfe-seg">{render.esc(p)}</span>' if p else ""
+                         for p in parts)
+
+
+def as_cells(frame: Any) -> Any:
+    """``frame`` as the grid's HTML cells: text escaped, paths wrapping only at ``/``."""
+    from pandas.api.types import is_numeric_dtype
+
+    cells = frame.copy()
+    for column in cells.columns:
+        if is_numeric_dtype(cells[column].dtype):
+            continue
+        if column in PATH_COLUMNS:
+            cells[column] = cells[column].map(path_cell)
+        else:
+            cells[column] = cells[column].map(render.esc)
+    return cells
+
+
 def order_refusals_first(frame: Any) -> Any:
     """``frame`` with refusals (small ``_rank``) first, in source order within a rank."""
     if "_rank" not in frame.columns or frame.empty:
@@ -173,7 +199,7 @@ class ResultsGrid(widgets.VBox):
 
         table = ITable(None, select={"style": "single"}, maxBytes=0, showIndex=False,
                        order=[], pageLength=PAGE_LENGTH, classes="display compact",
-                       lengthMenu=[10, 25, 100, 500], allow_html=False)
+                       lengthMenu=[10, 25, 100, 500], allow_html=True)
         table.add_class("lfe-grid-table")
         table.observe(self._guard(lambda c: self._selected(c["new"])), names="selected_rows")
         return table
@@ -227,16 +253,16 @@ class ResultsGrid(widgets.VBox):
         self.detail.value = self.command_view.value = ""
         if view is None or self.frame is None or self.frame.empty:
             self.count.value = ""
-            self.table.update(df=_empty(), selected_rows=[])
+            self.table.update(df=_empty(), selected_rows=[], maxBytes=0)
             return
-        shown = view.drop(columns=["_rank"], errors="ignore")
+        shown = as_cells(view.drop(columns=["_rank"], errors="ignore"))
         total = len(self.frame)
         refused = int((self.frame["_rank"] == 0).sum()) if "_rank" in self.frame else 0
         self.count.value = (
             f'<div class="lfe-muted">{len(view)} of {total} row(s) shown · {refused} '
             "refused, listed first · click a header to sort, a row to see why</div>")
         nowrap = [i for i, c in enumerate(shown.columns) if c in NOWRAP]
-        self.table.update(df=shown, selected_rows=[],
+        self.table.update(df=shown, selected_rows=[], allow_html=True, maxBytes=0,
                           columnDefs=[{"targets": nowrap, "className": "lfe-nowrap"}])
 
     # ---- selection

@@ -116,7 +116,7 @@ body[data-jp-theme-light="false"] .lfe-app, .lfe-app.lfe-dark {
 .lfe-app .widget-upload i { display: none; }
 /* The results grid: full width, numbers and verdicts on one line. */
 .lfe-app .lfe-grid-table table.dataTable { width: 100% !important; margin: 0; }
-.lfe-app .lfe-grid-table td.lfe-nowrap { white-space: nowrap; }
+.lfe-app .lfe-grid-table td.lfe-nowrap, .lfe-app .lfe-seg { white-space: nowrap; }
 .lfe-app .lfe-grid-table, .lfe-app .lfe-grid-table td, .lfe-app .lfe-grid-table th {
   color: var(--lfe-fg); }
 .lfe-app .lfe-grid-table tr.selected td { background: var(--lfe-selected-bg) !important;
