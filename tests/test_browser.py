@@ -211,6 +211,13 @@ def test_first_run_is_offline_titled_and_guided(browser_page, tmp_path) -> None:
         expect(page.locator(".lfe-steps")).to_contain_text("✔ 2 · probe paths and calls")
         shot(page, "first-run-light.png")
         expect(page.locator(".lfe-error")).to_have_text("")
+        # Usable at 768 px: nothing sticks out sideways, the grid and the bar still show.
+        page.set_viewport_size({"width": 768, "height": 900})
+        page.wait_for_timeout(300)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 768
+        expect(page.locator(".lfe-verdicts tbody tr").first).to_be_visible()
+        expect(page.locator(".lfe-mode-select")).to_be_visible()
+        shot(page, "first-run-768.png")
     assert requests and off_machine(requests) == []
 
 

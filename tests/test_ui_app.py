@@ -384,6 +384,7 @@ def test_policy_bar_roots_outside_roots_mode_still_say_whether_they_exist(app, l
     labels = [text_of(chip.children[0].value) for chip in app.bar.chips.children[:2]]
     assert "✘ missing" in labels[0] and "✔ exists" in labels[1]
     assert "ignored" not in " ".join(labels)
+    assert "not used: the mode is full" in text_of(app.panel("server").roots.value)
 
 
 def test_policy_bar_says_when_the_process_environment_wins(app, layout) -> None:

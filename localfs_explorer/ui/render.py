@@ -116,6 +116,7 @@ body[data-jp-theme-light="false"] .lfe-app, .lfe-app.lfe-dark {
 .lfe-app .widget-upload i { display: none; }
 /* The results grid: full width, numbers and verdicts on one line. */
 .lfe-app .lfe-grid-table table.dataTable { width: 100% !important; margin: 0; }
+.lfe-app .lfe-grid-table .dt-layout-table { overflow-x: auto; }
 .lfe-app .lfe-grid-table td.lfe-nowrap, .lfe-app .lfe-seg { white-space: nowrap; }
 .lfe-app .lfe-grid-table, .lfe-app .lfe-grid-table td, .lfe-app .lfe-grid-table th {
   color: var(--lfe-fg); }
@@ -262,9 +263,12 @@ def roots_table(policy: Any) -> str:
         return '<div class="lfe-muted">LOCAL_FILE_ROOTS: not set.</div>'
     rows = []
     for r in policy.roots:
-        state = badge("refused", f"✘ {r.problem}") if r.problem else badge("ok", "✔ ok")
-        if policy.mode.value != "roots":
-            state = badge("absent", "ignored (mode isn't roots)")
+        if r.problem:
+            state = badge("refused", f"✘ {r.problem}")
+        elif r.resolved:
+            state = badge("ok", "✔ ok")
+        else:  # not resolved: the mode isn't roots, so the entry is set but not used
+            state = badge("absent", f"not used: the mode is {policy.mode.value}")
         rows.append([esc(r.configured), esc(r.resolved or "—"), state])
     return table(["LOCAL_FILE_ROOTS entry", "resolves to", "state"], rows,
                  css_class="lfe-roots-table")
