@@ -29,6 +29,11 @@ FILTERS = ("verdict", "reason", "tool", "op")
 ALL = "(all)"
 #: Columns kept on one line (short values a wrap would only make harder to scan).
 NOWRAP = ("#", "line", "verdict", "op", "paths", "refused")
+#: Options itables recomputes with every new frame, so they go with each update too:
+#: every row (no sampling down to a size), cells are our escaped HTML, and a click
+#: anywhere on a header sorts (not only on its small arrow).
+DATA_OPTIONS: dict[str, Any] = {"maxBytes": 0, "allow_html": True,
+                                "text_in_header_can_be_selected": False}
 #: Rows on one page of the grid; the menu offers more.
 PAGE_LENGTH = 25
 
@@ -197,9 +202,9 @@ class ResultsGrid(widgets.VBox):
     def _new_table(self) -> Any:
         from itables.widget import ITable
 
-        table = ITable(None, select={"style": "single"}, maxBytes=0, showIndex=False,
-                       order=[], pageLength=PAGE_LENGTH, classes="display compact",
-                       lengthMenu=[10, 25, 100, 500], allow_html=True)
+        table = ITable(None, select={"style": "single"}, showIndex=False, order=[],
+                       pageLength=PAGE_LENGTH, classes="display compact",
+                       lengthMenu=[10, 25, 100, 500], **DATA_OPTIONS)
         table.add_class("lfe-grid-table")
         table.observe(self._guard(lambda c: self._selected(c["new"])), names="selected_rows")
         return table
@@ -253,7 +258,7 @@ class ResultsGrid(widgets.VBox):
         self.detail.value = self.command_view.value = ""
         if view is None or self.frame is None or self.frame.empty:
             self.count.value = ""
-            self.table.update(df=_empty(), selected_rows=[], maxBytes=0)
+            self.table.update(df=_empty(), selected_rows=[], **DATA_OPTIONS)
             return
         shown = as_cells(view.drop(columns=["_rank"], errors="ignore"))
         total = len(self.frame)
@@ -262,7 +267,7 @@ class ResultsGrid(widgets.VBox):
             f'<div class="lfe-muted">{len(view)} of {total} row(s) shown · {refused} '
             "refused, listed first · click a header to sort, a row to see why</div>")
         nowrap = [i for i, c in enumerate(shown.columns) if c in NOWRAP]
-        self.table.update(df=shown, selected_rows=[], allow_html=True, maxBytes=0,
+        self.table.update(df=shown, selected_rows=[], **DATA_OPTIONS,
                           columnDefs=[{"targets": nowrap, "className": "lfe-nowrap"}])
 
     # ---- selection
