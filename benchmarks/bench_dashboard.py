@@ -174,7 +174,7 @@ async (total) => {
   };
   const shown = () => {
     const count = document.querySelector('.lfe-grid-batch .lfe-grid-count');
-    const row = document.querySelector('.lfe-batch-calls tbody tr td');
+    const row = document.querySelector('.lfe-batch-calls tbody tr td:not(.dt-empty)');
     return count && count.textContent.includes('of ' + total + ' row(s)') && row;
   };
   return await new Promise((resolve, reject) => {

@@ -241,6 +241,8 @@ def test_batch_upload_progress_counts_and_csv_link(app, layout) -> None:
     outcomes = " ".join(text_of(batch.outcomes.value).split())
     assert "✔ OK 3" in outcomes and "✘ REFUSED 1" in outcomes
     assert "download_file" in batch.tools.value
+    assert batch.csv.value == ""  # megabytes for a big batch: made only when asked for
+    batch.csv_prepare.click()
     assert 'download="localfs-explorer-batch.csv"' in batch.csv.value
     assert 'href="data:text/csv;base64,' in batch.csv.value
     view = batch.grid.view

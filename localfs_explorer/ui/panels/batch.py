@@ -44,6 +44,11 @@ class BatchPanel(Panel):
         self.grid.table.add_class("lfe-batch-calls")
         self.grid.detail.add_class("lfe-call-detail")
         self.csv = html("lfe-batch-csv")
+        # The CSV goes into the page only when asked for: for a big batch it is megabytes,
+        # which would hold up the grid the moment the batch finishes.
+        self.csv_prepare = button("⬇ Prepare the CSV", "lfe-batch-csv-prepare",
+                                  layout=layout(width="170px"))
+        self.on_click(self.csv_prepare, self.prepare_csv)
         self.on_change(self.upload, lambda _v: self._uploaded())
         self.on_click(self.load, lambda: m.load_batch_path(self.path.value))
         m.observe(m.guarded(lambda _c: self._progress(), where="batch panel"),
@@ -57,7 +62,8 @@ class BatchPanel(Panel):
             intro, widgets.HBox([self.upload, self.path, self.load], layout=wide()),
             widgets.HBox([self.progress, self.progress_label], layout=wide()),
             self.status, heading("By outcome"), self.outcomes, heading("By tool"),
-            self.tools, self.csv, heading("Calls"), self.grid,
+            self.tools, widgets.HBox([self.csv_prepare, self.csv], layout=wide()),
+            heading("Calls"), self.grid,
         ]
 
     # ---- row actions
@@ -113,8 +119,18 @@ class BatchPanel(Panel):
         self.grid.set_frame(batch_frame(verdicts))
         if not verdicts:
             self.outcomes.value = self.tools.value = self.csv.value = ""
+            self.csv_prepare.disabled = True
             return
         self.outcomes.value, self.tools.value, _calls = render.batch_tables(verdicts)
+        self.csv.value = ""
+        self.csv_prepare.disabled = False
+
+    def prepare_csv(self) -> None:
+        """Put the batch result's CSV (one row per call and path) in a download link."""
+        m = self.model
+        if not m.batch_verdicts:
+            return
         self.csv.value = render.download_link(
             m.batch_csv(), "localfs-explorer-batch.csv", "text/csv",
-            f"⬇ Download the result as CSV ({len(verdicts)} calls)", "lfe-batch-csv-link")
+            f"⬇ Download the result as CSV ({len(m.batch_verdicts)} calls)",
+            "lfe-batch-csv-link")
