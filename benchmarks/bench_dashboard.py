@@ -13,8 +13,8 @@ targets:
 
 - Explorer load  <= 1.5 x the one-widget notebook's
 - typing a path -> its verdict on screen: median <= 200 ms
-- a 20,000-call batch: its results grid on screen, then sorted by a header click and
-  filtered by tool, within 1 s of the batch finishing (``--batch-calls``)
+- a 20,000-call batch: its results grid on screen, then sorted and filtered by tool,
+  within 1 s of the batch finishing (``--batch-calls``)
 """
 
 from __future__ import annotations
@@ -193,24 +193,17 @@ async (total) => {
 }
 """
 
-# Resolves with the milliseconds from a click on the grid's "#" header to its first row
-# changing (DataTables sorts all the rows in the page: the unknown tools listed first
-# give way to call 1).
+# Resolves with the milliseconds from sorting the grid by "#" (in the kernel, over every
+# row) to its first row changing on screen (the unknown tools listed first give way to
+# call 1).
 SORT_GRID = """
 async () => {
-  // Timed from the call: if the grid is still being redrawn, waiting for it counts.
-  const t0 = performance.now();
-  const header = () => Array.from(document.querySelectorAll('.lfe-batch-calls thead th'))
-    .find((th) => th.textContent.trim() === '#');
   const first = () => {
-    const row = document.querySelector('.lfe-batch-calls tbody tr');
-    return row ? row.textContent : '';
+    const row = document.querySelector('.lfe-batch-calls tbody tr td:not(.dt-empty)');
+    return row ? row.parentElement.textContent : '';
   };
-  while (!header() || !first()) {
-    if (performance.now() - t0 > 30000) { throw new Error('no grid header'); }
-    await new Promise((r) => setTimeout(r, 5));
-  }
   const before = first();
+  const select = document.querySelector('.lfe-grid-batch .lfe-grid-sort select');
   return await new Promise((resolve, reject) => {
     const timeout = setTimeout(() => reject(new Error('no sort')), 30000);
     const observer = new MutationObserver(() => {
@@ -218,9 +211,10 @@ async () => {
         observer.disconnect(); clearTimeout(timeout); resolve(performance.now() - t0);
       }
     });
-    observer.observe(document.querySelector('.lfe-batch-calls'),
-                     {subtree: true, childList: true, characterData: true});
-    header().click();
+    observer.observe(document.body, {subtree: true, childList: true, characterData: true});
+    const t0 = performance.now();
+    select.value = Array.from(select.options).find((o) => o.text === '#').value;
+    select.dispatchEvent(new Event('change', {bubbles: true}));
   });
 }
 """
@@ -331,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
         shown, sort, filtered = grid
         worst = max(shown, shown + sort, shown + filtered)
         print(f"{args.batch_calls}-call batch, from 'done' to its grid: on screen {shown:.0f} ms, "
-              f"then sorted by a header click in {sort:.0f} ms, filtered by tool in "
+              f"then sorted by "#" in {sort:.0f} ms, filtered by tool in "
               f"{filtered:.0f} ms   target <= 1000 ms  {'OK' if worst <= 1000 else 'OVER'}")
     return 0
 

@@ -122,7 +122,7 @@ def test_a_refusal_at_row_401_is_the_first_row(app, layout) -> None:
     table = json.loads(paths.grid.table._dt_args["data_json"])
     assert len(table) == 401  # every row is in the grid, none cut off
     assert table[0][0] == 401 and table[0][1] == "✘ REFUSED"
-    assert "401 of 401 row(s) shown · 1 refused, listed first" in text_of(
+    assert "401 of 401 row(s) shown · 1 refused · refusals first" in text_of(
         paths.grid.count.value)
 
 
@@ -140,8 +140,8 @@ def test_grid_filters_by_verdict_reason_and_op(app, layout) -> None:
     assert sorted(grid.view["#"]) == [1, 3]
     grid.filters["op"].value = "read"
     assert len(grid.view) == 2
-    # After every update a click anywhere on a header still sorts (not just its arrow).
-    assert "text_in_header_can_be_selected" not in grid.table._dt_args
+    # Sorting is the kernel's, over every row: the page doesn't re-sort its window.
+    assert grid.table._dt_args["ordering"] is False
     assert "2 of 3 row(s) shown" in text_of(grid.count.value)
 
 
@@ -534,9 +534,41 @@ def test_grid_cells_are_escaped_and_paths_wrap_only_at_slashes(app, layout) -> N
 
 
 def test_the_grid_keeps_every_one_of_20000_rows(app, layout) -> None:
+    from localfs_explorer.ui.grid import WINDOW
+
     paths = app.show("paths")
+    grid = paths.grid
     lines = [str(layout.data / f"f{i}.csv") for i in range(19_999)]
     paths.paths.value = "\n".join([*lines, str(layout.app / "token.json")])
-    table = json.loads(paths.grid.table._dt_args["data_json"])
-    assert len(table) == 20_000  # not sampled down to a size limit
+    assert len(grid.view) == 20_000  # every row kept, none sampled away
+    table = json.loads(grid.table._dt_args["data_json"])
+    assert len(table) == WINDOW  # the page gets one window at a time
     assert table[0][0] == 20_000 and "REFUSED" in table[0][1]
+    assert "rows 1–1000 of 20000" in text_of(grid.count.value)
+    assert grid.previous.disabled and not grid.next.disabled
+    for _ in range(25):
+        grid.next.click()
+    assert grid.next.disabled and "rows 19001–20000 of 20000" in text_of(grid.count.value)
+    assert json.loads(grid.table._dt_args["data_json"])[-1][0] == 19_999
+    grid.select(5)  # a row outside the window brings its window back
+    assert "rows 1–1000" in text_of(grid.count.value)
+    assert app.model.decisions[grid.selected_source].path == lines[4]
+
+
+def test_grid_sorts_and_searches_every_row(app, layout) -> None:
+    paths = app.show("paths")
+    grid = paths.grid
+    names = ["b.csv", "C.csv", "a.csv"]
+    paths.paths.value = "\n".join([*(str(layout.data / n) for n in names),
+                                   str(layout.app / "token.json")])
+    assert list(grid.view["#"]) == [4, 1, 2, 3]  # refusals first
+    grid.sort.value = "path"
+    names_of = lambda: [p.rsplit("/", 1)[-1] for p in grid.view["path"]]  # noqa: E731
+    assert names_of() == ["token.json", "a.csv", "b.csv", "C.csv"]  # case-insensitive
+    grid.descending.value = True
+    assert names_of() == ["C.csv", "b.csv", "a.csv", "token.json"]
+    first = json.loads(grid.table._dt_args["data_json"])[0]
+    assert first[0] == 2  # the page shows the kernel's order
+    grid.search.value = "B.CS"
+    assert names_of() == ["b.csv"]
+    assert "1 of 4 row(s) shown" in text_of(grid.count.value)
