@@ -325,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
         shown, sort, filtered = grid
         worst = max(shown, shown + sort, shown + filtered)
         print(f"{args.batch_calls}-call batch, from 'done' to its grid: on screen {shown:.0f} ms, "
-              f"then sorted by "#" in {sort:.0f} ms, filtered by tool in "
+              f"then sorted by # in {sort:.0f} ms, filtered by tool in "
               f"{filtered:.0f} ms   target <= 1000 ms  {'OK' if worst <= 1000 else 'OVER'}")
     return 0
 
