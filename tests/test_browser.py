@@ -332,6 +332,52 @@ def test_dark_theme_is_readable(browser_page, deployment, tmp_path) -> None:
         assert low == {}, f"below WCAG AA (4.5:1) in the dark theme: {low}"
 
 
+def test_a_3000_call_batch_and_a_session_in_the_browser(browser_page, deployment,
+                                                        tmp_path) -> None:
+    import json
+
+    from playwright.sync_api import expect
+
+    page = browser_page
+    data, outside = deployment["data"], deployment["outside"]
+    calls = tmp_path / "calls.jsonl"
+    lines = [{"name": "upload_local_file", "arguments": {"local_path": str(data / f"{i}.csv")}}
+             for i in range(2998)]
+    lines.append({"name": "no_such_tool", "arguments": {"local_path": str(data / "x.csv")}})
+    lines.append({"name": "upload_local_file",
+                  "arguments": {"local_path": str(outside / "payroll.csv")}})
+    calls.write_text("\n".join(json.dumps(c) for c in lines) + "\n")
+    with serve(tmp_path / "voila.log", "--env", str(deployment["env"])) as url:
+        open_page(page, url)
+        page.get_by_role("tab", name="Batch").click()
+        page.fill(".lfe-batch-path input", str(calls))
+        page.click(".lfe-batch-load")
+        expect(page.locator(".lfe-batch-progress-label")).to_contain_text(
+            "3000 / 3000 calls, done")
+        rows = page.locator(".lfe-batch-calls tbody tr")
+        expect(rows.nth(0)).to_contain_text("✘ REFUSED")  # call 3000, shown first
+        expect(rows.nth(0)).to_contain_text("3000")
+        expect(rows.nth(1)).to_contain_text("✔ OK · unknown tool")
+        rows.nth(0).click()
+        expect(page.locator(".lfe-call-detail")).to_contain_text("outside roots")
+        page.click(".lfe-grid-batch .lfe-grid-cli")
+        expect(page.locator(".lfe-grid-batch .lfe-cli-command")).to_contain_text(
+            "localfs-explorer probe")
+
+        page.get_by_role("tab", name="Session").click()
+        page.click(".lfe-session-example")
+        session_rows = page.locator(".lfe-session-table tbody tr")
+        # Approved by the person, then the file policy answers (roots mode: outside).
+        expect(session_rows.first).to_contain_text("✔ approved")
+        expect(session_rows.first).to_contain_text("✘ REFUSED")
+        expect(page.locator(".lfe-session-summary")).to_contain_text("2 prompt(s)")
+        page.locator(".lfe-session-answers button", has_text="Deny").click()
+        expect(session_rows.first).to_contain_text("✘ DECLINED")
+        expect(page.locator(".lfe-session-summary")).to_contain_text("3 prompt(s)")
+        shot(page, "session.png")
+        expect(page.locator(".lfe-error")).to_have_text("")
+
+
 def test_a_lost_kernel_shows_a_reload_banner(browser_page, tmp_path) -> None:
     from playwright.sync_api import expect
 
