@@ -38,32 +38,102 @@ _COLOURS = {
 
 STYLE = """
 <style>
-.lfe-app { max-width: 1400px; font-size: 14px; }
-.lfe-app .widget-html-content { line-height: 1.45; }
+/* Colours come from JupyterLab's theme variables (with light fallbacks), so the page is
+   readable in the light and the dark theme; the few colours of our own have a dark
+   variant below. */
+.lfe-app {
+  --lfe-fg: var(--jp-content-font-color1, #1f2328);
+  --lfe-fg-muted: var(--jp-content-font-color2, #57606a);
+  --lfe-bg: var(--jp-layout-color0, #ffffff);
+  --lfe-bg-alt: var(--jp-layout-color2, #f6f8fa);
+  --lfe-border: var(--jp-border-color1, #d0d7de);
+  --lfe-ok: #1a7f37; --lfe-bad: #b42318; --lfe-warn: #9a6700; --lfe-info: #6f42c1;
+  --lfe-ok-bg: rgba(26, 127, 55, 0.12); --lfe-bad-bg: rgba(180, 35, 24, 0.12);
+  --lfe-warn-bg: rgba(154, 103, 0, 0.14); --lfe-note-bg: var(--lfe-bg-alt);
+  --lfe-selected-bg: rgba(212, 167, 44, 0.28);
+  max-width: 1400px; font-size: 14px; color: var(--lfe-fg); }
+body[data-jp-theme-light="false"] .lfe-app, .lfe-app.lfe-dark {
+  --lfe-ok: #57d364; --lfe-bad: #ff8a80; --lfe-warn: #e3b341; --lfe-info: #d2a8ff;
+  --lfe-ok-bg: rgba(87, 211, 100, 0.14); --lfe-bad-bg: rgba(255, 138, 128, 0.14);
+  --lfe-warn-bg: rgba(227, 179, 65, 0.16); --lfe-selected-bg: rgba(227, 179, 65, 0.30); }
+.lfe-app .widget-html-content { line-height: 1.45; color: var(--lfe-fg);
+  word-break: normal; overflow-wrap: normal; }
 /* Full-width HTML areas: without side margins, 100% fits the column exactly. */
 .lfe-app .widget-html { margin-left: 0; margin-right: 0; }
+/* Labels and buttons say the whole word or wrap between words, never inside one. */
+.lfe-app .widget-label, .lfe-app .widget-button, .lfe-app .widget-toggle-button {
+  word-break: normal; overflow-wrap: normal; }
+.lfe-app .widget-label { overflow: visible; }
 .lfe-app table.lfe-table { border-collapse: collapse; margin: 4px 0 8px 0; width: 100%; }
 .lfe-app table.lfe-table th, .lfe-app table.lfe-table td {
-  border: 1px solid #d0d7de; padding: 3px 6px; text-align: left; vertical-align: top;
-  font-size: 13px; overflow-wrap: anywhere; }
-.lfe-app table.lfe-table th { background: #f6f8fa; }
+  border: 1px solid var(--lfe-border); padding: 3px 6px; text-align: left;
+  vertical-align: top; font-size: 13px; color: var(--lfe-fg);
+  word-break: normal; overflow-wrap: normal; }
+.lfe-app table.lfe-table th { background: var(--lfe-bg-alt); }
 .lfe-app table.lfe-trace td:nth-child(-n+2), .lfe-app table.lfe-verdicts td:nth-child(3),
 .lfe-app table.lfe-call-paths td:nth-child(4) { white-space: nowrap; }
-.lfe-app table.lfe-table tr.lfe-selected td { background: #fff8c5; }
+.lfe-app table.lfe-table tr.lfe-selected td { background: var(--lfe-selected-bg); }
+.lfe-app code, .lfe-app .lfe-path { word-break: normal; overflow-wrap: normal;
+  color: var(--lfe-fg); }
 .lfe-app .lfe-badge { display: inline-block; color: #fff; border-radius: 3px;
   padding: 0 6px; font-weight: 600; font-size: 12px; white-space: nowrap; }
-.lfe-app pre.lfe-pre { background: #f6f8fa; border: 1px solid #d0d7de; padding: 6px;
-  white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12.5px; margin: 4px 0; }
-.lfe-app .lfe-diff-add { color: #1a7f37; } .lfe-app .lfe-diff-del { color: #b42318; }
-.lfe-app .lfe-diff-hunk { color: #6f42c1; }
-.lfe-app .lfe-box { border-left: 4px solid #d0d7de; padding: 4px 8px; margin: 4px 0; }
-.lfe-app .lfe-box-error { border-color: #b42318; background: #ffebe9; }
-.lfe-app .lfe-box-warning { border-color: #9a6700; background: #fff8c5; }
-.lfe-app .lfe-box-ok { border-color: #1a7f37; background: #dafbe1; }
-.lfe-app .lfe-box-note { border-color: #57606a; background: #f6f8fa; }
-.lfe-app .lfe-muted { color: #57606a; }
-.lfe-app h3.lfe-h { margin: 8px 0 4px 0; font-size: 15px; }
-.lfe-app .lfe-mode-line { font-size: 18px; margin: 2px 0; }
+.lfe-app pre.lfe-pre { background: var(--lfe-bg-alt); color: var(--lfe-fg);
+  border: 1px solid var(--lfe-border); padding: 6px; white-space: pre-wrap;
+  overflow-wrap: anywhere; font-size: 12.5px; margin: 4px 0; }
+.lfe-app .lfe-diff-add { color: var(--lfe-ok); } .lfe-app .lfe-diff-del { color: var(--lfe-bad); }
+.lfe-app .lfe-diff-hunk { color: var(--lfe-info); }
+.lfe-app .lfe-box { border-left: 4px solid var(--lfe-border); padding: 4px 8px; margin: 4px 0;
+  color: var(--lfe-fg); }
+.lfe-app .lfe-box-error { border-color: var(--lfe-bad); background: var(--lfe-bad-bg); }
+.lfe-app .lfe-box-warning { border-color: var(--lfe-warn); background: var(--lfe-warn-bg); }
+.lfe-app .lfe-box-ok { border-color: var(--lfe-ok); background: var(--lfe-ok-bg); }
+.lfe-app .lfe-box-note { border-color: var(--lfe-fg-muted); background: var(--lfe-note-bg); }
+.lfe-app .lfe-muted { color: var(--lfe-fg-muted); }
+.lfe-app h3.lfe-h { margin: 8px 0 4px 0; font-size: 15px; color: var(--lfe-fg); }
+.lfe-app .lfe-mode-line { font-size: 15px; margin: 2px 0; }
+.lfe-app h1.lfe-title { font-size: 22px; margin: 4px 0 2px 0; color: var(--lfe-fg); }
+.lfe-app .lfe-steps { display: flex; flex-wrap: wrap; gap: 6px; margin: 4px 0 6px 0; }
+.lfe-app .lfe-step { border: 1px solid var(--lfe-border); border-radius: 12px;
+  padding: 1px 10px; color: var(--lfe-fg-muted); white-space: nowrap; }
+.lfe-app .lfe-step-done { border-color: var(--lfe-ok); color: var(--lfe-fg);
+  background: var(--lfe-ok-bg); }
+.lfe-app .lfe-policy-bar { border: 1px solid var(--lfe-border); border-radius: 4px;
+  padding: 4px 8px; margin: 4px 0 8px 0; background: var(--lfe-bg); }
+.lfe-app .lfe-verdict-big { font-size: 15px; margin: 2px 0; color: var(--lfe-fg); }
+.lfe-app .lfe-verdict-big .lfe-big { display: inline-block; font-size: 20px;
+  font-weight: 700; padding: 2px 12px; border-radius: 4px; color: #fff; }
+.lfe-app .lfe-verdict-start .lfe-big { background: #1a7f37; }
+.lfe-app .lfe-verdict-exit .lfe-big { background: #b42318; }
+.lfe-app .lfe-chip { border: 1px solid var(--lfe-border); border-radius: 12px;
+  padding: 0 0 0 8px; margin: 2px 4px 2px 0; }
+.lfe-app .lfe-bar-label { font-weight: 600; }
+.lfe-app .lfe-kernel-banner { display: none; }
+/* Upload buttons: the widget writes "(0)", a count of files nobody asked for; the button
+   shows its own words instead. */
+.lfe-app .widget-upload { font-size: 0 !important; }
+.lfe-app .widget-upload::before { font-size: 13px; }
+.lfe-app .lfe-env-upload::before { content: "Upload .env"; }
+.lfe-app .lfe-spec-upload::before { content: "Upload host spec"; }
+.lfe-app .lfe-batch-upload::before { content: "Upload JSONL"; }
+.lfe-app .lfe-session-upload::before { content: "Upload JSON"; }
+.lfe-app .lfe-scenarios-upload::before { content: "Upload TOML"; }
+.lfe-app .widget-upload i { display: none; }
+/* The results grid: full width, numbers and verdicts on one line. */
+.lfe-app .lfe-grid-table table.dataTable { width: 100% !important; margin: 0; }
+.lfe-app .lfe-grid-table .dt-layout-table { overflow-x: auto; }
+.lfe-app .lfe-grid-table td.lfe-nowrap, .lfe-app .lfe-seg { white-space: nowrap; }
+.lfe-app .lfe-grid-table, .lfe-app .lfe-grid-table td, .lfe-app .lfe-grid-table th {
+  color: var(--lfe-fg); }
+.lfe-app .lfe-grid-table tr.selected td { background: var(--lfe-selected-bg) !important;
+  color: var(--lfe-fg) !important; box-shadow: none !important; }
+.lfe-app button.lfe-copy { font: inherit; font-size: 12px; }
+/* Narrow windows: inputs and columns take the whole width instead of overflowing. */
+@media (max-width: 800px) {
+  .lfe-app .widget-text, .lfe-app .widget-textarea, .lfe-app .widget-dropdown {
+    width: 100% !important; }
+  .lfe-app .widget-hbox { flex-wrap: wrap; }
+  .lfe-app .lfe-verdict-big .lfe-big { font-size: 17px; }
+}
 </style>
 """
 
@@ -75,6 +145,12 @@ def esc(value: Any) -> str:
     # Every value the page shows passes here: a secret that found its way into another
     # setting (a root built with ${CREDENTIALS_CONFIG}) is masked wherever it lands.
     return html.escape(scrub_hidden(str(value)).replace("\0", "\\0"), quote=True)
+
+
+def path_html(path: Any) -> str:
+    """An escaped path that the browser may wrap after a ``/`` and nowhere else."""
+    text = esc(path)
+    return f'<span class="lfe-path">{text.replace("/", "/<wbr>")}</span>'
 
 
 def badge(kind: str, text: str) -> str:
@@ -168,6 +244,8 @@ def mode_summary(policy: Any) -> str:
     else:
         how = f"defaulted: unset, so {mode} for the {policy.transport} transport"
     kind = {"full": "allowed", "roots": "ok", "off": "refused"}.get(mode, "absent")
+    if not policy.explicit:
+        kind = "warning"  # a mode nobody chose is worth a second look, whatever it is
     return (
         f'<div class="lfe-mode-line"><b>LOCAL_FILE_ACCESS</b> resolves to '
         f'{badge(kind, mode.upper())} <span class="lfe-mode-how">{esc(how)}</span></div>'
@@ -191,9 +269,12 @@ def roots_table(policy: Any) -> str:
         return '<div class="lfe-muted">LOCAL_FILE_ROOTS: not set.</div>'
     rows = []
     for r in policy.roots:
-        state = badge("refused", f"✘ {r.problem}") if r.problem else badge("ok", "✔ ok")
-        if policy.mode.value != "roots":
-            state = badge("absent", "ignored (mode isn't roots)")
+        if r.problem:
+            state = badge("refused", f"✘ {r.problem}")
+        elif r.resolved:
+            state = badge("ok", "✔ ok")
+        else:  # not resolved: the mode isn't roots, so the entry is set but not used
+            state = badge("absent", f"not used: the mode is {policy.mode.value}")
         rows.append([esc(r.configured), esc(r.resolved or "—"), state])
     return table(["LOCAL_FILE_ROOTS entry", "resolves to", "state"], rows,
                  css_class="lfe-roots-table")
@@ -303,8 +384,15 @@ def decision_detail(d: Any) -> str:
 # ---------------------------------------------------------------------- tool calls
 
 
-def call_verdict_html(v: Any) -> str:
-    """A tool call's verdict: visibility, approval gate, outcome, each path, notes."""
+#: Entries listed in one call's detail (a sync of a big folder checks many).
+MAX_DETAIL_ENTRIES = 5_000
+
+
+def call_verdict_html(v: Any, *, limit: int = MAX_TABLE_ROWS) -> str:
+    """A tool call's verdict: visibility, approval gate, outcome, each path, notes.
+
+    The checked entries are listed refusals first, at most ``limit`` of them.
+    """
     gate = {"execute": "runs without approval", "approval": "held for approval first",
             "blocked": "blocked by the tool access lists"}.get(v.gate, v.gate)
     head = (
@@ -327,13 +415,14 @@ def call_verdict_html(v: Any) -> str:
     else:
         parts.append(box("ok", "The call runs with nothing refused.", "lfe-call-message"))
     if v.paths:
+        entries = sorted(v.paths, key=lambda p: p.allowed or p.advisory)  # refusals first
         rows = [
             [esc(p.argument), f"<code>{esc(p.path)}</code>", esc(p.op),
              verdict_badge(p.allowed, p.reason) + (" (advisory)" if p.advisory else ""),
              esc(p.kind) + (f" · {esc(p.step)}" if p.step else ""),
              esc(p.message) or '<span class="lfe-muted">—</span>',
              esc(p.sensitive or "")]
-            for p in v.paths[:MAX_TABLE_ROWS]
+            for p in entries[:limit]
         ]
         parts.append(table(
             ["argument", "path", "op", "verdict", "kind", "refusal text", "sensitive?"],

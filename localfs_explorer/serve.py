@@ -198,6 +198,11 @@ def _is_example(spec: str) -> bool:
     return "/" not in spec and not spec.endswith(".json") and spec in list_example_hosts()
 
 
+#: The Voila template the dashboard is served with, and the data directory holding it.
+TEMPLATE = "lfe"
+TEMPLATES_ROOT = Path(__file__).resolve().parent / "data" / "jupyter"
+
+
 def plan_serve(
     *,
     port: int = DEFAULT_PORT,
@@ -249,8 +254,12 @@ def plan_serve(
             json.dump(preload, fh)
         env[PRELOAD_ENV] = name
         cleanup.append(Path(name))
+    # The Explorer's own Voila template (no requests to other sites, a banner when the
+    # kernel goes away), found through JUPYTER_PATH.
+    env["JUPYTER_PATH"] = os.pathsep.join(
+        p for p in (str(TEMPLATES_ROOT), env.get("JUPYTER_PATH", "")) if p)
     argv = [
-        python or sys.executable, "-m", "voila", str(notebook),
+        python or sys.executable, "-m", "voila", str(notebook), f"--template={TEMPLATE}",
         f"--port={port}", f"--Voila.ip={bind}",
         # A busy port is an error, not a silent move to another port nobody was told.
         "--Voila.port_retries=0",

@@ -72,11 +72,12 @@ def printed_url(log: Path, proc: subprocess.Popen, timeout: float = 30) -> str:
 
 
 @contextlib.contextmanager
-def serve(log: Path, *options: str) -> Iterator[str]:
+def serve(log: Path, *options: str, procs: list | None = None) -> Iterator[str]:
     """Run the real ``serve`` command on a free loopback port; stop it whatever happens.
 
     Yields the URL ``serve`` printed, token included. With ``--host``, the server is
-    still reached through 127.0.0.1 only.
+    still reached through 127.0.0.1 only. ``procs``, when given, receives the server's
+    process (to stop it early).
     """
     port = free_port()
     env = {k: v for k, v in os.environ.items()
@@ -88,6 +89,8 @@ def serve(log: Path, *options: str) -> Iterator[str]:
              "--no-browser", *options],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
         )
+        if procs is not None:
+            procs.append(proc)
         try:
             url = printed_url(log, proc)
             assert url.startswith(f"http://127.0.0.1:{port}/")
@@ -156,57 +159,255 @@ def shot(page, name: str) -> Path:
     return path
 
 
-def test_roots_refusal_allowed_path_and_export_in_the_browser(browser_page, deployment,
-                                                              tmp_path) -> None:
+#: WCAG 2 contrast ratio of an element's text against what is behind it, computed from
+#: the page's styles: translucent backgrounds are blended down to the first opaque one.
+CONTRAST = """
+(el) => {
+  const parse = (c) => {
+    const m = c.match(/rgba?\\(([^)]+)\\)/);
+    const p = m[1].split(',').map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  };
+  const layers = [];
+  for (let n = el; n; n = n.parentElement) {
+    const c = parse(getComputedStyle(n).backgroundColor);
+    if (c[3] > 0) { layers.push(c); if (c[3] >= 1) break; }
+  }
+  let bg = [255, 255, 255];
+  for (let i = layers.length - 1; i >= 0; i--) {
+    const c = layers[i];
+    bg = [0, 1, 2].map((k) => c[k] * c[3] + bg[k] * (1 - c[3]));
+  }
+  const f = parse(getComputedStyle(el).color);
+  const fg = [0, 1, 2].map((k) => f[k] * f[3] + bg[k] * (1 - f[3]));
+  const lum = (c) => {
+    const s = c.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92
+                                                  : Math.pow((v + 0.055) / 1.055, 2.4); });
+    return 0.2126 * s[0] + 0.7152 * s[1] + 0.0722 * s[2];
+  };
+  const a = lum(fg), b = lum(bg);
+  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}
+"""
+
+
+def off_machine(urls: list[str]) -> list[str]:
+    """The requested URLs that would leave this machine (page-local blob:/data: stay)."""
+    local = ("http://127.0.0.1:", "ws://127.0.0.1:", "blob:", "data:", "about:")
+    return [u for u in urls if not u.startswith(local)]
+
+
+def open_page(page, url: str, requests: list[str] | None = None) -> None:
+    if requests is not None:
+        page.on("request", lambda r: requests.append(r.url))
+    page.goto(url, timeout=PAGE_TIMEOUT_MS)
+    page.wait_for_selector(".lfe-serve-badge", timeout=PAGE_TIMEOUT_MS)
+
+
+def test_first_run_is_offline_titled_and_guided(browser_page, tmp_path) -> None:
+    from playwright.sync_api import expect
+
+    page = browser_page
+    requests: list[str] = []
+    with serve(tmp_path / "voila.log") as url:
+        open_page(page, url, requests)
+        expect(page.locator(".lfe-title")).to_have_text("Local-file access explorer")
+        expect(page.locator(".lfe-steps")).to_contain_text("1 · load a .env")
+        expect(page.locator(".lfe-header")).to_contain_text("WOULD START")
+        assert page.locator('[title="null"]').count() == 0
+        # The upload button shows its own words; the widget's "(0)" count is not drawn.
+        assert page.locator(".lfe-env-upload").evaluate(
+            "e => [getComputedStyle(e).fontSize, getComputedStyle(e, '::before').content]"
+        ) == ["0px", '"Upload .env"']
+        page.get_by_role("tab", name="Tool call").click()
+        expect(page.locator(".lfe-panel-tool")).to_contain_text("upload_local_file")
+        page.click(".lfe-try-traps")
+        first = page.locator(".lfe-verdicts tbody tr").first
+        expect(first).to_contain_text("✘ REFUSED")
+        expect(page.locator(".lfe-header")).to_contain_text("target example host traps")
+        expect(page.locator(".lfe-steps")).to_contain_text("✔ 2 · probe paths and calls")
+        shot(page, "first-run-light.png")
+        expect(page.locator(".lfe-error")).to_have_text("")
+        # Usable at 768 px: nothing sticks out sideways, the grid and the bar still show.
+        page.set_viewport_size({"width": 768, "height": 900})
+        page.wait_for_timeout(300)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 768
+        expect(page.locator(".lfe-verdicts tbody tr").first).to_be_visible()
+        expect(page.locator(".lfe-mode-select")).to_be_visible()
+        shot(page, "first-run-768.png")
+    assert requests and off_machine(requests) == []
+
+
+def test_a_refusal_at_row_401_is_shown_first_and_opens(browser_page, deployment,
+                                                        tmp_path) -> None:
     from playwright.sync_api import expect
 
     page = browser_page
     data, outside = deployment["data"], deployment["outside"]
-    with serve(tmp_path / "voila.log") as url:
-        page.goto(url, timeout=PAGE_TIMEOUT_MS)
-        page.wait_for_selector(".lfe-mode", timeout=PAGE_TIMEOUT_MS)
-        expect(page.locator(".lfe-header")).to_contain_text("LOCAL_FILE_ACCESS")
-
-        # Load the deployment's .env through the Server panel's path field.
-        page.fill(".lfe-env-path input", str(deployment["env"]))
-        page.click(".lfe-env-load")
-        expect(page.locator(".lfe-header")).to_contain_text(
-            "explicit (LOCAL_FILE_ACCESS=roots)")
-        expect(page.locator(".lfe-roots")).to_contain_text(str(data))
-        shot(page, "server-panel.png")
-
-        # A path outside the root: the exact refusal the model would see.
+    with serve(tmp_path / "voila.log", "--env", str(deployment["env"])) as url:
+        open_page(page, url)
+        expect(page.locator(".lfe-header")).to_contain_text("explicit (LOCAL_FILE_ACCESS=roots)")
         page.get_by_role("tab", name="Paths").click()
-        page.fill(".lfe-paths-input textarea", str(outside / "payroll.csv"))
-        refusal = (f"{outside / 'payroll.csv'} is outside this server's LOCAL_FILE_ROOTS. "
-                   f"Allowed directories: {data}")
-        expect(page.locator(".lfe-verdicts")).to_contain_text(refusal)
-        expect(page.locator(".lfe-verdicts")).to_contain_text("REFUSED · outside roots")
-        expect(page.locator(".lfe-path-detail")).to_contain_text(f"Add {outside} to "
-                                                                 "LOCAL_FILE_ROOTS")
-        # And one inside it: allowed.
-        page.fill(".lfe-paths-input textarea", str(data / "report.csv"))
-        expect(page.locator(".lfe-verdicts")).to_contain_text("✔ ALLOWED")
-        expect(page.locator(".lfe-verdicts")).not_to_contain_text("REFUSED")
-        three = [outside / "payroll.csv", data / "report.csv", data / ".." / "app" / ".env"]
-        page.fill(".lfe-paths-input textarea", "\n".join(map(str, three)))
-        expect(page.locator(".lfe-paths-counts")).to_contain_text("3 path(s): 1 allowed")
-        shot(page, "paths-panel.png")
-
-        # A change to export: add an override on the Server panel, see the masked diff.
-        page.get_by_role("tab", name="Server").click()
-        page.click(".lfe-override-add")
-        page.fill(".lfe-override-key input", "LOG_FILE")
-        page.fill(".lfe-override-value input", str(deployment["base"] / "server.log"))
-        page.get_by_role("tab", name="Export").click()
-        diff = page.locator(".lfe-export-diff")
-        expect(diff).to_contain_text(f"+LOG_FILE={deployment['base'] / 'server.log'}")
-        expect(diff).to_contain_text("CREDENTIALS_CONFIG=••••••")
-        expect(page.locator(".lfe-export-status")).to_contain_text("Valid")
-        shot(page, "export-panel.png")
-
+        lines = [str(data / f"file-{i}.csv") for i in range(400)]
+        page.fill(".lfe-paths-input textarea", "\n".join([*lines, str(outside / "payroll.csv")]))
+        expect(page.locator(".lfe-paths-counts")).to_contain_text(
+            "401 path(s): 400 allowed, 1 refused")
+        first = page.locator(".lfe-verdicts tbody tr").first
+        expect(first).to_contain_text("401")
+        expect(first).to_contain_text("✘ REFUSED")
+        expect(first).to_contain_text(f"{outside / 'payroll.csv'} is outside this server's "
+                                      f"LOCAL_FILE_ROOTS. Allowed directories: {data}")
+        first.click()
+        expect(page.locator(".lfe-path-detail")).to_contain_text(
+            f"Add {outside} to LOCAL_FILE_ROOTS")
+        page.click(".lfe-grid-paths .lfe-grid-cli")
+        expect(page.locator(".lfe-grid-paths .lfe-cli-command")).to_contain_text(
+            "localfs-explorer check")
+        # A filter: only the allowed rows.
+        page.select_option(".lfe-grid-paths .lfe-filter-verdict select", label="✔ ALLOWED")
+        expect(page.locator(".lfe-grid-paths .lfe-grid-count")).to_contain_text(
+            "400 of 401 row(s) shown")
+        expect(page.locator(".lfe-verdicts tbody tr").first).to_contain_text("✔ ALLOWED")
+        shot(page, "paths-401.png")
         assert SECRET not in page.content()
         expect(page.locator(".lfe-error")).to_have_text("")
+
+
+def test_policy_bar_edit_and_export_writes_where_the_page_said(browser_page, deployment,
+                                                              tmp_path) -> None:
+    from playwright.sync_api import expect
+
+    page = browser_page
+    env = deployment["env"]
+    with serve(tmp_path / "voila.log", "--env", str(env)) as url:
+        open_page(page, url)
+        expect(page.locator(".lfe-root-chips")).to_contain_text("✔ exists")
+        page.fill(".lfe-root-input input", str(deployment["base"] / "gone"))
+        page.press(".lfe-root-input input", "Enter")
+        expect(page.locator(".lfe-header")).to_contain_text("✘ WOULD EXIT")
+        expect(page.locator(".lfe-header")).to_contain_text("does not exist")
+        page.locator(".lfe-chip-remove").nth(1).click()
+        expect(page.locator(".lfe-header")).to_contain_text("✔ WOULD START")
+        page.locator(".lfe-mode-select button", has_text="full").click()
+        expect(page.locator(".lfe-header")).to_contain_text("explicit (LOCAL_FILE_ACCESS=full)")
+
+        page.get_by_role("tab", name="Export").click()
+        expect(page.locator(".lfe-export-changes")).to_contain_text(
+            "LOCAL_FILE_ACCESS → .env (policy bar)")
+        diff = page.locator(".lfe-export-diff").first
+        expect(diff).to_contain_text("+LOCAL_FILE_ACCESS=full")
+        expect(diff).to_contain_text("CREDENTIALS_CONFIG=••••••")
+        wanted = env.parent / ".env.new"
+        expect(page.locator(".lfe-export-dest input")).to_have_value(str(wanted))
+        expect(page.locator(".lfe-export-dest-info")).to_contain_text(f"Writes {wanted}")
+        page.fill(".lfe-export-dest input", "staged/../prod.env")
+        page.press(".lfe-export-dest input", "Tab")
+        said = env.parent / "prod.env"
+        info = page.locator(".lfe-export-dest-info")
+        expect(info).to_contain_text(f"Writes {said}")
+        expect(info).to_contain_text("taken against the loaded .env's directory")
+        page.click(".lfe-export-write")
+        expect(page.locator(".lfe-export-result")).to_contain_text(f"wrote {said}")
+        assert "LOCAL_FILE_ACCESS=full" in said.read_text()
+        assert SECRET in said.read_text()  # the file itself keeps the secret
+        expect(page.locator(".lfe-steps")).to_contain_text("✔ 3 · export the .env")
+        shot(page, "export-panel.png")
+        assert SECRET not in page.content()
+
+
+def test_dark_theme_is_readable(browser_page, deployment, tmp_path) -> None:
+    from playwright.sync_api import expect
+
+    page = browser_page
+    with serve(tmp_path / "voila.log", "--env", str(deployment["env"])) as url:
+        open_page(page, url + "?theme=dark")
+        assert page.evaluate("document.body.dataset.jpThemeLight") == "false"
+        page.get_by_role("tab", name="Paths").click()
+        page.fill(".lfe-paths-input textarea",
+                  f"{deployment['outside'] / 'payroll.csv'}\n{deployment['data'] / 'report.csv'}")
+        verdict = page.locator(".lfe-verdicts tbody tr").first.locator("td").nth(1)
+        expect(verdict).to_have_text("✘ REFUSED")
+        page.locator(".lfe-verdicts tbody tr").first.click()
+        shot(page, "dark-paths.png")
+        ratios = {
+            "verdict cell": verdict.evaluate(CONTRAST),
+            "selected row": page.locator(".lfe-verdicts tbody tr.selected td").nth(4)
+            .evaluate(CONTRAST),
+            "start badge": page.locator(".lfe-big").evaluate(CONTRAST),
+            "mode line": page.locator(".lfe-mode-line").evaluate(CONTRAST),
+            "refusal box": page.locator(".lfe-path-detail .lfe-box-error").evaluate(CONTRAST),
+        }
+        page.locator(".lfe-mode-select button", has_text="full").click()
+        page.get_by_role("tab", name="Export").click()
+        diff = page.locator(".lfe-export-diff").first
+        expect(diff).to_contain_text("CREDENTIALS_CONFIG=••••••")
+        ratios["masked diff line"] = diff.evaluate(CONTRAST)  # a context line: the pre's text
+        ratios["added diff line"] = diff.locator(".lfe-diff-add").first.evaluate(CONTRAST)
+        ratios["ok box"] = page.locator(".lfe-export-ok").evaluate(CONTRAST)
+        shot(page, "dark-export.png")
+        low = {k: round(v, 2) for k, v in ratios.items() if v < 4.5}
+        assert low == {}, f"below WCAG AA (4.5:1) in the dark theme: {low}"
+
+
+def test_a_3000_call_batch_and_a_session_in_the_browser(browser_page, deployment,
+                                                        tmp_path) -> None:
+    import json
+
+    from playwright.sync_api import expect
+
+    page = browser_page
+    data, outside = deployment["data"], deployment["outside"]
+    calls = tmp_path / "calls.jsonl"
+    lines = [{"name": "upload_local_file", "arguments": {"local_path": str(data / f"{i}.csv")}}
+             for i in range(2998)]
+    lines.append({"name": "no_such_tool", "arguments": {"local_path": str(data / "x.csv")}})
+    lines.append({"name": "upload_local_file",
+                  "arguments": {"local_path": str(outside / "payroll.csv")}})
+    calls.write_text("\n".join(json.dumps(c) for c in lines) + "\n")
+    with serve(tmp_path / "voila.log", "--env", str(deployment["env"])) as url:
+        open_page(page, url)
+        page.get_by_role("tab", name="Batch").click()
+        page.fill(".lfe-batch-path input", str(calls))
+        page.click(".lfe-batch-load")
+        expect(page.locator(".lfe-batch-progress-label")).to_contain_text(
+            "3000 / 3000 calls, done")
+        rows = page.locator(".lfe-batch-calls tbody tr")
+        expect(rows.nth(0)).to_contain_text("✘ REFUSED")  # call 3000, shown first
+        expect(rows.nth(0)).to_contain_text("3000")
+        expect(rows.nth(1)).to_contain_text("✔ OK · unknown tool")
+        rows.nth(0).click()
+        expect(page.locator(".lfe-call-detail")).to_contain_text("outside roots")
+        page.click(".lfe-grid-batch .lfe-grid-cli")
+        expect(page.locator(".lfe-grid-batch .lfe-cli-command")).to_contain_text(
+            "localfs-explorer probe")
+
+        page.get_by_role("tab", name="Session").click()
+        page.click(".lfe-session-example")
+        session_rows = page.locator(".lfe-session-table tbody tr")
+        # Approved by the person, then the file policy answers (roots mode: outside).
+        expect(session_rows.first).to_contain_text("✔ approved")
+        expect(session_rows.first).to_contain_text("✘ REFUSED")
+        expect(page.locator(".lfe-session-summary")).to_contain_text("2 prompt(s)")
+        page.locator(".lfe-session-answers button", has_text="Deny").click()
+        expect(session_rows.first).to_contain_text("✘ DECLINED")
+        expect(page.locator(".lfe-session-summary")).to_contain_text("3 prompt(s)")
+        shot(page, "session.png")
+        expect(page.locator(".lfe-error")).to_have_text("")
+
+
+def test_a_lost_kernel_shows_a_reload_banner(browser_page, tmp_path) -> None:
+    from playwright.sync_api import expect
+
+    page = browser_page
+    procs: list = []
+    with serve(tmp_path / "voila.log", procs=procs) as url:
+        open_page(page, url)
+        expect(page.locator("#lfe-kernel-banner")).to_have_count(0)
+        os.killpg(procs[0].pid, signal.SIGTERM)  # the server and its kernel go away
+        banner = page.locator("#lfe-kernel-banner")
+        expect(banner).to_be_visible()
+        expect(banner).to_contain_text("the verdicts on this page are stale")
+        expect(banner.get_by_role("button", name="Reload")).to_be_visible()
 
 
 def test_a_preloaded_example_host_in_the_browser(browser_page, tmp_path) -> None:
@@ -218,7 +419,7 @@ def test_a_preloaded_example_host_in_the_browser(browser_page, tmp_path) -> None
                "--set", "LOCAL_FILE_ROOTS=/data", "--set", "TOKEN_PATH=/app/token.json"]
     with serve(tmp_path / "voila.log", *preload) as url:
         page.goto(url, timeout=PAGE_TIMEOUT_MS)
-        page.wait_for_selector(".lfe-mode", timeout=PAGE_TIMEOUT_MS)
+        page.wait_for_selector(".lfe-serve-badge", timeout=PAGE_TIMEOUT_MS)
         expect(page.locator(".lfe-header")).to_contain_text("target example host traps")
         page.get_by_role("tab", name="Paths").click()
         page.fill(".lfe-paths-input textarea",
@@ -232,7 +433,7 @@ def test_a_preloaded_example_host_in_the_browser(browser_page, tmp_path) -> None
                                       "read by a tool")
         expect(page.locator(".lfe-paths-counts")).to_contain_text(
             "4 path(s): 1 allowed, 3 refused (1 denied, 2 outside roots)")
-        page.select_option(".lfe-path-select select", index=2)
+        page.locator(".lfe-verdicts tbody tr", has_text="/data/up/../secret.txt").click()
         expect(page.locator(".lfe-path-detail")).to_contain_text(
             "Add /srv/outside to LOCAL_FILE_ROOTS")
         shot(page, "example-host.png")

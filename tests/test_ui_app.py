@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import ipywidgets as widgets
 import pytest
@@ -37,7 +38,7 @@ def test_the_server_panel_opens_first_and_names_the_mode(app) -> None:
     header = text_of(app.header.value)
     assert "LOCAL_FILE_ACCESS resolves to FULL" in header
     assert "defaulted: unset, so full for the stdio transport" in header
-    assert "LOCAL_FILE_ACCESS resolves to FULL" in text_of(app.panel("server").mode.value)
+    assert "WOULD START" in header
 
 
 def test_other_panels_are_built_when_first_opened(app) -> None:
@@ -85,30 +86,106 @@ def test_a_bad_env_path_is_shown_in_the_page(app, layout) -> None:
     assert app.model.last_error == ""  # a user's mistake, not a crash
 
 
-def test_paths_table_shows_exact_messages_with_text_and_colour(app, layout) -> None:
+def test_paths_grid_shows_exact_messages_refusals_first(app, layout) -> None:
     load(app, write_roots_env(layout.app, layout.data, layout.home))
     paths = app.show("paths")
-    paths.paths.value = f"{layout.outside / 'other.txt'}\n{layout.data / 'report.csv'}"
-    table = text_of(paths.table.value)
-    assert outside_message(layout) in table
-    assert "✘ REFUSED · outside roots" in table and "✔ ALLOWED" in table
-    assert "background:#b42318" in paths.table.value  # colour as well as the words
+    paths.paths.value = f"{layout.data / 'report.csv'}\n{layout.outside / 'other.txt'}"
+    first = paths.grid.view.iloc[0]
+    assert first["verdict"] == "✘ REFUSED" and first["reason"] == "outside roots"
+    assert first["what the model sees"] == outside_message(layout) and first["#"] == 2
+    assert paths.grid.view.iloc[1]["verdict"] == "✔ ALLOWED"
     assert "2 path(s): 1 allowed, 1 refused (1 outside roots)" in text_of(paths.counts.value)
+    paths.grid.select(0)  # a click on the first row
     detail = text_of(paths.detail.value)
     assert f"The model sees: {outside_message(layout)}" in detail
     assert "not inside any root" in detail
     assert f"Hint: Add {layout.outside} to LOCAL_FILE_ROOTS" in detail
-    paths.select.value = 1
-    assert app.model.selected == 1
+    assert "background:#b42318" in paths.detail.value  # colour as well as the words
+    paths.grid.select(1)
+    assert app.model.selected == 0
     assert "Allowed: the I/O happens on" in text_of(paths.detail.value)
 
 
 def test_operation_toggle_rechecks(app, layout) -> None:
     paths = app.show("paths")
     paths.paths.value = str(layout.app / "token.json")
-    assert "can't be read by a tool" in text_of(paths.table.value)
+    assert "can't be read by a tool" in paths.grid.view.iloc[0]["what the model sees"]
     paths.op.value = "write"
-    assert "can't be written by a tool" in text_of(paths.table.value)
+    assert "can't be written by a tool" in paths.grid.view.iloc[0]["what the model sees"]
+
+
+def test_a_refusal_at_row_401_is_the_first_row(app, layout) -> None:
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    paths = app.show("paths")
+    lines = [str(layout.data / f"f{i}.csv") for i in range(400)]
+    paths.paths.value = "\n".join([*lines, str(layout.outside / "other.txt")])
+    table = json.loads(paths.grid.table._dt_args["data_json"])
+    assert len(table) == 401  # every row is in the grid, none cut off
+    assert table[0][0] == 401 and table[0][1] == "✘ REFUSED"
+    assert "401 of 401 row(s) shown · 1 refused · refusals first" in text_of(
+        paths.grid.count.value)
+
+
+def test_grid_filters_by_verdict_reason_and_op(app, layout) -> None:
+    paths = app.show("paths")
+    paths.paths.value = "\n".join([str(layout.app / "token.json"), str(layout.data / "a"),
+                                   str(layout.app / ".env")])
+    grid = paths.grid
+    assert list(grid.filters["verdict"].options) == ["(all)", "✔ ALLOWED", "✘ REFUSED"]
+    assert grid.filters["tool"].layout.display == "none"  # no tool column here
+    grid.filters["verdict"].value = "✔ ALLOWED"
+    assert list(grid.view["#"]) == [2]
+    grid.filters["verdict"].value = "(all)"
+    grid.filters["reason"].value = "denied"
+    assert sorted(grid.view["#"]) == [1, 3]
+    grid.filters["op"].value = "read"
+    assert len(grid.view) == 2
+    # Sorting is the kernel's, over every row: the page doesn't re-sort its window.
+    assert grid.table._dt_args["ordering"] is False
+    assert "2 of 3 row(s) shown" in text_of(grid.count.value)
+
+
+def test_copy_as_cli_command_asks_the_same_question(app, layout, capsys) -> None:
+    import shlex
+
+    from localfs_explorer.cli import main
+
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    app.bar.add_root(str(layout.base / "home"))
+    paths = app.show("paths")
+    paths.paths.value = str(layout.outside / "other.txt")
+    paths.grid.select(0)
+    command = paths.grid.show_command()
+    assert SECRET not in command and SECRET not in paths.grid.command_view.value
+    argv = shlex.split(command)
+    assert argv[:2] == ["localfs-explorer", "check"]
+    capsys.readouterr()
+    main(argv[1:])
+    printed = capsys.readouterr().out
+    roots = f"{layout.data}, {layout.base / 'home'}"
+    assert f"{layout.outside / 'other.txt'} is outside this server's LOCAL_FILE_ROOTS. " \
+           f"Allowed directories: {roots}" in printed
+    assert "navigator.clipboard.writeText" in paths.grid.command_view.value
+
+
+def test_pin_as_scenario_makes_a_passing_scenario(app, layout) -> None:
+    from localfs_explorer.scenarios import run_scenario_text
+    from localfs_explorer.ui.commands import pinned_toml
+
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    paths = app.show("paths")
+    paths.paths.value = f"{layout.outside / 'other.txt'}\n{layout.data / 'report.csv'}"
+    paths.grid.select(0)
+    paths.grid.pin_selected()
+    assert "Pinned: 1 scenario(s)" in text_of(paths.grid.pin_note.value)
+    text = pinned_toml(app.model)
+    assert SECRET not in text and "outside roots" in text.replace("_", " ")
+    result = run_scenario_text(text)
+    assert result.error is None and result.cases
+    assert all(c.passed for c in result.cases)
+    # The pinned expectation fails once the answer changes.
+    broken = text.replace("allowed = false", "allowed = true")
+    assert not all(c.passed for c in run_scenario_text(broken).cases)
 
 
 def test_tool_form_writes_the_arguments_and_shows_the_verdict(app, layout) -> None:
@@ -164,16 +241,45 @@ def test_batch_upload_progress_counts_and_csv_link(app, layout) -> None:
          "arguments": {"local_path": str(layout.outside / "x"), "parent_folder_id": "F"}},
         {"name": "download_file",
          "arguments": {"file_id": "F", "local_path": str(layout.data / "new.csv")}},
+        {"name": "no_such_tool", "arguments": {"local_path": str(layout.data / "report.csv")}},
     ]
     content = "\n".join(json.dumps(c) for c in calls).encode()
     batch.upload.value = upload_value("calls.jsonl", content)
-    assert batch.progress.value == batch.progress.max == 3
-    assert "3 / 3 calls, done" in text_of(batch.progress_label.value)
-    outcomes = text_of(batch.outcomes.value)
-    assert "✔ OK 2" in " ".join(outcomes.split()) and "✘ REFUSED 1" in " ".join(outcomes.split())
+    assert batch.progress.value == batch.progress.max == 4
+    assert "4 / 4 calls, done" in text_of(batch.progress_label.value)
+    outcomes = " ".join(text_of(batch.outcomes.value).split())
+    assert "✔ OK 3" in outcomes and "✘ REFUSED 1" in outcomes
     assert "download_file" in batch.tools.value
+    assert batch.csv.value == ""  # megabytes for a big batch: made only when asked for
+    batch.csv_prepare.click()
     assert 'download="localfs-explorer-batch.csv"' in batch.csv.value
     assert 'href="data:text/csv;base64,' in batch.csv.value
+    view = batch.grid.view
+    assert list(view["#"]) == [2, 4, 1, 3]  # the refusal, then the unknown tool
+    assert view.iloc[1]["verdict"] == "✔ OK · unknown tool"
+    batch.grid.filters["tool"].value = "download_file"
+    assert list(batch.grid.view["#"]) == [3]
+    batch.grid.filters["tool"].value = "(all)"
+    batch.grid.select(0)
+    detail = text_of(batch.grid.detail.value)
+    assert "call 2, line 2" in detail and "REFUSED · outside roots" in detail
+    assert '"local_path": "' + str(layout.outside / "x") in batch.grid.show_command()
+
+
+def test_every_refused_entry_of_a_partial_sync_is_in_its_detail(app, layout) -> None:
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    for i in range(350):
+        (layout.data / "sub" / f"f{i:03}.txt").write_text("x")
+    (layout.data / "sub" / "token-link.json").symlink_to(layout.app / "token.json")
+    batch = app.show("batch")
+    call = {"name": "sync_folder", "arguments": {"local_path": str(layout.data / "sub"),
+                                                 "direction": "upload"}}
+    batch.upload.value = upload_value("calls.jsonl", json.dumps(call).encode())
+    assert batch.grid.view.iloc[0]["verdict"] == "◐ PARTIAL"
+    batch.grid.select(0)
+    detail = batch.grid.detail.value
+    assert "token-link.json" in detail  # the refused entry, though 350 others were fine
+    assert detail.count("<tr>") > 300  # every entry, not the first 300
 
 
 def test_auth_status_panel_is_live(app, layout) -> None:
@@ -185,18 +291,24 @@ def test_auth_status_panel_is_live(app, layout) -> None:
 
 
 def test_export_panel_diff_blocking_and_writing(app, layout) -> None:
-    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    env = write_roots_env(layout.app, layout.data, layout.home)
+    load(app, env)
     export = app.show("export")
-    app.model.set_override("LOG_FILE", str(layout.base / "server.log"))
+    app.model.set_file_value("LOG_FILE", str(layout.base / "server.log"))
     diff = text_of(export.diff.value)
     assert f"+LOG_FILE={layout.base / 'server.log'}" in diff
     assert SECRET not in export.diff.value and f"CREDENTIALS_CONFIG={MASK}" in diff
     assert "Valid: the server would start" in text_of(export.status.value)
     export.prepare.click()
     assert 'download=".env"' in export.download.value
+    assert "data:application/octet-stream;base64," in export.download.value
+    assert app.model.export_done == ".env"
     dest = layout.base / "out.env"
     dest.write_text("OLD=1\n")
     export.dest.value = str(dest)
+    info = text_of(export.dest_info.value)
+    assert f"Writes {dest}" in info and "a file is there now" in info
+    assert "-OLD=1" in text_of(export.dest_diff.value)  # the diff against the destination
     export.write.click()
     assert "Not written" in text_of(export.result.value)
     assert "already exists" in text_of(export.result.value)
@@ -204,12 +316,108 @@ def test_export_panel_diff_blocking_and_writing(app, layout) -> None:
     export.force.value = True
     export.write.click()
     assert "wrote" in text_of(export.result.value) and "LOG_FILE=" in dest.read_text()
+    assert app.model.export_done == str(dest)
     # An invalid change blocks the export, with the reason.
-    app.model.set_override("LOCAL_FILE_ROOTS", str(layout.base / "gone"))
+    app.model.set_file_value("LOCAL_FILE_ROOTS", str(layout.base / "gone"))
     status = text_of(export.status.value)
     assert "Blocked" in status and "does not exist" in status
     assert export.write.disabled and export.prepare.disabled
     assert export.download.value == ""  # a prepared link never outlives its plan
+
+
+def test_export_defaults_beside_the_env_and_takes_relative_paths_against_it(app, layout) -> None:
+    env = write_roots_env(layout.app, layout.data, layout.home)
+    load(app, env)
+    export = app.show("export")
+    assert export.dest.value == str(layout.app / ".env.new")
+    export.dest.value = "staged.env"
+    info = text_of(export.dest_info.value)
+    assert f"Writes {layout.app / 'staged.env'}" in info
+    assert f"taken against the loaded .env's directory, {layout.app}" in info
+    assert "nothing is there yet" in info
+    assert "git checkout" not in info
+    export.write.click()
+    assert (layout.app / "staged.env").read_text() == env.read_text()
+    assert not (layout.base / "staged.env").exists()
+
+
+def test_export_warns_inside_a_git_checkout(app, layout) -> None:
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    (layout.base / ".git").mkdir()
+    export = app.show("export")
+    export.dest.value = str(layout.app / "x.env")
+    warning = text_of(export.dest_info.value)
+    assert f"inside the git checkout {layout.base}" in warning
+
+
+def test_export_says_where_each_change_goes(app, layout) -> None:
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    export = app.show("export")
+    app.model.set_override("LOG_FILE", str(layout.base / "server.log"))
+    app.bar.mode.value = "full"
+    changes = text_of(export.changes.value)
+    assert "LOCAL_FILE_ACCESS → .env (policy bar)" in changes
+    assert "LOG_FILE → process environment only: not written to the .env" in changes
+    assert "LOG_FILE" not in app.model.export_plan.text
+    assert "LOCAL_FILE_ACCESS=full" in app.model.export_plan.text
+    export.include_overrides.value = True
+    assert "LOG_FILE → .env (process-environment override, written too)" in text_of(
+        export.changes.value)
+    assert f"LOG_FILE={layout.base / 'server.log'}" in app.model.export_plan.text
+
+
+def test_policy_bar_edits_the_env_being_prepared(app, layout) -> None:
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    bar = app.bar
+    assert bar.mode.value == "roots"
+    assert [c for c in bar.roots()] == [str(layout.data)]
+    assert "✔ exists" in text_of(bar.chips.children[0].children[0].value)
+    assert "WOULD START" in text_of(app.header.value)
+    bar.root_input.value = str(layout.base / "missing")
+    assert app.model.file_edits["LOCAL_FILE_ROOTS"] == f"{layout.data}:{layout.base / 'missing'}"
+    header = text_of(app.header.value)
+    assert "✘ WOULD EXIT" in header and "does not exist" in header
+    assert "✘ does not exist" in text_of(bar.chips.children[1].children[0].value)
+    bar.chips.children[1].children[1].click()  # the chip's remove button
+    assert bar.roots() == [str(layout.data)]
+    assert "WOULD START" in text_of(app.header.value)
+    bar.mode.value = "unset"
+    assert app.model.file_edits["LOCAL_FILE_ACCESS"] is None
+    assert "LOCAL_FILE_ACCESS" not in app.model.export_plan.text.replace("# ", "")
+    assert app.model.overrides == []  # the process environment is untouched
+    bar.transport.value = "sse"
+    assert app.model.transport == "sse"
+    assert "LOCAL_FILE_ACCESS resolves to OFF" in text_of(app.header.value)
+
+
+def test_policy_bar_roots_outside_roots_mode_still_say_whether_they_exist(app, layout) -> None:
+    app.bar.mode.value = "full"
+    app.bar.add_root(str(layout.base / "nowhere"))
+    app.bar.add_root(str(layout.data))
+    labels = [text_of(chip.children[0].value) for chip in app.bar.chips.children[:2]]
+    assert "✘ missing" in labels[0] and "✔ exists" in labels[1]
+    assert "ignored" not in " ".join(labels)
+    assert "not used: the mode is full" in text_of(app.panel("server").roots.value)
+
+
+def test_policy_bar_says_when_the_process_environment_wins(app, layout) -> None:
+    app.model.set_override("LOCAL_FILE_ACCESS", "off")
+    app.bar.mode.value = "full"
+    assert "The process environment sets LOCAL_FILE_ACCESS" in text_of(app.bar.note.value)
+    assert "LOCAL_FILE_ACCESS resolves to OFF" in text_of(app.header.value)
+
+
+def test_first_run_title_steps_and_traps_example(app) -> None:
+    assert "Local-file access explorer" in text_of(app.title.value)
+    assert "✔" not in text_of(app.steps.value)
+    assert "defaulted: unset" in text_of(app.header.value)
+    assert "lfe-badge-warning" in app.header.value  # a defaulted mode is not shown green
+    app.traps.click()
+    assert app.tabs.selected_index == app.names.index("paths")
+    assert "target example host traps" in text_of(app.header.value)
+    assert "✔ 1 · load a .env" in text_of(app.steps.value)
+    assert "✔ 2 · probe paths and calls" in text_of(app.steps.value)
+    assert [d.allowed for d in app.model.decisions].count(False) == 3
 
 
 def test_a_failing_callback_is_shown_and_can_be_dismissed(app, monkeypatch) -> None:
@@ -271,3 +479,115 @@ def test_the_server_panel_names_the_server_release_it_reproduces(app) -> None:
     assert version
     assert f"Verdicts reproduce mcp-gee-sweet {version}" in text_of(
         app.panel("server").mode.value)
+
+
+def test_tool_call_opens_on_a_real_call_not_an_error(app) -> None:
+    tool = app.show("tool")
+    assert app.model.tool_name == "upload_local_file"
+    assert json.loads(app.model.tool_args_text) == {
+        "local_path": "~/Documents/quarterly-report.pdf"}
+    assert app.model.call_error == "" and app.model.call_verdict is not None
+    assert "upload_local_file" in text_of(tool.verdict.value)
+
+
+def test_buttons_need_no_icon_font(app) -> None:
+    for name in app.names:
+        app.panel(name)
+    found = []
+
+    def walk(widget) -> None:
+        if isinstance(widget, widgets.Button) and widget.icon:
+            found.append(widget.description)
+        for child in getattr(widget, "children", ()):
+            walk(child)
+
+    walk(app)
+    assert found == []
+
+
+def test_session_example_changes_with_approve_or_deny(app) -> None:
+    session = app.show("session")
+    session.example.click()
+    assert app.model.access_text.strip() and session.access.value == app.model.access_text
+    summary = text_of(session.summary.value)
+    assert "2 prompt(s)" in summary
+    approved = list(session.grid.frame["verdict"])
+    assert approved == ["✔ OK", "✔ OK", "✔ OK"]
+    session.answers.value = "deny"
+    assert list(session.grid.frame["verdict"]) == ["✘ DECLINED"] * 3
+    assert "3 prompt(s)" in text_of(session.summary.value)
+    session.grid.select(0)
+    assert "refused" in text_of(session.grid.detail.value)
+    # The tab's own access lists: emptied, nothing waits for the person any more.
+    session.access.value = ""
+    assert list(session.grid.frame["verdict"]) == ["✔ OK"] * 3
+    assert "0 prompt(s)" in text_of(session.summary.value)
+
+
+def test_compare_lists_every_change_in_the_grid_new_access_first() -> None:
+    from localfs_explorer.ui.model import ExplorerModel
+
+    model = ExplorerModel(target="example:traps", cwd="/app", package_dir="/app", debounce=0,
+                          file_edits={"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": "/data"})
+    compare = Explorer(model).show("compare")
+    compare.changes.value = "LOCAL_FILE_ROOTS=/data:/srv/outside\n"
+    compare.compare()
+    counts = compare.result.counts()
+    frame = compare.grid.frame
+    assert len(frame) == len(compare.result.changes) == sum(counts.values())
+    assert counts["new_access"] > 0 and frame.iloc[0]["verdict"] == "new access"
+    assert frame.iloc[0]["before"].startswith("REFUSED") and frame.iloc[0]["after"] == "ALLOWED"
+    compare.grid.select(0)
+    assert "/srv/outside" in text_of(compare.grid.detail.value)
+
+
+def test_grid_cells_are_escaped_and_paths_wrap_only_at_slashes(app, layout) -> None:
+    paths = app.show("paths")
+    paths.paths.value = f"{layout.data}/a-b/<x>.csv"
+    row = json.loads(paths.grid.table._dt_args["data_json"])[0]
+    cell = row[4]
+    assert '<span class="lfe-seg">a-b</span>/<wbr>' in cell  # "a-b" stays whole
+    assert '<span class="lfe-seg">&lt;x&gt;.csv</span>' in cell and "<x>" not in cell
+    assert re.sub(r"<[^>]+>", "", cell) == f"{layout.data}/a-b/&lt;x&gt;.csv"
+    assert "<x>" not in row[6]  # the message is escaped too
+
+
+def test_the_grid_keeps_every_one_of_20000_rows(app, layout) -> None:
+    from localfs_explorer.ui.grid import WINDOW
+
+    paths = app.show("paths")
+    grid = paths.grid
+    lines = [str(layout.data / f"f{i}.csv") for i in range(19_999)]
+    paths.paths.value = "\n".join([*lines, str(layout.app / "token.json")])
+    assert len(grid.view) == 20_000  # every row kept, none sampled away
+    table = json.loads(grid.table._dt_args["data_json"])
+    assert len(table) == WINDOW  # the page gets one window at a time
+    assert table[0][0] == 20_000 and "REFUSED" in table[0][1]
+    assert "rows 1–1000 of 20000" in text_of(grid.count.value)
+    assert grid.previous.disabled and not grid.next.disabled
+    for _ in range(25):
+        grid.next.click()
+    assert grid.next.disabled and "rows 19001–20000 of 20000" in text_of(grid.count.value)
+    assert json.loads(grid.table._dt_args["data_json"])[-1][0] == 19_999
+    grid.select(5)  # a row outside the window brings its window back
+    assert "rows 1–1000" in text_of(grid.count.value)
+    assert app.model.decisions[grid.selected_source].path == lines[4]
+
+
+def test_grid_sorts_and_searches_every_row(app, layout) -> None:
+    paths = app.show("paths")
+    grid = paths.grid
+    names = ["b.csv", "C.csv", "a.csv"]
+    paths.paths.value = "\n".join([*(str(layout.data / n) for n in names),
+                                   str(layout.app / "token.json")])
+    assert list(grid.view["#"]) == [4, 1, 2, 3]  # refusals first
+    grid.sort.value = "path"
+    names_of = lambda: [p.rsplit("/", 1)[-1] for p in grid.view["path"]]  # noqa: E731
+    assert names_of() == ["token.json", "a.csv", "b.csv", "C.csv"]  # case-insensitive
+    grid.descending.value = True
+    assert names_of() == ["C.csv", "b.csv", "a.csv", "token.json"]
+    first = json.loads(grid.table._dt_args["data_json"])[0]
+    assert first[0] == 2  # the page shows the kernel's order
+    grid.search.value = "B.CS"
+    assert names_of() == ["b.csv"]
+    assert "1 of 4 row(s) shown" in text_of(grid.count.value)

@@ -206,7 +206,7 @@ def test_auth_status_follows_the_mode(roots_model, layout) -> None:
 
 
 def test_export_diff_is_masked_and_written_with_the_overwrite_rules(roots_model, layout) -> None:
-    roots_model.set_override("LOG_FILE", str(layout.base / "server.log"))
+    roots_model.set_file_value("LOG_FILE", str(layout.base / "server.log"))
     plan = roots_model.export_plan
     diff = plan.diff(masked=True)
     assert f"+LOG_FILE={layout.base / 'server.log'}" in diff
@@ -217,13 +217,13 @@ def test_export_diff_is_masked_and_written_with_the_overwrite_rules(roots_model,
     assert SECRET in dest.read_text()  # the file itself keeps the secret
     with pytest.raises(ExportError, match="already exists"):
         roots_model.write_export(str(dest))
-    roots_model.set_override("ACCESS_LOG_FILE", str(layout.base / "access.log"))
+    roots_model.set_file_value("ACCESS_LOG_FILE", str(layout.base / "access.log"))
     again = roots_model.write_export(str(dest), force=True)
     assert again.written and again.backup and Path(again.backup).exists()
 
 
 def test_export_is_blocked_when_the_server_would_not_start(roots_model, layout) -> None:
-    roots_model.set_override("LOCAL_FILE_ROOTS", str(layout.base / "gone"))
+    roots_model.set_file_value("LOCAL_FILE_ROOTS", str(layout.base / "gone"))
     plan = roots_model.export_plan
     assert not plan.ok and "does not exist" in plan.refusal()
     with pytest.raises(ExportError, match="refused"):
@@ -306,3 +306,37 @@ def test_recompute_flushes_a_pending_change(layout) -> None:
         return [d.path for d in model.decisions]
 
     assert asyncio.run(edit()) == ["/b"]
+
+
+def test_file_edits_change_the_policy_as_the_edited_file_would(roots_model, layout) -> None:
+    roots_model.set_file_value("LOCAL_FILE_ACCESS", "off")
+    edited = roots_model.export_plan.text
+    (layout.base / "edited.env").write_text(edited)
+    expected = resolve_policy(load_env(layout.base / "edited.env"), cwd=str(layout.app),
+                              package_dir=str(layout.app))
+    assert roots_model.policy.mode == expected.mode and roots_model.policy.mode.value == "off"
+    assert "LOCAL_FILE_ACCESS" not in roots_model.env.from_process  # the file, not the process
+    roots_model.set_file_value("LOCAL_FILE_ACCESS", None)
+    assert not roots_model.policy.explicit
+    assert roots_model.file_value("LOCAL_FILE_ACCESS") is None
+    assert roots_model.file_value("LOCAL_FILE_ROOTS") == str(layout.data)
+
+
+def test_an_override_stays_in_the_process_unless_asked(roots_model, layout) -> None:
+    roots_model.set_override("LOCAL_FILE_ACCESS", "full")
+    assert roots_model.policy.mode.value == "full"  # the process environment wins
+    assert roots_model.file_value("LOCAL_FILE_ACCESS") == "roots"  # the file still says roots
+    assert "LOCAL_FILE_ACCESS=roots" in roots_model.export_plan.text
+    roots_model.export_overrides = True
+    assert "LOCAL_FILE_ACCESS=full" in roots_model.export_plan.text
+
+
+def test_export_paths_resolve_against_the_env_directory(roots_model, layout) -> None:
+    assert roots_model.default_export_dest() == str(layout.app / ".env.new")
+    assert roots_model.export_path("x/y.env") == str(layout.app / "x" / "y.env")
+    assert roots_model.export_path(str(layout.base / "abs.env")) == str(layout.base / "abs.env")
+    roots_model.load_env_upload("prod.env", b"LOCAL_FILE_ACCESS=full\n")
+    roots_model.host_cwd = str(layout.home)
+    assert roots_model.export_base()[0] == str(layout.home)
+    assert roots_model.export_download_name() == "prod.env"
+    assert roots_model.default_export_dest() == str(layout.home / "prod.env.new")

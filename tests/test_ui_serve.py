@@ -162,3 +162,19 @@ def test_the_dashboard_opens_with_what_serve_preloaded(tmp_path, monkeypatch) ->
     assert app.model.overrides == [("LOCAL_FILE_ACCESS", "roots"), ("LOCAL_FILE_ROOTS", "/data")]
     # What the caller passes wins over the preload.
     assert make_explorer(transport="stdio", debounce=0).model.transport == "stdio"
+
+
+def test_the_dashboard_is_served_with_its_own_offline_template() -> None:
+    import re
+
+    from localfs_explorer.serve import TEMPLATE, TEMPLATES_ROOT, plan_serve
+
+    plan = plan_serve(port=8866, open_browser=False)
+    assert f"--template={TEMPLATE}" in plan.argv
+    assert plan.env["JUPYTER_PATH"].split(os.pathsep)[0] == str(TEMPLATES_ROOT)
+    folder = TEMPLATES_ROOT / "voila" / "templates" / TEMPLATE
+    page = (folder / "index.html.j2").read_text(encoding="utf-8")
+    assert (folder / "conf.json").is_file()
+    # Nothing in the page template points off the machine (the icon font CDN is gone).
+    assert re.findall(r"https?://", page) == []
+    assert "lfe-kernel-banner" in page

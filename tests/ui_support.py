@@ -41,4 +41,5 @@ def text_of(html: str) -> str:
     """The visible text of an HTML fragment: tags dropped, whitespace runs as one space."""
     import html as _html
 
+    html = re.sub(r"<wbr\s*/?>", "", html)  # a line-break opportunity, not a space
     return " ".join(_html.unescape(re.sub(r"<[^>]+>", " ", html)).split())

@@ -3,7 +3,7 @@
     from localfs_explorer.ui import explorer
     explorer(env_path="deploy/.env", transport="sse")
 
-Needs the ``dashboard`` extra (ipywidgets, voila, pandas). The views hold no policy
+Needs the ``dashboard`` extra (ipywidgets, voila, pandas, itables). The views hold no policy
 logic: they edit one :class:`ExplorerModel`, which recomputes through the engine.
 """
 
@@ -12,6 +12,9 @@ from __future__ import annotations
 from .app import PANELS, Explorer, PanelSpec, explorer, make_explorer, register_panel
 from .model import HOST_FS_ENV, ExplorerError, ExplorerModel
 from .panel import Panel
+
+# The policy bar and the results grid (``.policybar.PolicyBar``, ``.grid.ResultsGrid``)
+# are imported where they are used: the grid pulls in itables and pandas.
 
 __all__ = [
     "HOST_FS_ENV",

@@ -22,9 +22,14 @@ import ipywidgets as widgets
 
 from . import render
 from .model import ExplorerModel
-from .panel import button, css, html, layout
+from .panel import button, css, html, layout, no_null_tooltips
 
 Factory = Callable[[ExplorerModel], widgets.Widget]
+
+#: The paths the "try the traps example" button probes on the traps host.
+TRAPS_PATHS = "\n".join([
+    "/data/notes.txt", "/data/escape/passwd", "/data/innocent.json", "/data/up/../secret.txt",
+])
 
 
 @dataclass(frozen=True)
@@ -97,9 +102,22 @@ class Explorer(widgets.VBox):
         self.model = model if model is not None else ExplorerModel(**model_options)
         self.specs = list(panels if panels is not None else PANELS)
         self._built: dict[str, widgets.Widget] = {}
-        self.header = html("lfe-header")
+        from .policybar import PolicyBar
+
+        self.title = html("lfe-title-area", (
+            '<h1 class="lfe-title">Local-file access explorer</h1>'
+            '<div class="lfe-muted">What an MCP server with this configuration lets a '
+            "model read and write on this host, and the exact words it refuses with.</div>"))
+        self.steps = html("lfe-steps-area")
+        self.traps = button("Try the traps example", "lfe-try-traps",
+                            tooltip="a described host full of symlink and deny-list traps",
+                            layout=layout(width="190px"))
+        self.traps.on_click(self.model.guarded(lambda _b: self.try_traps(), where="app"))
+        self.bar = PolicyBar(self.model)
+        #: The policy bar's verdict: WOULD START / WOULD EXIT, the mode and the target.
+        self.header = css(self.bar.badge, "lfe-header")
         self.error = html("lfe-error")
-        self.dismiss = button("Dismiss", "lfe-error-dismiss", icon="times",
+        self.dismiss = button("× Dismiss", "lfe-error-dismiss",
                               layout=layout(width="100px"))
         self.dismiss.on_click(self.model.guarded(lambda _b: self._dismiss(), where="app"))
         self.error_row = widgets.HBox([self.error, self.dismiss],
@@ -110,23 +128,28 @@ class Explorer(widgets.VBox):
                                     titles=tuple(s.title for s in self.specs)), "lfe-tabs")
         self.tabs.observe(self.model.guarded(lambda c: self._opened(c["new"]), where="app"),
                           names="selected_index")
-        self.model.observe(self.model.guarded(lambda _c: self._refresh_header(),
-                                              where="app"),
-                           names=["config_rev"])
+        self.model.observe(self.model.guarded(lambda _c: self._refresh_steps(), where="app"),
+                           names=["config_rev", "paths_rev", "batch_rev", "export_done"])
         self.model.observe(self.model.guarded(lambda _c: self._refresh_error(), where="app"),
                            names=["last_error"])
         # "Copy as command": the command line reproducing this screen, and a link to it.
-        self.share_button = button("Copy as command", "lfe-share-button", icon="terminal",
+        self.share_button = button("Copy as command", "lfe-share-button",
                                    layout=layout(width="170px"))
         self.share = html("lfe-share")
         self.share_button.on_click(self.model.guarded(lambda _b: self._refresh_share(True),
                                                       where="app"))
         self.model.observe(self.model.guarded(lambda _c: self._refresh_share(), where="app"),
                            names=["config_rev", "paths_text", "op"])
-        self.children = [html("", render.STYLE), self.header, self.error_row,
-                         self.share_button, self.share, self.tabs]
-        self._refresh_header()
+        self.children = [
+            html("", render.STYLE), self.title,
+            widgets.HBox([self.steps, self.traps],
+                         layout=layout(width="100%", flex_flow="row wrap",
+                                       align_items="center")),
+            self.bar, self.error_row, self.share_button, self.share, self.tabs,
+        ]
+        self._refresh_steps()
         self._refresh_error()
+        no_null_tooltips(self)
         if lazy:
             self._opened(self.tabs.selected_index or 0)
         else:
@@ -171,24 +194,34 @@ class Explorer(widgets.VBox):
 
     # ---- header and errors
 
-    def _refresh_header(self) -> None:
+    def _refresh_steps(self) -> None:
         m = self.model
-        policy = m.policy
-        if policy is None:
-            body = (
-                '<div class="lfe-mode-line"><b>LOCAL_FILE_ACCESS</b>: unknown</div>'
-                + render.box("error", f"<b>Configuration problem:</b> "
-                                      f"{render.esc(m.config_error)}")
-            )
-        else:
-            body = render.mode_summary(policy) + (
-                f'<div class="lfe-muted">transport <b>{render.esc(policy.transport)}</b> · '
-                f"target <b>{render.esc(m.target_label)}</b> · "
-                + ("the server would start" if policy.serves
-                   else "<b>the server would exit at startup</b>")
-                + "</div>"
-            )
-        self.header.value = body
+        done = [
+            bool(m.env_path or m.env_text is not None or m.file_edits or m.overrides),
+            bool(m.decisions or m.batch_verdicts),
+            bool(m.export_done),
+        ]
+        names = ["1 · load a .env", "2 · probe paths and calls", "3 · export the .env"]
+        steps = "".join(
+            f'<span class="lfe-step{" lfe-step-done" if ok else ""}">'
+            f'{"✔ " if ok else ""}{render.esc(name)}</span>'
+            for name, ok in zip(names, done, strict=True)
+        )
+        self.steps.value = f'<div class="lfe-steps">{steps}</div>'
+
+    def try_traps(self) -> None:
+        """Load the ``traps`` example host in roots mode and probe its tricky paths."""
+        m = self.model
+        if "traps" not in m.examples:
+            raise ValueError("the traps example host isn't installed")
+        with m.hold():
+            m.clear_env()
+            m.target = "example:traps"
+            m.package_dir = "/app"
+            m.file_edits = {"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": "/data",
+                            "TOKEN_PATH": "/app/token.json"}
+            m.paths_text = TRAPS_PATHS
+        self.show("paths")
 
     def _refresh_share(self, show: bool = False) -> None:
         """Show (or keep up to date, once shown) the command line and the share link."""

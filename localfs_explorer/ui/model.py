@@ -34,6 +34,7 @@ import logging
 import os
 import tempfile
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from traitlets import Any as AnyTrait
@@ -67,11 +68,15 @@ OVER_HTTP_CHOICES: tuple[str, ...] = ("auto", "yes", "no")
 HOST_TARGET = "host"
 UPLOAD_TARGET = "upload"
 EXAMPLE_PREFIX = "example:"
+#: The Tool call tab opens on this call: the tool operators ask about first.
+STARTING_TOOL = "upload_local_file"
+STARTING_ARGUMENTS = {"local_path": "~/Documents/quarterly-report.pdf"}
 
 # Which stages each input feeds. "config" implies every later stage.
 _CONFIG_INPUTS = (
     "env_path", "env_text", "env_name", "lenient", "overrides", "unset", "transport",
-    "target", "spec_text", "cwd", "host_cwd", "package_dir", "platform",
+    "target", "spec_text", "cwd", "host_cwd", "package_dir", "platform", "file_edits",
+    "export_overrides",
 )
 _PATH_INPUTS = ("paths_text", "op", "over_http")
 _TOOL_INPUTS = ("tool_name", "tool_args_text", "access_text")
@@ -164,6 +169,13 @@ class ExplorerModel(HasTraits):
     overrides: List[Any] = List()
     #: Keys removed whatever set them.
     unset: List[Any] = List()
+    #: Edits to the ``.env`` being prepared (the policy bar): key -> new value, or None to
+    #: take the key out of the file. Kept apart from ``overrides``, the process's own
+    #: variables: an edit goes into the exported file, an override only with
+    #: ``export_overrides``.
+    file_edits: Dict[str, Any] = Dict()
+    #: Write the process-environment overrides into the exported ``.env`` as well.
+    export_overrides = Bool(False)
     transport = Enum(TRANSPORTS, default_value="stdio")
     #: ``host``, ``example:NAME`` or ``upload``.
     target = Unicode(HOST_TARGET)
@@ -219,6 +231,10 @@ class ExplorerModel(HasTraits):
     batch_total = Int(0)
     batch_done = Int(0)
     batch_running = Bool(False)
+    #: Scenarios pinned from result rows (``localfs_explorer.scenarios.Scenario``).
+    pinned: List[Any] = List()
+    #: Where the last export went (a written path or a downloaded name; "" before one).
+    export_done = Unicode("")
     #: The last unexpected failure, shown in the page's error area ("" when none).
     last_error = Unicode("")
     # Bumped after each stage recomputes: views observe these, not the result lists,
@@ -235,6 +251,7 @@ class ExplorerModel(HasTraits):
         self._hold = 1  # no recompute until every initial value is in place
         self._timer: asyncio.TimerHandle | None = None
         self._last_flush = float("-inf")
+        self._batch_lines: list[str] = []
         #: How many times results were recomputed (lets tests see coalescing).
         self.flushes = 0
         super().__init__(**kwargs)
@@ -243,6 +260,9 @@ class ExplorerModel(HasTraits):
             self.target = f"{EXAMPLE_PREFIX}{self.examples[0]}" if self.examples else ""
         if not self.tool_name:
             self.tool_name = _first_tool()
+            if self.tool_name == STARTING_TOOL and self.tool_args_text.strip() in ("", "{}"):
+                # A call that means something from the first screen, not an error state.
+                self.tool_args_text = json.dumps(STARTING_ARGUMENTS, indent=2)
         self._hold = 0
         self.recompute(everything=True)
 
@@ -433,7 +453,50 @@ class ExplorerModel(HasTraits):
             raise ExplorerError(
                 f"{dest.strip()}: the page writes only files named like a .env (.env, "
                 "NAME.env, .env.NAME); serve --allow-any-output-name lifts this")
-        return plan.write(os.path.expanduser(dest.strip()), force=force)
+        result = plan.write(self.export_path(dest), force=force)
+        self.export_done = result.path
+        return result
+
+    def export_base(self) -> tuple[str, str]:
+        """(directory, what it is) that a relative export destination is taken against.
+
+        The loaded ``.env``'s own directory; for an upload or no file, the startup
+        directory the page was served from.
+        """
+        if self.env_text is None and self.env_path:
+            folder = os.path.dirname(os.path.abspath(os.path.expanduser(self.env_path)))
+            return folder, "the loaded .env's directory"
+        return (os.path.abspath(self.host_cwd or os.getcwd()),
+                "the directory the page was started in (the .env was not read from disk)")
+
+    def default_export_dest(self) -> str:
+        """``<name>.new`` beside the loaded ``.env`` (``.env.new`` in the base otherwise)."""
+        folder, _ = self.export_base()
+        name = os.path.basename(self.env_path or self.env_name or ".env") or ".env"
+        return os.path.join(folder, f"{name}.new")
+
+    def export_path(self, dest: str) -> str:
+        """The absolute path ``dest`` names: ``~`` expanded, relative to :meth:`export_base`."""
+        path = os.path.expanduser(dest.strip())
+        if not os.path.isabs(path):
+            path = os.path.join(self.export_base()[0], path)
+        return os.path.normpath(path)
+
+    def export_download_name(self) -> str:
+        """The downloaded file's name: the source file's own name (``.env`` by default)."""
+        name = self.env_name if self.env_text is not None else self.env_path
+        return os.path.basename((name or "").rstrip("/\\")) or ".env"
+
+    def batch_call(self, line: int | None) -> dict[str, Any]:
+        """The ``{"name", "arguments"}`` call on 1-based ``line`` of the loaded batch."""
+        if line is None or not 0 < line <= len(self._batch_lines):
+            raise ExplorerError(f"the batch has no line {line}")
+        data = json.loads(self._batch_lines[line - 1])
+        if isinstance(data, dict) and isinstance(data.get("params"), dict):
+            data = data["params"]  # a whole JSON-RPC tools/call request
+        if not isinstance(data, dict):
+            raise ExplorerError(f"line {line} is not a call object")
+        return {"name": data.get("name"), "arguments": data.get("arguments") or {}}
 
     def download_text(self) -> tuple[bytes | None, str]:
         """The exported ``.env`` as the page may hand it to the browser, and a note.
@@ -540,7 +603,7 @@ class ExplorerModel(HasTraits):
             env = self.env_path
         uploaded = self.env_text is not None
         return ServerConfig(
-            env=env, env_text=self.env_text,
+            env=env, env_text=self._edited_text(env, self.env_text),
             env_name=(self.env_name or "uploaded .env") if uploaded else None,
             settings={k: v for k, v in self.overrides if k},
             unset=[k for k in self.unset if k], lenient=self.lenient,
@@ -624,23 +687,104 @@ class ExplorerModel(HasTraits):
         self._compute_export(config, resolved)
         self.config_rev += 1
 
+    def _edited_text(self, source: str | None, text: str | None) -> str | None:
+        """The ``.env`` text with the policy bar's edits written in (None: read the file)."""
+        if not self.file_edits:
+            return text
+        from ..dotenv_export import edit_env_text
+        from ..env import read_env_text
+
+        if text is None:
+            text = read_env_text(Path(source)) if source else ""
+        return edit_env_text(text, self._edit_set(), self._edit_unset()).text
+
+    def _edit_set(self) -> dict[str, str]:
+        return {k: v for k, v in self.file_edits.items() if k and v is not None}
+
+    def _edit_unset(self) -> list[str]:
+        return [k for k, v in self.file_edits.items() if k and v is None]
+
+    def set_file_value(self, key: str, value: str | None) -> None:
+        """Edit ``key`` in the ``.env`` being prepared (None takes it out of the file)."""
+        self.file_edits = {**self.file_edits, key: value}
+
+    def file_value(self, key: str) -> str | None:
+        """``key``'s value in the ``.env`` being prepared (edits applied; None: absent)."""
+        if key in self.file_edits:
+            return self.file_edits[key]
+        env = self.env
+        if env is None or key in env.from_process:
+            return self._raw_file_value(key)
+        return env.values.get(key)
+
+    def _env_source(self) -> tuple[str | None, str | None]:
+        """(name or path, text) of the loaded .env: text is None when it is a file here."""
+        if self.env_text is not None:
+            return self.env_name or "uploaded .env", self.env_text
+        if self.env_path:
+            if not self.host_access:
+                raise ExplorerError(
+                    "reading a .env from the serving machine is off for a page served to "
+                    "other machines; upload the file instead"
+                )
+            return os.path.expanduser(self.env_path), None
+        return None, None
+
+    def _raw_file_value(self, key: str) -> str | None:
+        try:
+            source, text = self._env_source()
+            if text is None:
+                if not source:
+                    return None
+                from ..env import read_env_text
+
+                text = read_env_text(Path(source))
+        except (ExplorerError, ValueError, OSError):
+            return None
+        from ..env import parse_env_text
+
+        value = None
+        for k, v in parse_env_text(text, strict=False)[0]:
+            if k == key:
+                value = v
+        return value
+
+    def change_destinations(self) -> list[tuple[str, str]]:
+        """Each pending change as (key, where it goes): the ``.env`` or the process only."""
+        rows = [(key, ".env (policy bar)") for key in self.file_edits if key]
+        for key, _value in self.overrides:
+            if not key:
+                continue
+            rows.append((key, ".env (process-environment override, written too)"
+                         if self.export_overrides else
+                         "process environment only: not written to the .env"))
+        rows += [(key, ".env (unset: taken out)") for key in self.unset if key]
+        return rows
+
     def _compute_auth(self) -> None:
         self.auth_error = ""
         self.auth_status = auth_status_preview(self.policy, registration=self.registration)
 
     def _compute_export(self, config: ServerConfig, resolved: ResolvedConfig) -> None:
         self.export_error = ""
+        # The loaded .env as it is: the edits (and, when asked, the overrides) are the
+        # changes written into it; the overrides otherwise stay the process environment.
         from ..dotenv_export import ExportError, export_env
 
-        # The overrides are the edits written into the file, not the process environment.
-        source = resolved.env_path if config.env_text is None else config.env_name
+        source = config.env_name if self.env_text is not None else resolved.env_path
+        original = self.env_text
+        overrides = dict(config.settings)
+        written = {**self._edit_set(), **overrides} if self.export_overrides \
+            else self._edit_set()
         try:
             self.export_plan = export_env(
                 source,
-                set=config.settings,
-                unset=config.unset,
-                text=config.env_text,
-                config=config.model_copy(update={"settings": {}, "unset": []}),
+                set=written,
+                unset=[*self._edit_unset(), *config.unset],
+                text=original,
+                config=config.model_copy(update={
+                    "settings": {} if self.export_overrides else overrides,
+                    "unset": []}),
             )
         except ExportError as exc:
             self.export_plan = None
@@ -737,7 +881,8 @@ class ExplorerModel(HasTraits):
                     )
                 path = os.path.expanduser(self.batch_path)
                 text = read_text(path, ExplorerError)
-            total = sum(1 for line in text.splitlines() if line.strip())
+            self._batch_lines = text.splitlines()
+            total = sum(1 for line in self._batch_lines if line.strip())
             if total > MAX_BATCH_CALLS:
                 raise ExplorerError(f"{total} calls: at most {MAX_BATCH_CALLS} per batch")
             self.batch_total = total
@@ -774,4 +919,6 @@ def _raw_pairs(text: str) -> list[tuple[str, str]]:
 
 def _first_tool() -> str:
     names = default_catalog().names()
+    if STARTING_TOOL in names:
+        return STARTING_TOOL
     return names[0] if names else ""

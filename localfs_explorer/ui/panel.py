@@ -54,9 +54,23 @@ def label_style(widget_cls: type = widgets.Dropdown, width: str = "110px") -> An
     return style(widget_cls, description_width=width)
 
 
+def no_null_tooltips(widget: widgets.Widget) -> widgets.Widget:
+    """Give ``widget`` and everything inside it a tooltip, so none reads "null".
+
+    A widget with no tooltip gets its description (or nothing) as its hover text; left
+    None, the page labels it with the word "null".
+    """
+    if getattr(widget, "tooltip", "") is None and widget.has_trait("tooltip"):
+        widget.tooltip = str(getattr(widget, "description", "") or "")
+    for child in getattr(widget, "children", ()) or ():
+        no_null_tooltips(child)
+    return widget
+
+
 def button(description: str = "", css_class: str = "", **kwargs: Any) -> widgets.Button:
     """A button with a shared style."""
     kwargs.setdefault("style", style(widgets.Button))
+    kwargs.setdefault("tooltip", description)
     b = widgets.Button(description=description, **kwargs)
     return css(b, css_class) if css_class else b
 
@@ -64,7 +78,7 @@ def button(description: str = "", css_class: str = "", **kwargs: Any) -> widgets
 def html(css_class: str, value: str = "") -> widgets.HTML:
     """An HTML output area with a stable class."""
     widget = widgets.HTML(value=value, layout=layout(width="100%"),
-                          style=style(widgets.HTML))
+                          style=style(widgets.HTML), tooltip="")
     return css(widget, css_class) if css_class else widget
 
 
@@ -93,6 +107,7 @@ class Panel(widgets.VBox):
         self.model = model
         css(self, "lfe-panel", f"lfe-panel-{self.name}")
         self.children = tuple(self.build())
+        no_null_tooltips(self)
         if self.watches:
             model.observe(self.model.guarded(lambda _change: self.refresh(),
                                              where=f"{self.name} panel"),

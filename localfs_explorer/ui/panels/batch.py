@@ -5,7 +5,10 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from .. import render
+from ..commands import pin_row, probe_command
+from ..grid import ResultsGrid, batch_frame
 from ..panel import Panel, button, css, heading, html, label_style, layout, style, wide
+from .paths import _pinned_note
 
 
 class BatchPanel(Panel):
@@ -26,7 +29,7 @@ class BatchPanel(Panel):
                                      continuous_update=False,
                                      style=label_style(widgets.Text, "80px"),
                                      layout=layout(width="60%")), "lfe-batch-path")
-        self.load = button("Run", "lfe-batch-load", icon="play", layout=layout(width="80px"))
+        self.load = button("▶ Run", "lfe-batch-load", layout=layout(width="80px"))
         self.path.disabled = self.load.disabled = not m.host_access
         self.progress = css(widgets.IntProgress(value=0, min=0, max=1, description="probed",
                                                 layout=layout(width="60%")),
@@ -35,8 +38,17 @@ class BatchPanel(Panel):
         self.status = html("lfe-batch-status")
         self.outcomes = html("lfe-batch-outcomes-view")
         self.tools = html("lfe-batch-tools-view")
-        self.calls = html("lfe-batch-calls-view")
+        self.grid = ResultsGrid("batch", detail=self._detail, command=self._command,
+                                pin=self._pin,
+                                guard=lambda fn: m.guarded(fn, where="batch grid"))
+        self.grid.table.add_class("lfe-batch-calls")
+        self.grid.detail.add_class("lfe-call-detail")
         self.csv = html("lfe-batch-csv")
+        # The CSV goes into the page only when asked for: for a big batch it is megabytes,
+        # which would hold up the grid the moment the batch finishes.
+        self.csv_prepare = button("⬇ Prepare the CSV", "lfe-batch-csv-prepare",
+                                  layout=layout(width="170px"))
+        self.on_click(self.csv_prepare, self.prepare_csv)
         self.on_change(self.upload, lambda _v: self._uploaded())
         self.on_click(self.load, lambda: m.load_batch_path(self.path.value))
         m.observe(m.guarded(lambda _c: self._progress(), where="batch panel"),
@@ -50,8 +62,29 @@ class BatchPanel(Panel):
             intro, widgets.HBox([self.upload, self.path, self.load], layout=wide()),
             widgets.HBox([self.progress, self.progress_label], layout=wide()),
             self.status, heading("By outcome"), self.outcomes, heading("By tool"),
-            self.tools, self.csv, heading("Calls"), self.calls,
+            self.tools, widgets.HBox([self.csv_prepare, self.csv], layout=wide()),
+            heading("Calls"), self.grid,
         ]
+
+    # ---- row actions
+
+    def _verdict(self, index: int):
+        return self.model.batch_verdicts[index]
+
+    def _detail(self, index: int) -> str:
+        v = self._verdict(index)
+        where = f'<div class="lfe-muted">call {index + 1}, line {render.esc(v.line)}</div>'
+        return where + render.call_verdict_html(v, limit=render.MAX_DETAIL_ENTRIES)
+
+    def _command(self, index: int) -> str:
+        return probe_command(self.model, self.model.batch_call(self._verdict(index).line))
+
+    def _pin(self, index: int) -> str:
+        v = self._verdict(index)
+        call = self.model.batch_call(v.line)
+        pin_row(self.model, f"call {index + 1}: {v.name}",
+                call=(str(call["name"]), dict(call["arguments"]), v))
+        return _pinned_note(self.model)
 
     def _uploaded(self) -> None:
         got = self.upload_contents(self.upload)
@@ -83,10 +116,21 @@ class BatchPanel(Panel):
         else:
             self.status.value = '<div class="lfe-muted">No batch loaded.</div>'
         verdicts = m.batch_verdicts
+        self.grid.set_frame(batch_frame(verdicts))
         if not verdicts:
-            self.outcomes.value = self.tools.value = self.calls.value = self.csv.value = ""
+            self.outcomes.value = self.tools.value = self.csv.value = ""
+            self.csv_prepare.disabled = True
             return
-        self.outcomes.value, self.tools.value, self.calls.value = render.batch_tables(verdicts)
+        self.outcomes.value, self.tools.value, _calls = render.batch_tables(verdicts)
+        self.csv.value = ""
+        self.csv_prepare.disabled = False
+
+    def prepare_csv(self) -> None:
+        """Put the batch result's CSV (one row per call and path) in a download link."""
+        m = self.model
+        if not m.batch_verdicts:
+            return
         self.csv.value = render.download_link(
             m.batch_csv(), "localfs-explorer-batch.csv", "text/csv",
-            f"⬇ Download the result as CSV ({len(verdicts)} calls)", "lfe-batch-csv-link")
+            f"⬇ Download the result as CSV ({len(m.batch_verdicts)} calls)",
+            "lfe-batch-csv-link")

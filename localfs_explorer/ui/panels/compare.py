@@ -18,6 +18,7 @@ from ...diff import compare_policies, elide_common_start
 from ...errors import LocalfsError
 from ...policy import TRANSPORTS, resolve_policy
 from .. import render
+from ..grid import ResultsGrid
 from ..panel import Panel, css, heading, html, wide
 
 #: Rows shown per group; the rest are counted and are in the downloads.
@@ -78,13 +79,15 @@ class ComparePanel(Panel):
             value=True, indent=False,
             description="also ask the generated set (roots, siblings, deny-list, home, /, "
                         "every tool)"), "lfe-compare-generated")
-        self.run = css(widgets.Button(description="Compare", icon="exchange",
+        self.run = css(widgets.Button(description="⇄ Compare",
                                       button_style="primary",
                                       layout=widgets.Layout(width="120px")),
                        "lfe-compare-run")
         self.status = html("lfe-compare-status")
         self.summary = html("lfe-compare-summary")
         self.groups = html("lfe-compare-groups")
+        self.grid = ResultsGrid("compare", detail=self._detail,
+                                guard=lambda fn: self.model.guarded(fn, where="compare grid"))
         self.downloads = html("lfe-compare-downloads")
         self.on_click(self.run, self.compare)
         intro = html("", (
@@ -95,7 +98,7 @@ class ComparePanel(Panel):
             intro, self.changes,
             widgets.HBox([self.transport, self.direction], layout=wide()),
             self.paths, self.generated, self.run, self.status, self.summary, self.downloads,
-            heading("Changes"), self.groups,
+            heading("Every change"), self.grid, heading("By group"), self.groups,
         ]
 
     def other_policy(self) -> Any:
@@ -170,6 +173,7 @@ class ComparePanel(Panel):
                                           rows, css_class=f"lfe-compare-{group}",
                                           total=len(changes)))
         self.groups.value = m.clean("".join(parts))
+        self.grid.set_frame(_compare_frame(result.changes, m.clean))
         from ...report import diff_report, to_csv, to_html
 
         report = diff_report(result, *self.sides)
@@ -179,6 +183,14 @@ class ComparePanel(Panel):
             render.download_link(to_csv(report).encode("utf-8"), "localfs-explorer-diff.csv",
                                  "text/csv", "⬇ CSV", "lfe-compare-csv"),
         ])
+
+    def _detail(self, index: int) -> str:
+        changes = self.result.changes if self.result is not None else []
+        if not 0 <= index < len(changes):
+            return ""
+        return self.model.clean(render.table(["probe", "before", "after", "why asked / what"],
+                                             [_row(changes[index])],
+                                             css_class="lfe-compare-detail"))
 
     def refresh(self) -> None:
         if self.result is not None:
@@ -204,3 +216,30 @@ def _row(change: Any) -> list[str]:
         what += f"<br>before: {render.esc(b)}<br>after: {render.esc(a)}"
     probe = f"<code>{render.esc(change.probe)}</code>"
     return [probe, _side(change.before, change.kind), _side(change.after, change.kind), what]
+
+
+_GROUP = {"new_access": ("new access", 0), "removed_access": ("removed access", 1),
+          "changed_message": ("changed message", 2)}
+
+
+def _side_text(side: dict[str, Any], kind: str) -> str:
+    if kind == "call":
+        return "ABSENT" if not side.get("visible") else str(side.get("outcome") or "error").upper()
+    if side.get("allowed"):
+        return "ALLOWED"
+    return f"REFUSED ({str(side.get('reason') or '').replace('_', ' ')})"
+
+
+def _compare_frame(changes: Any, clean: Any) -> Any:
+    import pandas as pd
+
+    rows = []
+    for i, c in enumerate(changes):
+        label, rank = _GROUP.get(c.change, (c.change.replace("_", " "), 3))
+        rows.append({
+            "#": i + 1, "verdict": label, "kind": c.kind, "probe": clean(c.probe),
+            "before": _side_text(c.before, c.kind), "after": _side_text(c.after, c.kind),
+            "why asked": clean(c.source), "_rank": rank,
+        })
+    return pd.DataFrame(rows, columns=["#", "verdict", "kind", "probe", "before", "after",
+                                       "why asked", "_rank"])

@@ -1,11 +1,32 @@
-"""The Export panel: the loaded ``.env`` with the overrides written in, validated first."""
+"""The Export panel: the .env being prepared, validated, shown and saved safely.
+
+Every pending change says where it goes: into the ``.env`` (the policy bar's edits, and
+the process-environment overrides only when asked) or nowhere (an override stays in the
+process environment). Before writing, the panel shows the full destination path, what is
+there now, and the diff against it.
+"""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 import ipywidgets as widgets
 
 from .. import render
 from ..panel import Panel, button, css, heading, html, label_style, layout, style
+
+
+def git_checkout_of(path: str) -> str | None:
+    """The top of the git checkout holding ``path`` (None when it isn't in one)."""
+    current = Path(path).parent
+    for folder in (current, *current.parents):
+        try:
+            if (folder / ".git").exists():
+                return str(folder)
+        except OSError:
+            return None
+    return None
 
 
 class ExportPanel(Panel):
@@ -18,42 +39,53 @@ class ExportPanel(Panel):
     def build(self) -> list[widgets.Widget]:
         m = self.model
         intro = html("", (
-            '<div class="lfe-muted">The loaded .env with every override written in and every '
-            "unset key removed. Untouched lines stay byte for byte. Secret values are masked "
-            "here and appear only in the file itself.</div>"))
+            '<div class="lfe-muted">The .env being prepared: the loaded file with the policy '
+            "bar's edits written in. Untouched lines stay byte for byte. Secret values are "
+            "masked here and appear only in the file itself.</div>"))
         self.status = html("lfe-export-status")
+        self.include_overrides = css(self.bind(widgets.Checkbox(
+            description="also write the process-environment overrides into the .env",
+            indent=False, layout=layout(width="auto"), style=style(widgets.Checkbox)),
+            "export_overrides"), "lfe-export-overrides")
         self.changes = html("lfe-export-changes")
         self.diff = html("lfe-export-diff-view")
         self.warnings = html("lfe-export-warnings")
-        self.prepare = button("Prepare download", "lfe-export-prepare", icon="download",
+        self.prepare = button("⬇ Prepare download", "lfe-export-prepare",
                               layout=layout(width="170px"))
         self.download = html("lfe-export-download")
-        self.dest = css(widgets.Text(description="write to", placeholder="/path/to/new/.env",
+        self.dest = css(widgets.Text(description="write to", placeholder="name.env.new",
                                      style=label_style(widgets.Text, "70px"),
-                                     layout=layout(width="55%")), "lfe-export-dest")
+                                     layout=layout(width="60%")), "lfe-export-dest")
+        self.dest_info = html("lfe-export-dest-info")
+        self.dest_diff = html("lfe-export-dest-diff")
         self.force = css(widgets.Checkbox(description="replace an existing file (a backup "
                                                       "is kept)", indent=False,
                                           layout=layout(width="auto"),
                                           style=style(widgets.Checkbox)),
                          "lfe-export-force")
-        self.write = button("Write", "lfe-export-write", icon="save", button_style="warning",
+        self.write = button("Write", "lfe-export-write", button_style="warning",
                             layout=layout(width="90px"))
         self.result = html("lfe-export-result")
         self.dest.disabled = self.force.disabled = self.write.disabled = not m.host_access
         self.on_click(self.prepare, self._prepare)
         self.on_click(self.write, self._write)
-        write_row = [widgets.HBox([self.dest, self.force, self.write], layout=layout())]
+        self.on_change(self.dest, lambda _v: self._show_destination())
+        self._default_dest = ""
+        write_row = [widgets.HBox([self.dest, self.force, self.write],
+                                  layout=layout(width="100%", flex_flow="row wrap")),
+                     self.dest_info, self.dest_diff]
         if not m.host_access:
-            write_row.append(html("", '<div class="lfe-muted">Writing on the serving machine '
-                                      "is off for a page served to other machines.</div>"))
+            write_row = [html("", '<div class="lfe-muted">Writing on the serving machine '
+                                  "is off for a page served to other machines.</div>")]
             write_row.append(html("lfe-export-secrets-rule", (
                 '<div class="lfe-muted">No secret this page holds leaves it: the download '
                 "keeps secret settings as they are in your own uploaded file (secret "
                 "overrides are not written into it), and the .env this page was started "
                 "with is not offered if it holds secrets.</div>")))
         return [
-            intro, self.status, self.warnings, heading("Changes"), self.changes,
-            heading("Diff"), self.diff,
+            intro, self.status, self.warnings, heading("Changes and where they go"),
+            self.include_overrides, self.changes,
+            heading("Diff against the loaded .env"), self.diff,
             heading("Save"), widgets.HBox([self.prepare, self.download], layout=layout()),
             *write_row,
             self.result,
@@ -65,15 +97,17 @@ class ExportPanel(Panel):
             self.download.value = render.box("error", render.esc(note),
                                              "lfe-export-download-refused")
             return
-        name = (self.model.env_name or self.model.env_path or ".env").rsplit("/", 1)[-1]
+        name = self.model.export_download_name()
         # The link carries the file itself, so it is made on request and dropped as soon
         # as the plan changes. Served to other machines, it holds no secret of the kernel's
-        # (the note says what was left out).
+        # (the note says what was left out). application/octet-stream: a browser keeps the
+        # name as it is instead of adding ".txt".
         self.download.value = render.download_link(
-            data, name or ".env", "text/plain",
+            data, name, "application/octet-stream",
             f"⬇ Download {name}", "lfe-export-download-link", mask_secrets=False) + (
             f'<div class="lfe-muted lfe-export-download-note">{render.esc(note)}</div>'
             if note else "")
+        self.model.export_done = name
 
     def _write(self) -> None:
         from ...dotenv_export import ExportError
@@ -87,10 +121,65 @@ class ExportPanel(Panel):
             return
         self.result.value = render.box("ok", render.esc(result.describe()),
                                        "lfe-export-written")
+        self._show_destination()
+
+    def _show_destination(self) -> None:
+        """The full path the Write button would write, what is there, and the diff to it."""
+        m = self.model
+        if not m.host_access:
+            return
+        from ...dotenv_export import unified_diff
+        from ...env import EnvFileError, read_env_text
+
+        if not self.dest.value.strip():
+            self.dest_info.value = self.dest_diff.value = ""
+            return
+        folder, what = m.export_base()
+        path = m.export_path(self.dest.value)
+        lines = [f"Writes <b><code>{render.path_html(path)}</code></b>"]
+        if not os.path.isabs(os.path.expanduser(self.dest.value.strip())):
+            lines.append(f"(a relative path is taken against {render.esc(what)}, "
+                         f"<code>{render.path_html(folder)}</code>)")
+        kind, current = "note", None
+        if os.path.lexists(path):
+            try:
+                current = read_env_text(Path(path))
+            except EnvFileError as exc:
+                lines.append(f"— something is there that can't be read as a .env: "
+                             f"{render.esc(exc)}")
+                kind = "warning"
+            else:
+                lines.append("— a file is there now: writing needs “replace”, and it is "
+                             "kept as a backup")
+                kind = "warning"
+        else:
+            lines.append("— nothing is there yet")
+        checkout = git_checkout_of(path)
+        parts = [render.box(kind, " ".join(lines), "lfe-export-dest-path")]
+        if checkout:
+            parts.append(render.box(
+                "warning",
+                f"⚠ This is inside the git checkout <code>{render.path_html(checkout)}</code>: "
+                "the file holds the secrets; keep it out of commits (or write it elsewhere).",
+                "lfe-export-git-warning"))
+        self.dest_info.value = "".join(parts)
+        plan = m.export_plan
+        if current is not None and plan is not None:
+            diff = unified_diff(current, plan.text, fromfile=f"{path} (now)",
+                                tofile=f"{path} (after writing)", masked=True)
+            self.dest_diff.value = ('<div class="lfe-muted">Against what is at the '
+                                    "destination now:</div>" + render.diff_html(diff))
+        else:
+            self.dest_diff.value = ""
 
     def refresh(self) -> None:
         m = self.model
         self.download.value = ""
+        if m.host_access:
+            default = m.default_export_dest()
+            if self.dest.value in ("", self._default_dest) and default != self.dest.value:
+                self.dest.value = default
+            self._default_dest = default
         plan = m.export_plan
         if plan is None:
             self.status.value = render.box(
@@ -106,11 +195,17 @@ class ExportPanel(Panel):
                 "error", f"<b>Blocked</b> — {render.esc(plan.refusal())}", "lfe-export-blocked")
         self.prepare.disabled = not plan.ok
         self.write.disabled = not plan.ok or not m.host_access
-        changed = [c for c in plan.changes if c.action not in ("unchanged", "not_present")]
-        self.changes.value = (
-            "<ul>" + "".join(f"<li>{render.esc(c.describe())}</li>" for c in changed) + "</ul>"
-            if changed else '<div class="lfe-muted">No key changes.</div>'
-        )
+        actions = {c.key: c.describe() for c in plan.changes
+                   if c.action not in ("unchanged", "not_present")}
+        rows = []
+        for key, where in m.change_destinations():
+            done = actions.get(key, f"{key}: no change to the file")
+            rows.append(f"<li><code>{render.esc(key)}</code> → <b>{render.esc(where)}</b>"
+                        f' <span class="lfe-muted">({render.esc(done)})</span></li>')
+        self.changes.value = (f'<ul class="lfe-change-list">{"".join(rows)}</ul>' if rows
+                              else '<div class="lfe-muted">No changes yet: edit the mode or '
+                                   "roots in the bar above.</div>")
         self.warnings.value = render.messages("warning", list(plan.warnings), "warning",
                                               "lfe-export-warning-list")
         self.diff.value = render.diff_html(plan.diff(masked=True))
+        self._show_destination()

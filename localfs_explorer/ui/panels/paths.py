@@ -1,22 +1,27 @@
-"""The Paths panel: many candidate paths in, the server's verdict for each out."""
+"""The Paths panel: many candidate paths in, the server's verdict for each out.
+
+The verdicts go to the results grid (refusals first, filters, sort, every row); clicking a
+row shows its message, trace and hint, the CLI command asking the same, and pins it.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 import ipywidgets as widgets
 
 from ...check import OPS
 from .. import render
-from ..panel import Panel, css, heading, html, label_style, layout, style, wide
+from ..commands import check_command, pin_row, pinned_toml
+from ..grid import ResultsGrid, paths_frame
+from ..panel import Panel, css, html, label_style, layout, style, wide
 
-#: Entries in the selection dropdown; the table says how many more there are.
-MAX_SELECT = 500
+#: What the Paths box holds when the Explorer opens: a path to try, not an empty box.
+SAMPLE_PATHS = "~/.ssh/id_rsa\n./reports/summary.csv"
 
 
 class PathsPanel(Panel):
-    """Paste paths, pick the operation; a verdict table, then message/trace/hint."""
+    """Paste paths, pick the operation; a verdict grid, then message/trace/hint."""
 
     name = "paths"
     title = "Paths"
@@ -32,42 +37,54 @@ class PathsPanel(Panel):
             options=[(op.replace("_", "+"), op) for op in OPS],
             tooltips=["may a tool read it?", "may a tool write it?",
                       "both (a sync entry present on both sides)"],
-            style=style(widgets.ToggleButtons, button_width="90px")), "op"), "lfe-op")
+            style=style(widgets.ToggleButtons, button_width="110px")), "op"), "lfe-op")
         self.over_http = css(self.bind(widgets.Dropdown(
             options=[("by transport", "auto"), ("yes", "yes"), ("no", "no")],
             description="over HTTP?", style=label), "over_http"), "lfe-over-http")
         self.counts = html("lfe-paths-counts")
-        self.table = html("lfe-verdicts-view")
-        self.select = css(widgets.Dropdown(description="explain", style=label,
-                                           layout=wide()), "lfe-path-select")
-        self.on_change(self.select, self._selected)
-        self.detail = html("lfe-path-detail")
+        self.grid = ResultsGrid("paths", detail=self._detail, command=self._command,
+                                pin=self._pin,
+                                guard=lambda fn: self.model.guarded(fn, where="paths grid"))
+        self.grid.table.add_class("lfe-verdicts")
+        self.detail = self.grid.detail
+        self.detail.add_class("lfe-path-detail")
+        self._shown: object = None
         return [
             self.paths,
             widgets.HBox([widgets.Label("operation", layout=layout(width="106px")),
                           self.op, self.over_http],
                          layout=wide(flex_flow="row wrap", align_items="center")),
-            self.counts, self.table,
-            heading("Why"), self.select, self.detail,
+            self.counts, self.grid,
         ]
 
-    def _selected(self, value: int | None) -> None:
-        if value is not None and value != self.model.selected:
-            self.model.selected = value
+    # ---- row actions
+
+    def _detail(self, index: int) -> str:
+        decisions = self.model.decisions
+        if not 0 <= index < len(decisions):
+            return ""
+        self.model.selected = index
+        return render.decision_detail(decisions[index])
+
+    def _command(self, index: int) -> str:
+        return check_command(self.model, self.model.decisions[index])
+
+    def _pin(self, index: int) -> str:
+        d = self.model.decisions[index]
+        pin_row(self.model, f"path {d.path} ({d.op})", decision=d)
+        return _pinned_note(self.model)
 
     def refresh(self) -> None:
         m = self.model
         if m.policy is None:
             self.counts.value = render.box(
                 "error", render.esc(m.config_error or "no configuration loaded"))
-            self.table.value = self.detail.value = ""
-            self.select.options = []
+            self._show([])
             return
         decisions = m.decisions
         if not decisions:
             self.counts.value = '<div class="lfe-muted">Type or paste paths above.</div>'
-            self.table.value = self.detail.value = ""
-            self.select.options = []
+            self._show([])
             return
         reasons = Counter(d.reason for d in decisions if not d.allowed)
         allowed = sum(1 for d in decisions if d.allowed)
@@ -78,17 +95,17 @@ class PathsPanel(Panel):
         if m.paths_error:
             summary += f" — {m.paths_error}"
         self.counts.value = f"<div><b>{render.esc(summary)}</b></div>"
-        selected = m.selected if 0 <= m.selected < len(decisions) else 0
-        self.table.value = render.decisions_table(decisions, selected)
-        options = [(_option_label(i, d), i) for i, d in enumerate(decisions[:MAX_SELECT])]
-        if list(self.select.options) != options:
-            self.select.options = options
-        if selected < len(options) and self.select.value != selected:
-            self.select.value = selected
-        self.detail.value = render.decision_detail(decisions[selected])
+        self._show(decisions)
+
+    def _show(self, decisions: list) -> None:
+        if self._shown is not decisions:  # not on a mere change of the selected row
+            self._shown = decisions
+            self.grid.set_frame(paths_frame(decisions))
 
 
-def _option_label(index: int, decision: Any) -> str:
-    path = decision.path.replace("\0", "\\0")
-    verdict = "ALLOWED" if decision.allowed else f"REFUSED ({decision.reason})"
-    return f"{index + 1}. {path} — {verdict}"
+def _pinned_note(model) -> str:
+    text = pinned_toml(model)
+    count = len(model.pinned)
+    return render.box("ok", f"Pinned: {count} scenario(s) so far. " + render.download_link(
+        text.encode("utf-8"), "pinned-scenarios.toml", "application/toml",
+        "⬇ Download pinned-scenarios.toml", "lfe-pinned-download"))

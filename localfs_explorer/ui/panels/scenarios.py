@@ -49,6 +49,52 @@ def shipped_example() -> tuple[str, str]:
         return "", ""
 
 
+def config_of(m: Any) -> tuple[ConfigSpec, list[str]]:
+    """The Explorer's configuration as a scenario config, and the secret keys left out."""
+    from ..model import content_json
+
+    left_out: list[str] = []
+    settings: dict[str, str] = {}
+    config: dict[str, Any] = {"transport": m.transport}
+    if m.env_text is not None and m.env is not None:
+        # An uploaded .env has no path to point at: its settings go in inline.
+        settings.update(m.env.values)
+    elif m.env_path:
+        config["env"] = os.path.abspath(os.path.expanduser(m.env_path))
+    # The .env being prepared: the policy bar's edits, then the process environment.
+    settings.update({k: v for k, v in m.file_edits.items() if k and v is not None})
+    settings.update({k: v for k, v in m.overrides if k})
+    for key in list(settings):
+        if is_secret_key(key):
+            del settings[key]
+            left_out.append(key)
+    if settings:
+        config["settings"] = settings
+    unset = [k for k, v in m.file_edits.items() if k and v is None and k not in settings]
+    unset += [k for k in m.unset if k]
+    if unset:
+        config["unset"] = unset
+    if m.target == "host":
+        config["host"] = "host"
+    elif m.target.startswith("example:"):
+        config["host"] = m.target[len("example:"):]
+    elif m.target == "upload" and m.spec_text:
+        config["host"] = content_json(m.spec_text, m.spec_name or "uploaded host")
+    cwd = m.cwd.strip() or (m.host_cwd if m.target == "host" else "")
+    if cwd:
+        config["cwd"] = cwd
+    if m.package_dir.strip():
+        config["package_dir"] = m.package_dir.strip()
+    if m.platform != "posix":
+        config["platform"] = m.platform
+    over_http = {"auto": None, "yes": True, "no": False}[m.over_http]
+    if over_http is not None:
+        config["over_http"] = over_http
+    if m.access_text.strip():
+        config["access"] = content_json(m.access_text, "tool access lists")
+    return ConfigSpec.model_validate(config), sorted(set(left_out))
+
+
 class ScenariosPanel(Panel):
     """Run scenario TOML; pin the current configuration and probes as a new scenario."""
 
@@ -71,17 +117,17 @@ class ScenariosPanel(Panel):
                                      continuous_update=False,
                                      style={"description_width": "70px"},
                                      layout=widgets.Layout(width="50%")), "lfe-scenarios-path")
-        self.load = css(widgets.Button(description="Load", icon="folder-open",
+        self.load = css(widgets.Button(description="Load",
                                        layout=widgets.Layout(width="90px")),
                         "lfe-scenarios-load")
         self.path.disabled = self.load.disabled = not m.host_access
-        self.example = css(widgets.Button(description="spec 000", icon="file-text-o",
+        self.example = css(widgets.Button(description="spec 000",
                                           tooltip="the shipped scenarios of the design",
                                           layout=widgets.Layout(width="110px")),
                            "lfe-scenarios-example")
         self.text = css(widgets.Textarea(placeholder="[[scenario]]\nname = \"...\"\n...",
                                          layout=wide(height="220px")), "lfe-scenarios-text")
-        self.run = css(widgets.Button(description="Run", icon="play", button_style="primary",
+        self.run = css(widgets.Button(description="▶ Run", button_style="primary",
                                       layout=widgets.Layout(width="90px")),
                        "lfe-scenarios-run")
         self.status = html("lfe-scenarios-status")
@@ -93,7 +139,7 @@ class ScenariosPanel(Panel):
                                           style={"description_width": "50px"},
                                           layout=widgets.Layout(width="50%")),
                              "lfe-scenarios-save-name")
-        self.save = css(widgets.Button(description="Save as scenario", icon="save",
+        self.save = css(widgets.Button(description="Save as scenario",
                                        layout=widgets.Layout(width="160px")),
                         "lfe-scenarios-save")
         self.save_note = html("lfe-scenarios-save-note")
@@ -200,46 +246,7 @@ class ScenariosPanel(Panel):
 
     def current_config(self) -> tuple[ConfigSpec, list[str]]:
         """The Explorer's configuration as a scenario config, and the secret keys left out."""
-        from ..model import content_json
-
-        m = self.model
-        left_out: list[str] = []
-        settings: dict[str, str] = {}
-        config: dict[str, Any] = {"transport": m.transport}
-        if m.env_text is not None and m.env is not None:
-            # An uploaded .env has no path to point at: its settings go in inline.
-            settings.update(m.env.values)
-        elif m.env_path:
-            config["env"] = os.path.abspath(os.path.expanduser(m.env_path))
-        settings.update({k: v for k, v in m.overrides if k})
-        for key in list(settings):
-            if is_secret_key(key):
-                del settings[key]
-                left_out.append(key)
-        if settings:
-            config["settings"] = settings
-        unset = [k for k in m.unset if k]
-        if unset:
-            config["unset"] = unset
-        if m.target == "host":
-            config["host"] = "host"
-        elif m.target.startswith("example:"):
-            config["host"] = m.target[len("example:"):]
-        elif m.target == "upload" and m.spec_text:
-            config["host"] = content_json(m.spec_text, m.spec_name or "uploaded host")
-        cwd = m.cwd.strip() or (m.host_cwd if m.target == "host" else "")
-        if cwd:
-            config["cwd"] = cwd
-        if m.package_dir.strip():
-            config["package_dir"] = m.package_dir.strip()
-        if m.platform != "posix":
-            config["platform"] = m.platform
-        over_http = {"auto": None, "yes": True, "no": False}[m.over_http]
-        if over_http is not None:
-            config["over_http"] = over_http
-        if m.access_text.strip():
-            config["access"] = content_json(m.access_text, "tool access lists")
-        return ConfigSpec.model_validate(config), sorted(set(left_out))
+        return config_of(self.model)
 
     def save_current(self) -> None:
         """Pin the on-screen configuration and verdicts as scenario TOML (text and link)."""

@@ -28,7 +28,7 @@ class OverridesEditor(widgets.VBox):
         super().__init__(layout=wide())
         css(self, "lfe-overrides")
         self.model = model
-        self.add_button = button("Add variable", "lfe-override-add", icon="plus",
+        self.add_button = button("+ Add variable", "lfe-override-add",
                                  layout=layout(width="140px"))
         self.add_button.on_click(model.guarded(lambda _b: self.add_row(), where="overrides"))
         self._rows: list[tuple[widgets.Text, widgets.Widget, widgets.Button]] = []
@@ -46,7 +46,7 @@ class OverridesEditor(widgets.VBox):
                                  style=label_style(widgets.Text, "0px")),
                     "lfe-override-key")
         value_w = self._value_widget(key, value, keep=True)
-        remove = button(icon="trash", tooltip="remove this variable",
+        remove = button("×", tooltip="remove this variable",
                         layout=layout(width="40px"))
         row = (key_w, value_w, remove)
         self._rows.append(row)
@@ -149,7 +149,7 @@ class ServerPanel(Panel):
                          continuous_update=False, style=label, layout=wide()),
             "lfe-env-path",
         )
-        self.env_load = button("Load", "lfe-env-load", icon="folder-open",
+        self.env_load = button("Load", "lfe-env-load",
                                button_style="primary", layout=layout(width="90px"))
         self.env_upload = css(widgets.FileUpload(description="Upload .env", multiple=False,
                                                  layout=layout(width="150px"),
@@ -223,7 +223,7 @@ class ServerPanel(Panel):
             widgets.HBox([self.target, self.spec_upload], layout=wide()),
             self.target_info,
             self.cwd, self.package_dir, self.platform,
-            heading("Process environment (wins over the .env)"),
+            heading("Process environment (wins over the .env; not written to it)"),
             self.overrides,
             self.unset,
         ], layout=layout(flex="1 1 420px", min_width="0", padding="0 12px 0 0"))
@@ -316,8 +316,8 @@ class ServerPanel(Panel):
             return
         self.cwd.placeholder = f"default: {policy.cwd}"
         self.package_dir.placeholder = f"default: {policy.package_dir}"
-        self.mode.value = render.mode_summary(policy) + render.serve_line(policy)
-        self.mode.value += _reproduces_line(policy)
+        # The mode itself is in the policy bar above the tabs; here, only the startup check.
+        self.mode.value = render.serve_line(policy) + _reproduces_line(policy)
         self.roots.value = render.roots_table(policy)
         registration_warnings = list(getattr(m.registration, "warnings", []) or [])
         self.messages.value = (

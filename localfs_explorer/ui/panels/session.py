@@ -14,22 +14,29 @@ import ipywidgets as widgets
 
 from ...textsafe import csv_cell
 from .. import render
+from ..grid import ResultsGrid
 from ..panel import Panel, css, heading, html, wide
 
 #: The most calls one pasted session may hold (each call is a full probe).
 MAX_SESSION_CALLS = 5_000
 
+#: The example: the same upload asked for twice in one answer, then a download. With the
+#: example's access lists both tools wait for the person: Approve runs them (the second
+#: upload on the first's approval), Deny declines every one.
 EXAMPLE = """[
   [
-    {"name": "get_doc_content", "arguments": {"document_id": "d1", "local_path": "notes.md"}},
-    {"name": "get_doc_content", "arguments": {"document_id": "d1", "local_path": "./notes.md"}},
-    {"name": "download_file", "arguments": {"file_id": "f1", "local_path": "notes.md"}}
+    {"name": "upload_local_file", "arguments": {"local_path": "~/reports/q3.csv"}},
+    {"name": "upload_local_file", "arguments": {"local_path": "~/reports/q3.csv"}}
   ],
   [
-    {"name": "get_doc_content", "arguments": {"document_id": "d1", "local_path": "notes.md"},
-     "approval": "deny"}
+    {"name": "download_file", "arguments": {"file_id": "f1", "local_path": "~/reports/q3-copy.csv"}}
   ]
 ]"""
+
+#: Access lists for the example: both tools are held for the person's approval.
+EXAMPLE_ACCESS = """{
+  "server": {"approval_list": ["upload_local_file", "download_file"]}
+}"""
 
 _DECISION_TEXT = {
     "none": "—",
@@ -72,14 +79,19 @@ class SessionPanel(Panel):
         self.destructive = css(widgets.Checkbox(
             value=True, description="destructive tools ask every time", indent=False),
             "lfe-session-destructive")
-        self.run = css(widgets.Button(description="Replay", icon="play",
+        self.run = css(widgets.Button(description="▶ Replay",
                                       layout=widgets.Layout(width="100px")), "lfe-session-run")
-        self.example = css(widgets.Button(description="Example", icon="file-text-o",
+        self.example = css(widgets.Button(description="Example",
                                           layout=widgets.Layout(width="100px")),
                            "lfe-session-example")
+        self.access = css(self.bind(widgets.Textarea(
+            placeholder=EXAMPLE_ACCESS, continuous_update=False,
+            layout=wide(height="90px")), "access_text"), "lfe-session-access")
         self.status = html("lfe-session-status")
         self.summary = html("lfe-session-summary")
-        self.calls = html("lfe-session-calls")
+        self.grid = ResultsGrid("session", detail=self._detail,
+                                guard=lambda fn: self.model.guarded(fn, where="session grid"))
+        self.grid.table.add_class("lfe-session-table")
         self.csv = html("lfe-session-csv")
         self.on_change(self.upload, lambda _v: self._uploaded())
         self.on_click(self.run, self.refresh)
@@ -94,10 +106,13 @@ class SessionPanel(Panel):
             "resolved file, for the rest of the answer; a refusal is final.</div>"))
         return [
             intro, widgets.HBox([self.upload, self.example, self.run], layout=wide()),
-            self.text, widgets.HBox([self.answers], layout=wide()),
+            self.text,
+            heading("Tool access lists (JSON; the same lists as the Tool call tab)"),
+            self.access,
+            widgets.HBox([self.answers], layout=wide()),
             widgets.HBox([self.lasts, self.destructive], layout=wide()),
             self.status, heading("Summary"), self.summary, self.csv, heading("Calls"),
-            self.calls,
+            self.grid,
         ]
 
     # ---- inputs
@@ -108,14 +123,33 @@ class SessionPanel(Panel):
             self.text.value = got[1].decode("utf-8", errors="replace")
 
     def _example(self) -> None:
+        with self.model.hold():
+            self.model.access_text = EXAMPLE_ACCESS
         self.text.value = EXAMPLE
+
+    def _detail(self, index: int) -> str:
+        if self.replay is None or not 0 <= index < len(self.replay.calls):
+            return ""
+        c = self.replay.calls[index]
+        clean = self.model.clean
+        rows = [
+            ("call", f"{c.answer}.{c.call} <code>{render.esc(c.name)}</code>"),
+            ("gate", render.esc(c.gate) + (" · destructive" if c.destructive else "")),
+            ("asked the person", "yes" if c.asked else "no"),
+            ("decision", render.esc(_DECISION_TEXT.get(c.decision, c.decision))),
+            ("why", render.esc(clean(c.reason)) or "—"),
+            ("what the model gets", render.esc(clean(c.message)) or "—"),
+        ]
+        return render.table(["", ""], [[k, v] for k, v in rows],
+                            css_class="lfe-session-detail")
 
     # ---- the replay
 
     def _set_error(self, message: str) -> None:
         self.replay = None
         self.status.value = render.box("error", render.esc(self.model.clean(message)))
-        self.summary.value = self.calls.value = self.csv.value = ""
+        self.summary.value = self.csv.value = ""
+        self.grid.set_frame(_session_frame(None, self.model.clean))
 
     def refresh(self) -> None:
 
@@ -125,7 +159,8 @@ class SessionPanel(Panel):
         if not text:
             self.replay = None
             self.status.value = '<div class="lfe-muted">No session yet: paste or upload one.</div>'
-            self.summary.value = self.calls.value = self.csv.value = ""
+            self.summary.value = self.csv.value = ""
+            self.grid.set_frame(_session_frame(None, self.model.clean))
             return
         policy = self.model.policy
         if policy is None:
@@ -169,23 +204,32 @@ class SessionPanel(Panel):
             + render.esc(", ".join(f"{a}.{c}" for a, c in summary.declined) or "none"),
         ]
         self.summary.value = "".join(f"<div>{line}</div>" for line in lines)
-        rows = []
-        for c in replay.calls:
-            outcome = (render.badge("refused", "✘ DECLINED") if c.outcome == "declined"
-                       else render.outcome_badge(c.outcome))
-            rows.append([
-                f"{c.answer}.{c.call}", f"<code>{render.esc(c.name)}</code>",
-                render.esc(c.gate) + (" · destructive" if c.destructive else ""),
-                "yes" if c.asked else "no",
-                render.esc(_DECISION_TEXT.get(c.decision, c.decision)), outcome,
-                render.esc(clean(c.reason)),
-                render.esc(clean(c.message)) or '<span class="lfe-muted">—</span>',
-            ])
-        self.calls.value = render.table(
-            ["call", "tool", "gate", "asked", "decision", "outcome", "why",
-             "what the model gets"], rows, css_class="lfe-session-table")
+        self.grid.set_frame(_session_frame(replay, clean))
         frame = replay.to_dataframe().apply(lambda c: c.map(csv_cell))  # no formulas
         frame_csv = clean(frame.to_csv(index=False)).encode("utf-8")
         self.csv.value = render.download_link(
             frame_csv, "localfs-explorer-session.csv", "text/csv",
             f"⬇ Download the table as CSV ({len(replay.calls)} calls)", "lfe-session-csv-link")
+
+
+def _session_frame(replay: Any, clean: Any) -> Any:
+    import pandas as pd
+
+    from ..grid import _RANK
+
+    rows = []
+    for i, c in enumerate(replay.calls if replay is not None else []):
+        outcome = "✘ DECLINED" if c.outcome == "declined" else {
+            "ok": "✔ OK", "refused": "✘ REFUSED", "partial": "◐ PARTIAL",
+            "absent": "⊘ ABSENT", "error": "⚠ ERROR"}.get(c.outcome, c.outcome.upper())
+        rows.append({
+            "#": i + 1, "call": f"{c.answer}.{c.call}", "tool": c.name,
+            "gate": c.gate + (" · destructive" if c.destructive else ""),
+            "asked": "yes" if c.asked else "no",
+            "decision": _DECISION_TEXT.get(c.decision, c.decision),
+            "verdict": outcome, "reason": clean(c.reason),
+            "what the model gets": clean(c.message) or "—",
+            "_rank": _RANK.get(c.outcome, 1),
+        })
+    return pd.DataFrame(rows, columns=["#", "call", "tool", "gate", "asked", "decision",
+                                       "verdict", "reason", "what the model gets", "_rank"])

@@ -1,0 +1,215 @@
+"""The policy bar: always above the tabs, it says whether the server would start and why.
+
+It edits the ``.env`` being prepared (``ExplorerModel.file_edits``): the mode selector
+writes ``LOCAL_FILE_ACCESS``, the root chips and the add box write ``LOCAL_FILE_ROOTS``.
+The process environment (the Server tab's overrides) stays apart: when it sets one of
+these keys it wins, and the bar says so.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import ipywidgets as widgets
+
+from ..policy import TRANSPORTS
+from . import render
+from .model import ExplorerModel
+from .panel import button, css, html, layout, no_null_tooltips, style
+
+#: The mode selector's choices; ``unset`` takes LOCAL_FILE_ACCESS out of the file.
+MODES = ("unset", "full", "roots", "off")
+ACCESS_KEY = "LOCAL_FILE_ACCESS"
+ROOTS_KEY = "LOCAL_FILE_ROOTS"
+
+
+def root_separator(platform: str) -> str:
+    """How LOCAL_FILE_ROOTS entries are separated on ``platform``."""
+    return ";" if platform == "windows" else ":"
+
+
+def split_roots(raw: str | None, platform: str) -> list[str]:
+    """The entries of a LOCAL_FILE_ROOTS value, blanks dropped, spelling kept."""
+    return [part for part in (raw or "").split(root_separator(platform)) if part.strip()]
+
+
+def root_state(policy: Any, entry: str) -> tuple[str, str]:
+    """(badge kind, text) for one configured root on the policy's target host."""
+    for root in policy.roots:
+        if root.configured == entry and (root.problem or root.resolved):
+            if root.problem:
+                return "refused", f"✘ {root.problem}"
+            return "ok", "✔ exists"
+    # Not resolved by the engine (the mode isn't roots): say only whether it is there.
+    path = os.path.expanduser(entry) if entry.startswith("~") else entry
+    if not path.startswith("/") and policy.platform != "windows":
+        path = f"{policy.cwd.rstrip('/')}/{path}"
+    try:
+        exists = policy.fs.exists(path)
+    except (OSError, ValueError):
+        exists = False
+    return ("ok", "✔ exists") if exists else ("refused", "✘ missing")
+
+
+class PolicyBar(widgets.VBox):
+    """Mode, roots, transport and the one WOULD START / WOULD EXIT badge."""
+
+    def __init__(self, model: ExplorerModel) -> None:
+        super().__init__(layout=layout(width="100%"))
+        css(self, "lfe-policy-bar")
+        self.model = model
+        self._syncing = False
+        self.mode = css(widgets.ToggleButtons(
+            options=[(m, m) for m in MODES], value=None, description="mode",
+            tooltips=["no LOCAL_FILE_ACCESS in the .env: the transport decides",
+                      "every path the process can reach", "only under LOCAL_FILE_ROOTS",
+                      "no local files at all"],
+            style=style(widgets.ToggleButtons, button_width="64px", description_width="44px"),
+        ), "lfe-mode-select")
+        self.transport = css(widgets.Dropdown(
+            options=list(TRANSPORTS), value=model.transport, description="transport",
+            style=style(widgets.Dropdown, description_width="64px"),
+            layout=layout(width="190px")), "lfe-bar-transport")
+        self.chips = css(widgets.HBox(layout=layout(flex_flow="row wrap", align_items="center",
+                                                    width="100%")), "lfe-root-chips")
+        self.root_input = css(widgets.Text(
+            placeholder="add a root directory", continuous_update=False,
+            layout=layout(width="260px"), style=style(widgets.Text, description_width="0px")),
+            "lfe-root-input")
+        self.root_add = button("+ add root", "lfe-root-add", layout=layout(width="100px"))
+        self.badge = html("lfe-serve-badge")
+        self.note = html("lfe-bar-note")
+        self.mode.observe(self._guard(self._mode_picked), names="value")
+        self.transport.observe(self._guard(self._transport_picked), names="value")
+        self.root_add.on_click(self._guard(lambda _b: self.add_root(self.root_input.value)))
+        self.root_input.observe(self._guard(lambda c: self.add_root(c["new"])), names="value")
+        model.observe(self._guard(lambda _c: self.refresh()), names=["config_rev"])
+        model.observe(self._guard(lambda c: self._set(self.transport, c["new"])),
+                      names="transport")
+        roots_label = html("", '<span class="lfe-bar-label">roots</span>')
+        roots_label.layout = layout(width="44px")
+        self.children = [
+            self.badge,
+            widgets.HBox([self.mode, self.transport],
+                         layout=layout(flex_flow="row wrap", align_items="center",
+                                       width="100%")),
+            widgets.HBox([roots_label, self.chips], layout=layout(width="100%",
+                                                                   align_items="center")),
+            self.note,
+        ]
+        self.refresh()
+        no_null_tooltips(self)
+
+    def _guard(self, fn: Any) -> Any:
+        return self.model.guarded(fn, where="policy bar")
+
+    def _set(self, widget: widgets.Widget, value: Any) -> None:
+        if widget.value != value:
+            self._syncing = True
+            try:
+                widget.value = value
+            finally:
+                self._syncing = False
+
+    # ---- edits
+
+    def _mode_picked(self, change: dict[str, Any]) -> None:
+        value = change["new"]
+        if self._syncing or value is None:
+            return
+        self.model.set_file_value(ACCESS_KEY, None if value == "unset" else value)
+
+    def _transport_picked(self, change: dict[str, Any]) -> None:
+        if not self._syncing and change["new"] != self.model.transport:
+            self.model.transport = change["new"]
+
+    def roots(self) -> list[str]:
+        """The roots in the ``.env`` being prepared."""
+        return split_roots(self.model.file_value(ROOTS_KEY), self.model.platform)
+
+    def _write_roots(self, entries: list[str]) -> None:
+        sep = root_separator(self.model.platform)
+        self.model.set_file_value(ROOTS_KEY, sep.join(entries) if entries else None)
+
+    def add_root(self, entry: str) -> None:
+        """Add ``entry`` to LOCAL_FILE_ROOTS in the ``.env`` being prepared."""
+        entry = entry.strip()
+        if self._syncing or not entry:
+            return
+        entries = self.roots()
+        if entry not in entries:
+            self._write_roots([*entries, entry])
+        self._set(self.root_input, "")
+
+    def remove_root(self, entry: str) -> None:
+        """Take ``entry`` out of LOCAL_FILE_ROOTS in the ``.env`` being prepared."""
+        self._write_roots([e for e in self.roots() if e != entry])
+
+    # ---- view
+
+    def refresh(self) -> None:
+        """Re-read the model: selector, chips, badge and notes."""
+        m = self.model
+        policy = m.policy
+        configured = m.file_value(ACCESS_KEY)
+        wanted = "unset" if configured is None else configured.strip().lower()
+        self._set(self.mode, wanted if wanted in MODES else None)
+        self._set(self.transport, m.transport)
+        self.chips.children = [*self._chips(policy), self.root_input, self.root_add]
+        no_null_tooltips(self.chips)
+        notes = []
+        process = dict(m.overrides)
+        for key in (ACCESS_KEY, ROOTS_KEY):
+            if key in process:
+                notes.append(f"The process environment sets <code>{key}</code>, which wins "
+                             "over the .env (Server tab).")
+        if configured is not None and wanted not in MODES:
+            notes.append(f"The .env's <code>{ACCESS_KEY}</code> is "
+                         f"<code>{render.esc(configured)}</code>, not one of "
+                         "full, roots, off.")
+        notes.append("Changes here go into the .env being prepared (see Export).")
+        self.note.value = '<div class="lfe-muted">' + " ".join(notes) + "</div>"
+        self.badge.value = self._badge(policy)
+
+    def _chips(self, policy: Any) -> list[widgets.Widget]:
+        chips: list[widgets.Widget] = []
+        for entry in self.roots():
+            kind, text = root_state(policy, entry) if policy is not None else ("absent", "?")
+            label = css(html("", f'<span class="lfe-chip-path">{render.path_html(entry)}</span>'
+                                 f" {render.badge(kind, text)}"), "lfe-chip-label")
+            label.layout = layout(width="auto")
+            remove = button("×", "lfe-chip-remove", tooltip=f"remove {entry}",
+                            layout=layout(width="32px", padding="0"))
+            remove.on_click(self._guard(lambda _b, e=entry: self.remove_root(e)))
+            chips.append(css(widgets.HBox([label, remove], layout=layout(
+                width="auto", align_items="center")), "lfe-chip"))
+        if not chips:
+            chips.append(html("", '<span class="lfe-muted">none</span>'))
+            chips[-1].layout = layout(width="auto")
+        return chips
+
+    def _badge(self, policy: Any) -> str:
+        m = self.model
+        if policy is None:
+            return (
+                '<div class="lfe-verdict-big lfe-verdict-exit">'
+                '<span class="lfe-big">✘ CAN\'T TELL</span> '
+                f'<span class="lfe-reason">Configuration problem: '
+                f"{render.esc(m.config_error)}</span></div>"
+                '<div class="lfe-mode-line"><b>LOCAL_FILE_ACCESS</b>: unknown</div>'
+            )
+        context = (f'<div class="lfe-muted lfe-bar-context">transport '
+                   f"<b>{render.esc(policy.transport)}</b> · target "
+                   f"<b>{render.esc(m.target_label)}</b></div>")
+        if policy.serves:
+            verdict = ('<div class="lfe-verdict-big lfe-verdict-start">'
+                       '<span class="lfe-big">✔ WOULD START</span> '
+                       '<span class="lfe-reason">the server serves with this '
+                       "configuration</span></div>")
+        else:
+            verdict = ('<div class="lfe-verdict-big lfe-verdict-exit">'
+                       '<span class="lfe-big">✘ WOULD EXIT</span> '
+                       f'<span class="lfe-reason">at startup: '
+                       f"{render.esc(policy.exit_message)}</span></div>")
+        return verdict + render.mode_summary(policy) + context
