@@ -52,6 +52,7 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .errors import LocalfsError
 from .fs import FileSystem, HostFS
 from .paths import is_within
 from .policy import Mode, Policy
@@ -82,7 +83,7 @@ FINDING_COLUMNS: tuple[str, ...] = (
 )
 
 
-class ExposureError(ValueError):
+class ExposureError(LocalfsError):
     """An inventory request that can't be carried out (a bad scope, a bad limit)."""
 
 

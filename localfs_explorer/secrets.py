@@ -181,5 +181,14 @@ class ScrubbingWriter:
         self._stream.write(scrub(text, self._secrets) if self._secrets else text)
         return len(text)
 
+    def rewrite_line(self, text: str) -> None:
+        """Rewrite the current line with ``text``, masked (see ``SafeWriter.rewrite_line``)."""
+        shown = scrub(text, self._secrets) if self._secrets else text
+        rewrite = getattr(self._stream, "rewrite_line", None)
+        if rewrite is not None:
+            rewrite(shown)
+        else:
+            self._stream.write("\r" + shown)
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

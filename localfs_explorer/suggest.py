@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .errors import LocalfsError
 from .exposure import Finding, Inventory, default_scope, exposure
 from .paths import is_within
 from .policy import Mode, Policy, PolicyError, resolve_policy
@@ -52,7 +53,7 @@ Op = Literal["read", "write", "read_write"]
 _OPS = ("read", "write", "read_write")
 
 
-class SuggestError(ValueError):
+class SuggestError(LocalfsError):
     """A requirement or an input that can't be used; the message is one line."""
 
 

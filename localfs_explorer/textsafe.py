@@ -89,5 +89,12 @@ class SafeWriter:
         self._stream.write(escape_controls(text))
         return len(text)
 
+    def rewrite_line(self, text: str) -> None:
+        """Return to the start of the line and write ``text`` there (a progress line).
+
+        The carriage return is the writer's own; one inside ``text`` is escaped.
+        """
+        self._stream.write("\r" + escape_controls(text))
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

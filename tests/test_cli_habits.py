@@ -105,7 +105,8 @@ def test_only_one_option_may_read_stdin() -> None:
 
 
 def test_probe_calls_dash_reads_stdin(tmp_path) -> None:
-    call = {"name": "upload_local_file", "arguments": {"local_path": "/etc/passwd"}}
+    call = {"name": "upload_local_file",
+            "arguments": {"local_path": "/etc/passwd", "parent_folder_id": "F"}}
     code, out, err = _run("probe", "--set", "LOCAL_FILE_ACCESS=roots",
                           "--set", f"LOCAL_FILE_ROOTS={tmp_path}", "--calls", "-", "--json",
                           stdin=json.dumps(call) + "\n")

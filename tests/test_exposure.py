@@ -357,7 +357,8 @@ def test_exposure_cli_report_and_bad_input(layout: Layout, tmp_path: Path):
     code, _, err = run("exposure", *env_args(layout), "--report", str(report))
     assert code == 2 and "--force" in err
     code, _, err = run("exposure", *env_args(layout), "--report", str(report), "--force")
-    assert code == 0 and (tmp_path / "exposure.html.bak").read_text() == page
+    assert code == 0, err
+    assert (tmp_path / "exposure.html.bak").read_text() == page
     code, _, err = run("exposure", *env_args(layout), "--scope", str(layout.data / "report.csv"))
     assert code == 2 and "not a directory" in err and "Traceback" not in err
     code, _, err = run("exposure", *env_args(layout), "--max-entries", "0")

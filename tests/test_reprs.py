@@ -47,7 +47,8 @@ def test_policy_repr_names_the_mode_roots_and_deny_list() -> None:
 def test_call_verdict_repr() -> None:
     from localfs_explorer.probe import probe_call
 
-    v = probe_call(_policy(), "upload_local_file", {"local_path": "/data/escape/passwd"})
+    v = probe_call(_policy(), "upload_local_file",
+                   {"local_path": "/data/escape/passwd", "parent_folder_id": "F"})
     html = v._repr_html_()
     _styled(html)
     assert "upload_local_file" in html and "/data/escape/passwd" in html

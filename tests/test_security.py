@@ -307,7 +307,8 @@ def test_csv_cells_that_would_be_formulas_are_neutralised(tmp_path, start) -> No
     assert any(c.strip('"').startswith("'" + start) for c in cells)
     calls = tmp_path / "calls.jsonl"
     calls.write_text(json.dumps({"name": "upload_local_file",
-                                 "arguments": {"local_path": bad}}) + "\n")
+                                 "arguments": {"local_path": bad,
+                                               "parent_folder_id": "F"}}) + "\n")
     code, out, _err = run("probe", "--calls", calls, "--csv")
     assert "\\u000d" not in out  # CSV line ends pass untouched
     assert f",'{start}HYPERLINK" in out or f",\"'{start}HYPERLINK" in out, out
@@ -693,7 +694,7 @@ def test_a_secret_interpolated_into_a_root_is_masked_in_every_widget() -> None:
 def test_the_example_target_takes_only_shipped_names(marker_file) -> None:
     model = exposed_model()
     model.target = f"example:{marker_file}"
-    assert model.config_error == f"no example host called {str(marker_file)!r}"
+    assert model.config_error == f"no example host named {str(marker_file)!r}"
     assert MARKER not in model.config_error
 
 

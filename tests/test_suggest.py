@@ -103,8 +103,10 @@ def test_requirements_from_calls_and_sessions(layout: Layout, tmp_path: Path):
     (layout.data / "up").mkdir()
     (layout.data / "up" / "one.txt").write_text("1")
     calls = [
-        {"name": "upload_local_file", "arguments": {"local_path": str(layout.data / "report.csv")}},
-        {"name": "upload_local_folder", "arguments": {"local_path": str(layout.data / "up")}},
+        {"name": "upload_local_file",
+         "arguments": {"local_path": str(layout.data / "report.csv"), "parent_folder_id": "F"}},
+        {"name": "upload_local_folder",
+         "arguments": {"local_path": str(layout.data / "up"), "parent_folder_id": "F"}},
     ]
     policy = layout.roots(layout.outside)  # the current roots don't matter
     reqs = requirements_from_calls(policy, calls)
@@ -286,7 +288,7 @@ def test_suggestion_properties(tree, rnd):
 def test_suggest_cli_from_a_calls_file(layout: Layout, tmp_path: Path):
     calls = tmp_path / "calls.jsonl"
     calls.write_text(json.dumps({"name": "upload_local_file", "arguments": {
-        "local_path": str(layout.data / "sub" / "notes.txt")}}) + "\n")
+        "parent_folder_id": "F", "local_path": str(layout.data / "sub" / "notes.txt")}}) + "\n")
     code, out, err = run("suggest", "--set", f"HOME={layout.home}", "--cwd", str(layout.app),
                          "--set", "LOCAL_FILE_ACCESS=roots",
                          "--set", f"LOCAL_FILE_ROOTS={layout.data}", "--calls", str(calls))

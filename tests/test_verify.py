@@ -28,7 +28,7 @@ def live_like(prediction, **changes) -> LiveServer:
     """A live answer equal to the prediction, plus one tool outside the catalog."""
     fields = {
         "source": "http://127.0.0.1:1/mcp", "transport": prediction.transport,
-        "tools": sorted([*prediction.registered, "list_files"]),
+        "tools": sorted([*prediction.registered, "a_tool_from_a_newer_server"]),
         "local_file_access": dict(prediction.local_file_access),
     }
     lfa_changes = changes.pop("lfa", {})
@@ -54,7 +54,7 @@ def test_an_identical_server_agrees_and_uncatalogued_tools_are_listed(layout) ->
     prediction = predict(layout.roots())
     diffs, uncatalogued = compare(prediction, live_like(prediction))
     assert diffs == []
-    assert uncatalogued == ["list_files"]
+    assert uncatalogued == ["a_tool_from_a_newer_server"]
 
 
 def test_each_local_file_access_field_is_compared(layout) -> None:
@@ -90,12 +90,13 @@ def test_a_missing_and_an_unexpected_catalog_tool_are_each_reported(layout) -> N
 
 
 def test_an_uncatalogued_tool_outside_enabled_tools_is_a_difference(layout) -> None:
-    policy = layout.policy("stdio", ENABLED_TOOLS="get_sheet_data,list_sheets")
+    policy = layout.policy("stdio", ENABLED_TOOLS="get_sheet_data,a_tool_from_a_newer_server")
     prediction = predict(policy)
-    live = live_like(prediction, tools=["get_sheet_data", "list_files", "list_sheets"])
+    live = live_like(prediction, tools=["a_tool_from_a_newer_server", "get_sheet_data",
+                                        "list_files"])
     diffs, uncatalogued = compare(prediction, live)
     assert [(d.field, d.tool) for d in diffs] == [("registered_tools", "list_files")]
-    assert uncatalogued == ["list_sheets"]
+    assert uncatalogued == ["a_tool_from_a_newer_server"]
 
 
 def test_a_server_that_should_not_start_but_answers_differs(layout) -> None:

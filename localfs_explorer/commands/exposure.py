@@ -7,7 +7,6 @@ import contextlib
 import csv
 import json
 import os
-import shutil
 import signal
 import threading
 import time
@@ -15,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from .. import cli
+from ..textsafe import csv_cell
 
 SEVERITY_CHOICES = ("critical", "high", "medium", "info", "none")
 
@@ -115,16 +115,20 @@ def _progress(err: TextIO) -> Any:
 
     started = time.monotonic()
     width = [0]
+    # The command's stderr escapes control characters; a progress line asks for its own
+    # carriage return explicitly.
+    rewrite = getattr(err, "rewrite_line", None) or (lambda text: err.write("\r" + text))
 
     def show(p: Any) -> None:
         line = progress_line(p, started)
-        err.write("\r" + line + " " * max(0, width[0] - len(line)))
+        rewrite(line + " " * max(0, width[0] - len(line)))
         err.flush()
         width[0] = len(line)
 
     def clear() -> None:
         if width[0]:
-            err.write("\r" + " " * width[0] + "\r")
+            rewrite(" " * width[0])
+            rewrite("")
             err.flush()
 
     return show, clear
@@ -169,7 +173,7 @@ def cmd_exposure(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     finally:
         clear()
     if args.report:
-        _write_reports(inv, policy, args.report, err)
+        _write_reports(inv, policy, args.report, args.force, err)
     if args.json:
         for f in inv.findings:
             out.write(json.dumps(f.to_dict(), ensure_ascii=False) + "\n")
@@ -177,7 +181,7 @@ def cmd_exposure(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         writer = csv.DictWriter(out, fieldnames=list(FINDING_COLUMNS), lineterminator="\n")
         writer.writeheader()
         for row in inv.rows():
-            writer.writerow({k: _csv_cell(v) for k, v in row.items()})
+            writer.writerow({k: "" if v is None else csv_cell(v) for k, v in row.items()})
     else:
         _print_findings(inv, out)
     for line in inv.stopped:
@@ -193,27 +197,12 @@ def cmd_exposure(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 1 if any(severity_at_least(f.severity, args.fail_on) for f in inv.findings) else 0
 
 
-def _csv_cell(value: Any) -> Any:
-    # A cell starting with = + - @ would run as a formula in a spreadsheet: quote it.
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return "" if value is None else value
-
-
-def _write_reports(inv: Any, policy: Any, names: list[str], err: TextIO) -> None:
+def _write_reports(inv: Any, policy: Any, names: list[str], force: bool, err: TextIO) -> None:
     from ..report import ReportError, exposure_report, write_reports
 
-    for name in names:
-        if os.path.lexists(name):
-            backup = name + ".bak"
-            try:
-                shutil.copy2(name, backup)
-            except OSError as exc:
-                raise cli.UsageError(f"{name}: can't keep a backup ({exc.strerror or exc})"
-                                     ) from None
-            err.write(f"kept the previous {name} as {backup}\n")
     try:
-        for path in write_reports(exposure_report(inv, policy), names):
+        # The shared writer keeps a replaced file as FILE.bak and never follows a symlink.
+        for path in write_reports(exposure_report(inv, policy), names, force=force):
             err.write(f"wrote {path}\n")
     except ReportError as exc:
         raise cli.UsageError(str(exc)) from None

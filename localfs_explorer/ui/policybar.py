@@ -14,6 +14,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..policy import TRANSPORTS
+from ..secrets import scrub_hidden
 from . import render
 from .model import ExplorerModel
 from .panel import button, css, html, layout, no_null_tooltips, style
@@ -179,7 +180,7 @@ class PolicyBar(widgets.VBox):
             label = css(html("", f'<span class="lfe-chip-path">{render.path_html(entry)}</span>'
                                  f" {render.badge(kind, text)}"), "lfe-chip-label")
             label.layout = layout(width="auto")
-            remove = button("×", "lfe-chip-remove", tooltip=f"remove {entry}",
+            remove = button("×", "lfe-chip-remove", tooltip=f"remove {scrub_hidden(entry)}",
                             layout=layout(width="32px", padding="0"))
             remove.on_click(self._guard(lambda _b, e=entry: self.remove_root(e)))
             chips.append(css(widgets.HBox([label, remove], layout=layout(
