@@ -118,6 +118,7 @@ def test_nothing_is_assumed_where_the_server_settles_it(catalog: Catalog) -> Non
             assert p.argument in declared, (tool.name, p.location)
 
 
+@pytest.mark.slow
 def test_the_generated_layer_matches_the_pinned_server() -> None:
     """Regenerating server_tools.json from the installed server changes nothing."""
     pytest.importorskip("mcp_gee_sweet")

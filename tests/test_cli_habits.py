@@ -199,6 +199,7 @@ def test_export_env_in_place_refuses_stdin() -> None:
     assert code == 2 and out == "" and "--in-place can't replace stdin" in err
 
 
+@pytest.mark.slow
 def test_dataframe_views_without_pandas_say_which_extra(tmp_path) -> None:
     import subprocess
     import sys

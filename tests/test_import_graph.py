@@ -22,7 +22,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "localfs_explorer"
 LAYERS: dict[str, int] = {
     # words, errors and pure helpers: import nothing above them
     "errors": 0, "vocab": 0, "paths": 0, "secrets": 0, "userfiles": 0, "handoff": 0,
-    "sensitive": 0, "profile": 0, "env": 0,
+    "sensitive": 0, "profile": 0, "env": 0, "textsafe": 0, "optional": 0,
+    # HTML for results: pure functions of the records, duck-typed
+    "render": 0,
     # the target host's filesystem
     "fs": 1,
     # the engine: env -> policy -> decisions, tools, the server's configuration
@@ -30,6 +32,7 @@ LAYERS: dict[str, int] = {
     "auth_status": 2, "dotenv_export": 2, "config": 2,
     # tool calls and the review of whole configurations
     "probe": 3, "diff": 3, "report": 3, "scenarios": 3, "sessions": 3,
+    "exposure": 3, "suggest": 3, "verify": 3, "share": 3, "sarif": 3, "schemas": 3,
     # the dashboard
     "ui": 4,
     # the command line, serve included

@@ -101,6 +101,7 @@ def test_replay_and_diff_reprs() -> None:
     assert "New access" in html and "/data/a.csv" in html
 
 
+@pytest.mark.slow
 def test_reprs_need_no_widgets() -> None:
     code = (
         "import json, sys\n"
@@ -135,6 +136,7 @@ CELLS = {
 }
 
 
+@pytest.mark.slow
 def test_notebook_cells_show_one_app_per_explorer_call_and_html_reprs(tmp_path,
                                                                         monkeypatch) -> None:
     spec = tmp_path / "kernels" / "lfe-display"

@@ -191,6 +191,7 @@ def test_pin_as_scenario_makes_a_passing_scenario(app, layout) -> None:
 def test_tool_form_writes_the_arguments_and_shows_the_verdict(app, layout) -> None:
     load(app, write_roots_env(layout.app, layout.data, layout.home))
     tool = app.show("tool")
+    tool.tool.value = "download_file"
     tool.tool.value = "upload_local_file"
     assert app.model.tool_name == "upload_local_file"
     # Picking a tool starts its arguments with the server's required ones.
@@ -273,7 +274,8 @@ def test_every_refused_entry_of_a_partial_sync_is_in_its_detail(app, layout) -> 
     (layout.data / "sub" / "token-link.json").symlink_to(layout.app / "token.json")
     batch = app.show("batch")
     call = {"name": "sync_folder", "arguments": {"local_path": str(layout.data / "sub"),
-                                                 "direction": "upload"}}
+                                                 "direction": "upload", "recursive": True,
+                                                 "folder_id": "F"}}
     batch.upload.value = upload_value("calls.jsonl", json.dumps(call).encode())
     assert batch.grid.view.iloc[0]["verdict"] == "◐ PARTIAL"
     batch.grid.select(0)
@@ -485,7 +487,7 @@ def test_tool_call_opens_on_a_real_call_not_an_error(app) -> None:
     tool = app.show("tool")
     assert app.model.tool_name == "upload_local_file"
     assert json.loads(app.model.tool_args_text) == {
-        "local_path": "~/Documents/quarterly-report.pdf"}
+        "local_path": "~/Documents/quarterly-report.pdf", "parent_folder_id": "root"}
     assert app.model.call_error == "" and app.model.call_verdict is not None
     assert "upload_local_file" in text_of(tool.verdict.value)
 

@@ -168,6 +168,7 @@ def test_a_url_password_never_reaches_the_error() -> None:
     assert "pw-secret-1" not in str(info.value) and "user:" in str(info.value)
 
 
+@pytest.mark.slow
 def test_a_stdio_server_that_dies_is_reported_with_its_last_line_scrubbed() -> None:
     pytest.importorskip("mcp")
     from localfs_explorer.verify import read_stdio
@@ -187,6 +188,7 @@ def test_verify_needs_a_url_or_a_command(capsys) -> None:
     assert "one of the arguments --url --command is required" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_command_line_loads_the_sdk_only_when_a_server_is_read() -> None:
     import json
     import subprocess

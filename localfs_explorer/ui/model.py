@@ -70,7 +70,9 @@ UPLOAD_TARGET = "upload"
 EXAMPLE_PREFIX = "example:"
 #: The Tool call tab opens on this call: the tool operators ask about first.
 STARTING_TOOL = "upload_local_file"
-STARTING_ARGUMENTS = {"local_path": "~/Documents/quarterly-report.pdf"}
+#: Every argument the server requires of the starting tool, so the first verdict is a real one.
+STARTING_ARGUMENTS = {"local_path": "~/Documents/quarterly-report.pdf",
+                      "parent_folder_id": "root"}
 
 # Which stages each input feeds. "config" implies every later stage.
 _CONFIG_INPUTS = (

@@ -57,9 +57,9 @@ class ExposurePanel(Panel):
             "lfe-exposure-max")
         self.sizes = css(widgets.Checkbox(value=True, description="count bytes", indent=False,
                                           layout=layout(width="120px")), "lfe-exposure-sizes")
-        self.run_button = button("Walk", "lfe-exposure-run", icon="play",
+        self.run_button = button("Walk", "lfe-exposure-run",
                                  layout=layout(width="90px"))
-        self.cancel_button = button("Cancel", "lfe-exposure-cancel", icon="stop",
+        self.cancel_button = button("Cancel", "lfe-exposure-cancel",
                                     layout=layout(width="90px"), disabled=True)
         self.progress = css(widgets.IntProgress(value=0, min=0, max=1, description="walked",
                                                 layout=layout(width="60%")),
@@ -87,7 +87,7 @@ class ExposurePanel(Panel):
         self.required = css(widgets.Textarea(
             placeholder="read:/data/in.csv\nwrite:/data/out/\n(one OP:PATH per line)",
             layout=layout(width="70%", height="80px")), "lfe-suggest-required")
-        self.suggest_button = button("Suggest roots", "lfe-suggest-run", icon="magic",
+        self.suggest_button = button("Suggest roots", "lfe-suggest-run",
                                      layout=layout(width="140px"))
         self.suggestion_view = html("lfe-suggest-view")
         #: The last suggestion, for the page and for tests.

@@ -20,16 +20,17 @@ from ..panel import Panel, css, heading, html, wide
 #: The most calls one pasted session may hold (each call is a full probe).
 MAX_SESSION_CALLS = 5_000
 
-#: The example: the same upload asked for twice in one answer, then a download. With the
-#: example's access lists both tools wait for the person: Approve runs them (the second
-#: upload on the first's approval), Deny declines every one.
+#: The example: the same download asked for twice in one answer, then another in the next
+#: answer. With the example's access lists downloads wait for the person: Approve runs
+#: them (the second on the first's approval, which lasts one answer), Deny declines every
+#: one.
 EXAMPLE = """[
   [
-    {"name": "upload_local_file", "arguments": {"local_path": "~/reports/q3.csv"}},
-    {"name": "upload_local_file", "arguments": {"local_path": "~/reports/q3.csv"}}
+    {"name": "download_file", "arguments": {"file_id": "f1", "local_path": "~/reports/q3.csv"}},
+    {"name": "download_file", "arguments": {"file_id": "f1", "local_path": "~/reports/q3.csv"}}
   ],
   [
-    {"name": "download_file", "arguments": {"file_id": "f1", "local_path": "~/reports/q3-copy.csv"}}
+    {"name": "download_file", "arguments": {"file_id": "f2", "local_path": "~/reports/q4.csv"}}
   ]
 ]"""
 
