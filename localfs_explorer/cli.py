@@ -182,7 +182,8 @@ def epilog_for(command: str) -> Epilog:
 #: What ``-`` stands for in an option naming a file to read.
 STDIN = "-"
 #: Options (argparse ``dest``) that name a file to read, where ``-`` means stdin.
-STDIN_OPTIONS = ("env", "paths_file", "calls", "session", "access", "catalog", "tools_list")
+STDIN_OPTIONS = ("env", "before_env", "after_env", "paths_file", "calls", "session", "access",
+                 "catalog", "tools_list", "targets")
 
 
 def stdin_to_file(args: argparse.Namespace, stdin: TextIO, directory: str) -> str | None:
@@ -191,24 +192,36 @@ def stdin_to_file(args: argparse.Namespace, stdin: TextIO, directory: str) -> st
     The readers take file names, so stdin is saved once to ``directory``; only one
     option may read it.
     """
-    given = [d for d in STDIN_OPTIONS if getattr(args, d, None) == STDIN]
+    def reads_stdin(value: Any) -> bool:
+        # A list option (``test``'s files) reads stdin where one of its entries is ``-``.
+        return value == STDIN or (isinstance(value, list) and STDIN in value)
+
+    given = [d for d in STDIN_OPTIONS if reads_stdin(getattr(args, d, None))]
     if not given:
         return None
     if len(given) > 1:
         names = ", ".join("--" + d.replace("_", "-") for d in given)
         raise UsageError(f"only one option can read stdin ('-'), got {names}")
-    if given[0] == "env":
+    if given[0] in ("env", "before_env", "after_env"):
         if getattr(args, "in_place", False):
             raise UsageError("--in-place can't replace stdin: use -o OUT or --dry-run")
         if getattr(args, "package_dir", "") is None:
             # The server's own .env is not where stdin was saved: assume this directory.
             args.package_dir = os.getcwd()
-    path = Path(directory) / "stdin"
+    value = getattr(args, given[0])
+    if isinstance(value, list) and value.count(STDIN) > 1:
+        raise UsageError("stdin ('-') can be read only once")
+    # A scenario file read from stdin keeps the extension the readers look for.
+    path = Path(directory) / ("stdin.toml" if given[0] == "targets" else "stdin")
     try:
         path.write_text(stdin.read(), encoding="utf-8")
     except UnicodeDecodeError:
         raise UsageError("stdin: not UTF-8 text") from None
-    setattr(args, given[0], str(path))
+    args.stdin_file = str(path)
+    if isinstance(value, list):
+        setattr(args, given[0], [str(path) if v == STDIN else v for v in value])
+    else:
+        setattr(args, given[0], str(path))
     return str(path)
 
 

@@ -1164,14 +1164,20 @@ def _call_trace(v: CallVerdict) -> list[str]:
 
 
 def run_scenario_file(path: str | os.PathLike[str], *,
-                      coverage: Coverage | None = None) -> FileResult:
-    """Run every scenario of one file. A malformed file is a result with ``error`` set."""
-    shown = str(path)
+                      coverage: Coverage | None = None, name: str | None = None,
+                      base_dir: str | os.PathLike[str] | None = None) -> FileResult:
+    """Run every scenario of one file. A malformed file is a result with ``error`` set.
+
+    ``name`` is how results name the file (default: its path); relative names in it
+    resolve against ``base_dir`` (default: the file's own folder).
+    """
+    shown = name or str(path)
     try:
         text = read_text(path, ScenarioError)
     except ScenarioError as exc:
-        return FileResult(shown, error=str(exc))
-    return run_scenario_text(text, name=shown, base_dir=Path(path).parent, coverage=coverage)
+        return FileResult(shown, error=str(exc).replace(str(path), shown))
+    base = Path(path).parent if base_dir is None else base_dir
+    return run_scenario_text(text, name=shown, base_dir=base, coverage=coverage)
 
 
 def run_scenario_text(
@@ -1241,15 +1247,22 @@ def machine_references(config: ConfigSpec) -> list[str]:
     return uses
 
 
-def run_scenarios(targets: Iterable[str | os.PathLike[str]]) -> RunResult:
+def run_scenarios(targets: Iterable[str | os.PathLike[str]], *,
+                  stdin_file: str | None = None) -> RunResult:
     """Run scenario files and folders (searched for ``*.toml``); see :class:`RunResult`.
 
     A target that doesn't exist raises :class:`ScenarioError`; a file that can't be
     parsed becomes a :class:`FileResult` with ``error`` set, and the rest still run.
+    ``stdin_file`` names the file standard input was saved to: it is shown as
+    ``<stdin>`` and its relative names mean the current directory.
     """
     run = RunResult()
     for path in collect_scenario_files(targets):
-        run.files.append(run_scenario_file(path, coverage=run.coverage))
+        if stdin_file is not None and str(path) == stdin_file:
+            run.files.append(run_scenario_file(path, coverage=run.coverage, name="<stdin>",
+                                               base_dir=os.getcwd()))
+        else:
+            run.files.append(run_scenario_file(path, coverage=run.coverage))
     return run
 
 

@@ -236,3 +236,31 @@ def test_a_command_with_its_own_epilog_still_lists_the_exit_statuses(monkeypatch
     parser = dict(_walk(build_parser()))["localfs-explorer extra"]
     text = parser.format_help()
     assert "note: its own closing words" in text and "\nexit status:\n  0  " in text
+
+
+def test_test_dash_runs_a_scenario_file_from_stdin(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data").mkdir()
+    scenario = (
+        '[[scenario]]\nname = "roots from stdin"\n'
+        '[scenario.config]\nsettings = { LOCAL_FILE_ACCESS = "roots", '
+        'LOCAL_FILE_ROOTS = "data" }\ncwd = "."\n'
+        '[[scenario.path]]\npath = "data/a.csv"\nallowed = true\n'
+    )
+    code, out, err = _run("test", "-", "--json", stdin=scenario)
+    assert code == 0, err + out
+    result = json.loads(out)
+    assert result["passed"] == 1 and result["failed"] == 0
+    assert "<stdin>" in out and "stdin.toml" not in out
+    # A relative root means the current directory's "data", not the scratch file's folder.
+    code, out, err = _run("test", "-", stdin=scenario.replace('"data/a.csv"', '"elsewhere/a"'))
+    assert code == 1, err + out
+
+
+def test_diff_sides_read_their_env_from_stdin(tmp_path) -> None:
+    before = tmp_path / "before.env"
+    before.write_text("LOCAL_FILE_ACCESS=off\n")
+    code, out, err = _run("diff", "--before-env", str(before), "--after-env", "-",
+                          "--path", "/tmp/x", stdin="LOCAL_FILE_ACCESS=full\n")
+    assert code == 1, err  # full after off: new access
+    assert "new" in out.lower() and "stdin" not in err

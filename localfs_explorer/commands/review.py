@@ -34,7 +34,9 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
                        description="Run scenario files and folders of them; see "
                        "scenarios/spec-000.toml for the format.")
     p.add_argument("targets", nargs="+", metavar="FILE_OR_DIR",
-                   help="a scenario file, or a folder searched for *.toml (repeatable)")
+                   help="a scenario file, or a folder searched for *.toml (repeatable); - reads "
+                   "one scenario file from stdin (relative names in it then mean the current "
+                   "directory)")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="also list the expectations that passed")
     p.add_argument("--junit-xml", metavar="PATH", help="write a JUnit XML report for CI")
@@ -177,7 +179,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         for name in args.output:
             format_for(name)
-        run = run_scenarios(args.targets)
+        run = run_scenarios(args.targets, stdin_file=getattr(args, "stdin_file", None))
     except (ScenarioError, ReportError) as exc:
         raise cli.UsageError(str(exc)) from None
     text_out = out
