@@ -137,6 +137,11 @@ def _one(values: dict[str, list[str]], key: str, allowed: Iterable[str] | None,
     return value
 
 
+#: Query parameters that belong to the page's server, not to the configuration: Jupyter's
+#: login token and Voila's theme and template. Passed over in silence.
+SERVER_QUERY_KEYS = frozenset({"token", "theme", "voila-template"})
+
+
 def options_from_query(query: str) -> tuple[dict[str, Any], list[str]]:
     """Model options from a URL query, and one message per part that was ignored.
 
@@ -146,6 +151,8 @@ def options_from_query(query: str) -> tuple[dict[str, Any], list[str]]:
     problems: list[str] = []
     values: dict[str, list[str]] = {}
     for key, value in parse_qsl(query.lstrip("?"), keep_blank_values=True):
+        if key in SERVER_QUERY_KEYS:
+            continue
         if key not in QUERY_KEYS:
             problems.append(f"unknown parameter {key!r} ignored")
             continue

@@ -107,3 +107,12 @@ def test_copy_as_command_shows_the_line_and_the_link(monkeypatch) -> None:
     assert "hunter2" not in shown and 'href="?transport=sse' in shown
     app.model.transport = "stdio"  # kept up to date once shown
     assert "--transport" not in app.share.value
+
+
+def test_the_servers_own_query_parameters_are_not_configuration() -> None:
+    from localfs_explorer.share import options_from_query
+
+    options, problems = options_from_query("token=abc123&theme=dark&transport=sse&bogus=1")
+    assert options.get("transport") == "sse"
+    assert problems == ["unknown parameter 'bogus' ignored"]
+    assert "abc123" not in repr(options)
