@@ -320,7 +320,7 @@ def test_dark_theme_is_readable(browser_page, deployment, tmp_path) -> None:
 
     page = browser_page
     with serve(tmp_path / "voila.log", "--env", str(deployment["env"])) as url:
-        open_page(page, url + "?theme=dark")
+        open_page(page, url + ("&" if "?" in url else "?") + "theme=dark")
         assert page.evaluate("document.body.dataset.jpThemeLight") == "false"
         page.get_by_role("tab", name="Paths").click()
         page.fill(".lfe-paths-input textarea",
@@ -358,11 +358,15 @@ def test_a_3000_call_batch_and_a_session_in_the_browser(browser_page, deployment
     page = browser_page
     data, outside = deployment["data"], deployment["outside"]
     calls = tmp_path / "calls.jsonl"
-    lines = [{"name": "upload_local_file", "arguments": {"local_path": str(data / f"{i}.csv")}}
+    for i in range(2998):  # the server reads what it uploads: the files exist
+        (data / f"{i}.csv").write_text("x")
+    lines = [{"name": "upload_local_file",
+              "arguments": {"local_path": str(data / f"{i}.csv"), "parent_folder_id": "F"}}
              for i in range(2998)]
     lines.append({"name": "no_such_tool", "arguments": {"local_path": str(data / "x.csv")}})
     lines.append({"name": "upload_local_file",
-                  "arguments": {"local_path": str(outside / "payroll.csv")}})
+                  "arguments": {"local_path": str(outside / "payroll.csv"),
+                                "parent_folder_id": "F"}})
     calls.write_text("\n".join(json.dumps(c) for c in lines) + "\n")
     with serve(tmp_path / "voila.log", "--env", str(deployment["env"])) as url:
         open_page(page, url)
