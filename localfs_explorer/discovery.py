@@ -754,10 +754,10 @@ def _generic(label: str) -> str:
 
 
 _SKIPPED, _DATA_NAME, _SEARCHED, _PLAIN_NAME = 0, 1, 2, 3
-# A single ASCII token with no path punctuation: under a name that says nothing about
-# paths (_PLAIN_NAME), the walk takes it as one word that is neither a path nor a file
-# name (no '/', '.', '~', ':', '$', '=', '>' or space), so it finds nothing there.
-_INERT_WORD = re.compile(r"[A-Za-z0-9_\-]+")
+# One word with no '/', '.', '~' or ':': under a name that says nothing about paths
+# (_PLAIN_NAME) the walk takes it whole as a single word, and such a word is never a
+# path, a file: URI or a credential file's name, so it finds nothing there.
+_INERT_WORD = re.compile(r"[^\s/.~:]+")
 
 
 class _Skip:
