@@ -886,6 +886,7 @@ def _quiet_entries(
     if budget[0] < 0:
         return False
     kinds = skip.kinds
+    inert = _INERT_WORD.fullmatch
     for key, value in mapping.items():
         name = key if type(key) is str else str(key)
         # The remembered answer straight from the dict: one lookup per argument.
@@ -894,7 +895,9 @@ def _quiet_entries(
         if kind == _SKIPPED:
             continue
         if isinstance(value, str):
-            if kind != _DATA_NAME and not _quiet_string(value, kind):
+            # _quiet_string, written out: most top-level arguments are strings.
+            if kind != _DATA_NAME and not (kind == _PLAIN_NAME and inert(value)) \
+                    and value.strip():
                 return False
         elif not _quiet_value(value, label, name, skip, depth + 1, max_depth, budget):
             return False
