@@ -309,6 +309,17 @@ class Tool(_Frozen):
                 {a.name: a.types for a in args if a.types},
                 {a.name: a.enum for a in args if a.enum is not None})
 
+    @functools.cached_property
+    def _argument_passes(self) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]]:
+        """The required names; the arguments any value passes (no type, no choices); those
+        any string passes (a string type, no choices)."""
+        args = self.arguments or ()
+        return (
+            tuple(a.name for a in args if a.required),
+            frozenset(a.name for a in args if not a.types and a.enum is None),
+            frozenset(a.name for a in args if "string" in a.types and a.enum is None),
+        )
+
     def complete_arguments(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """``arguments`` with a placeholder for each required argument left out, and what
         the local-path parameters need before their check (a list item's required keys,
@@ -341,6 +352,19 @@ class Tool(_Frozen):
         """
         if self.arguments is None:
             return None
+        # Most calls pass: a required name missing, or a value not trivially accepted,
+        # sends the call to the full account of its problems below.
+        required, any_value, any_string = self._argument_passes
+        for r in required:
+            if r not in arguments:
+                break
+        else:
+            for key, value in arguments.items():
+                if key in any_value or (type(value) is str and key in any_string):
+                    continue
+                break
+            else:
+                return None
         names, required, types, enums = self._argument_table
         problems = [f"missing required argument {r!r}" for r in required if r not in arguments]
         for key, value in arguments.items():

@@ -753,7 +753,11 @@ def _generic(label: str) -> str:
     return re.sub(r"\[\d+\]", "[]", label)
 
 
-_SKIPPED, _DATA_NAME, _SEARCHED = 0, 1, 2
+_SKIPPED, _DATA_NAME, _SEARCHED, _PLAIN_NAME = 0, 1, 2, 3
+# One word with no '/', '.', '~' or ':': under a name that says nothing about paths
+# (_PLAIN_NAME) the walk takes it whole as a single word, and such a word is never a
+# path, a file: URI or a credential file's name, so it finds nothing there.
+_INERT_WORD = re.compile(r"[^\s/.~:]+")
 
 
 class _Skip:
@@ -778,7 +782,8 @@ class _Skip:
 
     def entry_kind(self, generic: str, name: str, item: bool) -> tuple[str, int]:
         """The generic label of an entry and how the walk treats it: skipped, a data name
-        (a string there is never searched) or searched.
+        (a string there is never searched), a plain name (a string there is searched as
+        a word or text, never taken whole as a path or a command) or searched.
 
         ``item`` says the entry is a list item of the list called ``name`` (its label
         is ``generic[]``); else it is the mapping entry ``name``. Judged by the generic
@@ -791,10 +796,10 @@ class _Skip:
             label = f"{generic}[]" if item else _child(generic, name)
             if label in self.exact or label in self.generic:
                 kind = _SKIPPED
-            elif argument_name_kind(name) == "data":
-                kind = _DATA_NAME
             else:
-                kind = _SEARCHED
+                name_kind = argument_name_kind(name)
+                kind = (_DATA_NAME if name_kind == "data"
+                        else _PLAIN_NAME if name_kind is None else _SEARCHED)
             if len(self.kinds) >= 4096:
                 self.kinds.clear()  # names are few; a flood of odd ones isn't kept
             found = self.kinds[key] = (label, kind)
@@ -881,6 +886,7 @@ def _quiet_entries(
     if budget[0] < 0:
         return False
     kinds = skip.kinds
+    inert = _INERT_WORD.fullmatch
     for key, value in mapping.items():
         name = key if type(key) is str else str(key)
         # The remembered answer straight from the dict: one lookup per argument.
@@ -889,11 +895,21 @@ def _quiet_entries(
         if kind == _SKIPPED:
             continue
         if isinstance(value, str):
-            if kind == _SEARCHED and value.strip():
+            # _quiet_string, written out: most top-level arguments are strings.
+            if kind != _DATA_NAME and not (kind == _PLAIN_NAME and inert(value)) \
+                    and value.strip():
                 return False
         elif not _quiet_value(value, label, name, skip, depth + 1, max_depth, budget):
             return False
     return True
+
+
+def _quiet_string(value: str, kind: int) -> bool:
+    """Whether the walk finds nothing in a string under a name of this (searched) kind:
+    a blank one, or under a plain name a single inert word (an identifier, a title)."""
+    if kind == _PLAIN_NAME and _INERT_WORD.fullmatch(value):
+        return True
+    return not value.strip()
 
 
 def _quiet_value(
@@ -916,7 +932,7 @@ def _quiet_value(
         return True
     for item in value:
         if isinstance(item, str):
-            if kind == _SEARCHED and item.strip():
+            if kind != _DATA_NAME and not _quiet_string(item, kind):
                 return False
         elif not _quiet_value(item, label, name, skip, depth + 1, max_depth, budget):
             return False

@@ -473,6 +473,15 @@ def _values_at(arguments: Mapping[str, Any], location: str) -> list[tuple[str, A
     return found
 
 
+def _suffix(path: str) -> str:
+    """``PurePosixPath(path).suffix`` without building the path object."""
+    name = path.rpartition("/")[2]
+    if not name or name.endswith("."):
+        return PurePosixPath(path).suffix  # a trailing '/' or '.': pathlib's own rules
+    dot = name.rfind(".")
+    return name[dot:] if dot > 0 else ""
+
+
 def _absolute(policy: Policy, path: str) -> str:
     return path if path.startswith("/") else posixpath.join(policy.cwd, path)
 
@@ -721,7 +730,7 @@ class _CallProbe:
         if param.requires is not None and not self._requires(tool, param.requires, label, value):
             return
         if param.suffixes and not (param.suffix_unless and self.arg(param.suffix_unless)):
-            suffix = PurePosixPath(value).suffix
+            suffix = _suffix(value)
             if suffix.lower() not in param.suffixes:
                 self.fail(f"{tool.name}: unsupported file extension {suffix!r} at {label} "
                           f"(the tool takes {', '.join(param.suffixes)})")
@@ -1073,9 +1082,10 @@ class _CallProbe:
             if self._blocked(tool, result.location, result_value,
                              posixpath.basename(result_value) in ("", ".", "..")):
                 return
+            # Both checks resolved their path already: the same realpath, not asked again.
             fs = self.policy.fs
-            inside = fs.realpath(_absolute(self.policy, result_value))
-            top = fs.realpath(_absolute(self.policy, root))
+            inside = d.resolved or fs.realpath(_absolute(self.policy, result_value))
+            top = root_d.resolved or fs.realpath(_absolute(self.policy, root))
             if inside == top or inside.startswith(top.rstrip("/") + "/"):
                 self.fail(f"{tool.name}: {result.location} ({result_value!r}) must not be "
                           f"{label} ({root!r}) or a path inside it")

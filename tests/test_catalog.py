@@ -149,6 +149,12 @@ def test_argument_validation_names_unknown_missing_and_mistyped(catalog: Catalog
     assert "unknown argument 'dest'" in message
     assert "'local_path' must be string" in tool.argument_error(
         {"file_id": "F", "local_path": 5})
+    # Each problem alone, among otherwise valid string arguments, is still reported.
+    assert "missing required argument 'local_path'" in tool.argument_error({"file_id": "F"})
+    assert "unknown argument 'dest'" in tool.argument_error(
+        {"file_id": "F", "local_path": "x", "dest": "y"})
+    assert "'file_id' must be string" in tool.argument_error(
+        {"file_id": None, "local_path": "x"})
     folder = catalog.get("download_folder")
     assert "'progress_unit' must be one of" in folder.argument_error(
         {"folder_id": "F", "local_path": "x", "progress_unit": "pages"})

@@ -434,7 +434,7 @@ def test_nothing_to_find_answers_for_typical_catalog_calls() -> None:
     # Anything that could hold a path goes to the full search.
     assert not nothing_to_find({"note": "see /etc/passwd"})
     assert not nothing_to_find(attachments)
-    assert not nothing_to_find({"items": [{"note": "x"}]})
+    assert not nothing_to_find({"items": [{"note": "./x"}]})
     # So does a call a bound would stop: the search must say it stopped.
     assert not nothing_to_find({"a": {"b": {}}}, limits=DiscoveryLimits(max_depth=1))
     assert not nothing_to_find({"a": 1, "b": 2}, limits=DiscoveryLimits(max_nodes=2))
@@ -442,13 +442,26 @@ def test_nothing_to_find_answers_for_typical_catalog_calls() -> None:
     assert not nothing_to_find(attachments, skip=["attachments[0].local_path",
                                                   "attachments[1].local_path"])
     assert not nothing_to_find(["not", "a", "mapping"])  # type: ignore[arg-type]
+    # One plain word under a name that says nothing of paths: an identifier, a title.
+    assert nothing_to_find({"doc_id": "1Bx-9_q", "query": "budget", "sheet": ["Q1", "Q2"],
+                            "items": [{"marker": "<marker>"}, {"label": "Zürich"}]})
+    # The same word under a path, file-name or command name is searched in full.
+    assert not nothing_to_find({"output_file": "report"})
+    assert not nothing_to_find({"file_name": "report"})
+    assert not nothing_to_find({"command": "id_rsa"})
+    # Path punctuation or a space under a plain name goes to the full search as well.
+    for text in ("~", "a/b", ".env", "file:x", "see [x](y)", "two\u00a0words"):
+        assert not nothing_to_find({"query": text}), text
     assert nothing_to_find({1: "", 2: 3})  # type: ignore[dict-item]  # keys needn't be str
 
 
 _NAMES = st.sampled_from(["local_path", "file_id", "ids", "note", "attachments", "items",
-                          "a", "b", "odd key", "command"])
+                          "a", "b", "odd key", "command", "title", "file_name",
+                          "output_file"])
 _TEXTS = st.sampled_from(["", "  ", "X12", "/etc/passwd", "a/b.txt", ".env", "hello world",
-                          "~/x", "cat .env > out.txt", "file:///tmp/a"])
+                          "~/x", "cat .env > out.txt", "file:///tmp/a", "~", "id_rsa",
+                          "-rf", "X-1_b", "report", "a=b", "2>x", "<marker>", "~user", "see [x](y)",
+                          "FILE:x", "x\u00a0/etc/passwd", "$HOME"])
 _VALUES = st.recursive(
     st.one_of(_TEXTS, st.integers(-3, 3), st.booleans(), st.none(), st.floats(0, 1)),
     lambda inner: st.one_of(st.lists(inner, max_size=3),
@@ -471,6 +484,12 @@ _SKIPS = st.lists(st.sampled_from([
 @example({"a": []}, [], 1, 30, 30)  # a list as deep as max_depth: the walk stops there
 @example({"a": [[]]}, [], 2, 30, 30)
 @example({"ids": ["x", "y"], "a": 1}, [], 4, 3, 30)  # one value more than max_nodes allows
+@example({"title": "~"}, [], 4, 30, 30)  # the home folder
+@example({"a": ".env"}, [], 4, 30, 30)  # a credential file's name
+@example({"note": "/etc/passwd"}, [], 4, 30, 30)
+@example({"note": "see [x](y)"}, [], 4, 30, 30)  # a link target in prose
+@example({"command": "id_rsa"}, [], 4, 30, 30)
+@example({"file_name": "report", "output_file": "X-1_b"}, [], 4, 30, 30)
 def test_nothing_to_find_never_hides_a_path_or_a_stop(
     arguments: dict[str, Any], skip: list[str], depth: int, nodes: int, strings: int,
 ) -> None:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from conftest import Layout
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from localfs_explorer import HostFS, load_env, resolve_policy
 from localfs_explorer.catalog import load_catalog
@@ -1069,3 +1071,17 @@ def test_plain_markdown_images_are_read_exactly_as_rendering_reads_them() -> Non
         local = tuple(src for src in plain if not src.startswith(("https://", "drive:")))
         assert local == rendered, text
     assert shortcuts > 300  # the shortcut is taken, and checked, often
+
+
+@given(st.lists(st.sampled_from(["a", ".", "/", "x", "tar", "gz", " ", "..", "é", "~"]),
+                max_size=8).map("".join))
+@example("a.txt/")
+@example("a/b.txt/.")
+@example(".bashrc")
+@example("a.")
+def test_the_extension_check_reads_suffixes_the_way_pathlib_does(path: str) -> None:
+    from pathlib import PurePosixPath
+
+    from localfs_explorer.probe import _suffix
+
+    assert _suffix(path) == PurePosixPath(path).suffix
