@@ -178,6 +178,9 @@ class ResultsGrid(widgets.VBox):
             question (None: no such button).
         pin: ``pin(source_index) -> str``, pins the row as a scenario and returns a note
             (HTML) to show (None: no such button).
+        command_note: ``command_note(source_index) -> html`` shown under the command: what
+            else it needs, or where it differs from the row (None: nothing).
+        command_tip, pin_tip: the buttons' tooltips (what the command or scenario holds).
     """
 
     def __init__(
@@ -188,12 +191,16 @@ class ResultsGrid(widgets.VBox):
         command: Callable[[int], str] | None = None,
         pin: Callable[[int], str] | None = None,
         guard: Callable[[Callable[..., Any]], Callable[..., Any]] = lambda fn: fn,
+        command_note: Callable[[int], str] | None = None,
+        command_tip: str = "the localfs-explorer command asking the same question",
+        pin_tip: str = "a scenario expecting this row's answer",
     ) -> None:
         super().__init__(layout=layout(width="100%"))
         css(self, "lfe-grid", f"lfe-grid-{name}")
         self.name = name
         self._detail, self._command, self._pin = detail, command, pin
         self._guard = guard
+        self._command_note = command_note
         self.frame: Any = None
         self.view: Any = None
         self.selected_source: int | None = None
@@ -235,6 +242,7 @@ class ResultsGrid(widgets.VBox):
         self.cli_button = button("Copy as CLI command", "lfe-grid-cli",
                                  layout=layout(width="190px"))
         self.pin_button = button("Pin as scenario", "lfe-grid-pin", layout=layout(width="150px"))
+        self.cli_button.tooltip, self.pin_button.tooltip = command_tip, pin_tip
         self.cli_button.on_click(self._guard(lambda _b: self.show_command()))
         self.pin_button.on_click(self._guard(lambda _b: self.pin_selected()))
         self.command_view = html("lfe-grid-command")
@@ -407,6 +415,8 @@ class ResultsGrid(widgets.VBox):
             f'<pre class="lfe-pre lfe-cli-command">{render.esc(command)}</pre>'
             f'<button class="lfe-copy" onclick="navigator.clipboard && '
             f'navigator.clipboard.writeText({quoted})">Copy to the clipboard</button>')
+        if self._command_note is not None:
+            self.command_view.value += self._command_note(self.selected_source)
         return command
 
     def pin_selected(self) -> None:
