@@ -10,7 +10,7 @@ import json
 import os
 import shlex
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from ..secrets import is_secret_key
 from .model import EXAMPLE_PREFIX, HOST_TARGET, UPLOAD_TARGET, ExplorerModel
@@ -182,12 +182,13 @@ def pin_asked(model: ExplorerModel, name: str, config: Any, *,
     from ..check import check_path
     from ..probe import probe_call
     from ..scenarios import pin_scenario, policy_from_config
+    from ..vocab import Op
 
     built = policy_from_config(config)
     decisions, calls = [], []
     if path is not None:
-        decisions.append(check_path(built.policy, path[0], path[1],
-                                    over_http=built.over_http))
+        op = cast(Op, path[1])
+        decisions.append(check_path(built.policy, path[0], op, over_http=built.over_http))
     if call is not None:
         verdict = probe_call(built.policy, call[0], call[1], over_http=built.over_http,
                              access=built.access, catalog=built.catalog,

@@ -216,15 +216,15 @@ class ComparePanel(Panel):
 
     # ---- row actions: the after side's question
 
-    def _change(self, index: int) -> Any:
+    def _change(self, index: int) -> tuple[Any, tuple[dict[str, str], list[str], str, bool]]:
+        """The row's verdict change, and the change of configuration it came from."""
         changes = self.result.changes if self.result is not None else []
         if not 0 <= index < len(changes) or self.change is None:
             raise CompareError("compare first: there is no such row")
-        return changes[index]
+        return changes[index], self.change
 
     def _command(self, index: int) -> str:
-        c = self._change(index)
-        set_, unset, transport, changed_after = self.change
+        c, (set_, unset, transport, changed_after) = self._change(index)
         m = self.model
         options = (changed_options(m, set_, unset, transport) if changed_after
                    else environment_options(m))
@@ -234,11 +234,11 @@ class ComparePanel(Panel):
                              options=options)
 
     def _command_note(self, index: int) -> str:
-        c = self._change(index)
-        side = "the changed configuration" if self.change[3] else "the current configuration"
+        c, (_set, _unset, _transport, changed_after) = self._change(index)
+        side = "the changed configuration" if changed_after else "the current configuration"
         note = (f"Asks the after side ({side}); its answer is the row's after: "
                 f"{_side_text(c.after, c.kind)}. The before side is the same line on "
-                f"{'the current' if self.change[3] else 'the changed'} configuration.")
+                f"{'the current' if changed_after else 'the changed'} configuration.")
         if c.kind == "call" and self.model.access_text.strip():
             note += f" Save the tool access lists as {ACCESS_FILE} first."
         return f'<div class="lfe-muted lfe-compare-command-note">{render.esc(note)}</div>'
@@ -246,8 +246,7 @@ class ComparePanel(Panel):
     def _pin(self, index: int) -> str:
         from .scenarios import config_of
 
-        c = self._change(index)
-        set_, unset, transport, changed_after = self.change
+        c, (set_, unset, transport, changed_after) = self._change(index)
         config, left_out = config_of(self.model)
         if changed_after:
             config, more = changed_config(config, set_, unset, transport)
