@@ -265,6 +265,11 @@ def test_batch_upload_progress_counts_and_csv_link(app, layout) -> None:
     detail = text_of(batch.grid.detail.value)
     assert "call 2, line 2" in detail and "REFUSED · outside roots" in detail
     assert '"local_path": "' + str(layout.outside / "x") in batch.grid.show_command()
+    assert "access.json" not in batch.grid.command_view.value
+    # With access lists the command names access.json, and the note offers it.
+    app.model.access_text = '{"server": {"deny_list": ["download_file"]}}'
+    assert "--access access.json" in batch.grid.show_command()
+    assert 'download="access.json"' in batch.grid.command_view.value
 
 
 def test_every_refused_entry_of_a_partial_sync_is_in_its_detail(app, layout) -> None:
@@ -649,6 +654,10 @@ def test_compare_row_copies_and_pins_the_after_sides_question(app, layout, capsy
     capsys.readouterr()
     assert main(argv[1:]) == 1
     assert "outside this server's LOCAL_FILE_ROOTS" in capsys.readouterr().out
+    assert "changed since this comparison" not in text_of(grid.command_view.value)
+    app.bar.add_root(str(layout.home))  # the current configuration moves on
+    grid.show_command()
+    assert "changed since this comparison" in text_of(grid.command_view.value)
 
 
 def test_compare_call_row_copies_a_probe_line(app, layout, capsys) -> None:
@@ -669,6 +678,7 @@ def test_compare_call_row_copies_a_probe_line(app, layout, capsys) -> None:
     capsys.readouterr()
     main(argv[1:])
     assert after.split()[0] in capsys.readouterr().out.upper()
+    assert 'download="access.json"' not in grid.command_view.value  # no access lists
 
 
 def test_session_row_copies_the_replay_and_pins_the_call(app, layout, capsys,

@@ -119,6 +119,17 @@ SESSION_FILE = "session.json"
 ACCESS_FILE = "access.json"
 
 
+def access_link(model: ExplorerModel) -> str:
+    """A link downloading the model's tool access lists as :data:`ACCESS_FILE` (HTML), for
+    a command naming that file; "" without access lists."""
+    from . import render
+
+    if not model.access_text.strip():
+        return ""
+    return render.download_link(model.clean(model.access_text).encode("utf-8"), ACCESS_FILE,
+                                "application/json", f"⬇ {ACCESS_FILE}", "lfe-access-file")
+
+
 def replay_command(model: ExplorerModel, answers: str) -> str:
     """``localfs-explorer replay`` of a whole session, with the model's configuration.
 

@@ -20,6 +20,7 @@ from ...policy import TRANSPORTS, resolve_policy
 from .. import render
 from ..commands import (
     ACCESS_FILE,
+    access_link,
     changed_config,
     changed_options,
     check_command,
@@ -73,6 +74,8 @@ class ComparePanel(Panel):
         #: The change the last comparison made: settings set, keys unset, the transport,
         #: and whether the changed configuration was the after side.
         self.change: tuple[dict[str, str], list[str], str, bool] | None = None
+        #: The configuration's revision the last comparison ran on.
+        self.compared_rev: Any = None
         self.changes = css(widgets.Textarea(
             placeholder="LOCAL_FILE_ROOTS=/data:/srv/exports\n-LOG_FILE",
             layout=wide(height="90px")), "lfe-compare-changes")
@@ -156,6 +159,7 @@ class ComparePanel(Panel):
         set_, unset = parse_changes(self.changes.value)
         self.change = (set_, unset, self.transport.value,
                        self.direction.value == "current_before")
+        self.compared_rev = m.config_rev
         self.status.value = ""
         self.show()
 
@@ -240,8 +244,13 @@ class ComparePanel(Panel):
                 f"{_side_text(c.after, c.kind)}. The before side is the same line on "
                 f"{'the current' if changed_after else 'the changed'} configuration.")
         if c.kind == "call" and self.model.access_text.strip():
-            note += f" Save the tool access lists as {ACCESS_FILE} first."
-        return f'<div class="lfe-muted lfe-compare-command-note">{render.esc(note)}</div>'
+            note += f" Save the tool access lists as {ACCESS_FILE} first: "
+        shown = (f'<div class="lfe-muted lfe-compare-command-note">{render.esc(note)}'
+                 f'{access_link(self.model) if c.kind == "call" else ""}</div>')
+        if self.model.config_rev != self.compared_rev:
+            shown += render.box("note", "The configuration changed since this comparison: "
+                                        "the command names today's; press Compare first.")
+        return shown
 
     def _pin(self, index: int) -> str:
         from .scenarios import config_of

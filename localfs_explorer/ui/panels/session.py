@@ -14,7 +14,7 @@ import ipywidgets as widgets
 
 from ...textsafe import csv_cell
 from .. import render
-from ..commands import ACCESS_FILE, SESSION_FILE, pin_asked, replay_command
+from ..commands import ACCESS_FILE, SESSION_FILE, access_link, pin_asked, replay_command
 from ..grid import ResultsGrid
 from ..panel import Panel, css, heading, html, wide
 from .paths import _pinned_note
@@ -178,9 +178,7 @@ class SessionPanel(Panel):
                                       "application/json", f"⬇ {SESSION_FILE}",
                                       "lfe-session-file")]
         if m.access_text.strip():
-            links.append(render.download_link(m.clean(m.access_text).encode("utf-8"),
-                                              ACCESS_FILE, "application/json",
-                                              f"⬇ {ACCESS_FILE}", "lfe-session-access-file"))
+            links.append(access_link(m))
         note = (f"This row is call {c.answer}.{c.call} of the table the command prints. "
                 "Save next to it: ")
         parts = [f'<div class="lfe-muted lfe-session-command-note">{render.esc(note)}'
