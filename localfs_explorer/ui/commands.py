@@ -163,17 +163,12 @@ def changed_config(config: Any, set_: Mapping[str, str] = {}, unset: Sequence[st
 
 
 def pin_row(model: ExplorerModel, name: str, *, decision: Any = None,
-            call: tuple[str, dict[str, Any], Any] | None = None,
-            config: Any = None) -> Any:
-    """A scenario expecting this row's answer, added to ``model.pinned``.
-
-    ``config``: the scenario's configuration (default: the model's).
-    """
+            call: tuple[str, dict[str, Any], Any] | None = None) -> Any:
+    """A scenario expecting this row's answer, added to ``model.pinned``."""
     from ..scenarios import pin_scenario
     from .panels.scenarios import config_of
 
-    if config is None:
-        config, _left_out = config_of(model)
+    config, _left_out = config_of(model)
     scenario = pin_scenario(name, config, decisions=[decision] if decision else [],
                             calls=[call] if call else [])
     model.pinned = [*model.pinned, scenario]
