@@ -7,7 +7,8 @@ their counts and order are exact whatever the size, and the page receives one wi
 :data:`WINDOW` rows at a time (previous / next reach the rest). DataTables costs about
 0.1 ms per row it is handed, so a window keeps a 20,000-row result interactive at once.
 Clicking a row opens its detail: the trace, the hint, every entry the call checked, a CLI
-command that asks the same question, and "pin as scenario".
+command that asks the same question (with a note of what else it needs), and "pin as
+scenario".
 
 Rows come from a DataFrame whose ``#`` column is the 1-based position of the row in its
 source (the list of decisions, the batch, the replay), and whose ``_rank`` column orders
