@@ -265,6 +265,11 @@ def test_batch_upload_progress_counts_and_csv_link(app, layout) -> None:
     detail = text_of(batch.grid.detail.value)
     assert "call 2, line 2" in detail and "REFUSED · outside roots" in detail
     assert '"local_path": "' + str(layout.outside / "x") in batch.grid.show_command()
+    assert "access.json" not in batch.grid.command_view.value
+    # With access lists the command names access.json, and the note offers it.
+    app.model.access_text = '{"server": {"deny_list": ["download_file"]}}'
+    assert "--access access.json" in batch.grid.show_command()
+    assert 'download="access.json"' in batch.grid.command_view.value
 
 
 def test_every_refused_entry_of_a_partial_sync_is_in_its_detail(app, layout) -> None:
@@ -593,3 +598,128 @@ def test_grid_sorts_and_searches_every_row(app, layout) -> None:
     grid.search.value = "B.CS"
     assert names_of() == ["b.csv"]
     assert "1 of 4 row(s) shown" in text_of(grid.count.value)
+
+
+def _view_row(grid, column: str, value: str) -> int:
+    """The view position of the first row whose ``column`` is ``value``."""
+    return next(i for i, v in enumerate(grid.view[column]) if v == value)
+
+
+def test_compare_row_copies_and_pins_the_after_sides_question(app, layout, capsys) -> None:
+    import shlex
+
+    from localfs_explorer.cli import main
+    from localfs_explorer.scenarios import run_scenario_text
+    from localfs_explorer.ui.commands import pinned_toml
+
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    compare = app.show("compare")
+    other = str(layout.outside / "other.txt")
+    compare.changes.value = (f"LOCAL_FILE_ROOTS={layout.data}:{layout.outside}\n"
+                             "CREDENTIALS_CONFIG=changed-secret-77\n")
+    compare.paths.value = other
+    compare.generated.value = False
+    compare.compare()
+    grid = compare.grid
+    assert "after side" in grid.cli_button.tooltip
+    grid.select(_view_row(grid, "probe", f"read {other}"))
+    assert grid.view.iloc[grid.table.selected_rows[0]]["after"] == "ALLOWED"
+    command = grid.show_command()
+    for secret in (SECRET, "changed-secret-77"):
+        assert secret not in command and secret not in grid.command_view.value
+    argv = shlex.split(command)
+    assert argv[:2] == ["localfs-explorer", "check"] and argv[-1] == other
+    assert "the changed configuration" in text_of(grid.command_view.value)
+    capsys.readouterr()
+    assert main(argv[1:]) == 0  # the after side allows it, as the row says
+    assert "ALLOWED" in capsys.readouterr().out
+    # Pinned: a scenario on the changed configuration that passes, and fails once the
+    # expected answer is the before side's.
+    grid.pin_selected()
+    assert "Pinned: 1 scenario(s)" in text_of(grid.pin_note.value)
+    assert "CREDENTIALS_CONFIG" in text_of(grid.pin_note.value)  # named as left out
+    text = pinned_toml(app.model)
+    assert "changed-secret-77" not in text and SECRET not in text
+    assert "allowed = true" in text and str(layout.outside) in text
+    result = run_scenario_text(text)
+    assert result.error is None and result.cases and all(c.passed for c in result.cases)
+    broken = text.replace("allowed = true", "allowed = false")
+    assert not all(c.passed for c in run_scenario_text(broken).cases)
+    # The other direction: the current configuration is the after side, which refuses.
+    compare.direction.value = "current_after"
+    compare.compare()
+    grid.select(_view_row(grid, "probe", f"read {other}"))
+    argv = shlex.split(grid.show_command())
+    assert "--set" not in " ".join(a for a in argv if a.startswith("LOCAL_FILE_ROOTS"))
+    capsys.readouterr()
+    assert main(argv[1:]) == 1
+    assert "outside this server's LOCAL_FILE_ROOTS" in capsys.readouterr().out
+    assert "changed since this comparison" not in text_of(grid.command_view.value)
+    app.bar.add_root(str(layout.home))  # the current configuration moves on
+    grid.show_command()
+    assert "changed since this comparison" in text_of(grid.command_view.value)
+
+
+def test_compare_call_row_copies_a_probe_line(app, layout, capsys) -> None:
+    import shlex
+
+    from localfs_explorer.cli import main
+
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    compare = app.show("compare")
+    compare.changes.value = f"LOCAL_FILE_ROOTS={layout.data}:{layout.outside}\n"
+    compare.compare()
+    grid = compare.grid
+    row = _view_row(grid, "kind", "call")
+    after = grid.view.iloc[row]["after"]
+    grid.select(row)
+    argv = shlex.split(grid.show_command())
+    assert argv[:2] == ["localfs-explorer", "probe"] and "--call" in argv
+    capsys.readouterr()
+    main(argv[1:])
+    assert after.split()[0] in capsys.readouterr().out.upper()
+    assert 'download="access.json"' not in grid.command_view.value  # no access lists
+
+
+def test_session_row_copies_the_replay_and_pins_the_call(app, layout, capsys,
+                                                         monkeypatch) -> None:
+    import shlex
+
+    from localfs_explorer.cli import main
+    from localfs_explorer.scenarios import run_scenario_text
+    from localfs_explorer.ui.commands import pinned_toml
+
+    session = app.show("session")
+    session.example.click()
+    session.answers.value = "deny"
+    grid = session.grid
+    assert "session.json" in grid.cli_button.tooltip
+    grid.select(1)
+    command = grid.show_command()
+    note = grid.command_view.value
+    assert "do-not-show" not in command and "do-not-show" not in note
+    assert 'download="session.json"' in note and 'download="access.json"' in note
+    assert "call 1.2 of the table" in text_of(note)
+    argv = shlex.split(command)
+    assert argv[:2] == ["localfs-explorer", "replay"]
+    assert argv[argv.index("--answers") + 1] == "deny"
+    monkeypatch.chdir(layout.base)
+    (layout.base / "session.json").write_text(session.text.value)
+    (layout.base / "access.json").write_text(app.model.access_text)
+    capsys.readouterr()
+    assert main(argv[1:]) == 1  # declined calls did not run
+    printed = capsys.readouterr().out
+    assert re.search(r"^1\.2\s+download_file\s.*\brefused\s+declined", printed, re.M)
+    # Rules the command can't carry are said so.
+    session.lasts.value = "conversation"
+    grid.select(1)
+    grid.show_command()
+    assert "may differ" in text_of(grid.command_view.value)
+    # Pinned with the access lists: the scenario holds them and passes.
+    grid.pin_selected()
+    assert "person's answer" in text_of(grid.pin_note.value)
+    text = pinned_toml(app.model)
+    assert "approval_list" in text and 'tool = "download_file"' in text
+    assert 'outcome = "ok"' in text  # the server's answer, not the person's "declined"
+    result = run_scenario_text(text)
+    assert result.error is None and result.cases and all(c.passed for c in result.cases)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from typing import Any
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, cast
 
 from ..secrets import is_secret_key
 from .model import EXAMPLE_PREFIX, HOST_TARGET, UPLOAD_TARGET, ExplorerModel
@@ -22,8 +23,12 @@ def _setting(key: str, value: str) -> list[str]:
     return ["--set", f"{key}={shown}"]
 
 
-def environment_options(model: ExplorerModel) -> list[str]:
-    """The shared options naming the model's configuration, as argv words."""
+def environment_options(model: ExplorerModel, *, keep: Collection[str] = ()) -> list[str]:
+    """The shared options naming the model's configuration, as argv words.
+
+    ``keep``: keys not to unset (a changed configuration sets them again; an unset would
+    win over any setting).
+    """
     m = model
     argv: list[str] = []
     if m.env_text is None and m.env_path:
@@ -33,12 +38,15 @@ def environment_options(model: ExplorerModel) -> list[str]:
     for key, value in m.file_edits.items():
         if not key:
             continue
-        argv += ["--unset", key] if value is None else _setting(key, value)
+        if value is not None:
+            argv += _setting(key, value)
+        elif key not in keep:
+            argv += ["--unset", key]
     for key, value in m.overrides:
         if key:
             argv += _setting(key, value)
     for key in m.unset:
-        if key:
+        if key and key not in keep:
             argv += ["--unset", key]
     if m.transport != "stdio":
         argv += ["--transport", m.transport]
@@ -62,20 +70,96 @@ def _over_http(model: ExplorerModel) -> list[str]:
     return {"auto": [], "yes": ["--over-http"], "no": ["--no-over-http"]}[model.over_http]
 
 
-def check_command(model: ExplorerModel, decision: Any) -> str:
-    """``localfs-explorer check`` for one path, with the model's configuration."""
-    argv = [PROGRAM, "check", *environment_options(model), "--op", decision.op,
+def changed_options(model: ExplorerModel, set_: Mapping[str, str] = {},
+                    unset: Sequence[str] = (), transport: str = "") -> list[str]:
+    """The options naming the model's configuration changed as given, as argv words.
+
+    Secret values set by the change are named with a placeholder, as everywhere.
+    """
+    argv = environment_options(model, keep=set_.keys())
+    for key in unset:
+        argv += ["--unset", key]
+    for key, value in set_.items():
+        argv += _setting(key, value)
+    if transport:
+        argv += ["--transport", transport]
+    return argv
+
+
+def check_command(model: ExplorerModel, decision: Any, *,
+                  options: Sequence[str] | None = None) -> str:
+    """``localfs-explorer check`` for one path, with the model's configuration.
+
+    ``options``: the configuration's options instead (e.g. :func:`changed_options`).
+    """
+    if options is None:
+        options = environment_options(model)
+    argv = [PROGRAM, "check", *options, "--op", decision.op,
             *_over_http(model), "--", decision.path]
     return shlex.join(argv)
 
 
-def probe_command(model: ExplorerModel, call: dict[str, Any]) -> str:
-    """``localfs-explorer probe --call`` for one call, with the model's configuration."""
-    argv = [PROGRAM, "probe", *environment_options(model), *_over_http(model)]
+def probe_command(model: ExplorerModel, call: dict[str, Any], *,
+                  options: Sequence[str] | None = None) -> str:
+    """``localfs-explorer probe --call`` for one call, with the model's configuration.
+
+    ``options``: the configuration's options instead (e.g. :func:`changed_options`).
+    """
+    if options is None:
+        options = environment_options(model)
+    argv = [PROGRAM, "probe", *options, *_over_http(model)]
     if model.access_text.strip():
         argv += ["--access", "access.json"]
     argv += ["--call", json.dumps(call, ensure_ascii=False)]
     return shlex.join(argv)
+
+
+#: The file names a session command expects the session and access lists saved under.
+SESSION_FILE = "session.json"
+ACCESS_FILE = "access.json"
+
+
+def access_link(model: ExplorerModel) -> str:
+    """A link downloading the model's tool access lists as :data:`ACCESS_FILE` (HTML), for
+    a command naming that file; "" without access lists."""
+    from . import render
+
+    if not model.access_text.strip():
+        return ""
+    return render.download_link(model.clean(model.access_text).encode("utf-8"), ACCESS_FILE,
+                                "application/json", f"⬇ {ACCESS_FILE}", "lfe-access-file")
+
+
+def replay_command(model: ExplorerModel, answers: str) -> str:
+    """``localfs-explorer replay`` of a whole session, with the model's configuration.
+
+    A session row depends on the calls before it (an approval is remembered), so the
+    command replays the session saved as :data:`SESSION_FILE`, with the access lists saved
+    as :data:`ACCESS_FILE` when there are any.
+    """
+    argv = [PROGRAM, "replay", *environment_options(model), *_over_http(model)]
+    if model.access_text.strip():
+        argv += ["--access", ACCESS_FILE]
+    argv += ["--answers", answers, "--", SESSION_FILE]
+    return shlex.join(argv)
+
+
+def changed_config(config: Any, set_: Mapping[str, str] = {}, unset: Sequence[str] = (),
+                   transport: str = "") -> tuple[Any, list[str]]:
+    """A scenario ``config`` with settings changed, and the secret keys left out of it.
+
+    An unset wins over any setting in a scenario, so a key set here leaves the unset list.
+    """
+    data = config.model_dump(exclude_unset=True)
+    settings = {k: v for k, v in data.get("settings", {}).items() if k not in unset}
+    settings.update({k: v for k, v in set_.items() if not is_secret_key(k)})
+    removed = [k for k in data.get("unset", []) if k not in set_]
+    removed += [k for k in unset if k not in removed]
+    data.update(settings=settings, unset=removed)
+    if transport:
+        data["transport"] = transport
+    left_out = sorted(k for k in set_ if is_secret_key(k))
+    return type(config).model_validate(data), left_out
 
 
 def pin_row(model: ExplorerModel, name: str, *, decision: Any = None,
@@ -87,6 +171,36 @@ def pin_row(model: ExplorerModel, name: str, *, decision: Any = None,
     config, _left_out = config_of(model)
     scenario = pin_scenario(name, config, decisions=[decision] if decision else [],
                             calls=[call] if call else [])
+    model.pinned = [*model.pinned, scenario]
+    return scenario
+
+
+def pin_asked(model: ExplorerModel, name: str, config: Any, *,
+              path: tuple[str, str] | None = None,
+              call: tuple[str, dict[str, Any]] | None = None) -> Any:
+    """A scenario on ``config`` expecting today's answer to one question, added to
+    ``model.pinned``.
+
+    The question (``path``: ``(path, op)``, or ``call``: ``(tool, arguments)``) is asked
+    afresh of ``config`` resolved as a scenario run resolves it, so the expectation is the
+    one that scenario meets, whatever the row it came from showed alongside.
+    """
+    from ..check import check_path
+    from ..probe import probe_call
+    from ..scenarios import pin_scenario, policy_from_config
+    from ..vocab import Op
+
+    built = policy_from_config(config)
+    decisions, calls = [], []
+    if path is not None:
+        op = cast(Op, path[1])
+        decisions.append(check_path(built.policy, path[0], op, over_http=built.over_http))
+    if call is not None:
+        verdict = probe_call(built.policy, call[0], call[1], over_http=built.over_http,
+                             access=built.access, catalog=built.catalog,
+                             registration=built.registration)
+        calls.append((call[0], dict(call[1]), verdict))
+    scenario = pin_scenario(name, config, decisions=decisions, calls=calls)
     model.pinned = [*model.pinned, scenario]
     return scenario
 

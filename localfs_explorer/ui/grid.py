@@ -7,7 +7,8 @@ their counts and order are exact whatever the size, and the page receives one wi
 :data:`WINDOW` rows at a time (previous / next reach the rest). DataTables costs about
 0.1 ms per row it is handed, so a window keeps a 20,000-row result interactive at once.
 Clicking a row opens its detail: the trace, the hint, every entry the call checked, a CLI
-command that asks the same question, and "pin as scenario".
+command that asks the same question (with a note of what else it needs), and "pin as
+scenario".
 
 Rows come from a DataFrame whose ``#`` column is the 1-based position of the row in its
 source (the list of decisions, the batch, the replay), and whose ``_rank`` column orders
@@ -178,6 +179,9 @@ class ResultsGrid(widgets.VBox):
             question (None: no such button).
         pin: ``pin(source_index) -> str``, pins the row as a scenario and returns a note
             (HTML) to show (None: no such button).
+        command_note: ``command_note(source_index) -> html`` shown under the command: what
+            else it needs, or where it differs from the row (None: nothing).
+        command_tip, pin_tip: the buttons' tooltips (what the command or scenario holds).
     """
 
     def __init__(
@@ -188,12 +192,16 @@ class ResultsGrid(widgets.VBox):
         command: Callable[[int], str] | None = None,
         pin: Callable[[int], str] | None = None,
         guard: Callable[[Callable[..., Any]], Callable[..., Any]] = lambda fn: fn,
+        command_note: Callable[[int], str] | None = None,
+        command_tip: str = "the localfs-explorer command asking the same question",
+        pin_tip: str = "a scenario expecting this row's answer",
     ) -> None:
         super().__init__(layout=layout(width="100%"))
         css(self, "lfe-grid", f"lfe-grid-{name}")
         self.name = name
         self._detail, self._command, self._pin = detail, command, pin
         self._guard = guard
+        self._command_note = command_note
         self.frame: Any = None
         self.view: Any = None
         self.selected_source: int | None = None
@@ -235,6 +243,7 @@ class ResultsGrid(widgets.VBox):
         self.cli_button = button("Copy as CLI command", "lfe-grid-cli",
                                  layout=layout(width="190px"))
         self.pin_button = button("Pin as scenario", "lfe-grid-pin", layout=layout(width="150px"))
+        self.cli_button.tooltip, self.pin_button.tooltip = command_tip, pin_tip
         self.cli_button.on_click(self._guard(lambda _b: self.show_command()))
         self.pin_button.on_click(self._guard(lambda _b: self.pin_selected()))
         self.command_view = html("lfe-grid-command")
@@ -407,6 +416,8 @@ class ResultsGrid(widgets.VBox):
             f'<pre class="lfe-pre lfe-cli-command">{render.esc(command)}</pre>'
             f'<button class="lfe-copy" onclick="navigator.clipboard && '
             f'navigator.clipboard.writeText({quoted})">Copy to the clipboard</button>')
+        if self._command_note is not None:
+            self.command_view.value += self._command_note(self.selected_source)
         return command
 
     def pin_selected(self) -> None:

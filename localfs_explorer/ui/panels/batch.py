@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from .. import render
-from ..commands import pin_row, probe_command
+from ..commands import ACCESS_FILE, access_link, pin_row, probe_command
 from ..grid import ResultsGrid, batch_frame
 from ..panel import Panel, button, css, heading, html, label_style, layout, style, wide
 from .paths import _pinned_note
@@ -39,7 +39,7 @@ class BatchPanel(Panel):
         self.outcomes = html("lfe-batch-outcomes-view")
         self.tools = html("lfe-batch-tools-view")
         self.grid = ResultsGrid("batch", detail=self._detail, command=self._command,
-                                pin=self._pin,
+                                pin=self._pin, command_note=self._command_note,
                                 guard=lambda fn: m.guarded(fn, where="batch grid"))
         self.grid.table.add_class("lfe-batch-calls")
         self.grid.detail.add_class("lfe-call-detail")
@@ -78,6 +78,11 @@ class BatchPanel(Panel):
 
     def _command(self, index: int) -> str:
         return probe_command(self.model, self.model.batch_call(self._verdict(index).line))
+
+    def _command_note(self, _index: int) -> str:
+        link = access_link(self.model)
+        return (f'<div class="lfe-muted lfe-batch-command-note">Save the tool access lists '
+                f"as {ACCESS_FILE} next to it: {link}</div>") if link else ""
 
     def _pin(self, index: int) -> str:
         v = self._verdict(index)

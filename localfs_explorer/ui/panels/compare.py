@@ -18,8 +18,19 @@ from ...diff import compare_policies, elide_common_start
 from ...errors import LocalfsError
 from ...policy import TRANSPORTS, resolve_policy
 from .. import render
+from ..commands import (
+    ACCESS_FILE,
+    access_link,
+    changed_config,
+    changed_options,
+    check_command,
+    environment_options,
+    pin_asked,
+    probe_command,
+)
 from ..grid import ResultsGrid
 from ..panel import Panel, css, heading, html, wide
+from .paths import _pinned_note
 
 #: Rows shown per group; the rest are counted and are in the downloads.
 MAX_ROWS = 200
@@ -60,6 +71,11 @@ class ComparePanel(Panel):
     def build(self) -> list[widgets.Widget]:
         self.result: Any = None
         self.sides: tuple[Any, Any] | None = None
+        #: The change the last comparison made: settings set, keys unset, the transport,
+        #: and whether the changed configuration was the after side.
+        self.change: tuple[dict[str, str], list[str], str, bool] | None = None
+        #: The configuration's revision the last comparison ran on.
+        self.compared_rev: Any = None
         self.changes = css(widgets.Textarea(
             placeholder="LOCAL_FILE_ROOTS=/data:/srv/exports\n-LOG_FILE",
             layout=wide(height="90px")), "lfe-compare-changes")
@@ -86,8 +102,14 @@ class ComparePanel(Panel):
         self.status = html("lfe-compare-status")
         self.summary = html("lfe-compare-summary")
         self.groups = html("lfe-compare-groups")
-        self.grid = ResultsGrid("compare", detail=self._detail,
-                                guard=lambda fn: self.model.guarded(fn, where="compare grid"))
+        self.grid = ResultsGrid(
+            "compare", detail=self._detail, command=self._command, pin=self._pin,
+            command_note=self._command_note,
+            command_tip="the after side's question: a check line (a path) or a probe line "
+                        "(a tool call) on the after configuration, whose answer is the row's "
+                        "'after'",
+            pin_tip="a scenario on the after configuration expecting the row's 'after'",
+            guard=lambda fn: self.model.guarded(fn, where="compare grid"))
         self.downloads = html("lfe-compare-downloads")
         self.on_click(self.run, self.compare)
         intro = html("", (
@@ -134,6 +156,10 @@ class ComparePanel(Panel):
                                        over_http=over_http, before_access=access,
                                        after_access=access)
         self.sides = (before, after)
+        set_, unset = parse_changes(self.changes.value)
+        self.change = (set_, unset, self.transport.value,
+                       self.direction.value == "current_before")
+        self.compared_rev = m.config_rev
         self.status.value = ""
         self.show()
 
@@ -191,6 +217,59 @@ class ComparePanel(Panel):
         return self.model.clean(render.table(["probe", "before", "after", "why asked / what"],
                                              [_row(changes[index])],
                                              css_class="lfe-compare-detail"))
+
+    # ---- row actions: the after side's question
+
+    def _change(self, index: int) -> tuple[Any, tuple[dict[str, str], list[str], str, bool]]:
+        """The row's verdict change, and the change of configuration it came from."""
+        changes = self.result.changes if self.result is not None else []
+        if not 0 <= index < len(changes) or self.change is None:
+            raise CompareError("compare first: there is no such row")
+        return changes[index], self.change
+
+    def _command(self, index: int) -> str:
+        c, (set_, unset, transport, changed_after) = self._change(index)
+        m = self.model
+        options = (changed_options(m, set_, unset, transport) if changed_after
+                   else environment_options(m))
+        if c.kind == "path":
+            return check_command(m, c, options=options)
+        return probe_command(m, {"name": c.tool, "arguments": c.arguments or {}},
+                             options=options)
+
+    def _command_note(self, index: int) -> str:
+        c, (_set, _unset, _transport, changed_after) = self._change(index)
+        side = "the changed configuration" if changed_after else "the current configuration"
+        note = (f"Asks the after side ({side}); its answer is the row's after: "
+                f"{_side_text(c.after, c.kind)}. The before side is the same line on "
+                f"{'the current' if changed_after else 'the changed'} configuration.")
+        if c.kind == "call" and self.model.access_text.strip():
+            note += f" Save the tool access lists as {ACCESS_FILE} first: "
+        shown = (f'<div class="lfe-muted lfe-compare-command-note">{render.esc(note)}'
+                 f'{access_link(self.model) if c.kind == "call" else ""}</div>')
+        if self.model.config_rev != self.compared_rev:
+            shown += render.box("note", "The configuration changed since this comparison: "
+                                        "the command names today's; press Compare first.")
+        return shown
+
+    def _pin(self, index: int) -> str:
+        from .scenarios import config_of
+
+        c, (set_, unset, transport, changed_after) = self._change(index)
+        config, left_out = config_of(self.model)
+        if changed_after:
+            config, more = changed_config(config, set_, unset, transport)
+            left_out = sorted({*left_out, *more})
+        name = f"after: {c.probe}"
+        if c.kind == "path":
+            pin_asked(self.model, name, config, path=(c.path, c.op))
+        else:
+            pin_asked(self.model, name, config, call=(c.tool, dict(c.arguments or {})))
+        note = _pinned_note(self.model)
+        if left_out:
+            note += render.box("note", "Left out of the scenario (secret): "
+                                       + render.esc(", ".join(left_out)))
+        return note
 
     def refresh(self) -> None:
         if self.result is not None:

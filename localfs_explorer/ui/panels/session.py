@@ -14,8 +14,10 @@ import ipywidgets as widgets
 
 from ...textsafe import csv_cell
 from .. import render
+from ..commands import ACCESS_FILE, SESSION_FILE, access_link, pin_asked, replay_command
 from ..grid import ResultsGrid
 from ..panel import Panel, css, heading, html, wide
+from .paths import _pinned_note
 
 #: The most calls one pasted session may hold (each call is a full probe).
 MAX_SESSION_CALLS = 5_000
@@ -59,6 +61,8 @@ class SessionPanel(Panel):
 
     def build(self) -> list[widgets.Widget]:
         self.replay: Any = None
+        #: The session the replay ran (its calls' arguments, for the row actions).
+        self.session: Any = None
         self.upload = css(widgets.FileUpload(description="Upload JSON", multiple=False,
                                              accept=".json", layout=widgets.Layout(width="160px")),
                           "lfe-session-upload")
@@ -90,8 +94,16 @@ class SessionPanel(Panel):
             layout=wide(height="90px")), "access_text"), "lfe-session-access")
         self.status = html("lfe-session-status")
         self.summary = html("lfe-session-summary")
-        self.grid = ResultsGrid("session", detail=self._detail,
-                                guard=lambda fn: self.model.guarded(fn, where="session grid"))
+        self.grid = ResultsGrid(
+            "session", detail=self._detail, command=self._command, pin=self._pin,
+            command_note=self._command_note,
+            command_tip=f"replays the whole session (a call's row depends on the calls "
+                        f"before it): save the session as {SESSION_FILE} and the access "
+                        f"lists as {ACCESS_FILE}; the links come with the command",
+            pin_tip="a scenario with this configuration and the access lists, expecting "
+                    "this call's answer from the server (the person's answer is not part "
+                    "of a scenario)",
+            guard=lambda fn: self.model.guarded(fn, where="session grid"))
         self.grid.table.add_class("lfe-session-table")
         self.csv = html("lfe-session-csv")
         self.on_change(self.upload, lambda _v: self._uploaded())
@@ -144,6 +156,61 @@ class SessionPanel(Panel):
         return render.table(["", ""], [[k, v] for k, v in rows],
                             css_class="lfe-session-detail")
 
+    # ---- row actions
+
+    def _row(self, index: int) -> tuple[Any, Any]:
+        if self.replay is None or self.session is None \
+                or not 0 <= index < len(self.replay.calls):
+            from ...sessions import SessionError
+
+            raise SessionError("replay first: there is no such row")
+        c = self.replay.calls[index]
+        return c, self.session.answers[c.answer - 1][c.call - 1]
+
+    def _command(self, index: int) -> str:
+        self._row(index)
+        return replay_command(self.model, self.answers.value)
+
+    def _command_note(self, index: int) -> str:
+        c, _call = self._row(index)
+        m = self.model
+        links = [render.download_link(m.clean(self.text.value).encode("utf-8"), SESSION_FILE,
+                                      "application/json", f"⬇ {SESSION_FILE}",
+                                      "lfe-session-file")]
+        if m.access_text.strip():
+            links.append(access_link(m))
+        note = (f"This row is call {c.answer}.{c.call} of the table the command prints. "
+                "Save next to it: ")
+        parts = [f'<div class="lfe-muted lfe-session-command-note">{render.esc(note)}'
+                 f'{" · ".join(links)}</div>']
+        differs = []
+        if self.lasts.value != "answer":
+            differs.append("approvals last to the end of the answer")
+        if not self.destructive.value:
+            differs.append("destructive tools ask every time")
+        if differs:
+            parts.append(render.box("note", render.esc(
+                "The command replays with the default rules (" + "; ".join(differs)
+                + "), not the ones chosen here: its table may differ from this one.")))
+        return "".join(parts)
+
+    def _pin(self, index: int) -> str:
+        from .scenarios import config_of
+
+        c, call = self._row(index)
+        config, left_out = config_of(self.model)
+        pin_asked(self.model, f"session call {c.answer}.{c.call}: {c.name}", config,
+                  call=(call.name, dict(call.arguments)))
+        note = _pinned_note(self.model)
+        if c.asked or c.outcome == "declined":
+            note += render.box("note", render.esc(
+                "The scenario expects the server's answer to the call; the person's "
+                f"answer ({_DECISION_TEXT.get(c.decision, c.decision)}) is the replay's."))
+        if left_out:
+            note += render.box("note", "Left out of the scenario (secret): "
+                                       + render.esc(", ".join(left_out)))
+        return note
+
     # ---- the replay
 
     def _set_error(self, message: str) -> None:
@@ -173,6 +240,7 @@ class SessionPanel(Panel):
             # Content only: a JSON string would be taken for a session file's path.
             raw = content_json(text, "session", SessionError, kinds=(dict, list))
             session = load_session(raw)
+            self.session = session
             if len(session) > MAX_SESSION_CALLS:
                 self._set_error(f"{len(session)} calls: at most {MAX_SESSION_CALLS} per session")
                 return
