@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from .check import OPS, Decision
+from .check import OPS, Decision, UnsupportedPathError
 from .env import EnvFileError, ServerEnv, load_env
 from .fs import HostFS
 from .policy import TRANSPORTS, Policy, PolicyError, resolve_policy
@@ -64,8 +64,9 @@ def environment_options() -> argparse.ArgumentParser:
                        "command) (default: this machine)")
     group.add_argument("--profile", metavar="FILE",
                        help="a server profile JSON replacing the shipped assumptions")
-    group.add_argument("--platform", choices=("posix", "windows"), default="posix",
-                       help="target platform: windows splits LOCAL_FILE_ROOTS on ';'")
+    group.add_argument("--platform", choices=("posix", "macos", "windows"), default="posix",
+                       help="target platform: its default cache directory; windows also "
+                       "splits LOCAL_FILE_ROOTS on ';' (paths are checked by POSIX rules)")
     return parent
 
 
@@ -178,7 +179,17 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError("check needs at least one PATH (or --paths-file)")
     policy = build_policy(args)
     warn_config(policy, err)
-    decisions = [policy.check(p, args.op, over_http=args.over_http) for p in paths]
+    try:
+        if args.batch:
+            # The server's many_checks, as in a folder walk: one deny-list snapshot and
+            # one resolution per parent directory for all the paths.
+            with policy.many_checks() as batch:
+                decisions = [batch.check(p, args.op, over_http=args.over_http) for p in paths]
+        else:
+            # Each path as the server's single check answers it, however many are given.
+            decisions = [policy.check(p, args.op, over_http=args.over_http) for p in paths]
+    except UnsupportedPathError as exc:
+        raise UsageError(str(exc)) from None
     for d in decisions:
         _emit_json(d.to_dict(), out) if args.json else _print_decision(d, out)
     if policy.errors:
@@ -233,6 +244,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--paths-file", metavar="FILE",
                    help="more paths, one JSON string per line (any byte, NUL included)")
     p.add_argument("--json", action="store_true", help="one JSON object per path")
+    p.add_argument("--batch", action="store_true",
+                   help="answer as the server's batch check (many_checks, as in a folder "
+                   "walk) rather than its single check of each path")
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser("validate", parents=[env_opts],
