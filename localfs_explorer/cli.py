@@ -204,6 +204,7 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _emit_json(summary, out)
     else:
         how = "explicit" if policy.explicit else f"defaulted for {policy.transport}"
+        out.write(f"as {policy.profile.name} {policy.server_version} resolves it:\n")
         out.write(f"LOCAL_FILE_ACCESS resolves to {policy.mode.value} ({how})\n")
         for root in policy.roots:
             state = f"-> {root.resolved}" if not root.problem else f"({root.problem})"
@@ -219,7 +220,7 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for e2 in policy.errors:
             out.write(f"error: {e2}\n")
         out.write("the server would start\n" if policy.serves
-                  else f"the server would exit: {policy.exit_message}\n")
+                  else f"the server would exit, printing: {policy.exit_line}\n")
     return 0 if policy.serves else 2
 
 

@@ -12,9 +12,9 @@ import contextlib
 import functools
 import ntpath
 import posixpath
-from pathlib import PurePosixPath
 from collections.abc import Iterable, Iterator
 from enum import Enum
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field

@@ -23,7 +23,6 @@ import json
 import os
 import sys
 
-
 POLICY_MODULES = ("mcp_gee_sweet.auth", "mcp_gee_sweet.cache", "mcp_gee_sweet.local_files")
 
 
@@ -41,7 +40,7 @@ def _answer(lf, fn, path: str) -> dict:
         result = fn(path)
     except lf.LocalFileAccessError as exc:
         return {"allowed": False, "message": str(exc), "resolved": None, "raised": None}
-    except Exception as exc:  # noqa: BLE001 - the server lets some errors escape; record them
+    except Exception as exc:
         return {"allowed": False, "message": str(exc), "resolved": None,
                 "raised": type(exc).__name__}
     return {"allowed": True, "message": "", "resolved": str(result), "raised": None}
@@ -116,7 +115,7 @@ def main() -> int:
             os.dup2(devnull, 2)  # the server logs an invalid setting; keep stderr quiet
             try:
                 result = _run(config)
-            except BaseException as exc:  # noqa: BLE001 - reported to the parent
+            except BaseException as exc:
                 result = {"crash": f"{type(exc).__name__}: {exc}"}
             data = json.dumps(result, ensure_ascii=True).encode("ascii")
             with os.fdopen(write_fd, "wb") as fh:

@@ -337,7 +337,7 @@ def explorer_answers(config: dict, package_dir: str, transport: str, batch: bool
             argv.append("--batch")
         code, rows = run_cli(argv)
         assert len(rows) == len(indices), (argv, code)
-        for i, row in zip(indices, rows):
+        for i, row in zip(indices, rows, strict=False):
             answers[i] = row
     return answers  # type: ignore[return-value]
 
@@ -409,7 +409,7 @@ def divergences(case: Case, oracle: Oracle, base: str,
     server = oracle.ask(config)
     package_dir = server["package_dir"]
     args = explorer_args(config, package_dir, case.transport)
-    code, rows = run_cli(["validate", "--json", *args])
+    _code, rows = run_cli(["validate", "--json", *args])
     found: dict = {"policy": compare_policy(server, rows[0]), "checks": []}
     with tempfile.TemporaryDirectory() as tmp:
         for batch, key in ((False, "single"), (True, "batch")):

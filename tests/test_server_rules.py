@@ -1,0 +1,312 @@
+"""Rules the real server (mcp-gee-sweet 0.9.5) settles where the design was silent or wrong.
+
+Each test pins one behaviour the conformance suite found or the server's source shows,
+on a tree built under pytest's tmp_path, without needing the server itself.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+
+import pytest
+
+from localfs_explorer import cli, load_env, resolve_policy
+from localfs_explorer.check import BatchChecker, UnsupportedPathError
+from localfs_explorer.policy import Mode, is_within
+
+
+def policy_for(layout, cwd=None, platform="posix", transport="stdio", **settings):
+    overrides = {"HOME": str(layout.home), **settings}
+    return resolve_policy(load_env(None, overrides=overrides), transport=transport,
+                          cwd=str(cwd or layout.app), package_dir=str(layout.app),
+                          platform=platform)
+
+
+def deny_settings(policy):
+    return [e.setting for e in policy.deny_list]
+
+
+# --- the deny-list's defaults ----------------------------------------------------------
+
+
+def test_service_account_path_is_denied_even_when_unset(layout):
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    d = policy.check_write(str(layout.app / "service_account.json"))
+    assert d.reason == "denied" and d.deny_setting == "SERVICE_ACCOUNT_PATH"
+
+
+@pytest.mark.parametrize("setting,name", [("TOKEN_PATH", "token.json"),
+                                          ("SERVICE_ACCOUNT_PATH", "service_account.json"),
+                                          ("CREDENTIALS_PATH", "credentials.json")])
+def test_a_setting_set_empty_names_no_file(layout, setting, name):
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full", **{setting: ""})
+    assert setting not in deny_settings(policy)
+    assert policy.check_write(str(layout.app / name)).allowed
+
+
+def test_deny_list_keeps_the_servers_order(layout):
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full", LOG_FILE="a.log",
+                        GOOGLE_APPLICATION_CREDENTIALS="/k.json", ACCESS_LOG_FILE="b.log")
+    assert deny_settings(policy) == [
+        "CREDENTIALS_PATH", "TOKEN_PATH", "SERVICE_ACCOUNT_PATH", "server .env",
+        "HOME (ADC file)", "CACHE_DB_PATH", "CACHE_DB_PATH", "CACHE_DB_PATH",
+        "legacy cache (pre-0.9.3)", "legacy cache (pre-0.9.3)", "legacy cache (pre-0.9.3)",
+        "GOOGLE_APPLICATION_CREDENTIALS", "LOG_FILE", "ACCESS_LOG_FILE",
+    ]
+
+
+def test_an_empty_cache_path_falls_back_to_the_default(layout):
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full", CACHE_DB_PATH="")
+    cache_dir = layout.home / ".cache" / "mcp-gee-sweet"
+    assert [d.resolved for d in policy.deny_dirs] == [str(cache_dir)]
+    assert policy.check_write(str(cache_dir / "other.db")).reason == "denied"
+
+
+def test_a_cache_path_spelled_as_the_default_still_denies_the_directory(layout):
+    default = str(layout.home / ".cache" / "mcp-gee-sweet" / "cache.db")
+    assert policy_for(layout, CACHE_DB_PATH=default).deny_dirs
+    assert not policy_for(layout, CACHE_DB_PATH=str(layout.data / "c.db")).deny_dirs
+
+
+def test_an_absolute_xdg_cache_home_moves_the_cache(layout):
+    xdg = layout.base / "xdg"
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full", XDG_CACHE_HOME=str(xdg))
+    assert [d.resolved for d in policy.deny_dirs] == [str(xdg / "mcp-gee-sweet")]
+    assert policy.check_write(str(xdg / "mcp-gee-sweet" / "x")).reason == "denied"
+
+
+def test_a_relative_xdg_cache_home_is_ignored(layout):
+    policy = policy_for(layout, XDG_CACHE_HOME="relative/cache")
+    assert [d.resolved for d in policy.deny_dirs] == [str(layout.home / ".cache/mcp-gee-sweet")]
+
+
+def test_macos_keeps_its_cache_in_library_caches(layout):
+    policy = policy_for(layout, platform="macos", XDG_CACHE_HOME=str(layout.base / "xdg"))
+    assert [d.path for d in policy.deny_dirs] == [
+        str(layout.home / "Library" / "Caches" / "mcp-gee-sweet")]
+
+
+def test_windows_keeps_its_cache_in_localappdata(layout):
+    policy = policy_for(layout, platform="windows", LOCALAPPDATA="/lad")
+    assert [d.path for d in policy.deny_dirs] == ["/lad/mcp-gee-sweet"]
+    fallback = policy_for(layout, platform="windows")
+    assert fallback.deny_dirs[0].path == str(layout.home / "AppData/Local/mcp-gee-sweet")
+    adc = next(e for e in fallback.deny_list if "ADC" in e.setting)
+    assert adc.path == str(layout.home / "AppData/Roaming/gcloud"
+                           "/application_default_credentials.json")
+
+
+@pytest.mark.parametrize("home,expected", [("", "/.cache/mcp-gee-sweet"),
+                                           ("/", "/.cache/mcp-gee-sweet")])
+def test_home_is_expanded_as_expanduser_does(layout, home, expected):
+    policy = policy_for(layout, HOME=home)
+    assert policy.deny_dirs[0].path == expected
+
+
+def test_deny_dir_is_matched_case_folded_for_existing_targets(layout):
+    real = layout.home / ".cache" / "mcp-gee-sweet"
+    real.mkdir(parents=True)
+    variant = layout.home / ".Cache" / "MCP-Gee-Sweet"
+    variant.mkdir(parents=True)
+    (variant / "notes.txt").write_text("a distinct, existing file")
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    d = policy.check_read(str(variant / "notes.txt"))
+    assert d.reason == "denied" and "case-insensitively" in d.trace[-1].detail
+
+
+def test_deny_list_entries_are_resolved_through_symlinked_directories(layout):
+    # TOKEN_PATH spelled through a symlinked directory; the token doesn't exist yet.
+    (layout.base / "app-link").symlink_to(layout.app)
+    (layout.app / "token.json").unlink()
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full",
+                        TOKEN_PATH=str(layout.base / "app-link" / "token.json"))
+    d = policy.check_write(str(layout.app / "token.json"))
+    assert d.reason == "denied" and d.deny_setting == "TOKEN_PATH"
+
+
+# --- the startup directory -------------------------------------------------------------
+
+
+def test_a_startup_directory_reached_through_a_symlink_is_resolved(layout):
+    elsewhere = layout.base / "links"
+    elsewhere.mkdir()
+    (elsewhere / "app").symlink_to(layout.app)
+    policy = policy_for(layout, cwd=elsewhere / "app", LOCAL_FILE_ACCESS="full")
+    assert policy.cwd == str(layout.app)
+    d = policy.check_read("../outside/x")
+    assert d.resolved == str(layout.base / "outside" / "x")
+    assert policy.check_write("token.json").reason == "denied"
+    with policy.many_checks() as batch:
+        assert batch.check_read("../outside/x").resolved == str(layout.base / "outside" / "x")
+
+
+# --- settings and the texts the server shows -------------------------------------------
+
+
+def test_an_invalid_setting_is_in_every_refusal_and_the_exit_line(layout):
+    policy = policy_for(layout, LOCAL_FILE_ACCESS=" Bogus ")
+    error = "LOCAL_FILE_ACCESS='bogus' isn't valid (use full, roots, or off)"
+    assert policy.errors == [error]
+    assert policy.exit_line == f"mcp-gee-sweet: {error}"
+    d = policy.check_read(str(layout.data / "report.csv"))
+    assert d.message == f"local file access is disabled on this server: {error}"
+
+
+def test_roots_error_names_only_the_first_bad_entry(layout):
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="roots",
+                        LOCAL_FILE_ROOTS=f"{layout.base}/gone:{layout.base}/also-gone")
+    assert policy.errors == [f"LOCAL_FILE_ROOTS entry '{layout.base}/gone' isn't an existing "
+                             "directory"]
+    assert "':'-separated" in policy_for(layout, LOCAL_FILE_ACCESS="roots").errors[0]
+
+
+def test_an_unknown_mode_skips_root_validation(layout):
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="rooots", LOCAL_FILE_ROOTS="/gone")
+    assert len(policy.errors) == 1 and policy.mode is Mode.OFF
+
+
+def test_nul_byte_refusal_is_worded_as_the_server_words_it(layout):
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    try:
+        os.lstat("\0")
+    except ValueError as exc:
+        why = str(exc)
+    d = policy.check_read("/data/a\0b")
+    assert d.message == f"'/data/a\\x00b' isn't a usable local path: {why}"
+    with policy.many_checks() as batch:
+        assert batch.check_read("/data/a\0b").message == d.message
+
+
+def test_a_lone_surrogate_is_a_refusal_not_a_traceback(layout):
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    path = str(layout.data) + "/\ud800.txt"
+    d = policy.check_read(path)
+    assert d.reason == "invalid" and not d.allowed
+    position = len(str(layout.data)) + 1
+    assert d.message == (f"{path!r} isn't a usable local path: 'utf-8' codec can't encode "
+                         f"character '\\ud800' in position {position}: surrogates not allowed")
+    # A relative spelling counts positions in the relative path, as the server's does.
+    rel = policy.check_read("\ud800")
+    assert "in position 0:" in rel.message
+
+
+def test_a_lone_surrogate_in_a_batched_name_is_the_servers_unhandled_error(layout):
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    with policy.many_checks() as batch:
+        d = batch.check_read(str(layout.data) + "/\ud800")
+    assert d.reason == "invalid"
+    assert d.message.startswith("'utf-8' codec can't encode character '\\ud800'")
+    assert any(step.outcome == "raised" for step in d.trace)
+
+
+# --- containment and resolution --------------------------------------------------------
+
+
+@pytest.mark.parametrize("path,directory,inside", [
+    ("/data", "/data", True),
+    ("/data/x", "/data", True),
+    ("/data-evil/x", "/data", False),
+    ("/anything", "/", True),
+    ("//x", "/", False),  # a leading // is a root of its own for PurePosixPath
+    ("//x/y", "//x", True),
+    ("/data//x", "/data", True),
+    ("/data/./x", "/data/", True),
+    ("/data/../x", "/data", True),  # PurePath keeps '..' as a component
+])
+def test_containment_is_path_is_relative_to(path, directory, inside):
+    assert is_within(path, directory) is inside
+
+
+def test_a_loop_followed_by_double_slash_resolves_where_realpath_sends_it(layout):
+    loop = layout.data / "loop"
+    loop.symlink_to(loop)
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    path = f"{loop}//x"
+    single = policy.check_read(path)
+    assert single.resolved == os.path.realpath(path) == "/x"
+    with policy.many_checks() as batch:
+        batched = batch.check_read(path)
+    assert batched.resolved == f"{loop}/x"
+    assert any(s.step == "single-vs-batch" for s in single.trace)
+    assert any(s.step == "single-vs-batch" for s in batched.trace)
+    plain = policy.check_read(str(layout.data / "report.csv"))
+    assert not any(s.step == "single-vs-batch" for s in plain.trace)
+
+
+def test_a_loop_followed_by_a_triple_slash_is_outside_every_root(layout):
+    loop = layout.data / "loop"
+    loop.symlink_to(loop)
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="roots", LOCAL_FILE_ROOTS="/")
+    d = policy.check_read(f"{loop}///x")
+    assert d.resolved == "//x" and d.reason == "outside_roots"
+
+
+@pytest.mark.parametrize("op,verb", [("read", "read"), ("write", "written"),
+                                     ("read_write", "read or written")])
+def test_batch_checks_keep_their_verb(layout, op, verb):
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    batch = BatchChecker(policy)
+    method = {"read": batch.check_read, "write": batch.check_write,
+              "read_write": batch.check_read_write}[op]
+    d = method(str(layout.app / "token.json"))
+    assert d.op == op and d.message.endswith(f"can't be {verb} by a tool")
+
+
+def test_single_checks_stat_the_deny_list_each_time_batches_once(layout):
+    (layout.app / "token.json").unlink()
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    hard = layout.data / "hard.json"
+    before = BatchChecker(policy)
+    (layout.app / "token.json").write_text("{}")
+    os.link(layout.app / "token.json", hard)
+    assert policy.check_read(str(hard)).reason == "denied"  # a fresh stat finds the token
+    assert before.check_read(str(hard)).allowed  # the batch's snapshot predates it
+    assert BatchChecker(policy).check_read(str(hard)).reason == "denied"
+
+
+def test_windows_spellings_are_refused_as_unsupported(layout):
+    policy = policy_for(layout, platform="windows", LOCAL_FILE_ACCESS="full")
+    for path in ("C:/Users/op/token.json", "data\\x"):
+        with pytest.raises(UnsupportedPathError, match="not supported"):
+            policy.check_read(path)
+    assert policy.check_read("/data/x").allowed
+
+
+# --- the CLI ---------------------------------------------------------------------------
+
+
+def run(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_check_answers_each_path_singly_and_batch_on_request(layout):
+    loop = layout.data / "loop"
+    loop.symlink_to(loop)
+    common = ["--set", "LOCAL_FILE_ACCESS=full", "--set", f"HOME={layout.home}",
+              "--cwd", str(layout.app), "--json"]
+    _, out, _ = run("check", f"{loop}//x", str(layout.data / "report.csv"), *common)
+    single = [json.loads(line)["resolved"] for line in out.splitlines()]
+    _, out, _ = run("check", f"{loop}//x", str(layout.data / "report.csv"), "--batch", *common)
+    batched = [json.loads(line)["resolved"] for line in out.splitlines()]
+    assert single == ["/x", str(layout.data / "report.csv")]
+    assert batched == [f"{loop}/x", str(layout.data / "report.csv")]
+
+
+def test_check_refuses_windows_spellings_with_exit_2(layout):
+    code, _out, err = run("check", "C:\\Users\\op\\token.json", "--platform", "windows",
+                         "--set", "LOCAL_FILE_ACCESS=full")
+    assert code == 2 and "not supported" in err and "Traceback" not in err
+    assert err.count("\n") == 1
+
+
+def test_validate_shows_the_server_version_and_exit_line(layout):
+    code, out, _ = run("validate", "--json", "--set", "LOCAL_FILE_ACCESS=nope")
+    summary = json.loads(out)
+    assert code == 2
+    assert summary["server_version"] == "0.9.5"
+    assert summary["exit_line"] == ("mcp-gee-sweet: LOCAL_FILE_ACCESS='nope' isn't valid "
+                                    "(use full, roots, or off)")
