@@ -403,9 +403,13 @@ class BatchChecker:
         # authorising, for instance) but not those created during the walk.
         compiled = policy.compiled
         self._c = compiled.with_deny_ids(_fresh_deny_ids(compiled))
+        self._lstat = compiled.fs.lstat
 
     def check(self, path: Any, op: str = "read", *, over_http: bool | None = None) -> Decision:
         """The batched check for ``op``; see the class docstring for the resolution."""
+        return self._batched(path, op, over_http)
+
+    def _batched(self, path: Any, op: str, over_http: bool | None) -> Decision:
         c = self._c
         if over_http is None:
             over_http = c.over_http_default
@@ -419,17 +423,22 @@ class BatchChecker:
         ):
             # Refusals that need no filesystem, odd input and relative paths: no cache.
             return _check(c, path, op, over_http, True)
-        _refuse_windows_spelling(c, path)
+        if c.platform == "windows":
+            _refuse_windows_spelling(c, path)
         # The walk's hot path, written out: lstat the entry, resolve its parent once.
         cut = path.rfind("/") + 1
         name = path[cut:]
         if name == "" or name == "." or name == "..":
             return _check(c, path, op, over_http, True)
-        parent = path[:cut]
-        if len(parent) > 1:
-            parent = parent.rstrip("/") or parent
+        # The parent as os.path.split spells it: trailing slashes dropped, unless all.
+        if cut > 1 and path[cut - 2] != "/":
+            parent = path[:cut - 1]
+        else:
+            parent = path[:cut]
+            if cut > 1:
+                parent = parent.rstrip("/") or parent
         try:
-            st = c.fs.lstat(path)
+            st = self._lstat(path)
         except (OSError, ValueError):
             st = None
         else:
@@ -448,19 +457,32 @@ class BatchChecker:
             return _verdict(c, path, op, over_http, resolved, _UNKNOWN, True)
         # The entry as spelled exists and isn't a symlink: the object the kernel found
         # is the one its resolved path names, so its identity is already known.
-        return _verdict(c, path, op, over_http, resolved, (st.st_dev, st.st_ino), True)
+        identity = (st.st_dev, st.st_ino)
+        if (
+            c.fast_batch
+            and identity not in c.deny_ids
+            and resolved not in c.deny_paths
+            and not resolved.startswith("//")
+            and (not c.roots_mode or resolved.startswith(c.root_prefixes))
+            and not resolved.casefold().startswith(c.deny_dir_prefixes)
+        ):
+            # A walk's common case, decided inline: regular spelling, strictly inside a
+            # root, not a deny-list entry, not under a (case-folded) deny dir.
+            return Decision(path, op, True, "allowed", "", resolved, c.policy, over_http,
+                            None, True)
+        return _verdict(c, path, op, over_http, resolved, identity, True)
 
     def check_read(self, path: Any, *, over_http: bool | None = None) -> Decision:
         """Batched ``check_read``."""
-        return self.check(path, "read", over_http=over_http)
+        return self._batched(path, "read", over_http)
 
     def check_write(self, path: Any, *, over_http: bool | None = None) -> Decision:
         """Batched ``check_write``."""
-        return self.check(path, "write", over_http=over_http)
+        return self._batched(path, "write", over_http)
 
     def check_read_write(self, path: Any, *, over_http: bool | None = None) -> Decision:
         """Batched ``check_read_write``."""
-        return self.check(path, "read_write", over_http=over_http)
+        return self._batched(path, "read_write", over_http)
 
 
 # --- explanations -------------------------------------------------------------------

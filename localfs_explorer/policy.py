@@ -139,7 +139,8 @@ class CompiledPolicy:
 
     __slots__ = (
         "cwd", "deny_dir_folded", "deny_dir_prefixes", "deny_dirs", "deny_entries",
-        "deny_folded", "deny_ids", "deny_paths", "explicit", "fs", "irregular_dirs", "mode",
+        "deny_folded", "deny_ids", "deny_paths", "explicit", "fast_batch", "fs",
+        "irregular_dirs", "mode",
         "off_message", "over_http_default", "platform", "policy", "root_dirs",
         "root_prefixes", "root_reals", "roots_mode", "roots_text", "transport",
         "tripwire_armed",
@@ -172,6 +173,9 @@ class CompiledPolicy:
         self.deny_dir_folded = tuple(fold(d, policy.platform) for d in self.deny_dirs)
         self.deny_dir_prefixes = containment_prefixes(self.deny_dir_folded)
         self.irregular_dirs = any(_irregular(d) for d in (*roots, *self.deny_dir_folded))
+        # Whether the batch's inline test applies: POSIX rules, regular directories, and
+        # deny-dir prefixes that can't match the empty tuple's way (startswith(()) is False).
+        self.fast_batch = policy.platform != "windows" and not self.irregular_dirs
         if policy.errors:
             self.off_message = f"local file access is disabled on this server: {policy.errors[0]}"
         elif policy.explicit:
