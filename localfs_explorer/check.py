@@ -180,6 +180,11 @@ def _in_deny_dir(c: CompiledPolicy, resolved: str) -> bool:
     return folded in c.deny_dir_folded or folded.startswith(c.deny_dir_prefixes)
 
 
+def _folded_in(folded: str, c: CompiledPolicy) -> bool:
+    """Whether a regular, case-folded path is a case-folded deny dir or under one."""
+    return folded in c.deny_dir_folded or folded.startswith(c.deny_dir_prefixes)
+
+
 def _fresh_deny_ids(c: CompiledPolicy) -> frozenset[tuple[int, int]]:
     """The deny-list entries' identities now: a single check stats them every time."""
     ids = set()
@@ -464,7 +469,7 @@ class BatchChecker:
             and resolved not in c.deny_paths
             and not resolved.startswith("//")
             and (not c.roots_mode or resolved.startswith(c.root_prefixes))
-            and not resolved.casefold().startswith(c.deny_dir_prefixes)
+            and not _folded_in(resolved.casefold(), c)
         ):
             # A walk's common case, decided inline: regular spelling, strictly inside a
             # root, not a deny-list entry, not under a (case-folded) deny dir.

@@ -29,6 +29,7 @@ that still show it, as a shell script that rebuilds the tree and runs the explor
 
 from __future__ import annotations
 
+import gzip
 import importlib.util
 import io
 import json
@@ -277,7 +278,7 @@ def random_case(seed: int) -> Case:
         elif variant < 0.8:
             paths.append(posixpath.relpath(rel, "app"))
         elif variant < 0.85:
-            paths.append(absolute.upper())
+            paths.append("{B}/" + rel.upper())
     for link in links:
         paths.append("{B}/" + link + "//x")
         paths.append("{B}/" + link + "/../token.json")
@@ -384,15 +385,23 @@ def policy_probes(case: Case, oracle: Oracle, base: str) -> list[tuple[str, str,
     other cases and spellings, and each root's inside and edge."""
     rng = random.Random(case.seed * 7919 + 1)
     policy = oracle.ask({**case.config(base, []), "checks": []})["policy"]
+
+    def recase(path: str, how: str) -> str:
+        # Change case only below the base, so the probe still names the same tree.
+        if not path.startswith(base + "/"):
+            return path  # the server package's or the legacy cache's: keep as they are
+        return base + getattr(path[len(base):], how)()
+
     spots: list[str] = []
     for entry in policy["deny_list"]:
-        spots += [entry, entry.upper(), entry.swapcase(), entry + "-new",
+        spots += [entry, recase(entry, "upper"), recase(entry, "swapcase"), entry + "-new",
                   posixpath.dirname(entry) + "//" + posixpath.basename(entry)]
     for directory in policy["deny_dirs"]:
-        spots += [directory, directory + "/new.db", directory.upper() + "/X.db",
-                  directory.swapcase(), directory + "-sibling/x", directory + "/../x"]
+        spots += [directory, directory + "/new.db", recase(directory, "upper") + "/X.db",
+                  recase(directory, "swapcase"), directory + "-sibling/x", directory + "/../x"]
     for _, real in policy["roots"]:
-        spots += [real, real + "/new", real + "-evil/x", real + "/../x", real.upper() + "/y"]
+        spots += [real, real + "/new", real + "-evil/x", real + "/../x",
+                  recase(real, "upper") + "/y"]
     return [(p.replace(base, "{B}"), rng.choice(OPS), rng.random() < 0.3) for p in spots]
 
 
@@ -541,3 +550,55 @@ def test_a_divergence_is_reported_with_a_reproduction(oracle, tmp_path, monkeypa
     assert len(small.entries) < len(case.entries)
     text = reproduction(small, divergences(small, oracle, base), found["package_dir"])
     assert "localfs-explorer check" in text and "token.json" in text
+
+
+# --- recording the server's answers for the replay test ----------------------------------
+
+RECORDING = Path(__file__).with_name("data") / "server_answers.json.gz"
+
+
+def _placeholders(value, base: str, package_dir: str):
+    if isinstance(value, str):
+        return value.replace(package_dir, "{PKG}").replace(base, "{B}")
+    if isinstance(value, list):
+        return [_placeholders(v, base, package_dir) for v in value]
+    if isinstance(value, dict):
+        return {k: _placeholders(v, base, package_dir) for k, v in value.items()}
+    return value
+
+
+def record(seeds: range, path: Path = RECORDING) -> None:
+    """Ask the real server about the trees of ``seeds`` and store its answers, with the
+    tree's base and the server's package directory as placeholders, for the replay test
+    (tests/test_conformance_replay.py), which needs no server."""
+    oracle = Oracle()
+    cases = []
+    try:
+        for seed in seeds:
+            case = random_case(seed)
+            with tempfile.TemporaryDirectory() as tmp:
+                base = str(Path(tmp).resolve() / "Deploy Ment")
+                os.makedirs(base)
+                case.build(base)
+                case.probes += policy_probes(case, oracle, base)
+                config = case.config(base)
+                answer = oracle.ask(config)
+                package_dir = answer["package_dir"]
+                cases.append(_placeholders({
+                    "seed": seed, "entries": case.entries, "transport": case.transport,
+                    "config": config, "policy": answer["policy"],
+                    "single": answer["single"], "batch": answer["batch"],
+                }, base, package_dir))
+    finally:
+        oracle.close()
+    data = {"server": "mcp-gee-sweet", "server_version": metadata.version("mcp-gee-sweet"),
+            "python": f"{sys.version_info[0]}.{sys.version_info[1]}", "cases": cases}
+    path.parent.mkdir(exist_ok=True)
+    text = json.dumps(data, ensure_ascii=True, separators=(",", ":")) + "\n"
+    path.write_bytes(gzip.compress(text.encode("ascii"), mtime=0))
+
+
+if __name__ == "__main__":  # python tests/test_conformance.py [FIRST_SEED COUNT]
+    first, count = (int(a) for a in (sys.argv[1:3] if len(sys.argv) > 2 else (1000, 16)))
+    record(range(first, first + count))
+    print(f"recorded {count} trees in {RECORDING}")

@@ -310,3 +310,13 @@ def test_validate_shows_the_server_version_and_exit_line(layout):
     assert summary["server_version"] == "0.9.5"
     assert summary["exit_line"] == ("mcp-gee-sweet: LOCAL_FILE_ACCESS='nope' isn't valid "
                                     "(use full, roots, or off)")
+
+
+def test_the_deny_dir_itself_is_refused_single_and_batched(layout):
+    cache_dir = layout.home / ".cache" / "mcp-gee-sweet"
+    cache_dir.mkdir(parents=True)
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    assert policy.check_write(str(cache_dir)).reason == "denied"
+    with policy.many_checks() as batch:
+        assert batch.check_write(str(cache_dir)).reason == "denied"
+        assert batch.check_write(str(cache_dir) + "-sibling").allowed
