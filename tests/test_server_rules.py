@@ -229,8 +229,10 @@ def test_a_loop_followed_by_double_slash_resolves_where_realpath_sends_it(layout
     with policy.many_checks() as batch:
         batched = batch.check_read(path)
     assert batched.resolved == f"{loop}/x"
-    assert any(s.step == "single-vs-batch" for s in single.trace)
-    assert any(s.step == "single-vs-batch" for s in batched.trace)
+    note = {d._batch: [s.detail for s in d.trace if s.step == "single-vs-batch"]
+            for d in (single, batched)}
+    assert note[False] and "batch check" in note[False][0] and f"{loop}/x" in note[False][0]
+    assert note[True] and "single check" in note[True][0] and "to /x;" in note[True][0]
     plain = policy.check_read(str(layout.data / "report.csv"))
     assert not any(s.step == "single-vs-batch" for s in plain.trace)
 
@@ -320,3 +322,98 @@ def test_the_deny_dir_itself_is_refused_single_and_batched(layout):
     with policy.many_checks() as batch:
         assert batch.check_write(str(cache_dir)).reason == "denied"
         assert batch.check_write(str(cache_dir) + "-sibling").allowed
+
+
+# --- every field of every kind of decision ---------------------------------------------
+
+TOKEN_DENIED = "{path} is one of this server's own credential, config, cache, or log files " \
+    "and can't be {verb} by a tool"
+VERBS = {"read": "read", "write": "written", "read_write": "read or written"}
+
+
+def _kinds(layout):
+    """(settings, transport, path, over_http, allowed, reason, message, resolved)."""
+    data, token = str(layout.data / "report.csv"), str(layout.app / "token.json")
+    roots = {"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": str(layout.data)}
+    return [
+        ({}, "stdio", data, True, False, "tripwire",
+         "local file access is disabled for HTTP requests unless LOCAL_FILE_ACCESS is set "
+         "explicitly", None),
+        ({}, "stdio", data, False, True, "allowed", "", data),
+        ({"LOCAL_FILE_ACCESS": "off"}, "stdio", data, False, False, "off",
+         "local file access is disabled on this server (LOCAL_FILE_ACCESS=off)", None),
+        ({}, "sse", data, True, False, "off",
+         "local file access is disabled on this server: LOCAL_FILE_ACCESS is unset, which "
+         "means off for the sse transport", None),
+        ({"LOCAL_FILE_ACCESS": "roots"}, "stdio", data, False, False, "off",
+         "local file access is disabled on this server: LOCAL_FILE_ACCESS=roots needs "
+         "LOCAL_FILE_ROOTS, a ':'-separated list of directories", None),
+        (roots, "streamable-http", str(layout.outside / "x"), True, False, "outside_roots",
+         f"{layout.outside / 'x'} is outside this server's LOCAL_FILE_ROOTS. Allowed "
+         f"directories: {layout.data}", str(layout.outside / "x")),
+        (roots, "sse", data, True, True, "allowed", "", data),
+        ({"LOCAL_FILE_ACCESS": "full"}, "sse", token, True, False, "denied", TOKEN_DENIED,
+         token),
+        ({"LOCAL_FILE_ACCESS": "full"}, "stdio", "/x\0y", False, False, "invalid",
+         "'/x\\x00y' isn't a usable local path: embedded null byte", None),
+    ]
+
+
+@pytest.mark.parametrize("batched", [False, True])
+@pytest.mark.parametrize("op", ["read", "write", "read_write"])
+def test_every_field_of_every_kind_of_decision(layout, batched, op):
+    for settings, transport, path, over_http, allowed, reason, message, resolved in \
+            _kinds(layout):
+        policy = policy_for(layout, transport=transport, **settings)
+        checker = BatchChecker(policy) if batched else policy
+        d = checker.check(path, op, over_http=over_http)
+        expected = message.format(path=path, verb=VERBS[op])
+        assert (d.path, d.op, d.allowed, d.reason, d.message, d.resolved) == (
+            path, op, allowed, reason, expected, resolved), (transport, settings, path)
+        assert d._batch is batched and d._over_http is over_http
+        first = d.trace[0].detail
+        assert first.endswith("not over HTTP") is (not over_http)
+        assert d.to_dict()["allowed"] is allowed
+
+
+def test_the_same_path_reads_the_same_through_each_entry_point(layout):
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    token = str(layout.app / "token.json")
+    with policy.many_checks() as batch:
+        for op, method, batched in [("read", policy.check_read, batch.check_read),
+                                    ("write", policy.check_write, batch.check_write),
+                                    ("read_write", policy.check_read_write,
+                                     batch.check_read_write)]:
+            for d in (method(token), batched(token), policy.check(token, op)):
+                assert d.op == op and d.message == TOKEN_DENIED.format(path=token,
+                                                                       verb=VERBS[op])
+
+
+def test_a_non_string_path_is_refused_with_its_repr(layout):
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    for checker in (policy, BatchChecker(policy)):
+        d = checker.check(42, "write", over_http=False)
+        assert (d.path, d.op, d.allowed, d.reason, d.resolved) == ("42", "write", False,
+                                                                  "invalid", None)
+        assert d.message == "42 is not a valid local path: expected a string"
+    assert policy.check(b"/data/x", "read").path == "/data/x"
+
+
+def test_windows_compares_deny_list_paths_case_insensitively(layout):
+    (layout.app / "TOKEN.JSON").write_text("a distinct file on this case-sensitive disk")
+    posix = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    windows = policy_for(layout, platform="windows", LOCAL_FILE_ACCESS="full")
+    variant = str(layout.app / "TOKEN.JSON")
+    assert posix.check_read(variant).allowed
+    assert windows.check_read(variant).reason == "denied"
+    with windows.many_checks() as batch:
+        assert batch.check_read(variant).reason == "denied"
+        assert batch.check_read(str(layout.data / "report.csv")).allowed
+    assert windows.check_read(str(layout.data / "report.csv")).allowed
+
+
+def test_an_unknown_operation_is_an_error(layout):
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    for checker in (policy, BatchChecker(policy)):
+        with pytest.raises(ValueError, match="unknown operation 'delete'"):
+            checker.check("/x", "delete")
