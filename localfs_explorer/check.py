@@ -1,15 +1,20 @@
 """The check: one path in, the server's :class:`Decision` out.
 
-The order is the server's and matters:
+The order is the server's (mcp-gee-sweet 0.9.5) and matters:
 
 1. tripwire: a defaulted ``full`` mode refuses every request that arrived over HTTP;
-2. ``off`` refuses;
-3. resolve with realpath (symlinks included, against the startup directory), with no
-   stat of the target first, so a refusal reads the same whether the path exists;
-4. ``roots`` requires the resolved path to sit inside a resolved root, by components;
-5. the deny-list: an existing target matches an entry by exact path or file identity
-   (hardlinks, bind mounts, case variants); a missing one by ``normcase``+``casefold`` of
-   its realpath (the write case); deny dirs by containment. It applies in every mode.
+2. ``off`` refuses (naming the invalid setting, when that is why);
+3. resolve: a single check takes ``realpath`` of the whole string (a relative one against
+   the startup directory); a batch resolves the parent once and joins the name (see
+   :class:`BatchChecker`). No stat of the target comes first, so a refusal reads the same
+   whether the path exists. A path ``realpath`` raises on (NUL byte, lone surrogate) is
+   refused with the error's text;
+4. ``roots`` requires ``Path(resolved).is_relative_to(root)`` for some resolved root;
+5. the deny-list, in every mode: the target is statted; an existing one matches an entry
+   by exact path or file identity (hardlinks, bind mounts, case variants), a missing one
+   by ``normcase``+``casefold`` of its realpath (the write case); deny dirs match by
+   case-folded containment, whatever the target. A single check stats the deny-list
+   entries again each time; a batch uses the stats taken when it started.
 
 A Decision's ``trace`` and ``hint`` are worked out only when read, so batch checks pay
 for the verdict alone.
