@@ -11,6 +11,7 @@ import json
 import os
 
 import pytest
+from conftest import can_hardlink
 
 from localfs_explorer import cli, load_env, resolve_policy
 from localfs_explorer.check import BatchChecker, UnsupportedPathError
@@ -417,3 +418,154 @@ def test_an_unknown_operation_is_an_error(layout):
     for checker in (policy, BatchChecker(policy)):
         with pytest.raises(ValueError, match="unknown operation 'delete'"):
             checker.check("/x", "delete")
+
+
+# --- the server profile ----------------------------------------------------------------
+
+
+def test_the_shipped_profile_is_the_servers_release(layout):
+    from localfs_explorer.profile import DEFAULT_PROFILE, load_profile
+
+    assert load_profile() == DEFAULT_PROFILE
+    assert (DEFAULT_PROFILE.name, DEFAULT_PROFILE.server_version) == ("mcp-gee-sweet", "0.9.5")
+    assert policy_for(layout).server_version == "0.9.5"
+
+
+def test_a_profile_file_replaces_the_defaults(layout, tmp_path):
+    from localfs_explorer.profile import load_profile
+
+    raw = json.loads(json.dumps(
+        load_profile().model_dump(mode="json")))
+    raw["setting_defaults"]["TOKEN_PATH"] = "tok.json"
+    raw["server_version"] = "9.9"
+    path = tmp_path / "profile.json"
+    path.write_text(json.dumps(raw))
+    profile = load_profile(path)
+    policy = resolve_policy(load_env(None, overrides={"HOME": str(layout.home),
+                                                      "LOCAL_FILE_ACCESS": "full"}),
+                            cwd=str(layout.app), package_dir=str(layout.app), profile=profile)
+    assert policy.server_version == "9.9"
+    assert policy.check_write(str(layout.app / "tok.json")).reason == "denied"
+    assert policy.check_write(str(layout.app / "token.json")).allowed
+
+
+def test_a_bad_profile_file_is_one_clear_error(tmp_path):
+    from localfs_explorer.profile import ProfileError, load_profile
+
+    missing = tmp_path / "nope.json"
+    with pytest.raises(ProfileError) as info:
+        load_profile(missing)
+    assert str(info.value) == f"{missing}: can't be read (No such file or directory)"
+    broken = tmp_path / "broken.json"
+    broken.write_text('{\n"name": }')
+    with pytest.raises(ProfileError) as info:
+        load_profile(broken)
+    assert str(info.value) == f"{broken}:2: not valid JSON (Expecting value)"
+    shape = tmp_path / "shape.json"
+    shape.write_text(json.dumps({"name": "x"}))
+    with pytest.raises(ProfileError) as info:
+        load_profile(shape)
+    assert str(info.value) == f"{shape}: setting_defaults: Field required"
+
+
+# --- every branch of the batch keeps the facts of its verdict --------------------------
+
+
+def _fields(d):
+    return (d.path, d.op, d.allowed, d.reason, d.resolved, d._over_http, d._batch)
+
+
+def test_each_batch_branch_records_op_over_http_and_batch(layout):
+    if not can_hardlink(layout.data):
+        pytest.skip("this filesystem has no hardlinks")
+    token = layout.app / "token.json"
+    os.link(token, layout.data / "hard.json")
+    (layout.data / "to-hard").symlink_to(layout.data / "hard.json")
+    (layout.data / "to-report").symlink_to(layout.data / "report.csv")
+    policy = policy_for(layout, transport="sse", LOCAL_FILE_ACCESS="full")
+    data = str(layout.data)
+    cases = [
+        # a symlink as the last component: resolved whole, then statted
+        (f"{data}/to-hard", False, "denied", str(layout.data / "hard.json")),
+        (f"{data}/to-report", True, "allowed", f"{data}/report.csv"),
+        # '.', '..' and a trailing slash: resolved whole, as realpath does
+        (f"{data}/.", True, "allowed", data),
+        (f"{data}/sub/..", True, "allowed", data),
+        (f"{data}/sub/", True, "allowed", f"{data}/sub"),
+        # relative: against the startup directory, no cache
+        ("../data/report.csv", True, "allowed", f"{data}/report.csv"),
+        # a missing entry: its parent's realpath and the name
+        (f"{data}//sub//new.txt", True, "allowed", f"{data}/sub/new.txt"),
+    ]
+    for over_http in (True, False):
+        with policy.many_checks() as batch:
+            for path, allowed, reason, resolved in cases:
+                d = batch.check(path, "write", over_http=over_http)
+                assert _fields(d) == (path, "write", allowed, reason, resolved, over_http,
+                                      True), path
+    with policy.many_checks() as batch:
+        assert batch.check_read(f"{data}/to-report")._over_http is True  # sse's default
+        assert batch.check_write(f"{data}/to-report").op == "write"
+
+
+def test_a_batch_keeps_each_parent_as_first_resolved(layout):
+    """The server caches each parent's realpath for the batch: a directory swapped for a
+    symlink mid-walk is still resolved as it was; a single check sees the swap."""
+    sub = layout.data / "sub"
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    with policy.many_checks() as batch:
+        assert batch.check_read(f"{sub}/notes.txt").resolved == f"{sub}/notes.txt"
+        sub.rename(layout.base / "moved")
+        sub.symlink_to(layout.outside)
+        for spelled in (f"{sub}/new.txt", f"{sub}//new.txt", f"{sub}///new.txt"):
+            assert batch.check_read(spelled).resolved == f"{sub}/new.txt", spelled
+    assert policy.check_read(f"{sub}/new.txt").resolved == str(layout.outside / "new.txt")
+
+
+def test_an_unusable_parent_in_a_batch_is_refused_with_the_servers_text(layout):
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    path = f"{layout.app}/d\ud800/x"
+    with policy.many_checks() as batch:
+        d = batch.check(path, "read_write", over_http=False)
+    position = len(str(layout.app)) + 2
+    assert _fields(d) == (path, "read_write", False, "invalid", None, False, True)
+    assert d.message == (f"{path!r} isn't a usable local path: 'utf-8' codec can't encode "
+                         f"character '\\ud800' in position {position}: surrogates not allowed")
+    single = policy.check(path, "read_write", over_http=False)
+    assert single.message == d.message and single._batch is False
+
+
+def test_the_servers_unhandled_error_keeps_its_facts(layout):
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    path = f"{layout.data}/\ud800"
+    with policy.many_checks() as batch:
+        d = batch.check(path, "write", over_http=True)
+    assert _fields(d) == (path, "write", False, "invalid", path, True, True)
+    assert d._deny_hit[0] == "unhandled"
+
+
+def test_windows_spellings_are_refused_in_a_batch_too(layout):
+    policy = policy_for(layout, platform="windows", LOCAL_FILE_ACCESS="full")
+    with policy.many_checks() as batch:
+        with pytest.raises(UnsupportedPathError):
+            batch.check_read("/data\\x")
+        assert batch.check_read(str(layout.data / "report.csv")).allowed
+
+
+def test_bytes_and_pathlike_paths_are_decoded(layout):
+    from pathlib import Path as _Path
+
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    report = layout.data / "report.csv"
+    for given in (bytes(report), _Path(report), str(report)):
+        d = policy.check(given, "read", over_http=False)
+        assert (d.path, d.allowed, d.resolved) == (str(report), True, str(report))
+
+    class BytesPath:
+        def __fspath__(self):
+            return bytes(report)
+
+    assert policy.check(BytesPath(), "read").path == str(report)
+    d = policy.check(None, "read", over_http=True)
+    assert (d.path, d.message, d._over_http) == ("None", "None is not a valid local path: "
+                                                 "expected a string", True)
