@@ -569,3 +569,52 @@ def test_bytes_and_pathlike_paths_are_decoded(layout):
     d = policy.check(None, "read", over_http=True)
     assert (d.path, d.message, d._over_http) == ("None", "None is not a valid local path: "
                                                  "expected a string", True)
+
+
+def test_home_with_a_trailing_slash_is_trimmed_as_expanduser_does(layout):
+    home = layout.base / "boX"
+    home.mkdir()
+    policy = policy_for(layout, HOME=f"{home}/")
+    assert policy.deny_dirs[0].path == f"{home}/.cache/mcp-gee-sweet"
+    adc = next(e for e in policy.deny_list if e.setting == "HOME (ADC file)")
+    assert adc.path == f"{home}/.config/gcloud/application_default_credentials.json"
+    assert adc.default is True
+
+
+def test_windows_takes_appdata_and_a_relative_localappdata_as_given(layout):
+    policy = policy_for(layout, platform="windows", APPDATA="/roaming", LOCALAPPDATA="rel")
+    adc = next(e for e in policy.deny_list if "ADC" in e.setting)
+    assert (adc.setting, adc.path, adc.default) == (
+        "APPDATA (ADC file)", "/roaming/gcloud/application_default_credentials.json", True)
+    assert policy.deny_dirs[0].path == "rel/mcp-gee-sweet"
+    assert policy.deny_dirs[0].resolved == str(layout.app / "rel" / "mcp-gee-sweet")
+
+
+def test_cloudsdk_config_names_the_adc_file_explicitly(layout):
+    policy = policy_for(layout, CLOUDSDK_CONFIG="/gc")
+    adc = next(e for e in policy.deny_list if "ADC" in e.setting)
+    assert (adc.setting, adc.path, adc.default) == (
+        "CLOUDSDK_CONFIG (ADC file)", "/gc/application_default_credentials.json", False)
+    explicit = next(e for e in policy_for(layout, TOKEN_PATH="t.json").deny_list
+                    if e.setting == "TOKEN_PATH")
+    assert explicit.default is False
+
+
+def test_a_relative_startup_directory_is_a_policy_error(layout):
+    from localfs_explorer.policy import PolicyError
+
+    with pytest.raises(PolicyError, match=r"^the startup directory must be absolute: 'rel'$"):
+        policy_for(layout, cwd="rel")
+    missing = layout.base / "nowhere"
+    policy = policy_for(layout, cwd=missing)
+    assert policy.warnings == [f"the startup directory {missing} does not exist on this host; "
+                               "the server could not start there"]
+
+
+def test_single_checks_take_the_transports_over_http_default(layout):
+    sse = policy_for(layout, transport="sse", LOCAL_FILE_ACCESS="full")
+    stdio = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    report = str(layout.data / "report.csv")
+    assert sse.check_read(report)._over_http is True
+    assert sse.check_read_write(report)._over_http is True
+    assert stdio.check_write(report)._over_http is False
