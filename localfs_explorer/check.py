@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from .policy import Mode, PolicyError, _irregular, fold, is_within, normcase
 
 if TYPE_CHECKING:
-    from .fs import FileSystem
     from .policy import CompiledPolicy, DenyEntry, Policy
 
 Op = Literal["read", "write", "read_write"]
@@ -151,10 +150,6 @@ class Decision:
             "trace": [s.to_dict() for s in self.trace],
             "hint": self.hint,
         }
-
-
-def _shown(path: str) -> str:
-    return path.replace("\0", "\\0")
 
 
 def _early(c: CompiledPolicy, path: str, op: str, over_http: bool, batch: bool) -> Decision | None:
@@ -314,9 +309,9 @@ def _coerce(path: Any) -> str | None:
 
 def _invalid(c: CompiledPolicy, path: Any, op: str, over_http: bool, template: str,
              batch: bool) -> Decision:
-    shown = _shown(path) if isinstance(path, str) else repr(path)
-    raw = path if isinstance(path, str) else shown
-    return Decision(raw, op, False, "invalid", template.format(path=shown), None, c.policy,
+    """A path that isn't a string at all, shown as its repr."""
+    shown = repr(path)
+    return Decision(shown, op, False, "invalid", template.format(path=shown), None, c.policy,
                     over_http, None, batch)
 
 
@@ -380,14 +375,6 @@ def _check(c: CompiledPolicy, path: Any, op: str, over_http: bool | None,
     except ValueError as exc:
         return _unusable(c, text, op, over_http, exc, absolute, batch)
     return _verdict(c, text, op, over_http, resolved, _UNKNOWN, batch)
-
-
-def _identity(fs: FileSystem, path: str) -> tuple[int, int] | None:
-    try:
-        st = fs.stat(path)
-    except (OSError, ValueError):
-        return None
-    return (st.st_dev, st.st_ino)
 
 
 class BatchChecker:

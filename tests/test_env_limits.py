@@ -46,3 +46,14 @@ def test_skipped_lines_are_reported_with_the_texts_name(tmp_path):
         parse_env_text("GOOD=1\n'broken\n")
     with pytest.raises(EnvFileError, match=r"^<text>:1: "):
         load_env(None, text="'broken")
+
+
+def test_with_changes_sets_and_unsets_as_the_process_environment():
+    env = load_env(None, overrides={"A": "1", "B": "2"})
+    changed = env.with_changes({"C": "3"}, unset=["A", "MISSING"])
+    assert changed.values == {"B": "2", "C": "3"}
+    assert changed.from_process == frozenset({"A", "B", "C"})
+    assert env.values == {"A": "1", "B": "2"}  # the original is untouched
+    assert env.with_changes().values == env.values
+    assert env.get("A") == "1" and env.get("Z") is None and env.get("Z", "d") == "d"
+    assert env.is_set("A") and not env.is_set("Z")

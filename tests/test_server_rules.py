@@ -618,3 +618,69 @@ def test_single_checks_take_the_transports_over_http_default(layout):
     assert sse.check_read(report)._over_http is True
     assert sse.check_read_write(report)._over_http is True
     assert stdio.check_write(report)._over_http is False
+
+
+# --- what a deny-list refusal names, and the public helpers ------------------------------
+
+
+def test_the_deny_list_summary_names_each_setting_path_and_default(layout):
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full", LOG_FILE="/logs/s.log")
+    rows = [(e["setting"], e["default"]) for e in policy.summary()["deny_list"]]
+    assert rows == [
+        ("CREDENTIALS_PATH", True), ("TOKEN_PATH", True), ("SERVICE_ACCOUNT_PATH", True),
+        ("server .env", False), ("HOME (ADC file)", True),
+        ("CACHE_DB_PATH", True), ("CACHE_DB_PATH", True), ("CACHE_DB_PATH", True),
+        ("legacy cache (pre-0.9.3)", True), ("legacy cache (pre-0.9.3)", True),
+        ("legacy cache (pre-0.9.3)", True), ("LOG_FILE", False),
+    ]
+    assert policy.summary()["deny_dirs"] == [{
+        "setting": "CACHE_DB_PATH", "path": f"{layout.home}/.cache/mcp-gee-sweet",
+        "resolved": f"{layout.home}/.cache/mcp-gee-sweet"}]
+    explicit = policy_for(layout, CACHE_DB_PATH=str(layout.data / "c.db"))
+    cache = [e for e in explicit.deny_list if e.setting == "CACHE_DB_PATH"]
+    assert [e.default for e in cache] == [False, False, False]
+
+
+def test_a_refusal_names_the_entry_and_how_it_matched(layout):
+    if not can_hardlink(layout.data):
+        pytest.skip("this filesystem has no hardlinks")
+    os.link(layout.app / "token.json", layout.data / "hard.json")
+    (layout.app / "credentials.json").unlink()
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    same = policy.check_read(str(layout.app / "token.json"))
+    assert same.deny_setting == "TOKEN_PATH"
+    assert same.trace[-1].detail == "same path as token.json (from TOKEN_PATH)"
+    hard = policy.check_read(str(layout.data / "hard.json"))
+    assert hard.deny_setting == "TOKEN_PATH"
+    assert hard.trace[-1].detail.startswith("same file as token.json (a hardlink")
+    folded = policy.check_write(str(layout.app / "CREDENTIALS.JSON"))
+    assert folded.deny_setting == "CREDENTIALS_PATH"
+    assert folded.trace[-1].detail == ("missing target whose case-folded path equals "
+                                       "credentials.json (from CREDENTIALS_PATH)")
+    in_dir = policy.check_write(str(layout.home / ".cache" / "mcp-gee-sweet" / "x"))
+    assert in_dir.deny_setting == "CACHE_DB_PATH"
+    assert in_dir.trace[-1].detail.startswith(
+        f"inside the deny-listed directory {layout.home}/.cache/mcp-gee-sweet (compared")
+    assert policy.check_read(str(layout.data / "report.csv")).deny_setting is None
+
+
+def test_windows_names_a_case_variant_by_its_entry(layout):
+    (layout.app / "TOKEN.JSON").write_text("x")
+    policy = policy_for(layout, platform="windows", LOCAL_FILE_ACCESS="full")
+    d = policy.check_read(str(layout.app / "TOKEN.JSON"))
+    assert d.deny_setting == "TOKEN_PATH" and d.trace[-1].detail.startswith("same path as")
+
+
+def test_check_path_and_decision_equality(layout):
+    from localfs_explorer.check import check_path
+
+    policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
+    report = str(layout.data / "report.csv")
+    a = check_path(policy, report, "write", over_http=False)
+    b = policy.check_write(report, over_http=False)
+    assert a == b and hash(a) == hash(b) and a.key() == b.key()
+    assert a != policy.check_read(report) and a != "not a decision"
+    assert len({a, b, policy.check_read(report)}) == 2
+    assert check_path(policy, report, "read")._over_http is False
+    with pytest.raises(ValueError, match="unknown operation"):
+        check_path(policy, report, "move")
