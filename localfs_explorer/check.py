@@ -1,15 +1,20 @@
 """The check: one path in, the server's :class:`Decision` out.
 
-The order is the server's and matters:
+The order is the server's (mcp-gee-sweet 0.9.5) and matters:
 
 1. tripwire: a defaulted ``full`` mode refuses every request that arrived over HTTP;
-2. ``off`` refuses;
-3. resolve with realpath (symlinks included, against the startup directory), with no
-   stat of the target first, so a refusal reads the same whether the path exists;
-4. ``roots`` requires the resolved path to sit inside a resolved root, by components;
-5. the deny-list: an existing target matches an entry by exact path or file identity
-   (hardlinks, bind mounts, case variants); a missing one by ``normcase``+``casefold`` of
-   its realpath (the write case); deny dirs by containment. It applies in every mode.
+2. ``off`` refuses (naming the invalid setting, when that is why);
+3. resolve: a single check takes ``realpath`` of the whole string (a relative one against
+   the startup directory); a batch resolves the parent once and joins the name (see
+   :class:`BatchChecker`). No stat of the target comes first, so a refusal reads the same
+   whether the path exists. A path ``realpath`` raises on (NUL byte, lone surrogate) is
+   refused with the error's text;
+4. ``roots`` requires ``Path(resolved).is_relative_to(root)`` for some resolved root;
+5. the deny-list, in every mode: the target is statted; an existing one matches an entry
+   by exact path or file identity (hardlinks, bind mounts, case variants), a missing one
+   by ``normcase``+``casefold`` of its realpath (the write case); deny dirs match by
+   case-folded containment, whatever the target. A single check stats the deny-list
+   entries again each time; a batch uses the stats taken when it started.
 
 A Decision's ``trace`` and ``hint`` are worked out only when read, so batch checks pay
 for the verdict alone.
@@ -21,17 +26,18 @@ import contextlib
 import errno
 import os
 import posixpath
+import re
 import stat as _stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .paths import fold, is_within
+from .errors import LocalfsError
+from .paths import _irregular, fold, is_within, normcase
 from .vocab import OPS, Mode, Op, Reason
 
 if TYPE_CHECKING:
-    from .fs import FileSystem
+    from .fs.base import StatLike
     from .policy import CompiledPolicy, DenyEntry, Policy
-
 
 # The model-visible refusal texts, worded exactly as the server words them.
 OFF_EXPLICIT = "local file access is disabled on this server (LOCAL_FILE_ACCESS=off)"
@@ -50,9 +56,18 @@ TRIPWIRE = (
     "local file access is disabled for HTTP requests unless LOCAL_FILE_ACCESS is set "
     "explicitly"
 )
-# The design names no text for this one; it echoes the caller's path with the NUL shown.
-INVALID_NUL = "{path} is not a valid local path: it contains a NUL byte"
+# A path the server's realpath raises on (a NUL byte, a lone surrogate): the caller's
+# spelling as repr() shows it, and the error's own text.
+UNUSABLE = "{path} isn't a usable local path: {error}"
+# Not a string at all: the server's tools only ever pass strings, so no server text exists.
 INVALID_TYPE = "{path} is not a valid local path: expected a string"
+
+_DRIVE = re.compile(r"[A-Za-z]:")
+
+
+class UnsupportedPathError(LocalfsError):
+    """A path only the target platform's own rules could judge (Windows drive letters and
+    backslashes): the explorer refuses to guess rather than answer by POSIX rules."""
 
 DENY_VERBS = {"read": "read", "write": "written", "read_write": "read or written"}
 
@@ -77,8 +92,8 @@ class Decision:
     Treat it as read-only: it is a record of a verdict.
     """
 
-    __slots__ = ("_deny_hit", "_over_http", "_policy", "allowed", "message", "op", "path",
-                 "reason", "resolved")
+    __slots__ = ("_batch", "_deny_hit", "_over_http", "_policy", "allowed", "message", "op",
+                 "path", "reason", "resolved")
 
     path: str
     op: Op
@@ -90,6 +105,8 @@ class Decision:
     _policy: Policy
     _over_http: bool
     _deny_hit: tuple[str, str] | None
+    # Whether the batch check (the server's many_checks) gave this verdict.
+    _batch: bool
 
     def _repr_html_(self) -> str:
         """Rich display in a notebook (the dashboard's renderer)."""
@@ -140,18 +157,54 @@ class Decision:
         }
 
 
-def _shown(path: str) -> str:
-    return path.replace("\0", "\\0")
-
-
-def _early(c: CompiledPolicy, path: str, op: Op, over_http: bool) -> Decision | None:
+def _early(c: CompiledPolicy, path: str, op: Op, over_http: bool, batch: bool) -> Decision | None:
     """Steps 1 and 2, which need no filesystem at all."""
     if over_http and c.tripwire_armed:
-        return Decision(path, op, False, "tripwire", TRIPWIRE, None, c.policy, over_http, None)
+        return Decision(path, op, False, "tripwire", TRIPWIRE, None, c.policy, over_http, None,
+                        batch)
     if c.mode is Mode.OFF:
-        message = OFF_EXPLICIT if c.explicit else OFF_DEFAULTED.format(transport=c.transport)
-        return Decision(path, op, False, "off", message, None, c.policy, over_http, None)
+        return Decision(path, op, False, "off", c.off_message, None, c.policy, over_http, None,
+                        batch)
     return None
+
+
+def _inside_roots(c: CompiledPolicy, resolved: str) -> bool:
+    """``Path(resolved).is_relative_to(root)`` for some root, as the server asks it."""
+    if c.irregular_dirs or _irregular(resolved):
+        return any(is_within(resolved, root) for root in c.root_reals)
+    return resolved in c.root_dirs or resolved.startswith(c.root_prefixes)
+
+
+def _in_deny_dir(c: CompiledPolicy, resolved: str) -> bool:
+    """Whether the case-folded target sits in a case-folded deny dir (any target)."""
+    if not c.deny_dir_folded:
+        return False
+    folded = fold(resolved, c.platform)
+    if c.irregular_dirs or _irregular(folded):
+        return any(is_within(folded, d) for d in c.deny_dir_folded)
+    return folded in c.deny_dir_folded or folded.startswith(c.deny_dir_prefixes)
+
+
+def _folded_in(folded: str, c: CompiledPolicy) -> bool:
+    """Whether a regular, case-folded path is a case-folded deny dir or under one."""
+    return folded in c.deny_dir_folded or folded.startswith(c.deny_dir_prefixes)
+
+
+def _fresh_deny_ids(c: CompiledPolicy) -> frozenset[tuple[int, int]]:
+    """The deny-list entries' identities now: a single check stats them every time."""
+    ids = set()
+    stat = c.fs.stat
+    for entry in c.deny_entries:
+        try:
+            st = stat(entry)
+        except (OSError, ValueError):
+            continue
+        ids.add((st.st_dev, st.st_ino))
+    return frozenset(ids)
+
+
+#: Marks an identity not yet known: the verdict stats the target itself, as the server does.
+_UNKNOWN: Any = object()
 
 
 def _verdict(
@@ -160,43 +213,70 @@ def _verdict(
     op: Op,
     over_http: bool,
     resolved: str,
-    identity: tuple[int, int] | None,
+    identity: Any,
+    batch: bool = False,
 ) -> Decision:
-    """Steps 4 and 5 on a resolved path whose identity (None: missing) is known."""
-    if c.roots_mode and not (resolved.startswith(c.root_prefixes) or resolved in c.root_dirs):
+    """Steps 4 and 5 on a resolved path. ``identity`` is the target's (None: missing), or
+    ``_UNKNOWN`` to stat it here; a batch uses its snapshot of the deny-list, a single
+    check stats the deny-list again."""
+    if c.roots_mode and not _inside_roots(c, resolved):
         message = OUTSIDE_ROOTS.format(path=path, roots=c.roots_text)
         return Decision(path, op, False, "outside_roots", message, resolved, c.policy,
-                        over_http, None)
+                        over_http, None, batch)
+    if identity is _UNKNOWN:
+        try:
+            st = c.fs.stat(resolved)
+        except OSError:
+            identity = None
+        except ValueError as exc:
+            # A name the OS can't encode, met only here: the server's check lets this
+            # error escape rather than refusing, and the tool reports its text.
+            return Decision(path, op, False, "invalid", str(exc), resolved, c.policy,
+                            over_http, ("unhandled", str(exc)), batch)
+        else:
+            identity = (st.st_dev, st.st_ino)
+    deny_ids = c.deny_ids if batch or identity is None else _fresh_deny_ids(c)
+    key = resolved if c.platform != "windows" else normcase(resolved, c.platform)
     if (
         identity is not None
-        and identity not in c.deny_ids
-        and resolved not in c.deny_paths
-        and not resolved.startswith(c.deny_dir_prefixes)
-        and resolved not in c.deny_dirs
+        and identity not in deny_ids
+        and key not in c.deny_paths
+        and not _in_deny_dir(c, resolved)
     ):
         # The common case of a walk, decided without a further call.
-        return Decision(path, op, True, "allowed", "", resolved, c.policy, over_http, None)
-    hit = _deny_hit(c, resolved, identity)
+        return Decision(path, op, True, "allowed", "", resolved, c.policy, over_http, None,
+                        batch)
+    hit = _deny_hit(c, resolved, identity, deny_ids)
     if hit is not None:
         message = DENIED.format(path=path, verb=DENY_VERBS[op])
-        return Decision(path, op, False, "denied", message, resolved, c.policy, over_http, hit)
-    return Decision(path, op, True, "allowed", "", resolved, c.policy, over_http, None)
+        return Decision(path, op, False, "denied", message, resolved, c.policy, over_http, hit,
+                        batch)
+    return Decision(path, op, True, "allowed", "", resolved, c.policy, over_http, None, batch)
 
 
 def _deny_hit(
-    c: CompiledPolicy, resolved: str, identity: tuple[int, int] | None
+    c: CompiledPolicy, resolved: str, identity: tuple[int, int] | None,
+    deny_ids: frozenset[tuple[int, int]] | None = None,
 ) -> tuple[str, str] | None:
     """(setting, how) of the deny-list match for a resolved target, or None."""
+    if deny_ids is None:
+        deny_ids = _fresh_deny_ids(c)
+    key = resolved if c.platform != "windows" else normcase(resolved, c.platform)
+    if key in c.deny_paths:
+        return _which_entry(c.policy, resolved, identity)
     if identity is not None:
         # An existing target: exact path or file identity, never a case-folded string,
         # so a distinct Token.json beside token.json on a case-sensitive disk is allowed.
-        if resolved in c.deny_paths or identity in c.deny_ids:
+        if identity in deny_ids:
             return _which_entry(c.policy, resolved, identity)
     elif fold(resolved, c.platform) in c.deny_folded:
         return _which_entry(c.policy, resolved, None)
-    if c.deny_dirs and (resolved in c.deny_dirs or resolved.startswith(c.deny_dir_prefixes)):
-        entry = next(d for d in c.policy.deny_dirs if is_within(resolved, d.resolved))
-        return (entry.setting, f"inside the deny-listed directory {entry.path}")
+    if _in_deny_dir(c, resolved):
+        folded = fold(resolved, c.platform)
+        entry = next(d for d in c.policy.deny_dirs
+                     if is_within(folded, fold(d.resolved, c.platform)))
+        return (entry.setting, f"inside the deny-listed directory {entry.path} (compared "
+                "case-insensitively)")
     return None
 
 
@@ -205,8 +285,9 @@ def _which_entry(
 ) -> tuple[str, str]:
     """Name the entry a deny-list hit came from (only run on refusals)."""
     entry: DenyEntry
+    key = normcase(resolved, policy.platform)
     for entry in policy.deny_list:
-        if entry.resolved == resolved:
+        if normcase(entry.resolved, policy.platform) == key:
             return (entry.setting, f"same path as {entry.path}")
     if identity is not None:
         for entry in policy.deny_list:
@@ -231,11 +312,28 @@ def _coerce(path: Any) -> str | None:
     return None
 
 
-def _invalid(c: CompiledPolicy, path: Any, op: Op, over_http: bool, template: str) -> Decision:
-    shown = _shown(path) if isinstance(path, str) else repr(path)
-    raw = path if isinstance(path, str) else shown
-    return Decision(raw, op, False, "invalid", template.format(path=shown), None, c.policy,
-                    over_http, None)
+def _invalid(c: CompiledPolicy, path: Any, op: Op, over_http: bool, template: str,
+             batch: bool) -> Decision:
+    """A path that isn't a string at all, shown as its repr."""
+    shown = repr(path)
+    return Decision(shown, op, False, "invalid", template.format(path=shown), None, c.policy,
+                    over_http, None, batch)
+
+
+def _unusable(c: CompiledPolicy, text: str, op: Op, over_http: bool, exc: ValueError,
+              absolute: str, batch: bool) -> Decision:
+    """The server's refusal of a path its realpath raised on (a NUL byte, a lone
+    surrogate): the caller's spelling, repr'd, and the error's own text."""
+    if isinstance(exc, UnicodeEncodeError) and absolute != text:
+        # The server resolved the relative spelling, so the error counts positions in
+        # it, not in the startup directory joined in front of it here.
+        prefix = c.cwd.rstrip("/") + "/"
+        if exc.object.startswith(prefix) and exc.start >= len(prefix):
+            n = len(prefix)
+            exc = UnicodeEncodeError(exc.encoding, exc.object[n:], exc.start - n,
+                                     exc.end - n, exc.reason)
+    message = UNUSABLE.format(path=repr(text), error=exc)
+    return Decision(text, op, False, "invalid", message, None, c.policy, over_http, None, batch)
 
 
 def _check_op(op: str) -> None:
@@ -243,90 +341,77 @@ def _check_op(op: str) -> None:
         raise ValueError(f"unknown operation {op!r}: use read, write or read_write")
 
 
+def _refuse_windows_spelling(c: CompiledPolicy, text: str) -> None:
+    """Refuse what only Windows path rules could judge (drive letters, backslashes)."""
+    if c.platform == "windows" and ("\\" in text or _DRIVE.match(text)):
+        raise UnsupportedPathError(
+            f"{text!r}: Windows drive-letter and backslash paths are not supported: the "
+            "explorer checks paths by POSIX rules only (write them with '/' from the root)"
+        )
+
+
 def check_path(policy: Policy, path: Any, op: Op, over_http: bool | None = None) -> Decision:
-    """The server's check of one path for ``op``; see the module docstring for the order."""
+    """The server's check of one path for ``op``; see the module docstring for the order.
+
+    Raises :class:`UnsupportedPathError` for a drive-letter or backslash path under
+    ``platform="windows"``, which the explorer doesn't simulate.
+    """
     return _check(policy.compiled, path, op, over_http)
 
 
-def _check(c: CompiledPolicy, path: Any, op: Op, over_http: bool | None) -> Decision:
+def _check(c: CompiledPolicy, path: Any, op: Op, over_http: bool | None,
+           batch: bool = False) -> Decision:
     if op not in OPS:
         _check_op(op)
     if over_http is None:
         over_http = c.over_http_default
     text = _coerce(path)
-    early = _early(c, text if text is not None else repr(path), op, over_http)
+    early = _early(c, text if text is not None else repr(path), op, over_http, batch)
     if early is not None:
         return early
     if text is None:
-        return _invalid(c, path, op, over_http, INVALID_TYPE)
-    if "\0" in text:
-        # os.path.realpath raises ValueError here; the server turns it into a refusal.
-        return _invalid(c, text, op, over_http, INVALID_NUL)
+        return _invalid(c, path, op, over_http, INVALID_TYPE, batch)
+    _refuse_windows_spelling(c, text)
+    # The server's single check: realpath of the whole string (a relative one against
+    # the startup directory), then a stat of the result.
     absolute = text if text.startswith("/") else posixpath.join(c.cwd, text)
-    resolved, identity = _resolve(c.fs, absolute, None)
-    return _verdict(c, text, op, over_http, resolved, identity)
-
-
-def _resolve(
-    fs: FileSystem, absolute: str, parents: dict[str, str] | None
-) -> tuple[str, tuple[int, int] | None]:
-    """realpath of ``absolute`` and the identity of what it names (None: missing).
-
-    Resolves the parent, then lstats the last component: the same system calls
-    realpath makes, but the last lstat also yields the target's identity for the
-    deny-list. ``parents`` caches parent resolutions by their raw spelling (batches).
-    """
-    parent, _, name = absolute.rpartition("/")
-    if name in ("", ".", ".."):
-        resolved = fs.realpath(absolute)
-        return resolved, _identity(fs, resolved)
-    real_parent: str | None
-    if parents is None:
-        real_parent = fs.realpath(parent or "/")
-    else:
-        real_parent = parents.get(parent)
-        if real_parent is None:
-            real_parent = parents[parent] = fs.realpath(parent or "/")
-    candidate = real_parent + "/" + name if real_parent != "/" else "/" + name
     try:
-        st = fs.lstat(candidate)
-    except OSError:
-        # Missing or unreachable: non-strict realpath keeps the component as it is.
-        return candidate, None
-    if _stat.S_ISLNK(st.st_mode):
-        resolved = fs.realpath(candidate)
-        return resolved, _identity(fs, resolved)
-    return candidate, (st.st_dev, st.st_ino)
-
-
-def _identity(fs: FileSystem, path: str) -> tuple[int, int] | None:
-    try:
-        st = fs.stat(path)
-    except (OSError, ValueError):
-        return None
-    return (st.st_dev, st.st_ino)
+        resolved = c.fs.realpath(absolute)
+    except ValueError as exc:
+        return _unusable(c, text, op, over_http, exc, absolute, batch)
+    return _verdict(c, text, op, over_http, resolved, _UNKNOWN, batch)
 
 
 class BatchChecker:
-    """Checks for a walk: the deny-list statted once, each parent directory resolved once.
+    """Checks for a walk, answered as the server's ``many_checks()`` answers them.
 
-    The parent cache is keyed by the raw spelling of the parent and never normalised
-    lexically: collapsing ``<symlink>/..`` before the symlink is resolved would check one
-    directory and let the walk write into another. Relative paths bypass the cache.
+    The deny-list is statted once when the batch starts. Each absolute path whose last
+    component is not a symlink (asked with ``lstat`` of the path as spelled) resolves as
+    its parent's realpath, cached by the parent's spelling as ``os.path.split`` gives it,
+    joined to the last component. The parent is never normalised lexically: collapsing
+    ``<symlink>/..`` before the symlink is resolved would check one directory and let
+    the walk write into another. Relative paths, NUL bytes and a last component of
+    ``.``, ``..`` or a symlink resolve whole, as a single check does.
+
+    Where this differs from the single check (a symlink loop followed by ``//``, for
+    one), the Decision's trace says so.
     """
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
         self._parents: dict[str, str] = {}
-        # Re-stat the deny-list once for this batch, so a walk sees entries created since
-        # the policy was resolved (a token written after authorising, for instance).
+        # Stat the deny-list once for this batch, as the server snapshots it, so a walk
+        # sees entries created since the policy was resolved (a token written after
+        # authorising, for instance) but not those created during the walk.
         compiled = policy.compiled
-        fresh = {policy.fs.identity(e.resolved) for e in policy.deny_list}
-        fresh.discard(None)
-        self._c = compiled.with_deny_ids(compiled.deny_ids | frozenset(fresh))  # type: ignore
+        self._c = compiled.with_deny_ids(_fresh_deny_ids(compiled))
+        self._lstat = compiled.fs.lstat
 
     def check(self, path: Any, op: Op = "read", *, over_http: bool | None = None) -> Decision:
-        """The batched check for ``op``; same verdict as ``Policy.check``."""
+        """The batched check for ``op``; see the class docstring for the resolution."""
+        return self._batched(path, op, over_http)
+
+    def _batched(self, path: Any, op: Op, over_http: bool | None) -> Decision:
         c = self._c
         if over_http is None:
             over_http = c.over_http_default
@@ -339,41 +424,68 @@ class BatchChecker:
             or "\0" in path
         ):
             # Refusals that need no filesystem, odd input and relative paths: no cache.
-            return _check(c, path, op, over_http)
-        # The walk's hot path, written out: resolve the parent once, lstat the entry.
-        parent, _, name = path.rpartition("/")
+            return _check(c, path, op, over_http, True)
+        if c.platform == "windows":
+            _refuse_windows_spelling(c, path)
+        # The walk's hot path, written out: lstat the entry, resolve its parent once.
+        cut = path.rfind("/") + 1
+        name = path[cut:]
         if name == "" or name == "." or name == "..":
-            return _check(c, path, op, over_http)
+            return _check(c, path, op, over_http, True)
+        # The parent as os.path.split spells it: trailing slashes dropped, unless all.
+        if cut > 1 and path[cut - 2] != "/":
+            parent = path[:cut - 1]
+        else:
+            parent = path[:cut]
+            if cut > 1:
+                parent = parent.rstrip("/") or parent
+        st: StatLike | None
+        try:
+            st = self._lstat(path)
+        except (OSError, ValueError):
+            st = None
+        else:
+            if st.st_mode & 0o170000 == 0o120000:  # a symlink: resolve it fully
+                return _verdict(c, path, op, over_http, c.fs.realpath(path), _UNKNOWN, True)
         real_parent = self._parents.get(parent)
         if real_parent is None:
-            real_parent = self._parents[parent] = c.fs.realpath(parent or "/")
-        if real_parent == parent:
-            candidate = path  # no symlink above the entry: the caller's string is the path
-        elif real_parent == "/":
-            candidate = "/" + name
-        else:
-            candidate = real_parent + "/" + name
-        try:
-            st = c.fs.lstat(candidate)
-        except OSError:
-            # Missing or unreachable: non-strict realpath keeps the component as it is.
-            return _verdict(c, path, op, over_http, candidate, None)
-        if st.st_mode & 0o170000 == 0o120000:  # a symlink: resolve it fully
-            resolved = c.fs.realpath(candidate)
-            return _verdict(c, path, op, over_http, resolved, _identity(c.fs, resolved))
-        return _verdict(c, path, op, over_http, candidate, (st.st_dev, st.st_ino))
+            try:
+                real_parent = self._parents[parent] = c.fs.realpath(parent)
+            except ValueError as exc:
+                return _unusable(c, path, op, over_http, exc, path, True)
+        resolved = (real_parent + name if real_parent.endswith("/")
+                    else real_parent + "/" + name)
+        if st is None:
+            # The path as spelled isn't there; the server stats what it resolved to.
+            return _verdict(c, path, op, over_http, resolved, _UNKNOWN, True)
+        # The entry as spelled exists and isn't a symlink: the object the kernel found
+        # is the one its resolved path names, so its identity is already known.
+        identity = (st.st_dev, st.st_ino)
+        if (
+            c.fast_batch
+            and identity not in c.deny_ids
+            and resolved not in c.deny_paths
+            and not resolved.startswith("//")
+            and (not c.roots_mode or resolved.startswith(c.root_prefixes))
+            and not _folded_in(resolved.casefold(), c)
+        ):
+            # A walk's common case, decided inline: regular spelling, strictly inside a
+            # root, not a deny-list entry, not under a (case-folded) deny dir.
+            return Decision(path, op, True, "allowed", "", resolved, c.policy, over_http,
+                            None, True)
+        return _verdict(c, path, op, over_http, resolved, identity, True)
 
     def check_read(self, path: Any, *, over_http: bool | None = None) -> Decision:
         """Batched ``check_read``."""
-        return self.check(path, "read", over_http=over_http)
+        return self._batched(path, "read", over_http)
 
     def check_write(self, path: Any, *, over_http: bool | None = None) -> Decision:
         """Batched ``check_write``."""
-        return self.check(path, "write", over_http=over_http)
+        return self._batched(path, "write", over_http)
 
     def check_read_write(self, path: Any, *, over_http: bool | None = None) -> Decision:
         """Batched ``check_read_write``."""
-        return self.check(path, "read_write", over_http=over_http)
+        return self._batched(path, "read_write", over_http)
 
 
 # --- explanations -------------------------------------------------------------------
@@ -422,6 +534,39 @@ def _io_problem(policy: Policy, resolved: str) -> str | None:
 
 
 def _explain(d: Decision) -> list[TraceStep]:
+    steps = _explain_steps(d)
+    other = _other_path_answer(d)
+    if other is not None:
+        steps.append(other)
+    return steps
+
+
+def _other_path_answer(d: Decision) -> TraceStep | None:
+    """Where the server's single check and its batch (``many_checks``) answer this path
+    differently, say so: the explorer gives each path's own answer."""
+    if d.reason in ("tripwire", "off") or not isinstance(d.path, str):
+        return None
+    policy = d._policy
+    try:
+        if d._batch:
+            other = _check(policy.compiled, d.path, d.op, d._over_http)
+            kind, this = "single check", "a folder walk (the server's many_checks)"
+        else:
+            other = BatchChecker(policy).check(d.path, d.op, over_http=d._over_http)
+            kind, this = "batch check (many_checks, as in a folder walk)", "a single check"
+    except ValueError:
+        return None
+    if (other.allowed, other.message, other.resolved) == (d.allowed, d.message, d.resolved):
+        return None
+    verdict = "allows" if other.allowed else f"refuses ({other.reason})"
+    return TraceStep(
+        "single-vs-batch", "note",
+        f"the server's {kind} answers this path differently: it {verdict}, resolving to "
+        f"{other.resolved}; this is the answer of {this}",
+    )
+
+
+def _explain_steps(d: Decision) -> list[TraceStep]:
     policy = d._policy
     steps: list[TraceStep] = []
     fired = policy.mode is Mode.FULL and not policy.explicit and d._over_http
@@ -444,6 +589,13 @@ def _explain(d: Decision) -> list[TraceStep]:
         return steps
     steps.append(TraceStep("mode", "passed", f"mode is {policy.mode.value}"))
     if d.reason == "invalid":
+        if d._deny_hit and d._deny_hit[0] == "unhandled":
+            steps.append(TraceStep("resolve", "done", f"{d.path} resolves to {d.resolved}"))
+            steps.append(TraceStep(
+                "deny-list", "raised",
+                "the server's stat of the resolved path raises here and its check lets the "
+                f"error through instead of refusing; the tool reports it: {d.message}"))
+            return steps
         steps.append(TraceStep("resolve", "refused", d.message))
         return steps
     absolute = d.path if d.path.startswith("/") else posixpath.join(policy.cwd, d.path)

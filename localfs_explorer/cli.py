@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 from . import __version__
-from .check import Decision
+from .check import Decision, UnsupportedPathError
 from .config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from .errors import LocalfsError
 from .policy import Policy
@@ -71,7 +71,8 @@ def environment_options() -> argparse.ArgumentParser:
     group.add_argument("--profile", metavar="FILE",
                        help="a server profile JSON replacing the shipped assumptions")
     group.add_argument("--platform", choices=PLATFORMS, default="posix",
-                       help="target platform: windows splits LOCAL_FILE_ROOTS on ';'")
+                       help="target platform: its default cache directory; windows also "
+                       "splits LOCAL_FILE_ROOTS on ';' (paths are checked by POSIX rules)")
     return parent
 
 
@@ -279,7 +280,17 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError("check needs at least one PATH (or --paths-file)")
     policy = build_policy(args)
     warn_config(policy, err)
-    decisions = [policy.check(p, args.op, over_http=args.over_http) for p in paths]
+    try:
+        if args.batch:
+            # The server's many_checks, as in a folder walk: one deny-list snapshot and
+            # one resolution per parent directory for all the paths.
+            with policy.many_checks() as batch:
+                decisions = [batch.check(p, args.op, over_http=args.over_http) for p in paths]
+        else:
+            # Each path as the server's single check answers it, however many are given.
+            decisions = [policy.check(p, args.op, over_http=args.over_http) for p in paths]
+    except UnsupportedPathError as exc:
+        raise UsageError(str(exc)) from None
     for d in decisions:
         _emit_json(d.to_dict(), out) if args.json else _print_decision(d, out)
     if policy.errors:
@@ -333,7 +344,7 @@ def _validate_one(policy: Policy, args: argparse.Namespace, out: TextIO) -> int:
         for e2 in policy.errors:
             out.write(f"error: {e2}\n")
         out.write("the server would start\n" if policy.serves
-                  else f"the server would exit: {policy.exit_message}\n")
+                  else f"the server would exit, printing: {policy.exit_line}\n")
     return 0 if policy.serves else 2
 
 
@@ -366,6 +377,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="more paths, one JSON string per line (any byte, NUL included; "
                    "- reads stdin)")
     p.add_argument("--json", action="store_true", help="one JSON object per path")
+    p.add_argument("--batch", action="store_true",
+                   help="answer as the server's batch check (many_checks, as in a folder "
+                   "walk) rather than its single check of each path")
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser("validate", parents=[env_opts],

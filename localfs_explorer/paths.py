@@ -10,19 +10,39 @@ from __future__ import annotations
 import ntpath
 import posixpath
 from collections.abc import Iterable
+from pathlib import PurePosixPath
 
-__all__ = ["containment_prefixes", "fold", "is_within"]
+__all__ = ["containment_prefixes", "fold", "is_within", "normcase"]
 
 
 def is_within(path: str, directory: str) -> bool:
-    """Component-wise containment of one resolved path in another.
+    """``PurePosixPath(path).is_relative_to(directory)``, the server's containment test.
 
-    ``/data-evil`` is not within ``/data``: a plain prefix test would say it is.
+    Component-wise, so ``/data-evil`` is not within ``/data`` (a plain prefix test would
+    say it is). Spellings ``PurePosixPath`` parses specially (``//`` at the start is a
+    root of its own, empty and ``.`` components vanish, ``..`` stays) go through
+    ``PurePosixPath`` itself; the common, already normalised case is a string test.
     """
-    if path == directory:
-        return True
-    prefix = directory if directory.endswith("/") else directory + "/"
-    return path.startswith(prefix)
+    if _irregular(path) or _irregular(directory):
+        return PurePosixPath(path).is_relative_to(directory)
+    if path == directory or directory == "/":
+        return path.startswith("/") or directory != "/"
+    return path.startswith(directory + "/")
+
+
+def _irregular(path: str) -> bool:
+    """Whether ``PurePosixPath`` reads ``path`` other than as its plain components."""
+    return (
+        not path.startswith("/")
+        or "//" in path
+        or "/./" in path
+        or (path.endswith(("/", "/.")) and path != "/")
+    )
+
+
+def normcase(path: str, platform: str = "posix") -> str:
+    """``os.path.normcase`` of the target platform (the path itself on POSIX)."""
+    return ntpath.normcase(path) if platform == "windows" else path
 
 
 def fold(path: str, platform: str = "posix") -> str:

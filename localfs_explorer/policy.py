@@ -20,12 +20,13 @@ from . import check as _check_module
 from .env import ServerEnv
 from .errors import LocalfsError
 from .fs import FileSystem, HostFS
-from .paths import containment_prefixes, fold
+from .paths import _irregular, containment_prefixes, fold, normcase
 from .profile import DEFAULT_PROFILE, ServerProfile
-from .vocab import TRANSPORTS, Mode, Op
+from .vocab import PLATFORMS, TRANSPORTS, Mode, Op
 
 if TYPE_CHECKING:
     from .check import BatchChecker, Decision
+
 
 class PolicyError(LocalfsError):
     """An argument to ``resolve_policy`` that isn't a server setting (e.g. a bad transport)."""
@@ -74,9 +75,12 @@ class CompiledPolicy:
     """
 
     __slots__ = (
-        "cwd", "deny_dir_prefixes", "deny_dirs", "deny_folded", "deny_ids", "deny_paths",
-        "explicit", "fs", "mode", "over_http_default", "platform", "policy", "root_dirs",
-        "root_prefixes", "roots_mode", "roots_text", "transport", "tripwire_armed",
+        "cwd", "deny_dir_folded", "deny_dir_prefixes", "deny_dirs", "deny_entries",
+        "deny_folded", "deny_ids", "deny_paths", "explicit", "fast_batch", "fs",
+        "irregular_dirs", "mode",
+        "off_message", "over_http_default", "platform", "policy", "root_dirs",
+        "root_prefixes", "root_reals", "roots_mode", "roots_text", "transport",
+        "tripwire_armed",
     )
 
     def __init__(self, policy: Policy) -> None:
@@ -92,14 +96,32 @@ class CompiledPolicy:
         self.tripwire_armed = policy.mode is Mode.FULL and not policy.explicit
         self.roots_mode = policy.mode is Mode.ROOTS
         roots = [r.resolved for r in policy.roots if r.resolved and not r.problem]
+        self.root_reals = tuple(roots)
         self.root_dirs = frozenset(roots)
         self.root_prefixes = containment_prefixes(roots)
         self.roots_text = ", ".join(r.configured for r in policy.roots)
-        self.deny_paths = frozenset(e.resolved for e in policy.deny_list)
+        self.deny_entries = tuple(e.resolved for e in policy.deny_list)
+        # Exact matches compare normcase'd paths: the strings themselves on POSIX.
+        self.deny_paths = frozenset(normcase(e, policy.platform) for e in self.deny_entries)
         self.deny_folded = frozenset(fold(e.resolved, policy.platform) for e in policy.deny_list)
         self.deny_ids = frozenset(e.identity for e in policy.deny_list if e.identity)
         self.deny_dirs = frozenset(d.resolved for d in policy.deny_dirs)
-        self.deny_dir_prefixes = containment_prefixes(self.deny_dirs)
+        # Deny dirs are matched case-folded, existing targets included.
+        self.deny_dir_folded = tuple(fold(d, policy.platform) for d in self.deny_dirs)
+        self.deny_dir_prefixes = containment_prefixes(self.deny_dir_folded)
+        self.irregular_dirs = any(_irregular(d) for d in (*roots, *self.deny_dir_folded))
+        # Whether the batch's inline test applies: POSIX rules, regular directories, and
+        # deny-dir prefixes that can't match the empty tuple's way (startswith(()) is False).
+        self.fast_batch = policy.platform != "windows" and not self.irregular_dirs
+        if policy.errors:
+            self.off_message = f"local file access is disabled on this server: {policy.errors[0]}"
+        elif policy.explicit:
+            self.off_message = (
+                "local file access is disabled on this server (LOCAL_FILE_ACCESS=off)")
+        else:
+            self.off_message = (
+                "local file access is disabled on this server: LOCAL_FILE_ACCESS is unset, "
+                f"which means off for the {policy.transport} transport")
 
     def with_deny_ids(self, ids: frozenset[tuple[int, int]]) -> CompiledPolicy:
         """A copy whose deny-list identities are ``ids`` (a batch's fresh stat)."""
@@ -154,8 +176,18 @@ class Policy(BaseModel):
 
     @property
     def exit_message(self) -> str | None:
-        """The one-line message the server's serving path exits with, if it refuses."""
-        return "; ".join(self.errors) if self.errors else None
+        """Why the server refuses to serve (its one error), if it does."""
+        return self.errors[0] if self.errors else None
+
+    @property
+    def exit_line(self) -> str | None:
+        """The exact line the server exits with when it refuses to serve."""
+        return f"{self.profile.name}: {self.errors[0]}" if self.errors else None
+
+    @property
+    def server_version(self) -> str:
+        """The release of the server whose behaviour this policy reproduces."""
+        return self.profile.server_version
 
     @property
     def over_http_default(self) -> bool:
@@ -191,6 +223,8 @@ class Policy(BaseModel):
             "transport": self.transport,
             "serves": self.serves,
             "exit_message": self.exit_message,
+            "exit_line": self.exit_line,
+            "server_version": self.server_version,
             "roots": [r.model_dump() for r in self.roots],
             "errors": list(self.errors),
             "warnings": list(self.warnings),
@@ -238,7 +272,7 @@ class _Resolver:
                 "the server could not start there"
             )
         self.package_dir = self.absolute(package_dir) if package_dir else self.cwd
-        self.home = env.get("HOME") or fs.home()
+        self.home = self._user_home()
 
     def _realpath_or_none(self, path: str) -> str | None:
         try:
@@ -250,9 +284,19 @@ class _Resolver:
         """Join a relative path to the startup directory, as open() would."""
         return path if posixpath.isabs(path) else posixpath.join(self.cwd, path)
 
+    def _user_home(self) -> str:
+        """What ``os.path.expanduser("~")`` gives the server: ``$HOME`` when it is set
+        (trailing slashes dropped, an empty value meaning ``/``), else the account's
+        home directory."""
+        if self.env.is_set("HOME"):
+            return (self.env.values["HOME"].rstrip("/")) or "/"
+        return self.fs.home().rstrip("/") or "/"
+
     def expand_home(self, path: str) -> str:
+        """``~`` and ``~/...`` expanded as ``os.path.expanduser`` does."""
         if path == "~" or path.startswith("~/"):
-            return self.home.rstrip("/") + path[1:] if path != "~" else self.home
+            home = self.home
+            return (home.rstrip("/") + path[1:]) or "/"
         return path
 
     def mode(self) -> tuple[Mode, bool, str | None]:
@@ -266,9 +310,7 @@ class _Resolver:
         try:
             return Mode(value), True, raw
         except ValueError:
-            self.errors.append(
-                f"LOCAL_FILE_ACCESS={_describe(raw)} is not one of full, roots, off"
-            )
+            self.errors.append(f"LOCAL_FILE_ACCESS={value!r} isn't valid (use full, roots, or off)")
             return Mode.OFF, True, raw
 
     def roots(self, mode: Mode) -> list[Root]:
@@ -279,16 +321,16 @@ class _Resolver:
             part = part.strip() if self.profile.strip_root_whitespace else part
             if part:
                 entries.append(part)
-        if mode is not Mode.ROOTS:
-            if entries:
+        if mode is not Mode.ROOTS or self.errors:
+            if entries and not self.errors:
                 self.warnings.append(
                     f"LOCAL_FILE_ROOTS is set but ignored: LOCAL_FILE_ACCESS resolves to {mode}"
                 )
             return [Root(configured=e) for e in entries]
         if not entries:
             self.errors.append(
-                "LOCAL_FILE_ACCESS=roots needs LOCAL_FILE_ROOTS: one or more directories "
-                f"separated by '{sep}'"
+                f"LOCAL_FILE_ACCESS=roots needs LOCAL_FILE_ROOTS, a {sep!r}-separated list "
+                "of directories"
             )
             return []
         roots = []
@@ -297,14 +339,15 @@ class _Resolver:
             resolved = None
             if "\0" in entry:
                 problem = "contains a NUL byte"
+            elif not self.fs.is_dir(self.absolute(entry)):
+                # The server asks isdir() of the entry as spelled (relative: the startup
+                # directory), so a symlink to a directory counts and a loop doesn't.
+                problem = "isn't an existing directory"
             else:
                 resolved = self._realpath_or_none(self.absolute(entry))
-                if resolved is None or not self.fs.exists(resolved):
-                    problem = "does not exist"
-                elif not self.fs.is_dir(resolved):
-                    problem = "is not a directory"
-            if problem:
-                self.errors.append(f"LOCAL_FILE_ROOTS entry {_describe(entry, 400)} {problem}")
+            if problem and not self.errors:
+                # The server stops at the first bad entry and reports only that one.
+                self.errors.append(f"LOCAL_FILE_ROOTS entry {entry!r} {problem}")
             roots.append(Root(configured=entry, resolved=resolved, problem=problem))
         return roots
 
@@ -320,51 +363,63 @@ class _Resolver:
             default=default, identity=identity,
         )
 
+    def _setting_or_default(self, setting: str) -> tuple[str, bool] | None:
+        """The value the server reads for a path setting: the default when unset, the
+        value when set (an empty one names no file, so None)."""
+        if self.env.is_set(setting):
+            value = self.env.values[setting]
+            return (value, False) if value else None
+        default = self.profile.setting_defaults.get(setting)
+        return (default, True) if default else None
+
+    def _adc_file(self) -> tuple[str, str, bool]:
+        """gcloud's default ADC file: (setting it follows, path, whether defaulted)."""
+        prof = self.profile
+        config_dir = self.env.get("CLOUDSDK_CONFIG")
+        if config_dir:
+            return ("CLOUDSDK_CONFIG (ADC file)", posixpath.join(config_dir, prof.adc_file_name),
+                    False)
+        if self.platform == "windows":
+            base = self.env.get(prof.adc_base_windows_setting) or self.expand_home(
+                prof.adc_base_windows)
+            return (f"{prof.adc_base_windows_setting} (ADC file)",
+                    posixpath.join(base, "gcloud", prof.adc_file_name), True)
+        return ("HOME (ADC file)",
+                posixpath.join(self.expand_home(prof.adc_dir_posix), prof.adc_file_name), True)
+
+    def default_cache_path(self) -> str:
+        """The server's default cache DB path for this platform and environment."""
+        prof = self.profile
+        platform = self.platform
+        base = self.expand_home(prof.cache_base.get(platform, prof.cache_base["posix"]))
+        setting = prof.cache_base_setting.get(platform)
+        value = self.env.get(setting) if setting else None
+        if value and (platform == "windows" or posixpath.isabs(value)):
+            # A relative XDG_CACHE_HOME is ignored, as its specification says.
+            base = value
+        return posixpath.join(base, prof.cache_app_dir, prof.default_cache_db_name)
+
     def deny_list(self) -> tuple[list[DenyEntry], list[DenyDir]]:
+        """The server's own files, in the server's order, and the denied directories."""
         env, prof = self.env, self.profile
         planned: list[tuple[str, str, bool]] = []
-        for setting in ("CREDENTIALS_PATH", "TOKEN_PATH"):
-            value = env.get(setting)
-            if value:
-                planned.append((setting, value, False))
-            elif setting in prof.setting_defaults:
-                planned.append((setting, prof.setting_defaults[setting], True))
-        if env.get("SERVICE_ACCOUNT_PATH"):
-            planned.append(("SERVICE_ACCOUNT_PATH", env.values["SERVICE_ACCOUNT_PATH"], False))
+        for setting in ("CREDENTIALS_PATH", "TOKEN_PATH", "SERVICE_ACCOUNT_PATH"):
+            found = self._setting_or_default(setting)
+            if found is not None:
+                planned.append((setting, found[0], found[1]))
         planned.append(
             ("server .env", posixpath.join(self.package_dir, prof.package_env_name), False)
         )
-        if env.get("GOOGLE_APPLICATION_CREDENTIALS"):
-            planned.append(
-                ("GOOGLE_APPLICATION_CREDENTIALS",
-                 env.values["GOOGLE_APPLICATION_CREDENTIALS"], False)
-            )
-        # gcloud's own ADC file: CLOUDSDK_CONFIG replaces its directory when set.
-        adc_dir: str | None
-        if env.get("CLOUDSDK_CONFIG"):
-            adc_dir = env.values["CLOUDSDK_CONFIG"]
-            adc_setting, adc_default = "CLOUDSDK_CONFIG", False
-        elif self.platform == "windows":
-            appdata = env.get("APPDATA")
-            adc_dir = prof.adc_dir_windows.replace("%APPDATA%", appdata) if appdata else None
-            adc_setting, adc_default = "APPDATA", True
-            if adc_dir is None:
-                self.warnings.append("APPDATA is unset: gcloud's default ADC file can't be located")
-        else:
-            adc_dir, adc_setting, adc_default = self.expand_home(prof.adc_dir_posix), "HOME", True
-        if adc_dir:
-            planned.append(
-                (f"{adc_setting} (ADC file)", posixpath.join(adc_dir, prof.adc_file_name),
-                 adc_default)
-            )
+        planned.append(self._adc_file())
         deny_dirs: list[DenyDir] = []
-        cache = env.get("CACHE_DB_PATH")
-        if cache:
-            cache_path, cache_default = cache, False
-        else:
-            cache_dir = self.expand_home(prof.default_cache_dir)
-            cache_path = posixpath.join(cache_dir, prof.default_cache_db_name)
-            cache_default = True
+        default_cache = self.default_cache_path()
+        # An empty CACHE_DB_PATH falls back to the default, as the server reads it.
+        cache_path = env.get("CACHE_DB_PATH") or default_cache
+        cache_default = not env.get("CACHE_DB_PATH")
+        if cache_path == default_cache:
+            # Only while the cache is the default one is its whole directory the server's
+            # (an explicit path spelled exactly as the default counts too).
+            cache_dir = posixpath.dirname(cache_path)
             absolute = self.absolute(cache_dir)
             deny_dirs.append(
                 DenyDir(setting="CACHE_DB_PATH", path=cache_dir,
@@ -374,7 +429,7 @@ class _Resolver:
             planned.append(("CACHE_DB_PATH", cache_path + suffix, cache_default))
         for suffix in ("", *prof.sqlite_sidecars):
             planned.append(("legacy cache (pre-0.9.3)", prof.legacy_cache_db + suffix, True))
-        for setting in ("LOG_FILE", "ACCESS_LOG_FILE"):
+        for setting in ("GOOGLE_APPLICATION_CREDENTIALS", "LOG_FILE", "ACCESS_LOG_FILE"):
             if env.get(setting):
                 planned.append((setting, env.values[setting], False))
         entries = [self.deny_entry(*p) for p in planned]
@@ -400,15 +455,18 @@ def resolve_policy(
         cwd: the server's startup directory (relative settings resolve there).
         package_dir: the directory holding the server's own ``.env`` (deny-listed).
         profile: assumptions about the server; the shipped profile by default.
-        platform: ``posix``, or ``windows`` to split ``LOCAL_FILE_ROOTS`` on ``;``.
+        platform: ``posix``; ``macos`` for its default cache directory; or ``windows``
+            to split ``LOCAL_FILE_ROOTS`` on ``;`` and place the defaults under
+            ``%LOCALAPPDATA%`` and ``%APPDATA%`` (paths are still checked by POSIX rules;
+            see :func:`~localfs_explorer.check.check_path` for what that refuses).
 
     An invalid configuration never raises: like the server, the policy falls back to
     ``off`` and the reason is in ``errors`` (and ``exit_message``).
     """
     if transport not in TRANSPORTS:
         raise PolicyError(f"unknown transport {transport!r}: use one of {', '.join(TRANSPORTS)}")
-    if platform not in ("posix", "windows"):
-        raise PolicyError(f"unknown platform {platform!r}: use posix or windows")
+    if platform not in PLATFORMS:
+        raise PolicyError(f"unknown platform {platform!r}: use posix, macos or windows")
     env = env if env is not None else ServerEnv()
     fs = fs if fs is not None else HostFS()
     resolver = _Resolver(env, transport, fs, cwd, package_dir, profile or DEFAULT_PROFILE,

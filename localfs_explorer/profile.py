@@ -1,7 +1,8 @@
 """The server profile: facts about the modelled server that its design leaves implicit.
 
-Defaults for unset settings (relative ``credentials.json`` and ``token.json``, the cache
-location), the legacy cache file, and a few parsing choices live in one data file,
+Defaults for unset settings (relative ``credentials.json``, ``token.json`` and
+``service_account.json``, the cache location per platform), the legacy cache file, and a
+few parsing choices live in one data file,
 ``data/server_profile.json``, so they are visible, listed in the README as assumptions,
 and replaceable by an operator whose build of the server differs.
 """
@@ -31,18 +32,27 @@ class ServerProfile(BaseModel):
     server_version: str = ""
     description: str = ""
     #: Values the server uses for settings left unset; relative ones resolve against the
-    #: server's startup directory, as its auth module reads them.
+    #: server's startup directory, as its auth module reads them. A setting that is set
+    #: but empty names no file at all.
     setting_defaults: dict[str, str]
-    #: The cache directory used when CACHE_DB_PATH is unset; only the server writes there,
-    #: so the whole directory is deny-listed in that case.
-    default_cache_dir: str
+    #: The directory the default cache directory sits in, per platform (``posix``,
+    #: ``macos``, ``windows``), before ``cache_base_setting`` overrides it.
+    cache_base: dict[str, str]
+    #: The setting that replaces ``cache_base`` per platform; on ``posix`` only an
+    #: absolute value counts (a relative ``XDG_CACHE_HOME`` is ignored).
+    cache_base_setting: dict[str, str] = {}
+    #: The server's own directory under ``cache_base``; only the server writes there, so
+    #: the whole directory is deny-listed while the cache path is the default.
+    cache_app_dir: str
     default_cache_db_name: str
     #: The pre-0.9.3 cache location: deny-listed always, because old files stay on disk.
     legacy_cache_db: str
     sqlite_sidecars: tuple[str, ...]
     adc_file_name: str
     adc_dir_posix: str
-    adc_dir_windows: str
+    #: gcloud's configuration base on Windows, replaced by ``adc_base_windows_setting``.
+    adc_base_windows: str
+    adc_base_windows_setting: str = "APPDATA"
     package_env_name: str = ".env"
     #: Treat ``LOCAL_FILE_ACCESS=`` (empty) as unset rather than as an invalid value.
     empty_access_means_unset: bool = True

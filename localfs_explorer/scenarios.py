@@ -135,7 +135,7 @@ class ConfigSpec(BaseModel):
     cwd: str | None = None
     #: The directory holding the server's own ``.env`` (deny-listed).
     package_dir: str | None = None
-    platform: Literal["posix", "windows"] | None = None
+    platform: Literal["posix", "macos", "windows"] | None = None
     #: A server profile JSON replacing the shipped assumptions (relative to the file).
     profile: str | None = None
     #: A tool catalog (JSON or TOML) replacing the shipped one (relative to the file).

@@ -57,9 +57,10 @@ MODES: tuple[str, ...] = ("full", "roots", "off")
 Transport = Literal["stdio", "sse", "streamable-http"]
 TRANSPORTS: tuple[str, ...] = ("stdio", "sse", "streamable-http")
 
-#: The target's platform: windows splits ``LOCAL_FILE_ROOTS`` on ``;``.
-Platform = Literal["posix", "windows"]
-PLATFORMS: tuple[str, ...] = ("posix", "windows")
+#: The target's platform: it picks the default cache directory, and windows splits
+#: ``LOCAL_FILE_ROOTS`` on ``;``.
+Platform = Literal["posix", "macos", "windows"]
+PLATFORMS: tuple[str, ...] = ("posix", "macos", "windows")
 
 #: What a tool does with a path.
 Op = Literal["read", "write", "read_write"]

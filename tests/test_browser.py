@@ -285,7 +285,7 @@ def test_policy_bar_edit_and_export_writes_where_the_page_said(browser_page, dep
         page.fill(".lfe-root-input input", str(deployment["base"] / "gone"))
         page.press(".lfe-root-input input", "Enter")
         expect(page.locator(".lfe-header")).to_contain_text("✘ WOULD EXIT")
-        expect(page.locator(".lfe-header")).to_contain_text("does not exist")
+        expect(page.locator(".lfe-header")).to_contain_text("isn't an existing directory")
         page.locator(".lfe-chip-remove").nth(1).click()
         expect(page.locator(".lfe-header")).to_contain_text("✔ WOULD START")
         page.locator(".lfe-mode-select button", has_text="full").click()

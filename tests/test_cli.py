@@ -118,8 +118,8 @@ def test_validate_json_and_exit_codes(layout, envfile):
     code, out, _ = run("validate", "--env", str(envfile), "--set",
                        f"LOCAL_FILE_ROOTS={layout.base}/gone", "--json")
     assert code == 2
-    assert json.loads(out)["errors"] == [f"LOCAL_FILE_ROOTS entry '{layout.base}/gone' does "
-                                         "not exist"]
+    assert json.loads(out)["errors"] == [f"LOCAL_FILE_ROOTS entry '{layout.base}/gone' isn't "
+                                         "an existing directory"]
 
 
 def test_validate_warns_about_ignored_roots(layout):

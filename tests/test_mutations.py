@@ -23,11 +23,12 @@ from localfs_explorer.check import Decision
 def test_containment_before_realpath_is_caught(layout, monkeypatch):
     real_verdict = check_module._verdict
 
-    def lexical_first(compiled, path, op, over_http, resolved, identity):
+    def lexical_first(compiled, path, op, over_http, resolved, identity, batch=False):
         # The mutant judges containment on the path as spelled (normalised lexically)
         # and only then trusts it: symlinks inside a root are never followed.
         absolute = path if path.startswith("/") else posixpath.join(compiled.cwd, path)
-        return real_verdict(compiled, path, op, over_http, posixpath.normpath(absolute), identity)
+        return real_verdict(compiled, path, op, over_http, posixpath.normpath(absolute), identity,
+                            batch)
 
     monkeypatch.setattr(check_module, "_verdict", lexical_first)
     with pytest.raises(AssertionError, match="symlink out of the root"):
@@ -45,7 +46,7 @@ def test_deny_list_compared_as_strings_is_caught(layout, monkeypatch):
     if not can_hardlink(layout.data):
         pytest.skip("this filesystem has no hardlinks")
 
-    def by_string(compiled, resolved, identity):
+    def by_string(compiled, resolved, identity, deny_ids=None):
         if resolved in compiled.deny_paths:
             return ("TOKEN_PATH", "same path")
         return None
@@ -58,12 +59,12 @@ def test_deny_list_compared_as_strings_is_caught(layout, monkeypatch):
 def test_stat_before_check_is_caught(layout, monkeypatch):
     real_check = check_module._check
 
-    def stat_first(compiled, path, op, over_http=None):
+    def stat_first(compiled, path, op, over_http=None, batch=False):
         # The mutant keeps the old "No file found" pre-check ahead of the policy.
         if isinstance(path, str) and not compiled.fs.exists(path):
             return Decision(path, op, False, "invalid", f"No file found at {path}", None,
-                            compiled.policy, False, None)
-        return real_check(compiled, path, op, over_http)
+                            compiled.policy, False, None, batch)
+        return real_check(compiled, path, op, over_http, batch)
 
     monkeypatch.setattr(check_module, "_check", stat_first)
     with pytest.raises(AssertionError, match="reveals whether the path exists"):

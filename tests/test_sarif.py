@@ -38,7 +38,7 @@ def test_validate_sarif_points_at_the_setting_line(tmp_path, monkeypatch) -> Non
     assert code == 2
     results = _results(tmp_path / "out.sarif")
     errors = [r for r in results if r["level"] == "error"]
-    assert len(errors) == 1 and "does not exist" in errors[0]["message"]["text"]
+    assert len(errors) == 1 and "isn't an existing directory" in errors[0]["message"]["text"]
     assert _line(errors[0]) == ("deploy.env", 5)
     assert "s3cr3t" not in (tmp_path / "out.sarif").read_text()
 

@@ -250,9 +250,10 @@ def test_delete_reusing_a_write_approval_is_caught(layout, monkeypatch):
 def test_containment_before_realpath_is_caught(layout, monkeypatch):
     real_verdict = check_module._verdict
 
-    def lexical_first(compiled, path, op, over_http, resolved, identity):
+    def lexical_first(compiled, path, op, over_http, resolved, identity, batch=False):
         absolute = path if path.startswith("/") else posixpath.join(compiled.cwd, path)
-        return real_verdict(compiled, path, op, over_http, posixpath.normpath(absolute), identity)
+        return real_verdict(compiled, path, op, over_http, posixpath.normpath(absolute), identity,
+                            batch)
 
     monkeypatch.setattr(check_module, "_verdict", lexical_first)
     with pytest.raises(AssertionError, match="symlink out of the root ran"):

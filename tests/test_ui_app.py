@@ -327,7 +327,7 @@ def test_export_panel_diff_blocking_and_writing(app, layout) -> None:
     # An invalid change blocks the export, with the reason.
     app.model.set_file_value("LOCAL_FILE_ROOTS", str(layout.base / "gone"))
     status = text_of(export.status.value)
-    assert "Blocked" in status and "does not exist" in status
+    assert "Blocked" in status and "isn't an existing directory" in status
     assert export.write.disabled and export.prepare.disabled
     assert export.download.value == ""  # a prepared link never outlives its plan
 
@@ -383,8 +383,8 @@ def test_policy_bar_edits_the_env_being_prepared(app, layout) -> None:
     bar.root_input.value = str(layout.base / "missing")
     assert app.model.file_edits["LOCAL_FILE_ROOTS"] == f"{layout.data}:{layout.base / 'missing'}"
     header = text_of(app.header.value)
-    assert "✘ WOULD EXIT" in header and "does not exist" in header
-    assert "✘ does not exist" in text_of(bar.chips.children[1].children[0].value)
+    assert "✘ WOULD EXIT" in header and "isn't an existing directory" in header
+    assert "✘ isn't an existing directory" in text_of(bar.chips.children[1].children[0].value)
     bar.chips.children[1].children[1].click()  # the chip's remove button
     assert bar.roots() == [str(layout.data)]
     assert "WOULD START" in text_of(app.header.value)

@@ -108,7 +108,7 @@ def test_an_invalid_configuration_falls_back_to_off_and_says_why(layout) -> None
         debounce=0,
     )
     assert model.policy.mode.value == "off" and not model.policy.serves
-    assert "does not exist" in model.policy.exit_message
+    assert "isn't an existing directory" in model.policy.exit_message  # the server's words
     model.paths_text = str(layout.data / "report.csv")
     assert model.decisions[0].reason == "off"
     assert "Fix the configuration first" in model.decisions[0].hint
@@ -225,7 +225,7 @@ def test_export_diff_is_masked_and_written_with_the_overwrite_rules(roots_model,
 def test_export_is_blocked_when_the_server_would_not_start(roots_model, layout) -> None:
     roots_model.set_file_value("LOCAL_FILE_ROOTS", str(layout.base / "gone"))
     plan = roots_model.export_plan
-    assert not plan.ok and "does not exist" in plan.refusal()
+    assert not plan.ok and "isn't an existing directory" in plan.refusal()
     with pytest.raises(ExportError, match="refused"):
         roots_model.write_export(str(layout.base / "blocked.env"))
     assert not (layout.base / "blocked.env").exists()

@@ -1,0 +1,59 @@
+"""The edges of loading a server's environment: sizes, names, skipped lines, unsets."""
+
+from __future__ import annotations
+
+import pytest
+
+from localfs_explorer.env import MAX_ENV_BYTES, EnvFileError, load_env, parse_env_text
+
+
+def test_a_file_at_the_size_limit_loads_and_one_byte_more_is_refused(tmp_path):
+    at_limit = tmp_path / "at.env"
+    line = b"A=1\n"
+    at_limit.write_bytes(line + b"#" * (MAX_ENV_BYTES - len(line)))
+    assert load_env(at_limit).get("A") == "1"
+    over = tmp_path / "over.env"
+    over.write_bytes(b"#" * (MAX_ENV_BYTES + 1))
+    with pytest.raises(EnvFileError) as info:
+        load_env(over)
+    assert str(info.value) == f"{over}: larger than the 4 MiB limit; refused"
+
+
+@pytest.mark.parametrize("key", ["A=B", "NUL\0", ""])
+def test_a_bad_process_variable_name_is_refused_by_name(key):
+    with pytest.raises(EnvFileError) as info:
+        load_env(None, overrides={key: "x"})
+    assert str(info.value) == f"invalid variable name in the process environment: {key!r}"
+
+
+def test_unsetting_a_key_that_is_not_there_is_fine():
+    env = load_env(None, overrides={"A": "1"}, unset=["NOT_THERE", "A"])
+    assert env.values == {} and env.source is None
+
+
+def test_a_key_without_a_value_does_not_stop_the_keys_after_it(tmp_path):
+    path = tmp_path / ".env"
+    path.write_text("NOVALUE\nAFTER=1\n")
+    env = load_env(path)
+    assert env.values == {"AFTER": "1"} and env.source == str(path)
+
+
+def test_skipped_lines_are_reported_with_the_texts_name(tmp_path):
+    pairs, warnings = parse_env_text("GOOD=1\n'broken\n", strict=False)
+    assert pairs == [("GOOD", "1")]
+    assert warnings == ["<text>:2: can't be parsed as KEY=VALUE (skipped, as the server would)"]
+    with pytest.raises(EnvFileError, match=r"^<text>:2: can't be parsed as KEY=VALUE$"):
+        parse_env_text("GOOD=1\n'broken\n")
+    with pytest.raises(EnvFileError, match=r"^<text>:1: "):
+        load_env(None, text="'broken")
+
+
+def test_with_changes_sets_and_unsets_as_the_process_environment():
+    env = load_env(None, overrides={"A": "1", "B": "2"})
+    changed = env.with_changes({"C": "3"}, unset=["A", "MISSING"])
+    assert changed.values == {"B": "2", "C": "3"}
+    assert changed.from_process == frozenset({"A", "B", "C"})
+    assert env.values == {"A": "1", "B": "2"}  # the original is untouched
+    assert env.with_changes().values == env.values
+    assert env.get("A") == "1" and env.get("Z") is None and env.get("Z", "d") == "d"
+    assert env.is_set("A") and not env.is_set("Z")
