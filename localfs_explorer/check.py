@@ -192,15 +192,7 @@ def _folded_in(folded: str, c: CompiledPolicy) -> bool:
 
 def _fresh_deny_ids(c: CompiledPolicy) -> frozenset[tuple[int, int]]:
     """The deny-list entries' identities now: a single check stats them every time."""
-    ids = set()
-    stat = c.fs.stat
-    for entry in c.deny_entries:
-        try:
-            st = stat(entry)
-        except (OSError, ValueError):
-            continue
-        ids.add((st.st_dev, st.st_ino))
-    return frozenset(ids)
+    return c.fs.identities(c.deny_entries)
 
 
 #: Marks an identity not yet known: the verdict stats the target itself, as the server does.
@@ -376,10 +368,11 @@ def _check(c: CompiledPolicy, path: Any, op: Op, over_http: bool | None,
     # the startup directory), then a stat of the result.
     absolute = text if text.startswith("/") else posixpath.join(c.cwd, text)
     try:
-        resolved = c.fs.realpath(absolute)
+        resolved, st = c.fs.resolve(absolute)
     except ValueError as exc:
         return _unusable(c, text, op, over_http, exc, absolute, batch)
-    return _verdict(c, text, op, over_http, resolved, _UNKNOWN, batch)
+    identity = _UNKNOWN if st is None else (st.st_dev, st.st_ino)
+    return _verdict(c, text, op, over_http, resolved, identity, batch)
 
 
 class BatchChecker:

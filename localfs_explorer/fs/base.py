@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import abc
 import stat as _stat
+from collections.abc import Iterable
 from typing import Protocol
 
 
@@ -104,6 +105,23 @@ class FileSystem(abc.ABC):
         except (OSError, ValueError):
             return None
         return (st.st_dev, st.st_ino)
+
+    def resolve(self, path: str) -> tuple[str, StatLike | None]:
+        """``realpath(path)`` and, when it comes for free, the ``stat`` of what it names.
+
+        The second item is None when the target wasn't statted (the caller stats it
+        itself); a filesystem that can answer both at once (the host) overrides this.
+        """
+        return self.realpath(path), None
+
+    def identities(self, paths: Iterable[str]) -> frozenset[tuple[int, int]]:
+        """The ``(st_dev, st_ino)`` of each of ``paths`` that exists now (missing skipped)."""
+        found = set()
+        for path in paths:
+            ident = self.identity(path)
+            if ident is not None:
+                found.add(ident)
+        return frozenset(found)
 
     def samefile(self, a: str, b: str) -> bool:
         """Whether two paths name one file (like ``os.path.samefile``, without raising)."""

@@ -4,8 +4,19 @@ from __future__ import annotations
 
 import os
 import pwd
+from collections.abc import Iterable
 
 from .base import FileSystem
+
+# Linux can name the object an O_PATH descriptor refers to (/proc/self/fd), which lets a
+# path with no symlinks in it be confirmed as its own realpath in three system calls
+# instead of one lstat per component. Elsewhere the plain realpath answers.
+_O_PATH = getattr(os, "O_PATH", 0)
+_FD_LINKS = "/proc/self/fd/"
+_FAST_RESOLVE = bool(_O_PATH) and os.path.isdir(_FD_LINKS)
+_OPEN_FLAGS = _O_PATH | getattr(os, "O_CLOEXEC", 0)
+# Existence asked as the server's stat would ask it: with the effective user's rights.
+_ACCESS_EFFECTIVE = os.access in os.supports_effective_ids
 
 
 class HostFS(FileSystem):
@@ -22,6 +33,49 @@ class HostFS(FileSystem):
     stat = staticmethod(os.stat)
     listdir = staticmethod(os.listdir)
     readlink = staticmethod(os.readlink)
+
+    def resolve(self, path: str) -> tuple[str, os.stat_result | None]:
+        """``os.path.realpath(path)``, and the target's stat when that came for free.
+
+        A plainly spelled absolute path is opened with ``O_PATH`` (no read access, no
+        device or FIFO side effects) and the kernel asked which path it reached. When that
+        is the path as given, no component was a symlink, so ``realpath`` would return it
+        unchanged, and ``fstat`` of the descriptor is the target's stat. Anything else
+        (a symlink on the way, a missing component, a case-insensitive match, an
+        unusual spelling) is answered by ``os.path.realpath`` itself.
+        """
+        if _FAST_RESOLVE and _plain(path):
+            try:
+                fd = os.open(path, _OPEN_FLAGS)
+            except (OSError, ValueError):
+                pass
+            else:
+                try:
+                    if os.readlink(f"{_FD_LINKS}{fd}") == path:
+                        return path, os.fstat(fd)
+                except OSError:
+                    pass
+                finally:
+                    os.close(fd)
+        return os.path.realpath(path), None
+
+    def identities(self, paths: Iterable[str]) -> frozenset[tuple[int, int]]:
+        """Identities of the paths that exist, statting only those ``access`` finds.
+
+        ``access(F_OK)`` resolves a path exactly as ``stat`` does but reports a missing
+        one without an exception, which is most of a deny-list on a typical host.
+        """
+        found = set()
+        access, stat, f_ok = os.access, os.stat, os.F_OK
+        for path in paths:
+            try:
+                if not access(path, f_ok, effective_ids=_ACCESS_EFFECTIVE):
+                    continue
+                st = stat(path)
+            except (OSError, ValueError):
+                continue
+            found.add((st.st_dev, st.st_ino))
+        return frozenset(found)
 
     def home(self) -> str:
         """The account's home from the password database, not from ``$HOME``.
@@ -40,3 +94,15 @@ class HostFS(FileSystem):
 
     def __repr__(self) -> str:
         return "HostFS()"
+
+
+def _plain(path: str) -> bool:
+    """An absolute path with no empty, ``.`` or ``..`` component and no trailing slash:
+    the spelling the kernel reports back unchanged when no symlink is on the way."""
+    return (
+        path.startswith("/")
+        and not path.endswith(("/", "/.", "/.."))
+        and "//" not in path
+        and "/./" not in path
+        and "/../" not in path
+    )
