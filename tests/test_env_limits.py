@@ -57,3 +57,25 @@ def test_with_changes_sets_and_unsets_as_the_process_environment():
     assert env.with_changes().values == env.values
     assert env.get("A") == "1" and env.get("Z") is None and env.get("Z", "d") == "d"
     assert env.is_set("A") and not env.is_set("Z")
+
+
+def test_a_nul_byte_in_a_file_value_means_the_server_would_not_start(tmp_path):
+    env_file = tmp_path / "deploy.env"
+    env_file.write_bytes(b"B=1\x002\nA=x\x00y\nC=ok\n")
+    with pytest.raises(EnvFileError) as info:
+        load_env(env_file)
+    # Every such key named, sorted; no value quoted (it may be a secret).
+    assert str(info.value) == (
+        f"{env_file}: the value of A, B contains a NUL byte; python-dotenv's load_dotenv "
+        "raises ValueError on it, so the server would not start"
+    )
+    assert "x\0y" not in str(info.value) and "1\x002" not in str(info.value)
+
+
+def test_a_nul_value_the_process_environment_replaces_is_harmless():
+    # load_dotenv leaves a variable the process already has alone, so the NUL never
+    # reaches os.environ and the server starts.
+    env = load_env(None, text="A=x\x00y\nC=ok\n", overrides={"A": "clean"})
+    assert env.get("A") == "clean" and env.get("C") == "ok"
+    with pytest.raises(EnvFileError, match=r"^<text>: the value of A contains a NUL byte"):
+        load_env(None, text="A=x\x00y\nC=ok\n", overrides={"C": "other"})

@@ -685,3 +685,15 @@ def test_check_path_and_decision_equality(layout):
     assert check_path(policy, report, "read")._over_http is False
     with pytest.raises(ValueError, match="unknown operation"):
         check_path(policy, report, "move")
+
+
+def test_a_profile_with_a_wrongly_typed_nested_field_names_its_dotted_location(tmp_path):
+    from localfs_explorer.profile import DEFAULT_PROFILE, ProfileError, load_profile
+
+    raw = json.loads(DEFAULT_PROFILE.model_dump_json())
+    raw["cache_base"] = {"posix": 1}
+    bad = tmp_path / "typed.json"
+    bad.write_text(json.dumps(raw))
+    with pytest.raises(ProfileError) as info:
+        load_profile(bad)
+    assert str(info.value) == f"{bad}: cache_base.posix: Input should be a valid string"
