@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import locations
 from .userfiles import parse_json_line, read_text
 
 if TYPE_CHECKING:
@@ -212,26 +213,6 @@ def generate_paths(*policies: Policy) -> list[tuple[str, str]]:
     return list(seen.items())
 
 
-def _set_location(arguments: dict[str, Any], location: str, value: Any) -> None:
-    """Put ``value`` at a catalog location (``attachments[].local_path``) in ``arguments``."""
-    node: Any = arguments
-    segments = location.split(".")
-    for i, seg in enumerate(segments):
-        last = i == len(segments) - 1
-        is_list = seg.endswith("[]")
-        name = seg[:-2] if is_list else seg
-        if is_list:
-            items = node.setdefault(name, [{}] if not last else [])
-            if last:
-                items.append(value)
-                return
-            node = items[0]
-        elif last:
-            node[name] = value
-        else:
-            node = node.setdefault(name, {})
-
-
 def _call_for(tool: Tool, place: str, *, walk_only: bool = False) -> dict[str, Any]:
     arguments: dict[str, Any] = {}
     for param in tool.params:
@@ -242,12 +223,12 @@ def _call_for(tool: Tool, place: str, *, walk_only: bool = False) -> dict[str, A
             # Beside the other paths, not around them: a tool refuses to write its
             # result inside the folder it walks.
             value = posixpath.join(place, "probe-folder")
-        _set_location(arguments, param.location, value)
+        locations.set_value(arguments, param.location, value)
     for image in tool.image_params:
-        if image.in_file or "[]" in image.location:
+        if image.in_file or None in locations.parse_location(image.location):
             continue  # the Markdown lives inside a file the probe doesn't read
         source = posixpath.join(place, "probe.png")
-        _set_location(arguments, image.location, f"![probe]({source})")
+        locations.set_value(arguments, image.location, f"![probe]({source})")
         if any(a.name == "content_format" for a in tool.arguments or ()):
             arguments["content_format"] = "markdown"
     if tool.walks and any(a.name == "recursive" and "boolean" in a.types

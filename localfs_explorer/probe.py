@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import locations
 from .catalog import (
     DIRECTIONS,
     Catalog,
@@ -61,7 +62,6 @@ from .catalog import (
     Registration,
     Tool,
     default_catalog,
-    iter_locations,
     register_tools,
 )
 from .discovery import DiscoveryError, DiscoveryLimits, discover_paths, nothing_to_find
@@ -439,40 +439,6 @@ def _home(policy: Policy) -> str:
 _HOMES: dict[int, tuple[Any, str]] = {}
 
 
-@functools.lru_cache(maxsize=1024)
-def _shape(location: str) -> tuple[str, str] | None:
-    """``(name, "")`` for a top-level location (``local_path``), ``(list, key)`` for the
-    items of a top-level list (``attachments[].local_path``), None for anything else."""
-    if "." not in location and "[" not in location:
-        return location, ""
-    head, sep, key = location.partition("[].")
-    if sep and "." not in head and "[" not in head and "." not in key and "[" not in key:
-        return head, key
-    return None
-
-
-def _values_at(arguments: Mapping[str, Any], location: str) -> list[tuple[str, Any]]:
-    """``list(iter_locations(arguments, location))``, without generators for the two
-    shapes the catalog's locations take: a top-level argument and a field of each item
-    of a top-level list. Missing keys and None values yield nothing, as there."""
-    shape = _shape(location)
-    if shape is None:
-        return list(iter_locations(arguments, location))
-    name, key = shape
-    value = arguments.get(name)
-    if not key:
-        return [] if value is None else [(location, value)]
-    if not isinstance(value, (list, tuple)):
-        return []
-    found = []
-    for i, item in enumerate(value):
-        if isinstance(item, Mapping):
-            field = item.get(key)
-            if field is not None:
-                found.append((f"{name}[{i}].{key}", field))
-    return found
-
-
 def _suffix(path: str) -> str:
     """``PurePosixPath(path).suffix`` without building the path object."""
     name = path.rpartition("/")[2]
@@ -677,12 +643,12 @@ class _CallProbe:
         for param in tool.params_in_check_order:
             if self.done:
                 break
-            shape = _shape(param.location)
-            if shape is not None and shape[1]:
+            shape = locations.shape(param.location)
+            if shape is not None and shape.kind == "list_of_objects":
                 self.run_items(tool, param, shape, tier, checked)
                 continue
-            values = _values_at(self.arguments, param.location)
-            if shape is None or len(values) > 1:
+            values = locations.values_at(self.arguments, param.location)
+            if shape is None or shape.kind == "list" or len(values) > 1:
                 # A list of paths (``paths[]``) or a nested one: each value is checked.
                 for label, value in values:
                     if self.done:
@@ -849,11 +815,11 @@ class _CallProbe:
                 self.fail(f"{tool.name}: {target!r} can't be written: a directory or a "
                           "symlink to nothing is there (the tool's own error)")
 
-    def run_items(self, tool: Tool, param: PathParam, shape: tuple[str, str], tier: str,
+    def run_items(self, tool: Tool, param: PathParam, shape: locations.Shape, tier: str,
                   checked: set[str]) -> None:
         """A path in each item of a list: attachments (a refusal fails the call) or
         images (a refusal fails that image)."""
-        name, key = shape
+        name, key = shape.argument, shape.key
         items = self.arguments.get(name)
         if not isinstance(items, (list, tuple)):
             return
@@ -867,7 +833,9 @@ class _CallProbe:
             self.fail(f"{tool.name}: needs {' or '.join(param.needs_any)} before it checks "
                       "any path (the tool's own error)")
             return
-        alt_key = param.alternative.rpartition(".")[2] if param.alternative else None
+        # The alternative is in the plain form (the catalog checks it): its last step is a key.
+        alt_key = (str(locations.parse_location(param.alternative)[-1])
+                   if param.alternative else None)
         kind = "attachment" if alt_key else "image" if not param.fails_call else "path"
         for i, item in enumerate(items):
             if self.done:
@@ -1116,7 +1084,7 @@ class _CallProbe:
         tier = "guess" if tool.guessed else "catalog"
         content_format = self.arg("content_format")
         for ip in tool.image_params:
-            for label, value in iter_locations(self.arguments, ip.location):
+            for label, value in locations.iter_values(self.arguments, ip.location):
                 if ip.in_file:
                     self.notes.append(
                         f"local images inside the file at {label} are checked one by one "

@@ -1010,18 +1010,6 @@ def test_batches_number_their_calls(layout: Layout, tmp_path: Path) -> None:
     assert single.index is None and single.line is None
 
 
-@pytest.mark.parametrize("location", ["a", "a[].k", "a.k", "a[]", "a[].k.z"])
-def test_reading_argument_locations_agrees_with_the_catalog(location: str) -> None:
-    from localfs_explorer.catalog import iter_locations
-    from localfs_explorer.probe import _values_at
-
-    shapes = [None, "x", 3, [], [None], [{"k": None}], ({"k": "t"},), {"k": "m"},
-              [{"k": "a"}, "s", {"k": "b"}, {"j": 1}], [[{"k": 1}]]]
-    for value in shapes:
-        arguments = {"a": value}
-        assert _values_at(arguments, location) == list(iter_locations(arguments, location))
-
-
 @pytest.mark.parametrize("parent", [".", "/", "//", "a", "/data", "/data/sub", "../x", "a/b"])
 def test_walked_names_are_joined_the_way_pathlib_joins_them(parent: str) -> None:
     from localfs_explorer.probe import _prefix, _spelled, _walked
