@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import locations
+from .calls_file import BadCall, read_calls
 from .catalog import (
     DIRECTIONS,
     Catalog,
@@ -66,7 +67,6 @@ from .catalog import (
 )
 from .discovery import DiscoveryError, DiscoveryLimits, discover_paths, nothing_to_find
 from .errors import LocalfsError
-from .userfiles import parse_json_line, read_bytes
 from .vocab import Gate, Op, Outcome
 
 if TYPE_CHECKING:
@@ -1483,59 +1483,6 @@ def _probe(
 # --- Many calls ----------------------------------------------------------------------------
 
 
-def _read_calls(calls: Any) -> Iterator[tuple[int | None, Any]]:
-    """(line number or None, raw call or an error string) for a list or a JSONL path."""
-    if isinstance(calls, (str, Path)):
-        content = read_bytes(calls, ProbeError)
-        for lineno, data in enumerate(content.splitlines(), start=1):
-            # Decoded line by line, so one bad line is reported and the rest still run.
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError:
-                yield lineno, _Malformed(f"line {lineno}: not UTF-8 text")
-                continue
-            if not text.strip():
-                continue
-            value, problem = parse_json_line(text)
-            if problem is None:
-                yield lineno, value
-            else:
-                yield lineno, _Malformed(f"line {lineno}: not valid JSON ({problem})")
-        return
-    for item in calls:
-        yield None, item
-
-
-class _Malformed(str):
-    """A call that couldn't be parsed, carrying the message to report."""
-
-
-def _unpack(raw: Any) -> tuple[str, Mapping[str, Any], dict[str, Any]] | str:
-    """``(name, arguments, extras)`` from a ``tools/call`` params object, or an error."""
-    if isinstance(raw, _Malformed):
-        return str(raw)
-    if isinstance(raw, Mapping) and "name" not in raw and isinstance(raw.get("params"), Mapping):
-        raw = raw["params"]  # a whole JSON-RPC tools/call request
-    if not isinstance(raw, Mapping):
-        return "a call is an object with a 'name' and an 'arguments' object"
-    name = raw.get("name")
-    if not isinstance(name, str) or not name:
-        return "a call needs a 'name' string"
-    arguments = raw.get("arguments", {})
-    if arguments is None:
-        arguments = {}
-    if not isinstance(arguments, Mapping):
-        return f"{name}: 'arguments' must be an object"
-    extras: dict[str, Any] = {}
-    for key in ("drive_names", "expected_paths"):
-        value = raw.get(key)
-        if value is not None:
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                return f"{name}: '{key}' must be a list of strings"
-            extras[key] = value
-    return name, arguments, extras
-
-
 def iter_call_verdicts(
     policy: Policy,
     calls: Iterable[Any] | str | Path,
@@ -1552,30 +1499,25 @@ def iter_call_verdicts(
 
     ``calls`` is a list of MCP ``tools/call`` params (``{"name": ..., "arguments":
     {...}}``, optionally with ``drive_names``/``expected_paths``) or the path of a JSONL
-    file of them. A malformed call yields a verdict with outcome ``error`` (and its line
-    number for a file); the rest still run. An unreadable file raises :class:`ProbeError`.
+    file of them, read by :func:`localfs_explorer.calls_file.read_calls`. A malformed call
+    yields a verdict with outcome ``error`` whose message names the file and line
+    (``FILE:LINE: ...``); the rest still run. An unreadable file raises :class:`ProbeError`.
     """
     catalog = catalog or default_catalog()
     registration = registration or register_tools(policy, catalog)
     access = _resolve_access(access)
     expected_paths = tuple(expected_paths)
-    for index, (lineno, raw) in enumerate(_read_calls(calls)):
-        unpacked = _unpack(raw)
-        if isinstance(unpacked, str):
-            name = raw.get("name") if isinstance(raw, Mapping) else None
-            message = unpacked if lineno is None or unpacked.startswith("line ") else (
-                f"line {lineno}: {unpacked}"
-            )
+    for index, call in enumerate(read_calls(calls, error=ProbeError)):
+        if isinstance(call, BadCall):
             yield CallVerdict(
-                name=name if isinstance(name, str) else "", registered=False, visible=False,
-                gate="execute", outcome="error", message=message, index=index, line=lineno,
+                name=call.name, registered=False, visible=False, gate="execute",
+                outcome="error", message=call.message, index=index, line=call.line,
             )
             continue
-        name, arguments, extras = unpacked
         yield _probe(
-            policy, name, arguments, over_http, access, catalog, registration,
-            expected_paths + tuple(extras.get("expected_paths", ())), walk_limit,
-            extras.get("drive_names"), discover, index, lineno,
+            policy, call.name, call.arguments, over_http, access, catalog, registration,
+            expected_paths + call.expected_paths, walk_limit, call.drive_names, discover,
+            index, call.line,
         )
 
 
