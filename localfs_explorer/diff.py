@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import locations
 from .calls_file import BadCall, Call, read_calls, unpack_call
+from .paths import show_nul
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -431,7 +432,7 @@ def compare_policies(
                 b = _path_side(b_batch.check(path, op, over_http=over_http))
                 a = _path_side(a_batch.check(path, op, over_http=over_http))
                 result.changes.append(VerdictChange(
-                    kind="path", probe=f"{op} {path}".replace("\0", "\\0"),
+                    kind="path", probe=show_nul(f"{op} {path}"),
                     change=_classify_path(b, a), source=source, path=path, op=op,
                     before=b, after=a,
                 ))

@@ -41,6 +41,8 @@ on the Drive side, and ``export_revision`` of a Sheet (the probe takes the Doc c
 
 from __future__ import annotations
 
+import csv
+import dataclasses
 import functools
 import posixpath
 import re
@@ -48,11 +50,10 @@ import stat as _stat
 import string
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import TYPE_CHECKING, Any, TextIO
 
 from . import locations
 from .calls_file import BadCall, read_calls
@@ -67,6 +68,7 @@ from .catalog import (
 )
 from .discovery import DiscoveryError, DiscoveryLimits, discover_paths, nothing_to_find
 from .errors import LocalfsError
+from .textsafe import csv_text
 from .vocab import Gate, Op, Outcome
 
 if TYPE_CHECKING:
@@ -77,13 +79,20 @@ if TYPE_CHECKING:
     from .policy import Policy
 
 __all__ = [
+    "CALL_COLUMNS",
+    "COLUMNS",
+    "PATH_COLUMNS",
     "CallVerdict",
     "PathVerdict",
     "ProbeError",
+    "VerdictCsv",
+    "decision_row",
     "extract_image_sources",
     "iter_call_verdicts",
     "probe_call",
     "probe_calls",
+    "verdict_rows",
+    "verdicts_frame",
 ]
 
 
@@ -145,10 +154,14 @@ class ProbeError(LocalfsError):
     """A probe input the user supplied that can't be used (e.g. an unreadable calls file)."""
 
 
-class PathVerdict(BaseModel):
-    """The server's verdict on one local path a call touches."""
+# Verdict records are plain slotted dataclasses: the probe builds one for every path it
+# checks (100,000s in a batch), and each field is a value it produced itself, so there is
+# nothing to validate. pydantic stays for what users hand in.
 
-    model_config = ConfigDict(frozen=True)
+
+@dataclass(frozen=True, slots=True)
+class PathVerdict:
+    """The server's verdict on one local path a call touches."""
 
     #: Where the path came from: ``local_path``, ``attachments[0].local_path``, ...
     argument: str
@@ -175,13 +188,12 @@ class PathVerdict(BaseModel):
 
     def to_json_dict(self) -> dict[str, Any]:
         """JSON-ready fields."""
-        return self.model_dump(mode="json")
+        return {name: getattr(self, name) for name in _PATH_FIELDS}
 
 
-class CallVerdict(BaseModel):
+@dataclass(frozen=True, slots=True)
+class CallVerdict:
     """What the model would get back from one tool call."""
-
-    model_config = ConfigDict(frozen=True)
 
     name: str
     registered: bool
@@ -191,8 +203,8 @@ class CallVerdict(BaseModel):
     outcome: Outcome
     #: What the model sees when the call is refused (the exact refusal text), else "".
     message: str = ""
-    paths: list[PathVerdict] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list)
+    paths: list[PathVerdict] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
     #: Position of the call in a batch (0-based), and its line in a JSONL file.
     index: int | None = None
     line: int | None = None
@@ -222,79 +234,7 @@ class CallVerdict(BaseModel):
         return out
 
 
-def _validated(cls: Any, values: dict[str, Any]) -> Any:
-    return cls(**values)
-
-
-def _slot_setter(name: str) -> Any:
-    """The setter of the attribute slot ``name`` that pydantic models keep their state in."""
-    for klass in PathVerdict.__mro__:
-        if name in vars(klass):
-            return vars(klass)[name].__set__
-    raise AttributeError(name)
-
-
-def _trusted(cls: Any, values: dict[str, Any]) -> Any:
-    """An instance of ``cls`` from values the probe produced itself, every field given.
-
-    What ``model_construct`` makes, without its per-field bookkeeping (which costs more
-    than validating): the probe builds a row for every path it checks, and validating
-    values it just produced (a bool from a Decision, a str it formatted) took about a
-    tenth of its time. The slots are set through their own setters, which skips an
-    attribute lookup per slot.
-    """
-    model = _new(cls)
-    _set_dict(model, values)
-    _set_fields_set(model, set(values))
-    _set_extra(model, None)
-    _set_private(model, None)
-    return model
-
-
-def _hash(model: Any) -> int | None:
-    try:
-        return hash(model)
-    except TypeError:  # a frozen model with list fields can't be hashed either way
-        return None
-
-
-def _pick_builder() -> Any:
-    """``_trusted`` when it builds exactly what validation builds, else validation.
-
-    Checked once at import against this pydantic, so a future release that lays models
-    out differently costs speed, never correctness.
-    """
-    row = dict(argument="a", path="p", resolved=None, op="read", tier="catalog",
-               allowed=False, reason="outside_roots", message="m", sensitive=None,
-               kind="path", step="failed", advisory=False)
-    call = dict(name="t", registered=True, visible=True, gate="execute", outcome="ok",
-                message="", paths=[], notes=["n"], index=0, line=None)
-    try:
-        for cls, values in ((PathVerdict, row), (CallVerdict, call)):
-            fast, slow = _trusted(cls, dict(values)), cls(**values)
-            if (
-                fast != slow
-                or fast.model_fields_set != slow.model_fields_set
-                or fast.model_dump() != slow.model_dump()
-                or fast.model_copy(update={"message": "x"}).message != "x"
-                or _hash(fast) != _hash(slow)
-            ):
-                return _validated
-    except Exception:  # any surprise means: keep validating
-        return _validated
-    return _trusted
-
-
-_new = object.__new__
-try:
-    _set_dict, _set_fields_set, _set_extra, _set_private = (
-        _slot_setter(name) for name in
-        ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
-    )
-except AttributeError:  # a pydantic without these slots: validate every row instead
-    _build: Any = _validated
-else:
-    _build = _pick_builder()
+_PATH_FIELDS = tuple(f.name for f in dataclasses.fields(PathVerdict))
 
 
 # --- Markdown / HTML image sources -------------------------------------------------------
@@ -584,24 +524,12 @@ class _CallProbe:
     ) -> PathVerdict:
         """Add one verdict; a refusal either fails the call or makes it partial."""
         allowed = d.allowed
-        # Every field given, from a Decision and this probe's own labels: see _trusted.
-        v: PathVerdict = _build(PathVerdict, {
-            "argument": argument,
-            "path": d.path,
-            "resolved": d.resolved,
-            "op": d.op,
-            "tier": tier,
-            "allowed": allowed,
-            "reason": d.reason,
-            "message": d.message,
-            "sensitive": (
-                sensitive if sensitive is not None
-                else _sensitive_advice(d.path, d.resolved, self.home, self.cwd)
-            ),
-            "kind": kind,
-            "step": None if allowed else step,
-            "advisory": advisory,
-        })
+        v = PathVerdict(
+            argument, d.path, d.resolved, d.op, tier, allowed, d.reason, d.message,
+            sensitive if sensitive is not None
+            else _sensitive_advice(d.path, d.resolved, self.home, self.cwd),
+            kind, None if allowed else step, advisory,
+        )
         self.paths.append(v)
         if not allowed and not advisory:
             if fails_call:
@@ -1471,13 +1399,8 @@ def _probe(
         outcome, message = "partial", ""
     else:
         outcome, message = "ok", ""
-    # Every field given, each produced above: see _trusted.
-    verdict: CallVerdict = _build(CallVerdict, {
-        "name": name, "registered": True, "visible": True, "gate": gate, "outcome": outcome,
-        "message": message, "paths": probe.paths, "notes": probe.notes, "index": index,
-        "line": line,
-    })
-    return verdict
+    return CallVerdict(name, True, True, gate, outcome, message, probe.paths, probe.notes,
+                       index, line)
 
 
 # --- Many calls ----------------------------------------------------------------------------
@@ -1521,12 +1444,27 @@ def iter_call_verdicts(
         )
 
 
-#: DataFrame columns of :func:`probe_calls`, in order.
-COLUMNS: tuple[str, ...] = (
+# --- The one verdict table ------------------------------------------------------------------
+#
+# One row per (call, path): CSV (``probe --csv``), the report (CSV, JSON, HTML), the
+# DataFrame of :func:`probe_calls` and the dashboard's tables all take their columns from
+# here and their rows from :func:`verdict_rows` / :func:`decision_row`. Rows hold the
+# values as they are (a NUL stays a NUL); what shows them applies
+# :func:`localfs_explorer.paths.show_nul`.
+
+#: Columns that describe the call, repeated on each of its rows.
+CALL_COLUMNS: tuple[str, ...] = (
     "call", "line", "name", "registered", "visible", "gate", "outcome", "message",
-    "argument", "path", "resolved", "op", "tier", "allowed", "reason", "path_message",
-    "sensitive", "kind", "step", "advisory", "notes",
 )
+#: Columns that describe one path (``path_message`` is the path's refusal text).
+PATH_COLUMNS: tuple[str, ...] = (
+    "argument", "path", "resolved", "op", "tier", "allowed", "reason", "path_message",
+    "sensitive", "kind", "step", "advisory",
+)
+#: The verdict table's columns, in order.
+COLUMNS: tuple[str, ...] = (*CALL_COLUMNS, *PATH_COLUMNS, "notes")
+
+_NO_PATH = dict.fromkeys(PATH_COLUMNS)
 
 
 def verdict_rows(verdict: CallVerdict) -> list[dict[str, Any]]:
@@ -1535,23 +1473,50 @@ def verdict_rows(verdict: CallVerdict) -> list[dict[str, Any]]:
         "call": verdict.index, "line": verdict.line, "name": verdict.name,
         "registered": verdict.registered, "visible": verdict.visible, "gate": verdict.gate,
         "outcome": verdict.outcome, "message": verdict.message,
-        "notes": "; ".join(verdict.notes),
     }
+    notes = "; ".join(verdict.notes)
     if not verdict.paths:
-        empty = dict.fromkeys(
-            ("argument", "path", "resolved", "op", "tier", "allowed", "reason",
-             "path_message", "sensitive", "kind", "step", "advisory")
-        )
-        return [{**base, **empty}]
-    rows = []
-    for p in verdict.paths:
-        rows.append({
-            **base, "argument": p.argument, "path": p.path, "resolved": p.resolved,
-            "op": p.op, "tier": p.tier, "allowed": p.allowed, "reason": p.reason,
-            "path_message": p.message, "sensitive": p.sensitive, "kind": p.kind,
-            "step": p.step, "advisory": p.advisory,
-        })
-    return rows
+        return [{**base, **_NO_PATH, "notes": notes}]
+    return [{
+        **base, "argument": p.argument, "path": p.path, "resolved": p.resolved,
+        "op": p.op, "tier": p.tier, "allowed": p.allowed, "reason": p.reason,
+        "path_message": p.message, "sensitive": p.sensitive, "kind": p.kind,
+        "step": p.step, "advisory": p.advisory, "notes": notes,
+    } for p in verdict.paths]
+
+
+def decision_row(decision: Decision) -> dict[str, Any]:
+    """A path checked alone (``check``, the Paths tab), as a row of the same table."""
+    row: dict[str, Any] = dict.fromkeys(COLUMNS)
+    row.update({
+        "path": decision.path, "resolved": decision.resolved, "op": decision.op,
+        "allowed": decision.allowed, "reason": decision.reason,
+        "path_message": decision.message, "kind": "check",
+    })
+    return row
+
+
+class VerdictCsv:
+    """The verdict table as CSV, written one call at a time (``probe --csv``, the dashboard's
+    batch download): the header first, every cell by :func:`~localfs_explorer.textsafe.csv_text`.
+    """
+
+    def __init__(self, out: TextIO) -> None:
+        self._writer = csv.writer(out)
+        self._writer.writerow(COLUMNS)
+
+    def write(self, verdict: CallVerdict) -> None:
+        """The rows of one call."""
+        self._writer.writerows([csv_text(row[c]) for c in COLUMNS] for row in verdict_rows(verdict))
+
+
+def verdicts_frame(verdicts: Iterable[CallVerdict]) -> pd.DataFrame:
+    """The verdict table of ``verdicts`` as a DataFrame, one row per (call, path)."""
+    from .optional import pandas  # only this view needs pandas
+
+    pd = pandas("the verdict table's DataFrame")
+    rows = [row for verdict in verdicts for row in verdict_rows(verdict)]
+    return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
 def probe_calls(
@@ -1564,11 +1529,4 @@ def probe_calls(
     visibility, gate, outcome and message, then each path's argument, path, resolved
     path, operation, tier, verdict, reason and refusal text (``path_message``).
     """
-    from .optional import pandas  # only this view needs pandas
-
-    pd = pandas("probe_calls' DataFrame")
-
-    rows: list[dict[str, Any]] = []
-    for verdict in iter_call_verdicts(policy, calls, **options):
-        rows.extend(verdict_rows(verdict))
-    return pd.DataFrame(rows, columns=list(COLUMNS))
+    return verdicts_frame(iter_call_verdicts(policy, calls, **options))

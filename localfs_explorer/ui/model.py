@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import json
 import logging
 import os
@@ -49,7 +50,6 @@ from ..fs.spec import list_example_hosts
 from ..handoff import ANY_OUTPUT_NAME_ENV, HOST_FS_ENV
 from ..policy import TRANSPORTS
 from ..secrets import hide_everywhere, is_secret_key, scrub, secret_values
-from ..textsafe import csv_cell
 from ..userfiles import MAX_FILE_BYTES, parse_json, read_text, size_limit_text
 
 if TYPE_CHECKING:
@@ -541,15 +541,13 @@ class ExplorerModel(HasTraits):
 
     def batch_csv(self) -> bytes:
         """The batch result as CSV (one row per call and path), as the CLI writes it."""
-        import pandas as pd  # only the download needs pandas
+        from ..probe import VerdictCsv
 
-        from ..probe import COLUMNS, verdict_rows
-
-        rows: list[dict[str, Any]] = []
+        buffer = io.StringIO()
+        table = VerdictCsv(buffer)
         for v in self.batch_verdicts:
-            rows.extend(verdict_rows(v))
-        frame = pd.DataFrame(rows, columns=list(COLUMNS)).apply(lambda c: c.map(csv_cell))
-        return frame.to_csv(index=False).encode("utf-8")
+            table.write(v)
+        return buffer.getvalue().encode("utf-8")
 
     # ------------------------------------------------------------------ stages
 
