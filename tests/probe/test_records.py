@@ -1,5 +1,6 @@
-"""One verdict table: every output of probed calls and checked paths has the same columns,
-built by the same row builder, and shows a NUL byte in a path the same way."""
+"""The verdict records and the one verdict table (localfs_explorer.probe.records): every
+output of probed calls and checked paths has the same columns, built by the same row
+builder, and shows a NUL byte in a path the same way."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import io
 import json
 
 import pytest
+from conftest import Layout
+from probe_support import probe_call
 
 from localfs_explorer import load_env, resolve_policy
 from localfs_explorer.cli import main
@@ -108,3 +111,25 @@ def test_a_nul_in_a_path_shows_as_backslash_zero_everywhere(policy, verdicts) ->
     assert paths_frame([policy.check(NUL_PATH, "read")])["path"].tolist() == [shown]
     # The data itself keeps the NUL: only what shows it escapes it.
     assert any(row["path"] == NUL_PATH for v in verdicts for row in verdict_rows(v))
+
+
+
+def test_verdicts_are_plain_frozen_records(layout: Layout) -> None:
+    import dataclasses
+
+    from localfs_explorer.probe import CallVerdict, PathVerdict
+
+    policy = layout.roots()
+    v = probe_call(policy, "send_message", {"attachments": [
+        {"local_path": str(layout.data / "report.csv")},
+        {"local_path": str(layout.app / "token.json")},
+    ]})
+    assert v.outcome == "refused" and len(v.paths) == 2
+    for p in v.paths:
+        again = PathVerdict(**p.to_json_dict())
+        assert p == again and hash(p) == hash(again)
+        assert not hasattr(p, "__dict__")  # slotted: cheap to build one per path
+    assert v == CallVerdict(**{f.name: getattr(v, f.name) for f in dataclasses.fields(v)})
+    assert dataclasses.replace(v, index=4).index == 4 and v.index is None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        v.paths[0].allowed = True  # type: ignore[misc]
