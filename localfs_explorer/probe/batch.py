@@ -70,4 +70,5 @@ def probe_calls(
     visibility, gate, outcome and message, then each path's argument, path, resolved
     path, operation, tier, verdict, reason and refusal text (``path_message``).
     """
-    return verdicts_frame(iter_call_verdicts(policy, calls, **options))
+    return verdicts_frame(iter_call_verdicts(policy, calls, **options),
+                          wanted_by="probe_calls' DataFrame")

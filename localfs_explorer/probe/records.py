@@ -177,10 +177,15 @@ class VerdictCsv:
         self._writer.writerows([csv_text(row[c]) for c in COLUMNS] for row in verdict_rows(verdict))
 
 
-def verdicts_frame(verdicts: Iterable[CallVerdict]) -> pd.DataFrame:
-    """The verdict table of ``verdicts`` as a DataFrame, one row per (call, path)."""
+def verdicts_frame(verdicts: Iterable[CallVerdict], *,
+                   wanted_by: str = "the verdict table's DataFrame") -> pd.DataFrame:
+    """The verdict table of ``verdicts`` as a DataFrame, one row per (call, path).
+
+    Without pandas, :class:`~localfs_explorer.optional.MissingDependency` names
+    ``wanted_by``, what the caller asked for, before any verdict is computed.
+    """
     from ..optional import pandas  # only this view needs pandas
 
-    pd = pandas("the verdict table's DataFrame")
+    pd = pandas(wanted_by)
     rows = [row for verdict in verdicts for row in verdict_rows(verdict)]
     return pd.DataFrame(rows, columns=list(COLUMNS))
