@@ -45,7 +45,7 @@ from pydantic import (
     model_validator,
 )
 
-from . import userfiles
+from . import locations, userfiles
 from .errors import LocalfsError
 
 if TYPE_CHECKING:  # the engine is imported only for type hints, keeping this module light
@@ -74,31 +74,8 @@ Op = Literal["read", "write", "direction"]
 Direction = Literal["upload", "download", "bidirectional"]
 DIRECTIONS: tuple[str, ...] = ("upload", "download", "bidirectional")
 
-# One segment of a location: an argument or key name, optionally marked as a list.
-_SEGMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*(\[\])?$")
-
-
 class CatalogError(LocalfsError):
     """A catalog file or ``tools/list`` result that can't be read or has a bad entry."""
-
-
-def _check_location(value: str) -> str:
-    if not value or any(not _SEGMENT.match(seg) for seg in value.split(".")):
-        raise ValueError(
-            f"location {value!r} must be dot-separated names, each optionally ending in [] "
-            "(e.g. local_path or attachments[].local_path)"
-        )
-    return value
-
-
-@functools.lru_cache(maxsize=1024)
-def _segments(location: str) -> tuple[tuple[str, bool], ...]:
-    """``"a[].b"`` -> ``(("a", True), ("b", False))``."""
-    out = []
-    for seg in location.split("."):
-        is_list = seg.endswith("[]")
-        out.append((seg[:-2] if is_list else seg, is_list))
-    return tuple(out)
 
 
 def iter_locations(arguments: Any, location: str) -> Iterator[tuple[str, Any]]:
@@ -106,39 +83,9 @@ def iter_locations(arguments: Any, location: str) -> Iterator[tuple[str, Any]]:
 
     The label spells the concrete position, e.g. ``attachments[1].local_path``. Missing
     keys, ``None`` values and items of the wrong shape yield nothing: the server would
-    treat them as "not given".
+    treat them as "not given". The grammar is :mod:`localfs_explorer.locations`'.
     """
-    segs = _segments(location)
-    if len(segs) == 1 and not segs[0][1]:
-        # A top-level argument, the common case: no recursion needed.
-        if isinstance(arguments, Mapping):
-            value = arguments.get(location)
-            if value is not None:
-                yield location, value
-        return
-    yield from _walk_location(arguments, segs, "")
-
-
-def _walk_location(
-    node: Any, segs: tuple[tuple[str, bool], ...], prefix: str
-) -> Iterator[tuple[str, Any]]:
-    if not segs:
-        if node is not None:
-            yield prefix, node
-        return
-    if not isinstance(node, Mapping):
-        return
-    (name, is_list), rest = segs[0], segs[1:]
-    label = f"{prefix}.{name}" if prefix else name
-    if name not in node:
-        return
-    value = node[name]
-    if not is_list:
-        yield from _walk_location(value, rest, label)
-        return
-    if isinstance(value, (list, tuple)):
-        for i, item in enumerate(value):
-            yield from _walk_location(item, rest, f"{label}[{i}]")
+    return locations.iter_values(arguments, location)
 
 
 class _Frozen(BaseModel):
@@ -190,17 +137,17 @@ class PathParam(_Frozen):
     @field_validator("location")
     @classmethod
     def _loc(cls, v: str) -> str:
-        return _check_location(v)
+        return locations.check_plain(v)
 
     @field_validator("alternative")
     @classmethod
     def _alt(cls, v: str | None) -> str | None:
-        return None if v is None else _check_location(v)
+        return None if v is None else locations.check_plain(v)
 
     @property
     def argument(self) -> str:
         """The top-level argument name the location starts with."""
-        return _segments(self.location)[0][0]
+        return locations.top_argument(self.location)
 
 
 class ImageParam(_Frozen):
@@ -216,7 +163,7 @@ class ImageParam(_Frozen):
     @field_validator("location")
     @classmethod
     def _loc(cls, v: str) -> str:
-        return _check_location(v)
+        return locations.check_plain(v)
 
 
 class Argument(_Frozen):
@@ -409,8 +356,8 @@ class Tool(_Frozen):
     @functools.cached_property
     def described_arguments(self) -> frozenset[str]:
         """Top-level arguments described whole (``local_path``, not ``attachments``)."""
-        return frozenset(loc for loc in self.described_locations if _SEGMENT.match(loc)
-                         and not loc.endswith("[]"))
+        return frozenset(loc for loc in self.described_locations
+                         if locations.is_argument_name(loc))
 
 
 class Catalog(_Frozen):
@@ -586,7 +533,7 @@ def layer_catalog(server: Mapping[str, Any], local: Mapping[str, Any], *,
             declared = {a["name"] for a in arguments}
             for key in ("params", "image_params"):
                 for p in extra.get(key, ()):
-                    top = _segments(_check_location(p["location"]))[0][0]
+                    top = locations.top_argument(locations.check_plain(p["location"]))
                     if top not in declared:
                         raise CatalogError(f"{source}: tool {name!r}: {p['location']!r} is "
                                            "not an argument the server declares")
@@ -771,7 +718,7 @@ def _guess_params(
     required = set(schema.get("required") or ())
     tool_writes = "download" in _words(tool_name) or "save" in _words(tool_name)
     for name, sub in props.items():
-        if not isinstance(sub, Mapping) or not _SEGMENT.match(name):
+        if not isinstance(sub, Mapping) or not locations.is_argument_name(name):
             continue
         location = f"{prefix}{name}"
         opt = optional or name not in required

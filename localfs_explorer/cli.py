@@ -436,12 +436,30 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
                     ScrubbingWriter(safe_err, secrets))
 
 
+class _StdinNamed:
+    """A text stream that shows the scratch file holding stdin as ``<stdin>``."""
+
+    def __init__(self, stream: Any, saved: str) -> None:
+        self._stream = stream
+        self._saved = saved
+
+    def write(self, text: str) -> int:
+        self._stream.write(text.replace(self._saved, "<stdin>"))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def _run(handler: Command, args: argparse.Namespace, stdin: TextIO | None, out: Any,
          err: Any) -> int:
     with tempfile.TemporaryDirectory(prefix="localfs-explorer-") as scratch:
         saved = None
         try:
             saved = stdin_to_file(args, stdin or sys.stdin, scratch)
+            if saved:
+                # Per-line errors (``FILE:LINE: ...``) name stdin, not the scratch file.
+                out, err = _StdinNamed(out, saved), _StdinNamed(err, saved)
             return handler(args, out, err)
         except LocalfsError as exc:  # every user-facing error, UsageError included
             message = str(exc)

@@ -32,7 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .userfiles import parse_json_line, read_text
+from . import locations
+from .calls_file import BadCall, Call, read_calls, unpack_call
+from .paths import show_nul
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -117,6 +119,8 @@ class DiffResult:
     """Every probe's change, and counts."""
 
     changes: list[VerdictChange] = field(default_factory=list)
+    #: The given calls that couldn't be asked: ``FILE:LINE: what is wrong`` each.
+    errors: list[str] = field(default_factory=list)
 
     def _repr_html_(self) -> str:
         """Rich display in a notebook (the dashboard's renderer)."""
@@ -155,7 +159,10 @@ class DiffResult:
     def to_dict(self, *, include_unchanged: bool = False) -> dict[str, Any]:
         """JSON-ready: counts and the changed probes (all probes with ``include_unchanged``)."""
         rows = self.changes if include_unchanged else self.changed
-        return {"counts": self.counts(), "changes": [c.to_dict() for c in rows]}
+        out: dict[str, Any] = {"counts": self.counts(), "changes": [c.to_dict() for c in rows]}
+        if self.errors:
+            out["errors"] = list(self.errors)
+        return out
 
 
 # ---------------------------------------------------------------------------- probe set
@@ -212,26 +219,6 @@ def generate_paths(*policies: Policy) -> list[tuple[str, str]]:
     return list(seen.items())
 
 
-def _set_location(arguments: dict[str, Any], location: str, value: Any) -> None:
-    """Put ``value`` at a catalog location (``attachments[].local_path``) in ``arguments``."""
-    node: Any = arguments
-    segments = location.split(".")
-    for i, seg in enumerate(segments):
-        last = i == len(segments) - 1
-        is_list = seg.endswith("[]")
-        name = seg[:-2] if is_list else seg
-        if is_list:
-            items = node.setdefault(name, [{}] if not last else [])
-            if last:
-                items.append(value)
-                return
-            node = items[0]
-        elif last:
-            node[name] = value
-        else:
-            node = node.setdefault(name, {})
-
-
 def _call_for(tool: Tool, place: str, *, walk_only: bool = False) -> dict[str, Any]:
     arguments: dict[str, Any] = {}
     for param in tool.params:
@@ -242,12 +229,12 @@ def _call_for(tool: Tool, place: str, *, walk_only: bool = False) -> dict[str, A
             # Beside the other paths, not around them: a tool refuses to write its
             # result inside the folder it walks.
             value = posixpath.join(place, "probe-folder")
-        _set_location(arguments, param.location, value)
+        locations.set_value(arguments, param.location, value)
     for image in tool.image_params:
-        if image.in_file or "[]" in image.location:
+        if image.in_file or None in locations.parse_location(image.location):
             continue  # the Markdown lives inside a file the probe doesn't read
         source = posixpath.join(place, "probe.png")
-        _set_location(arguments, image.location, f"![probe]({source})")
+        locations.set_value(arguments, image.location, f"![probe]({source})")
         if any(a.name == "content_format" for a in tool.arguments or ()):
             arguments["content_format"] = "markdown"
     if tool.walks and any(a.name == "recursive" and "boolean" in a.types
@@ -276,6 +263,7 @@ def generate_calls(*policies: Policy, catalog: Catalog | None = None) -> list[tu
         else:
             targets = list(places.items())
         for place, why in targets:
+            variants: list[dict[str, Any]]
             if not place:
                 variants = [{"name": tool.name, "arguments": tool.complete_arguments({})}]
             elif tool.walks and len(tool.params) > 1:
@@ -283,7 +271,7 @@ def generate_calls(*policies: Policy, catalog: Catalog | None = None) -> list[tu
             else:
                 variants = [_call_for(tool, place)]
             for call in variants:
-                key = _call_label(call)
+                key = _call_label(call["name"], call["arguments"])
                 if key not in seen:
                     seen.add(key)
                     calls.append((call, f"catalog tool {tool.name} at {why}"))
@@ -313,9 +301,9 @@ def elide_common_start(before: str, after: str) -> tuple[str, str]:
 
 
 
-def _call_label(call: Mapping[str, Any]) -> str:
-    args = json.dumps(call.get("arguments", {}), ensure_ascii=False, sort_keys=True)
-    return f"{call.get('name')} {args}"
+def _call_label(name: str, arguments: Mapping[str, Any]) -> str:
+    args = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+    return f"{name} {args}"
 
 
 def _path_side(d: Any) -> dict[str, Any]:
@@ -392,24 +380,6 @@ def _classify_call(before: CallVerdict, after: CallVerdict) -> tuple[str, str]:
     return "unchanged", ""
 
 
-def _read_calls(calls: Iterable[Any] | str | Path) -> list[Any]:
-    """Calls as a list: JSONL files are read (a malformed line is kept as its error)."""
-    if isinstance(calls, (str, Path)):
-        from .probe import ProbeError
-
-        text = read_text(calls, ProbeError)
-        out: list[Any] = []
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            value, problem = parse_json_line(line)
-            if problem is not None:
-                raise ProbeError(f"{calls}:{number}: not valid JSON ({problem})")
-            out.append(value)
-        return out
-    return list(calls)
-
-
 def compare_policies(
     before: Policy,
     after: Policy,
@@ -440,48 +410,51 @@ def compare_policies(
 
     catalog = catalog or default_catalog()
     path_probes: dict[str, str] = {p: "given" for p in paths}
-    call_probes: list[tuple[Any, str]] = [(c, "given") for c in _read_calls(calls)]
+    from .probe import ProbeError
+
+    result = DiffResult()
+    call_probes: list[tuple[Call, str]] = []
+    for call in read_calls(calls, error=ProbeError):
+        if isinstance(call, BadCall):
+            result.errors.append(call.message)  # the one rule: noted, the rest still run
+        else:
+            call_probes.append((call, "given"))
     if generated:
         for path, why in generate_paths(before, after):
             path_probes.setdefault(path, f"generated: {why}")
-        call_probes.extend((c, f"generated: {why}")
-                           for c, why in generate_calls(before, after, catalog=catalog))
-    result = DiffResult()
+        for raw, why in generate_calls(before, after, catalog=catalog):
+            generated_call = unpack_call(raw)
+            assert isinstance(generated_call, Call)  # built here, always well-formed
+            call_probes.append((generated_call, f"generated: {why}"))
     with before.many_checks() as b_batch, after.many_checks() as a_batch:
         for path, source in path_probes.items():
             for op in ops:
                 b = _path_side(b_batch.check(path, op, over_http=over_http))
                 a = _path_side(a_batch.check(path, op, over_http=over_http))
                 result.changes.append(VerdictChange(
-                    kind="path", probe=f"{op} {path}".replace("\0", "\\0"),
+                    kind="path", probe=show_nul(f"{op} {path}"),
                     change=_classify_path(b, a), source=source, path=path, op=op,
                     before=b, after=a,
                 ))
     b_reg, a_reg = register_tools(before, catalog), register_tools(after, catalog)
     seen_calls: set[str] = set()
-    for raw, source in call_probes:
-        call = raw.get("params", raw) if isinstance(raw, Mapping) and "name" not in raw \
-            else raw
-        if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
-            from .probe import ProbeError
-
-            raise ProbeError(f"a call must be an object with a 'name': {raw!r}"[:200])
-        label = _call_label(call)
+    for call, source in call_probes:
+        label = _call_label(call.name, call.arguments)
         if label in seen_calls:
             continue
         seen_calls.add(label)
         options: dict[str, Any] = {"over_http": over_http, "catalog": catalog,
                                    "walk_limit": walk_limit,
-                   "drive_names": call.get("drive_names"),
-                   "expected_paths": call.get("expected_paths") or ()}
-        arguments = call.get("arguments") or {}
-        vb = probe_call(before, call["name"], arguments, access=before_access,
+                   "drive_names": call.drive_names,
+                   "expected_paths": call.expected_paths}
+        arguments = call.arguments
+        vb = probe_call(before, call.name, arguments, access=before_access,
                         registration=b_reg, **options)
-        va = probe_call(after, call["name"], arguments, access=after_access,
+        va = probe_call(after, call.name, arguments, access=after_access,
                         registration=a_reg, **options)
         change, detail = _classify_call(vb, va)
         result.changes.append(VerdictChange(
-            kind="call", probe=label, change=change, source=source, tool=call["name"],
+            kind="call", probe=label, change=change, source=source, tool=call.name,
             arguments=dict(arguments), before=_call_side(vb), after=_call_side(va),
             detail=detail,
         ))

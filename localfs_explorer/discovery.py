@@ -70,6 +70,7 @@ from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import locations
 from .errors import LocalfsError
 from .sensitive import sensitive_reason
 
@@ -646,8 +647,8 @@ def _mapping_children(
     same = label == generic  # no list above: both spellings are one string
     for k, v in value.items():
         key = str(k)
-        child = _child(label, key)
-        yield child, child if same else _child(generic, key), key, v
+        child = locations.child_label(label, key)
+        yield child, child if same else locations.child_label(generic, key), key, v
 
 
 def _has_dot(word: str) -> bool:
@@ -674,66 +675,15 @@ _LEAF_TYPES = frozenset({int, float, bool, type(None)})
 
 # --- argument locations --------------------------------------------------------------------------
 
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
-_SEGMENT = re.compile(r'\.?([A-Za-z0-9_\-]+)|\[(\d*)\]|\["((?:[^"\\]|\\.)*)"\]')
-
-
-@lru_cache(maxsize=4096)
-def _child(label: str, key: str) -> str:
-    """How the walk labels ``key`` below ``label`` (``a.b``, ``a["odd key"]``)."""
-    # Cached: every call of a tool repeats the same argument names.
-    if _IDENTIFIER.match(key):
-        return f"{label}.{key}" if label else key
-    quoted = key.replace("\\", "\\\\").replace('"', '\\"')
-    return f'{label}["{quoted}"]'
-
-
-@lru_cache(maxsize=1024)
-def _parse_location(location: str) -> tuple[str | int | None, ...]:
-    """``a.b[0].c`` / ``a[].b`` / ``["odd key"]`` → keys, indexes and None for ``[]``.
-
-    Cached (hence a tuple): a batch names the same few locations in every call.
-    """
-    segments: list[str | int | None] = []
-    pos = 0
-    while pos < len(location):
-        match = _SEGMENT.match(location, pos)
-        if not match or match.end() == pos or (pos == 0 and location.startswith(".")):
-            raise DiscoveryError(f"checkpaths location {location!r} can't be parsed at "
-                                 f"character {pos + 1}")
-        key, index, quoted = match.groups()
-        if key is not None:
-            segments.append(key)
-        elif quoted is not None:
-            segments.append(re.sub(r"\\(.)", r"\1", quoted))
-        else:
-            segments.append(int(index) if index else None)
-        pos = match.end()
-    if not segments:
-        raise DiscoveryError("checkpaths location is empty")
-    return tuple(segments)
-
-
-def _select(arguments: Mapping[str, Any], location: str) -> Iterator[tuple[str, Any]]:
+def _select(arguments: Mapping[str, Any], location: str) -> list[tuple[str, Any]]:
     """``(label, value)`` for every value at ``location``; ``[]`` means every item."""
     if location in arguments:
         # A top-level key spelt exactly as given wins over reading it as a location.
-        yield _child("", location), arguments[location]
-        return
-    found: list[tuple[str, Any]] = [("", arguments)]
-    for segment in _parse_location(location):
-        step: list[tuple[str, Any]] = []
-        for label, value in found:
-            if isinstance(segment, str):
-                if isinstance(value, Mapping) and segment in value:
-                    step.append((_child(label, segment), value[segment]))
-            elif isinstance(value, (list, tuple)):
-                if segment is None:
-                    step.extend((f"{label}[{i}]", v) for i, v in enumerate(value))
-                elif segment < len(value):
-                    step.append((f"{label}[{segment}]", value[segment]))
-        found = step
-    yield from found
+        return [(locations.child_label("", location), arguments[location])]
+    try:
+        return locations.values_at(arguments, location, keep_none=True)
+    except locations.LocationError as exc:
+        raise DiscoveryError(f"checkpaths {exc}") from None
 
 
 def _strings_at(label: str, value: Any) -> Iterator[tuple[str, str]]:
@@ -744,13 +694,6 @@ def _strings_at(label: str, value: Any) -> Iterator[tuple[str, str]]:
         for i, item in enumerate(value):
             if isinstance(item, (str, PathLike)):
                 yield f"{label}[{i}]", fspath(item)
-
-
-_LABEL_PART = re.compile(r'\.?[A-Za-z_][A-Za-z0-9_\-]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\]')
-
-
-def _generic(label: str) -> str:
-    return re.sub(r"\[\d+\]", "[]", label)
 
 
 _SKIPPED, _DATA_NAME, _SEARCHED, _PLAIN_NAME = 0, 1, 2, 3
@@ -793,7 +736,7 @@ class _Skip:
         key = (generic, name, item)
         found = self.kinds.get(key)
         if found is None:
-            label = f"{generic}[]" if item else _child(generic, name)
+            label = f"{generic}[]" if item else locations.child_label(generic, name)
             if label in self.exact or label in self.generic:
                 kind = _SKIPPED
             else:
@@ -811,12 +754,8 @@ class _Skip:
 
     def covers_path(self, label: str) -> bool:
         """Whether the value at ``label`` or any value above it is skipped."""
-        prefix = ""
-        for match in _LABEL_PART.finditer(label):
-            prefix += match.group(0)
-            if self.covers(prefix, _generic(prefix)):
-                return True
-        return False
+        return any(self.covers(prefix, locations.generic_label(prefix))
+                   for prefix in locations.label_prefixes(label))
 
 
 @lru_cache(maxsize=256)
@@ -833,16 +772,9 @@ def _canonical(location: str) -> str:
     catalog's odd argument name ("my file") still works.
     """
     try:
-        segments = _parse_location(location)
-    except DiscoveryError:
-        return _child("", location)
-    label = ""
-    for segment in segments:
-        if isinstance(segment, str):
-            label = _child(label, segment)
-        else:
-            label += "[]" if segment is None else f"[{segment}]"
-    return label
+        return locations.format_location(locations.parse_location(location))
+    except locations.LocationError:
+        return locations.child_label("", location)
 
 
 # --- entry point -------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Path comparisons the policy and the check share: containment and case folding.
+"""Path comparisons the policy and the check share: containment and case folding; and the
+one rule for showing a NUL byte in a path.
 
 Pure string functions on already-resolved paths; nothing here touches a filesystem.
 Kept apart from :mod:`localfs_explorer.policy` so that the check can use them without
@@ -12,7 +13,17 @@ import posixpath
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 
-__all__ = ["containment_prefixes", "fold", "is_within", "normcase"]
+__all__ = ["containment_prefixes", "fold", "is_within", "normcase", "show_nul"]
+
+
+def show_nul(text: str) -> str:
+    """``text`` with each NUL byte shown as ``\\0``.
+
+    A NUL can't be in a real path (the server refuses it as invalid), but a call can carry
+    one; every table, report and page shows it the same visible way, never as a raw NUL
+    that a terminal drops or a CSV reader chokes on.
+    """
+    return text.replace("\0", "\\0") if "\0" in text else text
 
 
 def is_within(path: str, directory: str) -> bool:

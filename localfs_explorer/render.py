@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .paths import show_nul
 from .secrets import is_secret_key, scrub_hidden, shown_value
 
 #: Rows shown in one HTML table; the rest are summarised, so a pasted list of 50,000
@@ -144,7 +145,7 @@ def esc(value: Any) -> str:
         return ""
     # Every value the page shows passes here: a secret that found its way into another
     # setting (a root built with ${CREDENTIALS_CONFIG}) is masked wherever it lands.
-    return html.escape(scrub_hidden(str(value)).replace("\0", "\\0"), quote=True)
+    return html.escape(show_nul(scrub_hidden(str(value))), quote=True)
 
 
 def path_html(path: Any) -> str:

@@ -32,8 +32,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 
 from .errors import LocalfsError
+from .probe import COLUMNS, CallVerdict, decision_row, verdict_rows
 from .secrets import masked, scrub, scrub_noted, secret_values
-from .textsafe import csv_cell
+from .textsafe import csv_text, table_text
 from .userfiles import write_output
 
 if TYPE_CHECKING:
@@ -163,20 +164,8 @@ def config_section(policy: Policy, title: str = "Configuration") -> Section:
 
 # ------------------------------------------------------------------------------ batch
 
-BATCH_COLUMNS: tuple[str, ...] = (
-    "call", "line", "name", "registered", "visible", "gate", "outcome", "message",
-    "argument", "path", "resolved", "op", "tier", "allowed", "reason", "path_message",
-    "sensitive", "kind", "step", "advisory", "notes",
-)
-
-
-def _decision_row(d: Decision) -> dict[str, Any]:
-    row: dict[str, Any] = dict.fromkeys(BATCH_COLUMNS)
-    row.update({
-        "path": d.path.replace("\0", "\\0"), "resolved": d.resolved, "op": d.op,
-        "allowed": d.allowed, "reason": d.reason, "path_message": d.message, "kind": "check",
-    })
-    return row
+#: The batch report's columns: the one verdict table's (see :mod:`localfs_explorer.probe`).
+BATCH_COLUMNS = COLUMNS
 
 
 def _batch_rows(data: Any) -> list[dict[str, Any]]:
@@ -184,8 +173,6 @@ def _batch_rows(data: Any) -> list[dict[str, Any]]:
         return []
     if hasattr(data, "to_dict") and hasattr(data, "columns"):  # a pandas DataFrame
         return [{k: _plain(v) for k, v in r.items()} for r in data.to_dict("records")]
-    from .probe import CallVerdict, verdict_rows
-
     rows: list[dict[str, Any]] = []
     for item in data:
         if isinstance(item, CallVerdict):
@@ -211,7 +198,7 @@ def batch_report(
     are :class:`~localfs_explorer.check.Decision` objects from ``policy.check``.
     """
     rows = _batch_rows(calls)
-    rows.extend(_decision_row(d) for d in decisions)
+    rows.extend(decision_row(d) for d in decisions)
     reasons = Counter(r["reason"] for r in rows if r.get("reason"))
     calls_seen: dict[Any, dict[str, Any]] = {}
     for r in rows:
@@ -364,12 +351,7 @@ def exposure_report(
 
 
 def _cell(value: Any) -> str:
-    value = _plain(value)
-    if value is None:
-        return ""
-    if isinstance(value, (list, dict)):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value).replace("\0", "\\0")
+    return table_text(_plain(value))
 
 
 def to_csv(report: Report) -> str:
@@ -378,7 +360,7 @@ def to_csv(report: Report) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(report.columns)
     for row in report.rows:
-        writer.writerow([csv_cell(_cell(row.get(c))) for c in report.columns])
+        writer.writerow([csv_text(_plain(row.get(c))) for c in report.columns])
     return buffer.getvalue()
 
 

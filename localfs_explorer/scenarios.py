@@ -66,6 +66,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .config import ConfigError, ServerConfig, resolve_config
 from .errors import LocalfsError
+from .paths import show_nul
 from .secrets import masked, scrub
 from .userfiles import check_nesting, read_text
 from .vocab import DENY_LABELS, OUTCOMES, REASONS, Gate, ModeName, Op, Outcome, Reason, Transport
@@ -921,10 +922,6 @@ def _deny_setting(d: Decision) -> str | None:
     return d.deny_setting
 
 
-def _shown_path(path: str) -> str:
-    return path.replace("\0", "\\0")
-
-
 class _ScenarioRunner:
     def __init__(self, file: str, scenario: Scenario, built: BuiltConfig,
                  lines: Mapping[tuple[Any, ...], int], index: int, coverage: Coverage) -> None:
@@ -1016,7 +1013,7 @@ class _ScenarioRunner:
         return r
 
     def run_path(self, case: PathCase, j: int) -> CaseResult:
-        name = case.label or f"{case.op} {_shown_path(case.path)}"
+        name = case.label or f"{case.op} {show_nul(case.path)}"
         r = self.case("path", name, self.line("path", j))
         try:
             d = self.built.policy.check(case.path, case.op,
@@ -1086,13 +1083,13 @@ class _ScenarioRunner:
     @staticmethod
     def _compare_call_path(m: list[Mismatch], want: CallPathCase, k: int,
                            v: CallVerdict) -> None:
-        label = f"path {_shown_path(want.path)}"
+        label = f"path {show_nul(want.path)}"
         candidates = [p for p in v.paths if p.path == want.path
                       and (want.kind is None or p.kind == want.kind)
                       and (want.argument is None or p.argument == want.argument)]
         if not candidates:
             m.append(Mismatch(f"{label}", "present in the call's verdict",
-                              [_shown_path(p.path) for p in v.paths]))
+                              [show_nul(p.path) for p in v.paths]))
             return
         p = candidates[0]
         sub: list[Mismatch] = []
@@ -1155,7 +1152,7 @@ def _call_trace(v: CallVerdict) -> list[str]:
         verdict = "allowed" if p.allowed else f"refused [{p.reason}]"
         step = f" ({p.step})" if p.step else ""
         extra = " advisory" if p.advisory else ""
-        lines.append(f"{p.kind:<10} {p.argument}: {p.op} {_shown_path(p.path)} -> "
+        lines.append(f"{p.kind:<10} {p.argument}: {p.op} {show_nul(p.path)} -> "
                      f"{verdict}{step}{extra}")
         if p.message:
             lines.append(f"{'':<10} {p.message}")

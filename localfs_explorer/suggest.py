@@ -103,7 +103,8 @@ def _from_verdicts(verdicts: Iterable[Any], where: str) -> list[Requirement]:
     out: list[Requirement] = []
     for verdict in verdicts:
         if verdict.outcome == "error":
-            raise SuggestError(f"{where}: {verdict.message}")
+            # A calls file's message already names it (FILE:LINE: ...).
+            raise SuggestError(verdict.message if verdict.line else f"{where}: {verdict.message}")
         label = f"{where} line {verdict.line}" if verdict.line else f"{where} call {verdict.index}"
         for p in verdict.paths:
             if p.advisory or p.op not in _OPS:

@@ -17,10 +17,14 @@ a CSV cell starting with ``=`` would run as a formula in a spreadsheet. So:
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, TextIO
 
-__all__ = ["FORMULA_PREFIXES", "SafeWriter", "csv_cell", "escape_controls", "one_line"]
+from .paths import show_nul
+
+__all__ = ["FORMULA_PREFIXES", "SafeWriter", "csv_cell", "csv_text", "escape_controls",
+           "one_line", "table_text"]
 
 #: First characters that make a spreadsheet read a cell as a formula.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -77,6 +81,22 @@ def csv_cell(value: Any) -> Any:
     if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
         return "'" + value
     return value
+
+
+def table_text(value: Any) -> str:
+    """A table value as text, the same in every table this package writes: None is empty,
+    lists and mappings are JSON, a NUL shows as ``\\0``
+    (:func:`~localfs_explorer.paths.show_nul`)."""
+    if value is None:
+        return ""
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return show_nul(str(value))
+
+
+def csv_text(value: Any) -> str:
+    """A table value as one CSV cell: :func:`table_text`, a formula starter neutralised."""
+    return csv_cell(table_text(value))
 
 
 class SafeWriter:

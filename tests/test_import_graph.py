@@ -22,6 +22,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "localfs_explorer"
 LAYERS: dict[str, int] = {
     # words, errors and pure helpers: import nothing above them
     "errors": 0, "vocab": 0, "paths": 0, "secrets": 0, "userfiles": 0, "handoff": 0,
+    "locations": 0, "calls_file": 0,
     "sensitive": 0, "profile": 0, "env": 0, "textsafe": 0, "optional": 0,
     # HTML for results: pure functions of the records, duck-typed
     "render": 0,

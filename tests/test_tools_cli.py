@@ -66,7 +66,7 @@ def test_probe_calls_file_with_a_malformed_line_runs_the_rest(tmp_path):
     rows = [json.loads(line) for line in out.splitlines()]
     assert code == 2
     assert [r["outcome"] for r in rows] == ["ok", "error", "refused"]
-    assert "line 2" in err
+    assert f"error: {calls}:2: not valid JSON" in err
 
 
 def test_probe_csv_has_one_row_per_path(tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import typing
 from typing import get_args
 
 import pytest
@@ -35,7 +36,7 @@ def test_the_engine_and_the_review_layer_share_the_words():
     assert check.Decision.__annotations__["op"] == "Op"
     assert check.Decision.__annotations__["reason"] == "Reason"
     assert scenarios.KNOWN_DENY_SETTINGS is vocab.DENY_LABELS
-    assert probe.CallVerdict.model_fields["outcome"].annotation == vocab.Outcome
+    assert typing.get_type_hints(probe.CallVerdict)["outcome"] == vocab.Outcome
     commands = cli.build_parser()._subparsers._group_actions[0].choices
     for command, option, words in [("check", "transport", vocab.TRANSPORTS),
                                    ("check", "op", vocab.OPS),

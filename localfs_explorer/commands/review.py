@@ -455,11 +455,14 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _write_diff_sarif(result, before.policy, after.policy, args.sarif)
     if getattr(args, "junit_xml", None):
         write_diff_junit(result, args.junit_xml, allow_new_access=args.allow_new_access)
+    for message in result.errors:
+        err.write(f"error: {message}\n")
     if counts["new_access"] and not args.allow_new_access:
         err.write(f"this change grants new access ({counts['new_access']} verdicts); "
                   "pass --allow-new-access to accept it\n")
-        return 1
-    return 0
+    if result.errors:
+        return 2  # as probe: some given calls couldn't be asked
+    return 1 if counts["new_access"] and not args.allow_new_access else 0
 
 
 def _write_diff_sarif(result: Any, before: Any, after: Any, path: str) -> None:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 from typing import Any, TextIO
 
 from .. import cli
-from ..textsafe import csv_cell, one_line
+from ..textsafe import one_line
 from ..userfiles import parse_json, read_text
 
 
@@ -110,7 +109,7 @@ def _calls(args: argparse.Namespace) -> Any:
 
 def cmd_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..access import AccessListError, load_access
-    from ..probe import COLUMNS, ProbeError, iter_call_verdicts, verdict_rows
+    from ..probe import ProbeError, VerdictCsv, iter_call_verdicts
 
     policy = cli.build_policy(args)
     cli.warn_config(policy, err)
@@ -120,9 +119,7 @@ def cmd_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             access = load_access(args.access)
         except (AccessListError, OSError, ValueError) as exc:
             raise cli.UsageError(f"--access {args.access}: {exc}") from None
-    writer = csv.DictWriter(out, fieldnames=list(COLUMNS)) if args.csv else None
-    if writer:
-        writer.writeheader()
+    table = VerdictCsv(out) if args.csv else None
     all_ok = True
     errors = False
     try:
@@ -136,9 +133,8 @@ def cmd_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             errors = errors or verdict.outcome == "error"
             if args.json:
                 out.write(json.dumps(verdict.to_json_dict(), ensure_ascii=False) + "\n")
-            elif writer:
-                writer.writerows({k: csv_cell(v) for k, v in row.items()}
-                                 for row in verdict_rows(verdict))
+            elif table:
+                table.write(verdict)
             else:
                 _print_verdict(verdict, out)
             if verdict.outcome == "error":

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .. import locations
 from ..errors import LocalfsError
 from ..userfiles import parse_json
 
@@ -24,12 +25,8 @@ def form_shape(location: str) -> str | None:
 
     None means the form can't express it (deeper nesting); the JSON editor still can.
     """
-    parts = location.split(".")
-    if len(parts) == 1:
-        return "list" if parts[0].endswith("[]") else "single"
-    if len(parts) == 2 and parts[0].endswith("[]") and not parts[1].endswith("[]"):
-        return "list_of_objects"
-    return None
+    found = locations.shape(location)
+    return None if found is None else found.kind
 
 
 def parse_arguments(text: str) -> dict[str, Any]:
@@ -44,22 +41,20 @@ def parse_arguments(text: str) -> dict[str, Any]:
 
 def read_location(arguments: dict[str, Any], location: str) -> str:
     """The form text for ``location``: one path, or one path per line for lists."""
-    shape = form_shape(location)
-    parts = location.split(".")
-    head = parts[0].removesuffix("[]")
-    value = arguments.get(head)
-    if shape == "single":
+    shape = locations.shape(location)
+    if shape is None:
+        return ""
+    value = arguments.get(shape.argument)
+    if shape.kind == "single":
         return value if isinstance(value, str) else ("" if value is None else json.dumps(value))
     if not isinstance(value, list):
         return ""
-    if shape == "list":
+    if shape.kind == "list":
         return "\n".join(v for v in value if isinstance(v, str))
-    if shape == "list_of_objects":
-        key = parts[1]
-        return "\n".join(
-            item[key] for item in value if isinstance(item, dict) and isinstance(item.get(key), str)
-        )
-    return ""
+    key = shape.key
+    return "\n".join(
+        item[key] for item in value if isinstance(item, dict) and isinstance(item.get(key), str)
+    )
 
 
 def write_location(arguments: dict[str, Any], location: str, text: str) -> dict[str, Any]:
@@ -68,13 +63,12 @@ def write_location(arguments: dict[str, Any], location: str, text: str) -> dict[
     Empty text removes the argument (a missing optional path is "not given"). For a list
     of objects, other keys of existing items are kept, item by item.
     """
-    shape = form_shape(location)
+    shape = locations.shape(location)
     if shape is None:
         raise ArgumentsError(f"{location}: edit this argument in the JSON")
     out = dict(arguments)
-    parts = location.split(".")
-    head = parts[0].removesuffix("[]")
-    if shape == "single":
+    head = shape.argument
+    if shape.kind == "single":
         if text == "":
             out.pop(head, None)
         else:
@@ -84,10 +78,10 @@ def write_location(arguments: dict[str, Any], location: str, text: str) -> dict[
     if not lines:
         out.pop(head, None)
         return out
-    if shape == "list":
+    if shape.kind == "list":
         out[head] = lines
         return out
-    key = parts[1]
+    key = shape.key
     old = arguments.get(head)
     old_items = old if isinstance(old, list) else []
     items = []

@@ -24,6 +24,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from ..paths import show_nul
 from . import render
 from .panel import button, css, html, layout, style
 
@@ -55,17 +56,21 @@ def paths_frame(decisions: Sequence[Any]) -> Any:
     """The Paths tab's rows: one per checked path."""
     import pandas as pd
 
+    from ..probe import decision_row
+
     rows = []
     for i, d in enumerate(decisions):
+        row = decision_row(d)  # the one verdict table's row, labelled for the page
+        allowed = row["allowed"]
         rows.append({
             "#": i + 1,
-            "verdict": "✔ ALLOWED" if d.allowed else "✘ REFUSED",
-            "reason": "" if d.allowed else _reason_text(d.reason),
-            "op": d.op,
-            "path": d.path.replace("\0", "\\0"),
-            "resolves to": d.resolved or "—",
-            "what the model sees": d.message or "—",
-            "_rank": _RANK["allowed" if d.allowed else "refused"],
+            "verdict": "✔ ALLOWED" if allowed else "✘ REFUSED",
+            "reason": "" if allowed else _reason_text(row["reason"]),
+            "op": row["op"],
+            "path": show_nul(row["path"]),
+            "resolves to": row["resolved"] or "—",
+            "what the model sees": row["path_message"] or "—",
+            "_rank": _RANK["allowed" if allowed else "refused"],
         })
     return pd.DataFrame(rows, columns=["#", "verdict", "reason", "op", "path", "resolves to",
                                        "what the model sees", "_rank"])

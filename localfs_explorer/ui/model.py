@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import json
 import logging
 import os
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -41,6 +41,7 @@ from traitlets import Any as AnyTrait
 from traitlets import Bool, Dict, Enum, Float, HasTraits, Int, List, Unicode, observe
 
 from ..auth_status import auth_status_preview
+from ..calls_file import Call, parse_calls
 from ..catalog import default_catalog
 from ..check import OPS
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
@@ -49,7 +50,6 @@ from ..fs.spec import list_example_hosts
 from ..handoff import ANY_OUTPUT_NAME_ENV, HOST_FS_ENV
 from ..policy import TRANSPORTS
 from ..secrets import hide_everywhere, is_secret_key, scrub, secret_values
-from ..textsafe import csv_cell
 from ..userfiles import MAX_FILE_BYTES, parse_json, read_text, size_limit_text
 
 if TYPE_CHECKING:
@@ -253,7 +253,8 @@ class ExplorerModel(HasTraits):
         self._hold = 1  # no recompute until every initial value is in place
         self._timer: asyncio.TimerHandle | None = None
         self._last_flush = float("-inf")
-        self._batch_lines: list[str] = []
+        #: The loaded batch's well-formed calls by their line.
+        self._batch_calls: dict[int | None, Call] = {}
         #: How many times results were recomputed (lets tests see coalescing).
         self.flushes = 0
         super().__init__(**kwargs)
@@ -491,14 +492,10 @@ class ExplorerModel(HasTraits):
 
     def batch_call(self, line: int | None) -> dict[str, Any]:
         """The ``{"name", "arguments"}`` call on 1-based ``line`` of the loaded batch."""
-        if line is None or not 0 < line <= len(self._batch_lines):
-            raise ExplorerError(f"the batch has no line {line}")
-        data = json.loads(self._batch_lines[line - 1])
-        if isinstance(data, dict) and isinstance(data.get("params"), dict):
-            data = data["params"]  # a whole JSON-RPC tools/call request
-        if not isinstance(data, dict):
-            raise ExplorerError(f"line {line} is not a call object")
-        return {"name": data.get("name"), "arguments": data.get("arguments") or {}}
+        call = self._batch_calls.get(line)
+        if call is None:
+            raise ExplorerError(f"line {line} of the batch is not a call")
+        return {"name": call.name, "arguments": dict(call.arguments)}
 
     def download_text(self) -> tuple[bytes | None, str]:
         """The exported ``.env`` as the page may hand it to the browser, and a note.
@@ -544,15 +541,13 @@ class ExplorerModel(HasTraits):
 
     def batch_csv(self) -> bytes:
         """The batch result as CSV (one row per call and path), as the CLI writes it."""
-        import pandas as pd  # only the download needs pandas
+        from ..probe import VerdictCsv
 
-        from ..probe import COLUMNS, verdict_rows
-
-        rows: list[dict[str, Any]] = []
+        buffer = io.StringIO()
+        table = VerdictCsv(buffer)
         for v in self.batch_verdicts:
-            rows.extend(verdict_rows(v))
-        frame = pd.DataFrame(rows, columns=list(COLUMNS)).apply(lambda c: c.map(csv_cell))
-        return frame.to_csv(index=False).encode("utf-8")
+            table.write(v)
+        return buffer.getvalue().encode("utf-8")
 
     # ------------------------------------------------------------------ stages
 
@@ -866,25 +861,21 @@ class ExplorerModel(HasTraits):
             return
         from ..probe import ProbeError, iter_call_verdicts
 
-        tmp: str | None = None
         try:
             if self.batch_text is not None:
-                # The engine reads JSONL from a file (with line numbers for errors); an
-                # upload is handed to it the same way.
-                fd, tmp = tempfile.mkstemp(prefix="lfe-batch-", suffix=".jsonl")
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    fh.write(self.batch_text)
-                path, text = tmp, self.batch_text
+                # An upload is read by the same reader as a file, under its own name.
+                text, source = self.batch_text, self.batch_name or "uploaded calls"
             else:
                 if not self.host_access:
                     raise ExplorerError(
                         "reading files on the serving machine is off for a page served to "
                         "other machines; upload the calls instead"
                     )
-                path = os.path.expanduser(self.batch_path)
-                text = read_text(path, ExplorerError)
-            self._batch_lines = text.splitlines()
-            total = sum(1 for line in self._batch_lines if line.strip())
+                source = os.path.expanduser(self.batch_path)
+                text = read_text(source, ExplorerError)
+            calls = list(parse_calls(text, source))
+            self._batch_calls = {c.line: c for c in calls if isinstance(c, Call)}
+            total = len(calls)
             if total > MAX_BATCH_CALLS:
                 raise ExplorerError(f"{total} calls: at most {MAX_BATCH_CALLS} per batch")
             self.batch_total = total
@@ -892,7 +883,8 @@ class ExplorerModel(HasTraits):
             self.batch_running = True
             verdicts = []
             step = max(1, total // 50)  # ~50 progress updates, not one message per call
-            for v in iter_call_verdicts(self.policy, path, over_http=self._over_http(),
+            for v in iter_call_verdicts(self.policy, calls,
+                                        over_http=self._over_http(),
                                         access=self._access(),
                                         registration=self.registration):
                 verdicts.append(v)
@@ -905,9 +897,6 @@ class ExplorerModel(HasTraits):
             self.batch_error = self.clean(str(exc))
         finally:
             self.batch_running = False
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
             self.batch_rev += 1
 
 
