@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from localfs_explorer.cli import main
+from localfs_explorer.cli.main import main
 
 CANARY = "canary-secret-91c2"
 

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from localfs_explorer import __version__, cli
-from localfs_explorer.cli import build_parser, main
+from localfs_explorer import __version__
+from localfs_explorer.cli import main as cli
+from localfs_explorer.cli.main import build_parser, main
 
 
 def _walk(parser: argparse.ArgumentParser, prog: str = "localfs-explorer"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 
-from localfs_explorer.cli import main
+from localfs_explorer.cli.main import main
 
 CANARY = "canary-secret-3b7d"
 

@@ -178,7 +178,7 @@ def test_a_calls_file_and_a_malformed_line(tmp_path) -> None:
 @pytest.mark.slow
 def test_the_review_modules_do_not_import_pandas() -> None:
     code = ("import sys, localfs_explorer.diff, localfs_explorer.report, "
-            "localfs_explorer.scenarios, localfs_explorer.commands.review; "
+            "localfs_explorer.scenarios, localfs_explorer.cli.review; "
             "print('pandas' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout

@@ -306,7 +306,7 @@ def test_listing_inodes_match_lstat(tmp_path: Path):
 def run(*argv: str) -> tuple[int, str, str]:
     import io
 
-    from localfs_explorer.cli import main
+    from localfs_explorer.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
     code = main(list(argv), out=out, err=err)
@@ -454,7 +454,7 @@ def test_cli_progress_line_only_on_a_terminal(layout: Layout):
     import io
 
     from localfs_explorer import exposure as module
-    from localfs_explorer.cli import main
+    from localfs_explorer.cli.main import main
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

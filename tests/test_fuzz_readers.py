@@ -44,7 +44,7 @@ def hang_guard(seconds: float = HANG_GUARD_S) -> Iterator[None]:
 def _readers() -> dict[str, tuple[str, Callable[[Path], Any], type[Exception]]]:
     from localfs_explorer.access import AccessListError, load_access
     from localfs_explorer.catalog import CatalogError, load_catalog
-    from localfs_explorer.cli import UsageError, read_paths_file
+    from localfs_explorer.cli.options import UsageError, read_paths_file
     from localfs_explorer.dotenv_export import ExportError, export_env
     from localfs_explorer.env import EnvFileError, load_env
     from localfs_explorer.fs.spec import HostSpecError, load_fs

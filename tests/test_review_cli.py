@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from localfs_explorer.cli import main
+from localfs_explorer.cli.main import main
 
 REPO = Path(__file__).resolve().parent.parent
 SPEC_000 = REPO / "scenarios" / "spec-000.toml"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from localfs_explorer.cli import main
+from localfs_explorer.cli.main import main
 from localfs_explorer.schemas import SCHEMAS, SchemaError, json_schema
 
 jsonschema = pytest.importorskip("jsonschema")
@@ -123,7 +123,7 @@ def test_completion_command_prints_the_shipped_script() -> None:
     code, out, _ = _run("completion", "bash")
     assert code == 0 and out == (DATA / "completion" / "bash").read_text()
     # Every command is offered.
-    from localfs_explorer.cli import build_parser
+    from localfs_explorer.cli.main import build_parser
 
     commands = next(a for a in build_parser()._actions if a.dest == "command").choices
     for name in commands:

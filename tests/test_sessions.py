@@ -667,7 +667,7 @@ def test_importing_sessions_loads_no_pandas():
     import subprocess
     import sys
 
-    code = ("import sys, localfs_explorer.sessions, localfs_explorer.commands.sessions\n"
+    code = ("import sys, localfs_explorer.sessions, localfs_explorer.cli.sessions\n"
             "print(sorted(m for m in ('pandas', 'ipywidgets', 'numpy') if m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from localfs_explorer.cli import main
+from localfs_explorer.cli.main import main
 
 ROOTS = ["--set", "LOCAL_FILE_ACCESS=roots", "--set", "LOCAL_FILE_ROOTS=/data", "--fs", "traps"]
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from localfs_explorer import serve
-from localfs_explorer.serve import (
+from localfs_explorer.cli import serve
+from localfs_explorer.cli.serve import (
     HOST_FS_ENV,
     PRELOAD_ENV,
     ServeError,
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def parse(*argv: str) -> argparse.Namespace:
-    from localfs_explorer.cli import environment_options
+    from localfs_explorer.cli.options import environment_options
 
     parser = argparse.ArgumentParser(prog="localfs-explorer")
     sub = parser.add_subparsers(dest="command")
@@ -80,13 +80,13 @@ def test_the_dashboard_notebook_is_one_cell_showing_the_app() -> None:
 def test_the_package_ships_the_dashboard_notebook() -> None:
     path, generated = serve.dashboard_notebook()
     assert not generated
-    assert path == Path(serve.__file__).resolve().parent / "data" / "explorer.ipynb"
+    assert path == Path(serve.__file__).resolve().parent.parent / "data" / "explorer.ipynb"
     assert json.loads(path.read_text()) == json.loads(
         (ROOT / "notebooks" / "explorer.ipynb").read_text())
 
 
 def test_the_dashboard_is_generated_when_the_repository_isnt_there(monkeypatch, tmp_path) -> None:
-    monkeypatch.setattr(serve, "__file__", str(tmp_path / "pkg" / "serve.py"))
+    monkeypatch.setattr(serve, "__file__", str(tmp_path / "pkg" / "cli" / "serve.py"))
     path, generated = serve.dashboard_notebook()
     try:
         assert generated and path.name == "explorer.ipynb"
@@ -167,7 +167,7 @@ def test_the_dashboard_opens_with_what_serve_preloaded(tmp_path, monkeypatch) ->
 def test_the_dashboard_is_served_with_its_own_offline_template() -> None:
     import re
 
-    from localfs_explorer.serve import TEMPLATE, TEMPLATES_ROOT, plan_serve
+    from localfs_explorer.cli.serve import TEMPLATE, TEMPLATES_ROOT, plan_serve
 
     plan = plan_serve(port=8866, open_browser=False)
     assert f"--template={TEMPLATE}" in plan.argv

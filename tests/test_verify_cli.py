@@ -23,7 +23,7 @@ from live_server import (
     stdio_command,
 )
 
-from localfs_explorer import cli
+from localfs_explorer.cli import main as cli
 
 pytestmark = [pytest.mark.slow, needs_server]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-from .. import cli
 from ..auth_status import BRANCHES, auth_status_json
 from ..dotenv_export import run_export_env
+from . import options as cli
 
 
 def register(sub: Any, env_options: argparse.ArgumentParser) -> None:

@@ -7,7 +7,7 @@ import json
 import os
 from typing import Any, TextIO
 
-from .. import cli
+from . import options as cli
 
 
 def register(sub: Any, env_options: argparse.ArgumentParser) -> None:

@@ -13,8 +13,8 @@ import time
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from .. import cli
 from ..textsafe import csv_cell
+from . import options as cli
 
 SEVERITY_CHOICES = ("critical", "high", "medium", "info", "none")
 

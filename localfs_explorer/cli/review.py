@@ -21,11 +21,11 @@ import os
 import re
 from typing import Any, TextIO
 
-from .. import cli
 from ..secrets import scrub_noted
 from ..textsafe import one_line
 from ..userfiles import write_output
 from ..vocab import OPS, PLATFORMS, TRANSPORTS
+from . import options as cli
 
 
 def register(sub: Any, env_options: argparse.ArgumentParser) -> None:

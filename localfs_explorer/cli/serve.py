@@ -46,9 +46,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from .errors import LocalfsError
-from .handoff import ANY_OUTPUT_NAME_ENV, HOST_FS_ENV, PRELOAD_ENV
-from .handoff import load_preload as load_preload
+from ..errors import LocalfsError
+from ..handoff import ANY_OUTPUT_NAME_ENV, HOST_FS_ENV, PRELOAD_ENV
+from ..handoff import load_preload as load_preload
+from .options import environment_options, server_config
 
 DEFAULT_PORT = 8866
 LOCAL_HOST = "127.0.0.1"
@@ -106,7 +107,7 @@ def is_loopback(host: str) -> bool:
 
 def dashboard_notebook() -> tuple[Path, bool]:
     """The dashboard notebook and whether it was generated (neither copy was found)."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent  # the package, above cli/
     # The package ships its own copy, so a wheel serves without the repository.
     for shipped in (here / "data" / "explorer.ipynb", here.parent / "notebooks" / "explorer.ipynb"):
         if shipped.is_file():
@@ -143,8 +144,6 @@ def preload_options(args: argparse.Namespace, host_fs: bool) -> dict[str, Any]:
     The options are read into a :class:`~localfs_explorer.config.ServerConfig` exactly as
     every other command reads them, then handed to the dashboard's model.
     """
-    from .cli import server_config
-
     if getattr(args, "inherit_env", False):
         raise ServeError("--inherit-env can't be used with serve: pass the variables with --set")
     if getattr(args, "profile", None):
@@ -160,8 +159,8 @@ def preload_options(args: argparse.Namespace, host_fs: bool) -> dict[str, Any]:
     if config.env and not host_fs:
         # Visitors can't make the kernel read this machine's files, but the operator
         # chose this one: hand its text over as if it had been uploaded.
-        from .env import MAX_ENV_BYTES
-        from .userfiles import read_text
+        from ..env import MAX_ENV_BYTES
+        from ..userfiles import read_text
 
         path = Path(config.env).expanduser()
         text = read_text(path, ServeError, MAX_ENV_BYTES)
@@ -171,7 +170,7 @@ def preload_options(args: argparse.Namespace, host_fs: bool) -> dict[str, Any]:
     spec = config.host
     if isinstance(spec, str) and spec != "host" and not _is_example(spec):
         # A host spec file is read here, where its path means something.
-        from .userfiles import parse_json, read_text
+        from ..userfiles import parse_json, read_text
 
         path = Path(spec).expanduser()
         described = parse_json(read_text(path, ServeError), f"--fs {spec}", ServeError)
@@ -181,7 +180,7 @@ def preload_options(args: argparse.Namespace, host_fs: bool) -> dict[str, Any]:
         spec_name = path.name
     else:
         spec_name = None
-    from .ui.model import ExplorerModel
+    from ..ui.model import ExplorerModel
 
     options = ExplorerModel.options_for(config, spec_name=spec_name)
     if from_operator:
@@ -193,14 +192,14 @@ def preload_options(args: argparse.Namespace, host_fs: bool) -> dict[str, Any]:
 
 
 def _is_example(spec: str) -> bool:
-    from .fs.spec import list_example_hosts
+    from ..fs.spec import list_example_hosts
 
     return "/" not in spec and not spec.endswith(".json") and spec in list_example_hosts()
 
 
 #: The Voila template the dashboard is served with, and the data directory holding it.
 TEMPLATE = "lfe"
-TEMPLATES_ROOT = Path(__file__).resolve().parent / "data" / "jupyter"
+TEMPLATES_ROOT = Path(__file__).resolve().parent.parent / "data" / "jupyter"
 
 
 def plan_serve(
@@ -417,12 +416,10 @@ def register(
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
          err: TextIO | None = None) -> int:
-    """``python -m localfs_explorer.serve [options]``; returns the exit status."""
+    """``python -m localfs_explorer.cli.serve [options]``; returns the exit status."""
     out = out or sys.stdout
     err = err or sys.stderr
     parents: list[argparse.ArgumentParser] = []
-    from .cli import environment_options  # the CLI imports this module to register it
-
     parents.append(environment_options())
     parser = argparse.ArgumentParser(
         prog="localfs-explorer serve", parents=parents,

@@ -14,8 +14,8 @@ import argparse
 import json
 from typing import Any, TextIO
 
-from ..cli import UsageError, build_policy
 from ..textsafe import one_line
+from .options import UsageError, build_policy
 
 __all__ = ["cmd_replay", "register"]
 

@@ -13,7 +13,7 @@ import os
 from importlib.resources import files
 from typing import Any, TextIO
 
-from .. import cli
+from . import options as cli
 
 #: Shells with a shipped completion script.
 SHELLS = ("bash", "zsh", "tcsh")

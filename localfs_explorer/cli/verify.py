@@ -14,7 +14,7 @@ import os
 import shlex
 from typing import Any, TextIO
 
-from .. import cli
+from . import options as cli
 
 
 def register(sub: Any, env_options: argparse.ArgumentParser) -> None:

@@ -7,9 +7,9 @@ import csv
 import json
 from typing import Any, TextIO
 
-from .. import cli
 from ..textsafe import csv_cell, one_line
 from ..userfiles import parse_json, read_text
+from . import options as cli
 
 
 def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
