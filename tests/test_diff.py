@@ -8,14 +8,14 @@ import sys
 import pytest
 
 from localfs_explorer import load_env, resolve_policy
-from localfs_explorer.diff import (
+from localfs_explorer.fs.spec import load_fs
+from localfs_explorer.review.diff import (
     COLUMNS,
     compare_policies,
     diff_policies,
     generate_calls,
     generate_paths,
 )
-from localfs_explorer.fs.spec import load_fs
 
 BASE = {"TOKEN_PATH": "/app/token.json", "CREDENTIALS_PATH": "/app/credentials.json",
         "CACHE_DB_PATH": "/data/cache/app.db"}
@@ -177,8 +177,8 @@ def test_a_calls_file_and_a_malformed_line(tmp_path) -> None:
 
 @pytest.mark.slow
 def test_the_review_modules_do_not_import_pandas() -> None:
-    code = ("import sys, localfs_explorer.diff, localfs_explorer.report, "
-            "localfs_explorer.scenarios, localfs_explorer.cli.review; "
+    code = ("import sys, localfs_explorer.review.diff, localfs_explorer.review.report, "
+            "localfs_explorer.review.scenarios, localfs_explorer.cli.review; "
             "print('pandas' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout

@@ -51,8 +51,8 @@ def _readers() -> dict[str, tuple[str, Callable[[Path], Any], type[Exception]]]:
     from localfs_explorer.policy import resolve_policy
     from localfs_explorer.probe import ProbeError, iter_call_verdicts
     from localfs_explorer.profile import ProfileError, load_profile
-    from localfs_explorer.scenarios import ScenarioError, load_scenario_file
-    from localfs_explorer.sessions import SessionError, load_session
+    from localfs_explorer.review.scenarios import ScenarioError, load_scenario_file
+    from localfs_explorer.review.sessions import SessionError, load_session
 
     policy = resolve_policy(load_env(None, overrides={"LOCAL_FILE_ACCESS": "full"}),
                             fs=load_fs("traps"))

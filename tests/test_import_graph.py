@@ -31,7 +31,7 @@ LAYERS: dict[str, int] = {
     "": 2, "policy": 2, "check": 2, "catalog": 2, "access": 2, "discovery": 2,
     "auth_status": 2, "dotenv_export": 2, "config": 2,
     # tool calls and the review of whole configurations
-    "probe": 3, "diff": 3, "report": 3, "scenarios": 3, "sessions": 3,
+    "probe": 3, "review": 3,
     "exposure": 3, "suggest": 3, "verify": 3, "share": 3, "sarif": 3, "schemas": 3,
     # the dashboard
     "ui": 4,

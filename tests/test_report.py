@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from localfs_explorer import load_env, resolve_policy
-from localfs_explorer.diff import compare_policies
 from localfs_explorer.fs.spec import load_fs
 from localfs_explorer.probe import iter_call_verdicts
-from localfs_explorer.report import (
+from localfs_explorer.review.diff import compare_policies
+from localfs_explorer.review.report import (
     ReportError,
     batch_report,
     diff_report,
@@ -24,7 +24,7 @@ from localfs_explorer.report import (
     to_json,
     write_report,
 )
-from localfs_explorer.scenarios import run_scenarios
+from localfs_explorer.review.scenarios import run_scenarios
 from localfs_explorer.secrets import MASK
 
 CANARY = "canary-report-77f3"

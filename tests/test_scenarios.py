@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from localfs_explorer import policy as policy_module
-from localfs_explorer.scenarios import (
+from localfs_explorer.review.scenarios import (
     ScenarioError,
     dump_scenario_file,
     load_scenario_file,

@@ -73,7 +73,7 @@ def _warm_imports() -> None:
     import pandas  # noqa: F401
 
     import localfs_explorer.cli.review
-    import localfs_explorer.report  # noqa: F401
+    import localfs_explorer.review.report  # noqa: F401
 
     run("validate")
 

@@ -23,10 +23,10 @@ import pytest
 
 from localfs_explorer import check as check_module
 from localfs_explorer import policy as policy_module
-from localfs_explorer import sessions
 from localfs_explorer.access import ToolAccess, load_access
 from localfs_explorer.catalog import Catalog
-from localfs_explorer.sessions import (
+from localfs_explorer.review import sessions
+from localfs_explorer.review.sessions import (
     PERSON_REFUSAL,
     TIMEOUT_REFUSAL,
     LedgerRules,
@@ -667,7 +667,7 @@ def test_importing_sessions_loads_no_pandas():
     import subprocess
     import sys
 
-    code = ("import sys, localfs_explorer.sessions, localfs_explorer.cli.sessions\n"
+    code = ("import sys, localfs_explorer.review.sessions, localfs_explorer.cli.sessions\n"
             "print(sorted(m for m in ('pandas', 'ipywidgets', 'numpy') if m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from localfs_explorer.cli.main import main
-from localfs_explorer.sessions import PERSON_REFUSAL
+from localfs_explorer.review.sessions import PERSON_REFUSAL
 
 CANARY = "canary-secret-5d0b"
 

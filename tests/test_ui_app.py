@@ -169,7 +169,7 @@ def test_copy_as_cli_command_asks_the_same_question(app, layout, capsys) -> None
 
 
 def test_pin_as_scenario_makes_a_passing_scenario(app, layout) -> None:
-    from localfs_explorer.scenarios import run_scenario_text
+    from localfs_explorer.review.scenarios import run_scenario_text
     from localfs_explorer.ui.commands import pinned_toml
 
     load(app, write_roots_env(layout.app, layout.data, layout.home))
@@ -609,7 +609,7 @@ def test_compare_row_copies_and_pins_the_after_sides_question(app, layout, capsy
     import shlex
 
     from localfs_explorer.cli.main import main
-    from localfs_explorer.scenarios import run_scenario_text
+    from localfs_explorer.review.scenarios import run_scenario_text
     from localfs_explorer.ui.commands import pinned_toml
 
     load(app, write_roots_env(layout.app, layout.data, layout.home))
@@ -686,7 +686,7 @@ def test_session_row_copies_the_replay_and_pins_the_call(app, layout, capsys,
     import shlex
 
     from localfs_explorer.cli.main import main
-    from localfs_explorer.scenarios import run_scenario_text
+    from localfs_explorer.review.scenarios import run_scenario_text
     from localfs_explorer.ui.commands import pinned_toml
 
     session = app.show("session")

@@ -198,7 +198,7 @@ def cmd_exposure(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _write_reports(inv: Any, policy: Any, names: list[str], force: bool, err: TextIO) -> None:
-    from ..report import ReportError, exposure_report, write_reports
+    from ..review.report import ReportError, exposure_report, write_reports
 
     try:
         # The shared writer keeps a replaced file as FILE.bak and never follows a symlink.

@@ -172,8 +172,8 @@ def write_junit(run: Any, path: str, *, force: bool = False) -> None:
 
 
 def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..report import ReportError, format_for, scenario_report, write_reports
-    from ..scenarios import ScenarioError, run_scenarios
+    from ..review.report import ReportError, format_for, scenario_report, write_reports
+    from ..review.scenarios import ScenarioError, run_scenarios
 
     _check_outputs([*args.output, *([args.junit_xml] if args.junit_xml else [])], args.force)
     try:
@@ -306,7 +306,7 @@ def _cli_side(args: argparse.Namespace, side: str) -> _Side:
 
 
 def _scenario_side(args: argparse.Namespace, side: str, spec: str) -> _Side:
-    from ..scenarios import ConfigSpec, ScenarioError, load_scenario_file, policy_from_config
+    from ..review.scenarios import ConfigSpec, ScenarioError, load_scenario_file, policy_from_config
 
     file, _, name = spec.partition("::")
     try:
@@ -376,7 +376,7 @@ def _verdict_word(side: dict[str, Any], kind: str) -> str:
 
 
 def _print_changes(result: Any, out: TextIO) -> None:
-    from ..diff import elide_common_start
+    from ..review.diff import elide_common_start
 
     groups = (("new_access", "NEW ACCESS (refused -> allowed)"),
               ("removed_access", "REMOVED ACCESS (allowed -> refused)"),
@@ -398,7 +398,7 @@ def _print_changes(result: Any, out: TextIO) -> None:
 
 def _outputs_and_paths(args: argparse.Namespace) -> list[str]:
     """Refuse unknown report formats before any work; the paths given on the command line."""
-    from ..report import ReportError, format_for
+    from ..review.report import ReportError, format_for
 
     try:
         for name in args.output:
@@ -412,9 +412,9 @@ def _outputs_and_paths(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..diff import compare_policies
     from ..probe import ProbeError
-    from ..report import ReportError, diff_report, write_reports
+    from ..review.diff import compare_policies
+    from ..review.report import ReportError, diff_report, write_reports
 
     paths = _outputs_and_paths(args)
     before, after = _side(args, "before"), _side(args, "after")
@@ -502,7 +502,7 @@ def write_diff_junit(result: Any, path: str, *, allow_new_access: bool = False) 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..probe import ProbeError, iter_call_verdicts
-    from ..report import ReportError, batch_report, write_reports
+    from ..review.report import ReportError, batch_report, write_reports
 
     paths = _outputs_and_paths(args)
     _check_outputs(args.output, args.force)

@@ -58,7 +58,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Replay the session; print the table (or JSON lines) and return the exit status."""
     from ..access import AccessListError, load_access
     from ..catalog import CatalogError, load_catalog
-    from ..sessions import SessionError, load_session, replay_session
+    from ..review.sessions import SessionError, load_session, replay_session
 
     try:
         session = load_session(args.session)

@@ -233,7 +233,7 @@ class ExplorerModel(HasTraits):
     batch_total = Int(0)
     batch_done = Int(0)
     batch_running = Bool(False)
-    #: Scenarios pinned from result rows (``localfs_explorer.scenarios.Scenario``).
+    #: Scenarios pinned from result rows (``localfs_explorer.review.scenarios.Scenario``).
     pinned: List[Any] = List()
     #: Where the last export went (a written path or a downloaded name; "" before one).
     export_done = Unicode("")

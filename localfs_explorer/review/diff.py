@@ -32,15 +32,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .userfiles import parse_json_line, read_text
+from ..userfiles import parse_json_line, read_text
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .catalog import Catalog, Tool
-    from .policy import Policy
-    from .probe import CallVerdict
-    from .vocab import Op
+    from ..catalog import Catalog, Tool
+    from ..policy import Policy
+    from ..probe import CallVerdict
+    from ..vocab import Op
 
 __all__ = [
     "CHANGES",
@@ -120,7 +120,7 @@ class DiffResult:
 
     def _repr_html_(self) -> str:
         """Rich display in a notebook (the dashboard's renderer)."""
-        from .render import diff_repr
+        from ..render import diff_repr
 
         return diff_repr(self)
 
@@ -258,7 +258,7 @@ def _call_for(tool: Tool, place: str, *, walk_only: bool = False) -> dict[str, A
 
 def generate_calls(*policies: Policy, catalog: Catalog | None = None) -> list[tuple[dict, str]]:
     """``(call, why)``: one call per catalog tool per place (roots, home, startup dir)."""
-    from .catalog import default_catalog
+    from ..catalog import default_catalog
 
     catalog = catalog or default_catalog()
     places: dict[str, str] = {}
@@ -395,7 +395,7 @@ def _classify_call(before: CallVerdict, after: CallVerdict) -> tuple[str, str]:
 def _read_calls(calls: Iterable[Any] | str | Path) -> list[Any]:
     """Calls as a list: JSONL files are read (a malformed line is kept as its error)."""
     if isinstance(calls, (str, Path)):
-        from .probe import ProbeError
+        from ..probe import ProbeError
 
         text = read_text(calls, ProbeError)
         out: list[Any] = []
@@ -435,8 +435,8 @@ def compare_policies(
         before_access, after_access: tool access lists for each side (gates).
         walk_limit: the most folder entries one call's walks check.
     """
-    from .catalog import default_catalog, register_tools
-    from .probe import probe_call
+    from ..catalog import default_catalog, register_tools
+    from ..probe import probe_call
 
     catalog = catalog or default_catalog()
     path_probes: dict[str, str] = {p: "given" for p in paths}
@@ -463,7 +463,7 @@ def compare_policies(
         call = raw.get("params", raw) if isinstance(raw, Mapping) and "name" not in raw \
             else raw
         if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
-            from .probe import ProbeError
+            from ..probe import ProbeError
 
             raise ProbeError(f"a call must be an object with a 'name': {raw!r}"[:200])
         label = _call_label(call)
@@ -500,7 +500,7 @@ def diff_policies(
     Columns are :data:`COLUMNS`; filter on ``change`` (``new_access``,
     ``removed_access``, ``changed_message``, ``unchanged``).
     """
-    from .optional import pandas  # only this view needs pandas
+    from ..optional import pandas  # only this view needs pandas
 
     pd = pandas("the diff DataFrame")
 

@@ -31,16 +31,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from .errors import LocalfsError
-from .secrets import masked, scrub, scrub_noted, secret_values
-from .textsafe import csv_cell
-from .userfiles import write_output
+from ..errors import LocalfsError
+from ..secrets import masked, scrub, scrub_noted, secret_values
+from ..textsafe import csv_cell
+from ..userfiles import write_output
 
 if TYPE_CHECKING:
-    from .check import Decision
+    from ..check import Decision
+    from ..exposure import Inventory
+    from ..policy import Policy
     from .diff import DiffResult
-    from .exposure import Inventory
-    from .policy import Policy
     from .scenarios import RunResult
 
 __all__ = [
@@ -95,7 +95,7 @@ class Report(BaseModel):
 
 
 def _version() -> str:
-    from . import __version__
+    from .. import __version__
 
     return __version__
 
@@ -184,7 +184,7 @@ def _batch_rows(data: Any) -> list[dict[str, Any]]:
         return []
     if hasattr(data, "to_dict") and hasattr(data, "columns"):  # a pandas DataFrame
         return [{k: _plain(v) for k, v in r.items()} for r in data.to_dict("records")]
-    from .probe import CallVerdict, verdict_rows
+    from ..probe import CallVerdict, verdict_rows
 
     rows: list[dict[str, Any]] = []
     for item in data:
@@ -237,7 +237,7 @@ def batch_report(
 
 
 def _ordered_reasons(counts: Mapping[str, int]) -> dict[str, int]:
-    from .vocab import REASONS
+    from ..vocab import REASONS
 
     ordered = {r: counts[r] for r in REASONS if counts.get(r)}
     ordered.update({k: v for k, v in counts.items() if k not in ordered and v})
@@ -338,7 +338,7 @@ def exposure_report(
 ) -> Report:
     """A report of an exposure inventory: counts per severity and per walked directory
     (as charts), the configuration, and one row per finding."""
-    from .exposure import FINDING_COLUMNS, SEVERITIES
+    from ..exposure import FINDING_COLUMNS, SEVERITIES
 
     by_root: Counter[str] = Counter()
     for f in inventory.findings:

@@ -54,17 +54,17 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .access import DEFAULT_APPROVAL_TIMEOUT_SECONDS, ToolAccess, load_access
-from .catalog import Catalog, Tool, default_catalog, register_tools
-from .errors import LocalfsError
-from .probe import CallVerdict, PathVerdict, probe_call
-from .userfiles import parse_json, read_text
-from .vocab import Gate
+from ..access import DEFAULT_APPROVAL_TIMEOUT_SECONDS, ToolAccess, load_access
+from ..catalog import Catalog, Tool, default_catalog, register_tools
+from ..errors import LocalfsError
+from ..probe import CallVerdict, PathVerdict, probe_call
+from ..userfiles import parse_json, read_text
+from ..vocab import Gate
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .policy import Policy
+    from ..policy import Policy
 
 __all__ = [
     "PERSON_REFUSAL",
@@ -580,7 +580,7 @@ class SessionReplay(BaseModel):
 
     def _repr_html_(self) -> str:
         """Rich display in a notebook (the dashboard's renderer)."""
-        from .render import replay_repr
+        from ..render import replay_repr
 
         return replay_repr(self)
 
@@ -633,7 +633,7 @@ class SessionReplay(BaseModel):
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per call with the :data:`COLUMNS` columns."""
-        from .optional import pandas  # only this view needs pandas
+        from ..optional import pandas  # only this view needs pandas
 
         pd = pandas("the replay DataFrame")
 
