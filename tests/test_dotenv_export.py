@@ -15,12 +15,10 @@ from dotenv import dotenv_values
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
+from localfs_explorer.dotenv_edit import edit_env_text, encode_value, plan_edit
 from localfs_explorer.dotenv_export import (
     ExportError,
-    edit_env_text,
-    encode_value,
     export_env,
-    plan_edit,
     run_export_env,
     template_text,
 )

@@ -23,6 +23,8 @@ LAYERS: dict[str, int] = {
     # words, errors and pure helpers: import nothing above them
     "errors": 0, "vocab": 0, "paths": 0, "secrets": 0, "userfiles": 0, "handoff": 0,
     "sensitive": 0, "profile": 0, "env": 0, "textsafe": 0, "optional": 0,
+    # the .env edit: text in, text out, so it can never reach for the engine or the disk
+    "dotenv_edit": 0,
     # HTML for results: pure functions of the records, duck-typed
     "render": 0,
     # the target host's filesystem

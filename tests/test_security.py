@@ -551,7 +551,7 @@ def test_a_json_string_in_the_session_box_is_content_not_a_path(marker_file) -> 
 
 def test_the_scenario_and_compare_panels_take_access_text_as_content(marker_file) -> None:
     from localfs_explorer.ui import Explorer
-    from localfs_explorer.ui.model import ExplorerError
+    from localfs_explorer.ui.inputs import ExplorerError
 
     app = Explorer(exposed_model(), lazy=False)
     app.model.access_text = json.dumps(str(marker_file))
@@ -571,7 +571,7 @@ def test_an_uploaded_host_spec_that_is_a_string_is_refused(marker_file) -> None:
 
 
 def test_uploads_past_the_size_limit_are_refused() -> None:
-    from localfs_explorer.ui.model import ExplorerError
+    from localfs_explorer.ui.inputs import ExplorerError
 
     model = exposed_model()
     huge = b" " * (MAX_FILE_BYTES + 1)
@@ -621,7 +621,7 @@ def test_exposed_export_keeps_secrets_as_in_the_visitors_own_file() -> None:
 ])
 def test_the_page_writes_only_env_looking_names(tmp_path, name, allowed) -> None:
     from localfs_explorer.ui import ExplorerModel
-    from localfs_explorer.ui.model import ExplorerError
+    from localfs_explorer.ui.inputs import ExplorerError
 
     model = ExplorerModel(debounce=0, env_text="LOCAL_FILE_ACCESS=full\n", env_name=".env",
                           host_access=True, any_output_name=False)

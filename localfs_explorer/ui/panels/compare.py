@@ -168,7 +168,7 @@ class ComparePanel(Panel):
         if not text:
             return None
         from ...access import load_access
-        from ..model import content_json
+        from ..inputs import content_json
 
         return load_access(content_json(text, "tool access lists", CompareError))
 

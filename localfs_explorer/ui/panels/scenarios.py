@@ -51,7 +51,7 @@ def shipped_example() -> tuple[str, str]:
 
 def config_of(m: Any) -> tuple[ConfigSpec, list[str]]:
     """The Explorer's configuration as a scenario config, and the secret keys left out."""
-    from ..model import content_json
+    from ..inputs import content_json
 
     left_out: list[str] = []
     settings: dict[str, str] = {}

@@ -234,7 +234,7 @@ class SessionPanel(Panel):
         if policy is None:
             self._set_error("fix the configuration first")
             return
-        from ..model import content_json
+        from ..inputs import content_json
 
         try:
             # Content only: a JSON string would be taken for a session file's path.
