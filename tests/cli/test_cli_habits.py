@@ -170,7 +170,7 @@ def test_export_env_json_needs_dry_run(tmp_path) -> None:
 def test_test_json_is_the_whole_run(tmp_path) -> None:
     from localfs_explorer.review.scenarios import run_scenarios
 
-    shipped = str(Path(__file__).resolve().parent.parent / "scenarios" / "spec-000.toml")
+    shipped = str(Path(__file__).resolve().parents[2] / "scenarios" / "spec-000.toml")
     code, out, _ = _run("test", shipped, "--json")
     data = json.loads(out)  # one object and nothing else on stdout
     expected = run_scenarios([shipped])

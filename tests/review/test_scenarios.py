@@ -18,7 +18,7 @@ from localfs_explorer.review.scenarios import (
     run_scenarios,
 )
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SPEC_000 = REPO / "scenarios" / "spec-000.toml"
 CANARY = "canary-secret-5d1e"
 

@@ -21,7 +21,7 @@ from localfs_explorer.cli.serve import (
     preload_options,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def parse(*argv: str) -> argparse.Namespace:

@@ -28,7 +28,7 @@ from localfs_explorer.review.scenarios import run_scenarios
 from localfs_explorer.secrets import MASK
 
 CANARY = "canary-report-77f3"
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 CALLS = [
     {"name": "upload_local_file",

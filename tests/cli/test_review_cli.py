@@ -12,7 +12,7 @@ import pytest
 
 from localfs_explorer.cli.main import main
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SPEC_000 = REPO / "scenarios" / "spec-000.toml"
 CANARY = "canary-cli-4b0a"
 SUMMARY = re.compile(r"^\d+ passed, \d+ failed$")
