@@ -41,6 +41,18 @@ LAYERS: dict[str, int] = {
     "cli": 5, "__main__": 5,
 }
 
+#: Inside a package, the modules the others build on, and the only siblings each may
+#: import: the shared options know no command, the model's scheduling and input checks
+#: know no model, the scenario format knows no runner.
+FOUNDATIONS: dict[str, set[str]] = {
+    "localfs_explorer.cli.options": set(),
+    "localfs_explorer.ui.inputs": set(),
+    "localfs_explorer.ui.stages": set(),
+    "localfs_explorer.review.scenarios.locator": set(),
+    "localfs_explorer.review.scenarios.results": set(),
+    "localfs_explorer.review.scenarios.format": {"localfs_explorer.review.scenarios.locator"},
+}
+
 #: (importer, imported) pairs whose function-local import closes a cycle, with why.
 DOCUMENTED_LAZY_CYCLES: dict[tuple[str, str], str] = {}
 
@@ -152,6 +164,17 @@ def test_no_import_points_up_the_layers():
     upward = sorted(f"{a} -> {b} ({'/'.join(sorted(k))})" for (a, b), k in EDGES.items()
                     if _layer(b) > _layer(a))
     assert upward == []
+
+
+def test_the_foundations_of_a_package_import_only_what_they_build_on():
+    wrong = []
+    for module, allowed in FOUNDATIONS.items():
+        assert module in MODULES, module
+        package = module.rsplit(".", 1)[0]
+        wrong += [f"{a} -> {b}" for (a, b) in EDGES
+                  if a == module and (b == package or b.startswith(package + "."))
+                  and b not in allowed]
+    assert wrong == []
 
 
 def test_the_cycle_finder_finds_a_cycle():

@@ -224,8 +224,6 @@ class ScenarioFile(BaseModel):
     scenario: list[Scenario] = Field(min_length=1)
 
 
-
-
 # ------------------------------------------------------------------- reading, with lines
 
 
@@ -244,7 +242,6 @@ def _toml_loads(text: str) -> dict[str, Any]:
 
 
 _AT_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
-
 
 
 def _model_at(model: type[BaseModel] | None, loc: Sequence[Any]) -> type[BaseModel] | None:

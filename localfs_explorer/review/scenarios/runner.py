@@ -1,7 +1,9 @@
 """Running scenarios: each configuration resolved, each expectation compared; pinning.
 
-A test runner reports an engine that raises as that case's error and goes on, so one
-broken expectation never hides the others.
+A scenario's configuration becomes a :class:`~localfs_explorer.config.ServerConfig`, so
+its verdicts are the ones the command line and the dashboard give for the same inputs.
+Each expectation is compared field by field; what the engine raises becomes that case's
+error and the run goes on. :func:`pin_scenario` writes today's answers as expectations.
 """
 
 from __future__ import annotations
@@ -91,7 +93,6 @@ def policy_from_config(config: ConfigSpec, base_dir: str | os.PathLike[str] = ".
     }
     return BuiltConfig(policy, catalog, registration, access, config.over_http, shown,
                        resolved.secrets)
-
 
 
 # ----------------------------------------------------------------------------- running
@@ -464,7 +465,6 @@ def run_scenarios(targets: Iterable[str | os.PathLike[str]], *,
         else:
             run.files.append(run_scenario_file(path, coverage=run.coverage))
     return run
-
 
 
 # -------------------------------------------------------------- pinning current answers
