@@ -35,7 +35,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-from localfs_explorer.serve import dashboard_notebook_json, plan_serve
+from localfs_explorer.cli.serve import dashboard_notebook_json, plan_serve
 
 CHROMIUM = os.environ.get("LOCALFS_EXPLORER_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [

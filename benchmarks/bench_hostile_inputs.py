@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from localfs_explorer import cli
+from localfs_explorer.cli import main as cli
 from localfs_explorer.userfiles import MAX_FILE_BYTES
 
 TARGET_RATIO = 2.0

@@ -25,7 +25,6 @@ if TYPE_CHECKING:  # what a type checker sees of the names loaded on first use
     from .access import AccessListError, ToolAccess, load_access, merge_scopes
     from .auth_status import auth_status_preview, local_file_access
     from .catalog import catalog_from_tools_list, load_catalog, register_tools
-    from .diff import compare_policies, diff_policies
     from .discovery import FoundPath, discover_paths
     from .dotenv_export import export_env
     from .exposure import Finding, Inventory
@@ -33,9 +32,10 @@ if TYPE_CHECKING:  # what a type checker sees of the names loaded on first use
     from .fs.spec import from_spec, list_example_hosts, load_fs, to_spec
     from .fs.virtual import VirtualFS
     from .probe import CallVerdict, probe_call, probe_calls
-    from .scenarios import run_scenarios
+    from .review.diff import compare_policies, diff_policies
+    from .review.scenarios import run_scenarios
+    from .review.sessions import LedgerRules, load_session, replay_session
     from .sensitive import sensitive_reason
-    from .sessions import LedgerRules, load_session, replay_session
     from .suggest import Suggestion, suggest_roots
 
 
@@ -77,12 +77,12 @@ _LAZY: dict[str, str] = {
     "local_file_access": "localfs_explorer.auth_status",
     "auth_status_preview": "localfs_explorer.auth_status",
     "export_env": "localfs_explorer.dotenv_export",
-    "replay_session": "localfs_explorer.sessions",
-    "load_session": "localfs_explorer.sessions",
-    "LedgerRules": "localfs_explorer.sessions",
-    "run_scenarios": "localfs_explorer.scenarios",
-    "compare_policies": "localfs_explorer.diff",
-    "diff_policies": "localfs_explorer.diff",
+    "replay_session": "localfs_explorer.review.sessions",
+    "load_session": "localfs_explorer.review.sessions",
+    "LedgerRules": "localfs_explorer.review.sessions",
+    "run_scenarios": "localfs_explorer.review.scenarios",
+    "compare_policies": "localfs_explorer.review.diff",
+    "diff_policies": "localfs_explorer.review.diff",
     "Inventory": "localfs_explorer.exposure",
     "Finding": "localfs_explorer.exposure",
     "suggest_roots": "localfs_explorer.suggest",

@@ -1,5 +1,5 @@
 """``python -m localfs_explorer`` is the ``localfs-explorer`` command."""
 
-from .cli import main
+from .cli.main import main
 
 raise SystemExit(main())

@@ -19,7 +19,7 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def _scenarios() -> dict[str, Any]:
-    from .scenarios import ScenarioFile
+    from .review.scenarios import ScenarioFile
 
     return ScenarioFile.model_json_schema()
 
@@ -55,7 +55,7 @@ def _access() -> dict[str, Any]:
 
 
 def _session() -> dict[str, Any]:
-    from .sessions import SessionCall
+    from .review.sessions import SessionCall
 
     answers = list[list[SessionCall]]
 

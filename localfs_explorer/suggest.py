@@ -135,7 +135,7 @@ def requirements_from_calls(
 def requirements_from_session(policy: Policy, session: Any, *, catalog: Any = None
                               ) -> list[Requirement]:
     """The local paths every call of an approval session touches."""
-    from .sessions import SessionError, load_session
+    from .review.sessions import SessionError, load_session
 
     try:
         loaded = load_session(session)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,3 +86,14 @@ def case_insensitive(directory: Path) -> bool:
         return (directory / "caseprobe").exists()
     finally:
         probe.unlink()
+
+
+@pytest.fixture
+def quiet_dotenv():
+    # python-dotenv logs a warning per malformed line it reads; the tests read many on
+    # purpose, and the export reports them itself.
+    logger = logging.getLogger("dotenv.main")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    yield
+    logger.setLevel(level)

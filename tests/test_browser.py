@@ -85,7 +85,7 @@ def serve(log: Path, *options: str, procs: list | None = None) -> Iterator[str]:
     with log.open("w") as out:
         # Its own process group, so that Voila and the kernels it starts stop together.
         proc = subprocess.Popen(
-            [sys.executable, "-m", "localfs_explorer.serve", "--port", str(port),
+            [sys.executable, "-m", "localfs_explorer.cli.serve", "--port", str(port),
              "--no-browser", *options],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
         )

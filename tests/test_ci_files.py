@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from localfs_explorer.cli import build_parser
+from localfs_explorer.cli.main import build_parser
 
 yaml = pytest.importorskip("yaml")
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from localfs_explorer import cli
+from localfs_explorer.cli import main as cli
 from localfs_explorer.config import ConfigError, ServerConfig, resolve_config
-from localfs_explorer.scenarios import run_scenario_file
+from localfs_explorer.review.scenarios import run_scenario_file
 from localfs_explorer.ui.model import ExplorerModel
 
 # Each row: the options as the CLI spells them, and the paths to ask about. Relative

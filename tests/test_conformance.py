@@ -47,7 +47,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from localfs_explorer import cli
+from localfs_explorer.cli import main as cli
 from localfs_explorer.profile import DEFAULT_PROFILE
 
 pytestmark = [

@@ -10,7 +10,8 @@ import pkgutil
 import pytest
 
 import localfs_explorer
-from localfs_explorer import cli
+from localfs_explorer.cli import check as check_command
+from localfs_explorer.cli import main as cli
 from localfs_explorer.errors import LocalfsError
 
 
@@ -48,13 +49,13 @@ def test_the_base_is_a_value_error_so_older_except_clauses_still_catch():
 @pytest.mark.parametrize("error", ["ProfileError", "CatalogError", "UsageError"])
 def test_the_cli_turns_any_user_error_into_one_line_and_exit_2(monkeypatch, error):
     owners = {"ProfileError": "localfs_explorer.profile", "CatalogError":
-              "localfs_explorer.catalog", "UsageError": "localfs_explorer.cli"}
+              "localfs_explorer.catalog", "UsageError": "localfs_explorer.cli.options"}
     cls = getattr(importlib.import_module(owners[error]), error)
 
     def handler(args, out, err):
         raise cls("the thing handed in is wrong")
 
-    monkeypatch.setattr(cli, "cmd_validate", handler)
+    monkeypatch.setattr(check_command, "cmd_validate", handler)
     out, err = io.StringIO(), io.StringIO()
     assert cli.main(["validate"], out=out, err=err) == 2
     assert err.getvalue() == "localfs-explorer validate: the thing handed in is wrong\n"
@@ -65,6 +66,6 @@ def test_an_unexpected_error_is_not_swallowed_as_a_user_error(monkeypatch):
     def handler(args, out, err):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(cli, "cmd_validate", handler)
+    monkeypatch.setattr(check_command, "cmd_validate", handler)
     with pytest.raises(RuntimeError):
         cli.main(["validate"], out=io.StringIO(), err=io.StringIO())

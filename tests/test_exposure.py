@@ -306,7 +306,7 @@ def test_listing_inodes_match_lstat(tmp_path: Path):
 def run(*argv: str) -> tuple[int, str, str]:
     import io
 
-    from localfs_explorer.cli import main
+    from localfs_explorer.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
     code = main(list(argv), out=out, err=err)
@@ -375,7 +375,7 @@ def test_exposure_cli_on_a_described_host():
 
 
 def test_exposure_report_masks_secrets(layout: Layout):
-    from localfs_explorer.report import exposure_report, to_html, to_json
+    from localfs_explorer.review.report import exposure_report, to_html, to_json
 
     policy = resolve_policy(load_env(str(layout.app / ".env"), overrides={
         "HOME": str(layout.home), "LOCAL_FILE_ACCESS": "roots",
@@ -385,7 +385,7 @@ def test_exposure_report_masks_secrets(layout: Layout):
     assert report.charts[0].counts == exposure(policy).counts()
     for text in (to_html(report), to_json(report)):
         assert "do-not-show" not in text
-    from localfs_explorer.report import to_csv
+    from localfs_explorer.review.report import to_csv
 
     lines = to_csv(report).splitlines()
     assert lines[0] == ",".join(FINDING_COLUMNS) and len(lines) == len(report.rows) + 1
@@ -454,7 +454,7 @@ def test_cli_progress_line_only_on_a_terminal(layout: Layout):
     import io
 
     from localfs_explorer import exposure as module
-    from localfs_explorer.cli import main
+    from localfs_explorer.cli.main import main
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

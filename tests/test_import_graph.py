@@ -24,6 +24,8 @@ LAYERS: dict[str, int] = {
     "errors": 0, "vocab": 0, "paths": 0, "secrets": 0, "userfiles": 0, "handoff": 0,
     "locations": 0, "calls_file": 0,
     "sensitive": 0, "profile": 0, "env": 0, "textsafe": 0, "optional": 0,
+    # the .env edit: text in, text out, so it can never reach for the engine or the disk
+    "dotenv_edit": 0,
     # HTML for results: pure functions of the records, duck-typed
     "render": 0,
     # the target host's filesystem
@@ -32,12 +34,24 @@ LAYERS: dict[str, int] = {
     "": 2, "policy": 2, "check": 2, "catalog": 2, "access": 2, "discovery": 2,
     "auth_status": 2, "dotenv_export": 2, "config": 2,
     # tool calls and the review of whole configurations
-    "probe": 3, "diff": 3, "report": 3, "scenarios": 3, "sessions": 3,
+    "probe": 3, "review": 3,
     "exposure": 3, "suggest": 3, "verify": 3, "share": 3, "sarif": 3, "schemas": 3,
     # the dashboard
     "ui": 4,
     # the command line, serve included
-    "cli": 5, "commands": 5, "serve": 5, "__main__": 5,
+    "cli": 5, "__main__": 5,
+}
+
+#: Inside a package, the modules the others build on, and the only siblings each may
+#: import: the shared options know no command, the model's scheduling and input checks
+#: know no model, the scenario format knows no runner.
+FOUNDATIONS: dict[str, set[str]] = {
+    "localfs_explorer.cli.options": set(),
+    "localfs_explorer.ui.inputs": set(),
+    "localfs_explorer.ui.stages": set(),
+    "localfs_explorer.review.scenarios.locator": set(),
+    "localfs_explorer.review.scenarios.results": set(),
+    "localfs_explorer.review.scenarios.format": {"localfs_explorer.review.scenarios.locator"},
 }
 
 #: (importer, imported) pairs whose function-local import closes a cycle, with why.
@@ -134,7 +148,7 @@ def _cycles(kinds: set[str]) -> list[list[str]]:
 def test_the_graph_is_read_from_every_module():
     assert len(MODULES) > 40
     assert ("localfs_explorer.policy", "localfs_explorer.check") in EDGES
-    assert EDGES[("localfs_explorer.cli", "localfs_explorer.config")] == {"top"}
+    assert EDGES[("localfs_explorer.cli.options", "localfs_explorer.config")] == {"top"}
     # the check needs the policy's type only: that import is not an edge
     assert ("localfs_explorer.check", "localfs_explorer.policy") not in EDGES
 
@@ -153,13 +167,24 @@ def test_no_import_points_up_the_layers():
     assert upward == []
 
 
+def test_the_foundations_of_a_package_import_only_what_they_build_on():
+    wrong = []
+    for module, allowed in FOUNDATIONS.items():
+        assert module in MODULES, module
+        package = module.rsplit(".", 1)[0]
+        wrong += [f"{a} -> {b}" for (a, b) in EDGES
+                  if a == module and (b == package or b.startswith(package + "."))
+                  and b not in allowed]
+    assert wrong == []
+
+
 def test_the_cycle_finder_finds_a_cycle():
-    EDGES[("localfs_explorer.env", "localfs_explorer.cli")] = {"lazy"}
+    EDGES[("localfs_explorer.env", "localfs_explorer.cli.options")] = {"lazy"}
     try:
         assert _cycles({"top"}) == []
         assert _cycles({"top", "lazy"})
     finally:
-        del EDGES[("localfs_explorer.env", "localfs_explorer.cli")]
+        del EDGES[("localfs_explorer.env", "localfs_explorer.cli.options")]
 
 
 def test_no_import_of_the_package_is_guarded_as_optional():

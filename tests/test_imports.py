@@ -14,7 +14,7 @@ HEAVY = ("pandas", "ipywidgets", "IPython", "jupyter_core", "voila", "jupyterlab
 @pytest.mark.slow
 def test_import_does_not_load_heavy_packages():
     code = (
-        "import json, sys, localfs_explorer, localfs_explorer.cli\n"
+        "import json, sys, localfs_explorer, localfs_explorer.cli.main\n"
         f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})))"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -28,7 +28,7 @@ def _module_slow(tree: ast.Module) -> bool:
 
 def _unmarked_heavy_tests() -> list[str]:
     found = []
-    for path in sorted(TESTS.glob("test_*.py")):
+    for path in sorted(TESTS.rglob("test_*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         if _module_slow(tree):
             continue
@@ -38,7 +38,7 @@ def _unmarked_heavy_tests() -> list[str]:
             body = ast.unparse(node)
             if any(call in body for call in HEAVY_CALLS) and "slow" not in _marks(
                     node.decorator_list):
-                found.append(f"{path.name}::{node.name}")
+                found.append(f"{path.relative_to(TESTS)}::{node.name}")
     return found
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from localfs_explorer.cli import build_parser
+from localfs_explorer.cli.main import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow

@@ -67,7 +67,7 @@ def test_export_plan_repr_masks_secrets() -> None:
 
 
 def test_run_result_repr_lists_failures(tmp_path) -> None:
-    from localfs_explorer.scenarios import run_scenarios
+    from localfs_explorer.review.scenarios import run_scenarios
 
     ok = run_scenarios([str(ROOT / "scenarios" / "spec-000.toml")])
     html = ok._repr_html_()
@@ -84,8 +84,8 @@ def test_run_result_repr_lists_failures(tmp_path) -> None:
 
 
 def test_replay_and_diff_reprs() -> None:
-    from localfs_explorer.diff import compare_policies
-    from localfs_explorer.sessions import replay_session
+    from localfs_explorer.review.diff import compare_policies
+    from localfs_explorer.review.sessions import replay_session
 
     session = [[{"name": "upload_local_file", "arguments": {"local_path": "/data/a.csv"}}]]
     replay = replay_session(_policy(LOCAL_FILE_ACCESS="off"), session)

@@ -6,7 +6,7 @@ import io
 import json
 import xml.etree.ElementTree as ET
 
-from localfs_explorer.cli import main
+from localfs_explorer.cli.main import main
 
 
 def _run(*argv: str) -> tuple[int, str, str]:

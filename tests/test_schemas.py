@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from localfs_explorer.cli import main
+from localfs_explorer.cli.main import main
 from localfs_explorer.schemas import SCHEMAS, SchemaError, json_schema
 
 jsonschema = pytest.importorskip("jsonschema")
@@ -50,7 +50,7 @@ def test_shipped_files_match_their_schemas() -> None:
 
 def test_access_and_session_schemas_follow_the_readers() -> None:
     from localfs_explorer.access import AccessListError, load_access
-    from localfs_explorer.sessions import SessionError, load_session
+    from localfs_explorer.review.sessions import SessionError, load_session
 
     good = {"server": {"deny_list": ["delete_*"]},
             "member": {"approval_list": ["upload_*"], "approval_timeout_seconds": 30}}
@@ -71,7 +71,7 @@ def test_access_and_session_schemas_follow_the_readers() -> None:
 
 
 def test_a_scenario_file_with_a_schema_comment_runs_the_same(tmp_path) -> None:
-    from localfs_explorer.scenarios import run_scenarios
+    from localfs_explorer.review.scenarios import run_scenarios
 
     text = (ROOT / "scenarios" / "spec-000.toml").read_text()
     marked = tmp_path / "spec.toml"
@@ -123,7 +123,7 @@ def test_completion_command_prints_the_shipped_script() -> None:
     code, out, _ = _run("completion", "bash")
     assert code == 0 and out == (DATA / "completion" / "bash").read_text()
     # Every command is offered.
-    from localfs_explorer.cli import build_parser
+    from localfs_explorer.cli.main import build_parser
 
     commands = next(a for a in build_parser()._actions if a.dest == "command").choices
     for name in commands:

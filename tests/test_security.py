@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from localfs_explorer import cli
+from localfs_explorer.cli import main as cli
+from localfs_explorer.cli.serve import is_loopback, plan_serve
 from localfs_explorer.secrets import MASK
-from localfs_explorer.serve import is_loopback, plan_serve
 from localfs_explorer.userfiles import MAX_FILE_BYTES, MAX_NESTING
 
 #: No hostile input may make one command allocate more than this (Python heap, traced).
@@ -72,8 +72,8 @@ def _warm_imports() -> None:
     # Imports done once up front, so the traced peak is the input's cost, not theirs.
     import pandas  # noqa: F401
 
-    import localfs_explorer.commands.review
-    import localfs_explorer.report  # noqa: F401
+    import localfs_explorer.cli.review
+    import localfs_explorer.review.report  # noqa: F401
 
     run("validate")
 
@@ -459,13 +459,13 @@ def test_a_name_that_looks_loopback_keeps_host_files_off(monkeypatch) -> None:
     try:
         assert not plan.host_fs
     finally:
-        from localfs_explorer.serve import cleanup_plan
+        from localfs_explorer.cli.serve import cleanup_plan
 
         cleanup_plan(plan)
 
 
 def test_serve_makes_a_token_kept_out_of_the_command_line() -> None:
-    from localfs_explorer.serve import cleanup_plan
+    from localfs_explorer.cli.serve import cleanup_plan
 
     plan = plan_serve(port=8899, open_browser=False)
     try:
@@ -495,7 +495,7 @@ def test_no_token_serves_without_one() -> None:
 
 
 def test_serve_options_reach_the_page(monkeypatch, tmp_path) -> None:
-    from localfs_explorer import serve
+    from localfs_explorer.cli import serve
 
     seen: dict[str, object] = {}
     monkeypatch.setattr(serve, "_check_voila", lambda: None)
@@ -551,7 +551,7 @@ def test_a_json_string_in_the_session_box_is_content_not_a_path(marker_file) -> 
 
 def test_the_scenario_and_compare_panels_take_access_text_as_content(marker_file) -> None:
     from localfs_explorer.ui import Explorer
-    from localfs_explorer.ui.model import ExplorerError
+    from localfs_explorer.ui.inputs import ExplorerError
 
     app = Explorer(exposed_model(), lazy=False)
     app.model.access_text = json.dumps(str(marker_file))
@@ -571,7 +571,7 @@ def test_an_uploaded_host_spec_that_is_a_string_is_refused(marker_file) -> None:
 
 
 def test_uploads_past_the_size_limit_are_refused() -> None:
-    from localfs_explorer.ui.model import ExplorerError
+    from localfs_explorer.ui.inputs import ExplorerError
 
     model = exposed_model()
     huge = b" " * (MAX_FILE_BYTES + 1)
@@ -621,7 +621,7 @@ def test_exposed_export_keeps_secrets_as_in_the_visitors_own_file() -> None:
 ])
 def test_the_page_writes_only_env_looking_names(tmp_path, name, allowed) -> None:
     from localfs_explorer.ui import ExplorerModel
-    from localfs_explorer.ui.model import ExplorerError
+    from localfs_explorer.ui.inputs import ExplorerError
 
     model = ExplorerModel(debounce=0, env_text="LOCAL_FILE_ACCESS=full\n", env_name=".env",
                           host_access=True, any_output_name=False)
@@ -639,7 +639,7 @@ def test_the_page_writes_only_env_looking_names(tmp_path, name, allowed) -> None
 
 
 def test_the_serve_option_lets_any_name_through(monkeypatch) -> None:
-    from localfs_explorer.serve import ANY_OUTPUT_NAME_ENV
+    from localfs_explorer.cli.serve import ANY_OUTPUT_NAME_ENV
     from localfs_explorer.ui import ExplorerModel
 
     monkeypatch.setenv(ANY_OUTPUT_NAME_ENV, "1")
@@ -726,7 +726,7 @@ def test_the_export_panel_says_what_an_exposed_download_leaves_out() -> None:
 
 
 def test_serving_without_a_token_warns_and_prints_no_token(monkeypatch) -> None:
-    from localfs_explorer import serve
+    from localfs_explorer.cli import serve
 
     class FakeVoila:
         def __init__(self, argv: list[str], env: dict[str, str]) -> None:

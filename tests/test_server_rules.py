@@ -13,8 +13,9 @@ import os
 import pytest
 from conftest import can_hardlink
 
-from localfs_explorer import cli, load_env, resolve_policy
+from localfs_explorer import load_env, resolve_policy
 from localfs_explorer.check import BatchChecker, UnsupportedPathError
+from localfs_explorer.cli import main as cli
 from localfs_explorer.paths import is_within
 from localfs_explorer.vocab import Mode
 

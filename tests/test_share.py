@@ -8,7 +8,7 @@ import shlex
 
 import pytest
 
-from localfs_explorer.cli import main
+from localfs_explorer.cli.main import main
 from localfs_explorer.share import command_line, options_from_query, query_string
 
 OPTIONS = {

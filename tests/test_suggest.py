@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from localfs_explorer import load_env, resolve_policy
-from localfs_explorer.cli import main
+from localfs_explorer.cli.main import main
 from localfs_explorer.exposure import exposure
 from localfs_explorer.fs import VirtualFS
 from localfs_explorer.suggest import (

@@ -148,7 +148,7 @@ def test_grid_filters_by_verdict_reason_and_op(app, layout) -> None:
 def test_copy_as_cli_command_asks_the_same_question(app, layout, capsys) -> None:
     import shlex
 
-    from localfs_explorer.cli import main
+    from localfs_explorer.cli.main import main
 
     load(app, write_roots_env(layout.app, layout.data, layout.home))
     app.bar.add_root(str(layout.base / "home"))
@@ -169,7 +169,7 @@ def test_copy_as_cli_command_asks_the_same_question(app, layout, capsys) -> None
 
 
 def test_pin_as_scenario_makes_a_passing_scenario(app, layout) -> None:
-    from localfs_explorer.scenarios import run_scenario_text
+    from localfs_explorer.review.scenarios import run_scenario_text
     from localfs_explorer.ui.commands import pinned_toml
 
     load(app, write_roots_env(layout.app, layout.data, layout.home))
@@ -608,8 +608,8 @@ def _view_row(grid, column: str, value: str) -> int:
 def test_compare_row_copies_and_pins_the_after_sides_question(app, layout, capsys) -> None:
     import shlex
 
-    from localfs_explorer.cli import main
-    from localfs_explorer.scenarios import run_scenario_text
+    from localfs_explorer.cli.main import main
+    from localfs_explorer.review.scenarios import run_scenario_text
     from localfs_explorer.ui.commands import pinned_toml
 
     load(app, write_roots_env(layout.app, layout.data, layout.home))
@@ -663,7 +663,7 @@ def test_compare_row_copies_and_pins_the_after_sides_question(app, layout, capsy
 def test_compare_call_row_copies_a_probe_line(app, layout, capsys) -> None:
     import shlex
 
-    from localfs_explorer.cli import main
+    from localfs_explorer.cli.main import main
 
     load(app, write_roots_env(layout.app, layout.data, layout.home))
     compare = app.show("compare")
@@ -685,8 +685,8 @@ def test_session_row_copies_the_replay_and_pins_the_call(app, layout, capsys,
                                                          monkeypatch) -> None:
     import shlex
 
-    from localfs_explorer.cli import main
-    from localfs_explorer.scenarios import run_scenario_text
+    from localfs_explorer.cli.main import main
+    from localfs_explorer.review.scenarios import run_scenario_text
     from localfs_explorer.ui.commands import pinned_toml
 
     session = app.show("session")

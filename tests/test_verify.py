@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from localfs_explorer import cli
 from localfs_explorer.catalog import default_catalog
+from localfs_explorer.cli import main as cli
 from localfs_explorer.verify import (
     LiveServer,
     MissingExtraError,
@@ -193,7 +193,7 @@ def test_the_command_line_loads_the_sdk_only_when_a_server_is_read() -> None:
     import json
     import subprocess
 
-    code = ("import json, sys, localfs_explorer.cli as c\n"
+    code = ("import json, sys, localfs_explorer.cli.main as c\n"
             "c.build_parser()\n"
             "import localfs_explorer.verify\n"
             "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "

@@ -165,7 +165,7 @@ def changed_config(config: Any, set_: Mapping[str, str] = {}, unset: Sequence[st
 def pin_row(model: ExplorerModel, name: str, *, decision: Any = None,
             call: tuple[str, dict[str, Any], Any] | None = None) -> Any:
     """A scenario expecting this row's answer, added to ``model.pinned``."""
-    from ..scenarios import pin_scenario
+    from ..review.scenarios import pin_scenario
     from .panels.scenarios import config_of
 
     config, _left_out = config_of(model)
@@ -187,7 +187,7 @@ def pin_asked(model: ExplorerModel, name: str, config: Any, *,
     """
     from ..check import check_path
     from ..probe import probe_call
-    from ..scenarios import pin_scenario, policy_from_config
+    from ..review.scenarios import pin_scenario, policy_from_config
     from ..vocab import Op
 
     built = policy_from_config(config)
@@ -207,7 +207,7 @@ def pin_asked(model: ExplorerModel, name: str, config: Any, *,
 
 def pinned_toml(model: ExplorerModel) -> str:
     """Every pinned row as one scenario file (secrets masked)."""
-    from ..scenarios import ScenarioFile, dump_scenario_file
+    from ..review.scenarios import ScenarioFile, dump_scenario_file
 
     text = dump_scenario_file(ScenarioFile(title="pinned from localfs-explorer",
                                            scenario=list(model.pinned)))

@@ -14,11 +14,9 @@ Recomputing is split into stages so that typing a path doesn't reload the ``.env
 - ``tool``: the verdict for the tool call;
 - ``batch``: the verdicts for the loaded batch of calls.
 
-A change to an input marks the stages that depend on it. Inside a running event loop
-(a kernel behind a page) typing is coalesced: the first change after a quiet spell is
-computed at once, and changes that arrive within ``debounce`` seconds of a recompute are
-folded into one recompute when that window closes. With no running loop (a script,
-pytest) every change is computed at once; :meth:`recompute` flushes whatever is pending.
+A change to an input marks the stages that depend on it; :mod:`.stages` schedules the
+recomputes (typing coalesced inside a running event loop). What a visitor hands the page
+is checked by :mod:`.inputs`.
 
 Errors a user can cause (a missing ``.env``, bad JSON) land in the stage's ``*_error``
 trait. Anything else raised while recomputing lands in ``last_error`` with its message:
@@ -27,35 +25,36 @@ the page must show it, because Voila hides tracebacks.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import io
 import json
-import logging
 import os
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from traitlets import Any as AnyTrait
-from traitlets import Bool, Dict, Enum, Float, HasTraits, Int, List, Unicode, observe
+from traitlets import Bool, Dict, Enum, Int, List, Unicode, observe
 
 from ..auth_status import auth_status_preview
 from ..calls_file import Call, parse_calls
 from ..catalog import default_catalog
 from ..check import OPS
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
-from ..errors import LocalfsError
 from ..fs.spec import list_example_hosts
-from ..handoff import ANY_OUTPUT_NAME_ENV, HOST_FS_ENV
 from ..policy import TRANSPORTS
 from ..secrets import hide_everywhere, is_secret_key, scrub, secret_values
-from ..userfiles import MAX_FILE_BYTES, parse_json, read_text, size_limit_text
+from ..userfiles import read_text
+from .inputs import (
+    ExplorerError,
+    any_output_name_from_environ,
+    content_json,
+    host_access_from_environ,
+    looks_like_env_name,
+    upload_text,
+)
+from .stages import StagedModel
 
 if TYPE_CHECKING:
     from ..vocab import Platform, Transport
-
-log = logging.getLogger(__name__)
 
 
 #: Most paths checked from the Paths text in one go.
@@ -90,70 +89,14 @@ _TYPED = frozenset({
 })
 
 
-class ExplorerError(LocalfsError):
-    """An action the Explorer refuses (e.g. reading this machine's files when served)."""
-
-
-def content_json(text: str, what: str, error: type[Exception] = ExplorerError,
-                 *, kinds: tuple[type, ...] = (dict,)) -> Any:
-    """JSON typed or uploaded into the page: parsed as content, never taken for a path.
-
-    The engine's loaders take either data or a file name; a JSON string such as
-    ``"/etc/passwd"`` would make them read that file of the serving machine. So only the
-    JSON types in ``kinds`` are accepted, and the text is bounded like any input file.
-    """
-    if len(text) > MAX_FILE_BYTES:
-        raise error(f"{what}: larger than the {size_limit_text(MAX_FILE_BYTES)} limit; "
-                    "refused")
-    value = parse_json(text, what, error)
-    if not isinstance(value, kinds):
-        expected = " or ".join("a JSON object" if k is dict else "a JSON list" for k in kinds)
-        raise error(f"{what}: expected {expected}, not {type(value).__name__}")
-    return value
-
-
-def looks_like_env_name(path: str) -> bool:
-    """Whether a file name looks like a ``.env`` (``.env``, ``prod.env``, ``.env.local``)."""
-    name = os.path.basename(path.rstrip("/"))
-    return name == ".env" or name.startswith(".env.") or (
-        name.endswith(".env") and len(name) > len(".env"))
-
-
-def any_output_name_from_environ() -> bool:
-    """Whether ``serve --allow-any-output-name`` lets the page write any file name."""
-    return os.environ.get(ANY_OUTPUT_NAME_ENV, "0").strip().lower() in ("1", "true", "yes")
-
-
-def _upload_text(name: str, content: bytes | str) -> str:
-    if len(content) > MAX_FILE_BYTES:
-        raise ExplorerError(f"{name or 'upload'}: larger than the "
-                            f"{size_limit_text(MAX_FILE_BYTES)} limit; refused")
-    if isinstance(content, str):
-        return content
-    try:
-        return content.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ExplorerError(f"{name or 'upload'}: not UTF-8 text (byte {exc.start})") from None
-
-
-def host_access_from_environ() -> bool:
-    """Whether this kernel may probe the machine it runs on (``serve`` decides)."""
-    return os.environ.get(HOST_FS_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-
-
 def _example_hosts() -> list[str]:
     return list(list_example_hosts())
 
 
-class ExplorerModel(HasTraits):
+class ExplorerModel(StagedModel):
     """State and results of one Explorer; see the module docstring."""
+
+    STAGES: ClassVar[tuple[str, ...]] = ("config", "paths", "tool", "batch")
 
     # ---- inputs: the server's configuration
     #: A ``.env`` path on the machine the kernel runs on ("" for none).
@@ -204,9 +147,7 @@ class ExplorerModel(HasTraits):
     batch_text = Unicode(None, allow_none=True)
     batch_name = Unicode("")
 
-    # ---- settings
-    #: Seconds over which typed changes are coalesced (0: compute every change at once).
-    debounce = Float(0.15)
+    # ---- settings (and ``debounce``, from StagedModel)
     #: May the kernel read this machine's files (target host, .env and batch paths, writes)?
     host_access = Bool(True)
     #: May ``write_export`` write a file whose name doesn't look like a ``.env``?
@@ -233,12 +174,10 @@ class ExplorerModel(HasTraits):
     batch_total = Int(0)
     batch_done = Int(0)
     batch_running = Bool(False)
-    #: Scenarios pinned from result rows (``localfs_explorer.scenarios.Scenario``).
+    #: Scenarios pinned from result rows (``localfs_explorer.review.scenarios.Scenario``).
     pinned: List[Any] = List()
     #: Where the last export went (a written path or a downloaded name; "" before one).
     export_done = Unicode("")
-    #: The last unexpected failure, shown in the page's error area ("" when none).
-    last_error = Unicode("")
     # Bumped after each stage recomputes: views observe these, not the result lists,
     # because equal-looking results (same verdicts) can still carry new traces.
     config_rev = Int(0)
@@ -249,15 +188,9 @@ class ExplorerModel(HasTraits):
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("host_access", host_access_from_environ())
         kwargs.setdefault("any_output_name", any_output_name_from_environ())
-        self._stale: set[str] = set()
-        self._hold = 1  # no recompute until every initial value is in place
-        self._timer: asyncio.TimerHandle | None = None
-        self._last_flush = float("-inf")
         #: The loaded batch's well-formed calls by their line.
         self._batch_calls: dict[int | None, Call] = {}
-        #: How many times results were recomputed (lets tests see coalescing).
-        self.flushes = 0
-        super().__init__(**kwargs)
+        super().__init__(**kwargs)  # held: no recompute until every initial value is in
         self.examples = _example_hosts()
         if not self.host_access and self.target == HOST_TARGET:
             self.target = f"{EXAMPLE_PREFIX}{self.examples[0]}" if self.examples else ""
@@ -288,63 +221,6 @@ class ExplorerModel(HasTraits):
     def _selected_changed(self, change: dict[str, Any]) -> None:
         self.paths_rev += 1
 
-    def _request(self, stages: set[str], *, typed: bool) -> None:
-        self._stale |= stages
-        if self._hold:
-            return
-        loop = _running_loop()
-        if loop is None or self.debounce <= 0:
-            self._flush()
-            return
-        now = loop.time()
-        if not typed or (self._timer is None and now - self._last_flush >= self.debounce):
-            self._flush()
-            return
-        if self._timer is None:
-            delay = max(0.0, self._last_flush + self.debounce - now)
-            self._timer = loop.call_later(delay, self._on_timer)
-
-    def _on_timer(self) -> None:
-        self._timer = None
-        self._flush()
-
-    def recompute(self, *, everything: bool = False) -> None:
-        """Compute every pending stage now (all of them with ``everything``)."""
-        if everything:
-            self._stale.update({"config", "paths", "tool", "batch"})
-        self._flush()
-
-    @property
-    def pending(self) -> bool:
-        """Whether a change is waiting to be recomputed."""
-        return bool(self._stale)
-
-    @contextlib.contextmanager
-    def hold(self) -> Iterator[None]:
-        """Make several changes, recompute once at the end."""
-        self._hold += 1
-        try:
-            yield
-        finally:
-            self._hold -= 1
-            if not self._hold and self._stale:
-                self._request(set(), typed=False)
-
-    def _flush(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        stale, self._stale = self._stale, set()
-        if not stale:
-            return
-        self.flushes += 1
-        for stage, fn in (("config", self._compute_config), ("paths", self._compute_paths),
-                          ("tool", self._compute_tool), ("batch", self._compute_batch)):
-            if stage in stale:
-                self.guarded(fn, where=stage)()
-        loop = _running_loop()
-        self._last_flush = loop.time() if loop is not None else float("-inf")
-
     # ------------------------------------------------------------------ errors
 
     def secrets(self) -> set[str]:
@@ -359,26 +235,6 @@ class ExplorerModel(HasTraits):
         """``text`` with every known secret value masked."""
         return scrub(text, self.secrets())
 
-    def report(self, where: str, exc: BaseException) -> None:
-        """Show an unexpected failure in the page (never swallow it)."""
-        message = self.clean(f"{type(exc).__name__}: {exc}")
-        log.error("explorer: %s failed: %s", where, message)
-        self.last_error = f"{where}: {message}"
-
-    def guarded(self, fn: Callable[..., Any], *, where: str = "") -> Callable[..., Any]:
-        """``fn`` wrapped so that an exception is reported instead of lost."""
-        label = where or getattr(fn, "__name__", "callback").strip("_")
-
-        def run(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return fn(*args, **kwargs)
-            except Exception as exc:
-                self.report(label, exc)
-                return None
-
-        run.__name__ = getattr(fn, "__name__", "guarded")
-        return run
-
     # ------------------------------------------------------------------ actions
 
     def load_env_path(self, path: str) -> None:
@@ -391,7 +247,7 @@ class ExplorerModel(HasTraits):
 
     def load_env_upload(self, name: str, content: bytes | str) -> None:
         """Use an uploaded ``.env`` (the way a Voila user supplies one)."""
-        text = _upload_text(name, content)
+        text = upload_text(name, content)
         with self.hold():
             self.env_path = ""
             self.env_name = name or "uploaded .env"
@@ -407,7 +263,7 @@ class ExplorerModel(HasTraits):
 
     def load_spec_upload(self, name: str, content: bytes | str) -> None:
         """Describe the target host with an uploaded JSON spec and select it."""
-        text = _upload_text(name, content)
+        text = upload_text(name, content)
         with self.hold():
             self.spec_name = name or "uploaded host"
             self.spec_text = text
@@ -420,7 +276,7 @@ class ExplorerModel(HasTraits):
 
     def load_batch_upload(self, name: str, content: bytes | str) -> None:
         """Probe the calls of an uploaded JSONL file."""
-        text = _upload_text(name, content)
+        text = upload_text(name, content)
         with self.hold():
             self.batch_path = ""
             self.batch_name = name or "uploaded calls"
@@ -688,7 +544,7 @@ class ExplorerModel(HasTraits):
         """The ``.env`` text with the policy bar's edits written in (None: read the file)."""
         if not self.file_edits:
             return text
-        from ..dotenv_export import edit_env_text
+        from ..dotenv_edit import edit_env_text
         from ..env import read_env_text
 
         if text is None:

@@ -14,7 +14,8 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..userfiles import MAX_FILE_BYTES, size_limit_text
-from .model import ExplorerError, ExplorerModel
+from .inputs import ExplorerError
+from .model import ExplorerModel
 
 
 def css(widget: widgets.Widget, *classes: str) -> widgets.Widget:

@@ -3,7 +3,7 @@
 "Compare with…": type the changes (``KEY=VALUE`` to set, ``-KEY`` to unset, and maybe
 another transport), choose whether today's configuration is the *before* or the *after*,
 and see every verdict that changes, grouped as new access, removed access and changed
-message, through :func:`localfs_explorer.diff.compare_policies`, the function behind
+message, through :func:`localfs_explorer.review.diff.compare_policies`, the function behind
 ``localfs-explorer diff``. The other side is resolved on the same target host, startup
 and package directories as the current one. Reports download as HTML or CSV.
 """
@@ -14,9 +14,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ...diff import compare_policies, elide_common_start
 from ...errors import LocalfsError
 from ...policy import TRANSPORTS, resolve_policy
+from ...review.diff import compare_policies, elide_common_start
 from .. import render
 from ..commands import (
     ACCESS_FILE,
@@ -168,7 +168,7 @@ class ComparePanel(Panel):
         if not text:
             return None
         from ...access import load_access
-        from ..model import content_json
+        from ..inputs import content_json
 
         return load_access(content_json(text, "tool access lists", CompareError))
 
@@ -200,7 +200,7 @@ class ComparePanel(Panel):
                                           total=len(changes)))
         self.groups.value = m.clean("".join(parts))
         self.grid.set_frame(_compare_frame(result.changes, m.clean))
-        from ...report import diff_report, to_csv, to_html
+        from ...review.report import diff_report, to_csv, to_html
 
         report = diff_report(result, *self.sides)
         self.downloads.value = " · ".join([

@@ -111,7 +111,7 @@ class ExportPanel(Panel):
 
     def _write(self) -> None:
         from ...dotenv_export import ExportError
-        from ..model import ExplorerError
+        from ..inputs import ExplorerError
 
         try:
             result = self.model.write_export(self.dest.value, force=self.force.value)
@@ -128,7 +128,7 @@ class ExportPanel(Panel):
         m = self.model
         if not m.host_access:
             return
-        from ...dotenv_export import unified_diff
+        from ...dotenv_edit import unified_diff
         from ...env import EnvFileError, read_env_text
 
         if not self.dest.value.strip():

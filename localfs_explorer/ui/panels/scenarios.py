@@ -1,13 +1,13 @@
 """The Scenarios panel: load a scenario file, run it, and save what is on screen as one.
 
-Running goes through :func:`localfs_explorer.scenarios.run_scenario_text`, the same
+Running goes through :func:`localfs_explorer.review.scenarios.run_scenario_text`, the same
 runner as ``localfs-explorer test``, so a scenario passes here exactly when it passes in
 CI. On a page served to other machines, a scenario that reads this machine (its
 filesystem, or a ``.env`` on it) is refused with a message instead of being run.
 
 Saving pins today's answers: the Explorer's configuration plus the paths in the Paths tab
 and the call in the Tool call tab, each expecting the verdict shown now
-(:func:`localfs_explorer.scenarios.pin_scenario`). Secret settings are left out of the
+(:func:`localfs_explorer.review.scenarios.pin_scenario`). Secret settings are left out of the
 saved file; they are never written anywhere the page can show.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ...scenarios import (
+from ...review.scenarios import (
     ConfigSpec,
     Coverage,
     ScenarioError,
@@ -51,7 +51,7 @@ def shipped_example() -> tuple[str, str]:
 
 def config_of(m: Any) -> tuple[ConfigSpec, list[str]]:
     """The Explorer's configuration as a scenario config, and the secret keys left out."""
-    from ..model import content_json
+    from ..inputs import content_json
 
     left_out: list[str] = []
     settings: dict[str, str] = {}
@@ -218,7 +218,7 @@ class ScenariosPanel(Panel):
 
     def show_result(self) -> None:
         """Render :attr:`result` (summary, table of expectations, coverage)."""
-        from ...scenarios import RunResult
+        from ...review.scenarios import RunResult
 
         result = self.result
         if result is None:

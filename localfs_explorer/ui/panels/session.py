@@ -1,6 +1,6 @@
 """The Session panel: paste or upload a conversation, pick the person's answers, see the table.
 
-The replay goes through :func:`localfs_explorer.sessions.replay_session` with the
+The replay goes through :func:`localfs_explorer.review.sessions.replay_session` with the
 Explorer's policy and the tool access lists typed in the Tool call tab, so the table is
 the one ``localfs-explorer replay`` prints. It re-runs when the configuration or the
 access lists change.
@@ -161,7 +161,7 @@ class SessionPanel(Panel):
     def _row(self, index: int) -> tuple[Any, Any]:
         if self.replay is None or self.session is None \
                 or not 0 <= index < len(self.replay.calls):
-            from ...sessions import SessionError
+            from ...review.sessions import SessionError
 
             raise SessionError("replay first: there is no such row")
         c = self.replay.calls[index]
@@ -221,7 +221,7 @@ class SessionPanel(Panel):
 
     def refresh(self) -> None:
 
-        from ...sessions import LedgerRules, SessionError, load_session, replay_session
+        from ...review.sessions import LedgerRules, SessionError, load_session, replay_session
 
         text = self.text.value.strip()
         if not text:
@@ -234,7 +234,7 @@ class SessionPanel(Panel):
         if policy is None:
             self._set_error("fix the configuration first")
             return
-        from ..model import content_json
+        from ..inputs import content_json
 
         try:
             # Content only: a JSON string would be taken for a session file's path.

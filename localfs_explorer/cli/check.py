@@ -1,0 +1,142 @@
+"""The ``check`` and ``validate`` commands: the engine's two first questions.
+
+``check`` asks whether a tool may read or write each path, as the server would answer;
+``validate`` whether the server would start, and with which policy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any, TextIO
+
+from ..check import Decision, UnsupportedPathError
+from ..policy import Policy
+from ..textsafe import one_line
+from ..vocab import OPS
+from .options import UsageError, build_policy, read_paths_file, warn_config
+
+
+def _emit_json(obj: Any, out: TextIO) -> None:
+    out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+def _print_decision(d: Decision, out: TextIO) -> None:
+    shown = one_line(d.path)
+    if d.allowed:
+        out.write(f"ALLOWED  {d.op:<10} {shown} -> {one_line(d.resolved)}\n")
+        return
+    out.write(f"REFUSED  {d.op:<10} {shown}  [{d.reason}]\n")
+    out.write(f"    message: {one_line(d.message)}\n")
+    if d.hint:
+        out.write(f"    hint:    {one_line(d.hint)}\n")
+
+
+def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    paths = list(args.paths)
+    if args.paths_file:
+        paths.extend(read_paths_file(args.paths_file))
+    if not paths:
+        raise UsageError("check needs at least one PATH (or --paths-file)")
+    policy = build_policy(args)
+    warn_config(policy, err)
+    try:
+        if args.batch:
+            # The server's many_checks, as in a folder walk: one deny-list snapshot and
+            # one resolution per parent directory for all the paths.
+            with policy.many_checks() as batch:
+                decisions = [batch.check(p, args.op, over_http=args.over_http) for p in paths]
+        else:
+            # Each path as the server's single check answers it, however many are given.
+            decisions = [policy.check(p, args.op, over_http=args.over_http) for p in paths]
+    except UnsupportedPathError as exc:
+        raise UsageError(str(exc)) from None
+    for d in decisions:
+        _emit_json(d.to_dict(), out) if args.json else _print_decision(d, out)
+    if policy.errors:
+        return 2
+    return 0 if all(d.allowed for d in decisions) else 1
+
+
+def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    files = list(getattr(args, "env_files", None) or [])
+    if files and args.env:
+        raise UsageError("give the .env files either as --env FILE or as ENV_FILE, not both")
+    policies = []
+    code = 0
+    for name in files or [args.env]:
+        args.env = name
+        if len(files) > 1 and not args.json:
+            out.write(f"== {name}\n")
+        policy = build_policy(args)
+        policies.append(policy)
+        code = max(code, _validate_one(policy, args, out))
+    if getattr(args, "sarif", None):
+        from .. import sarif
+
+        try:
+            sarif.write([r for p in policies for r in sarif.validate_results(p)], args.sarif)
+        except OSError as exc:
+            raise UsageError(f"{args.sarif}: can't be written ({exc.strerror or exc})") from None
+    return code
+
+
+def _validate_one(policy: Policy, args: argparse.Namespace, out: TextIO) -> int:
+    summary = policy.summary()
+    if args.json:
+        _emit_json(summary, out)
+    else:
+        how = "explicit" if policy.explicit else f"defaulted for {policy.transport}"
+        out.write(f"server: {policy.profile.name} {policy.profile.server_version}\n")
+        out.write(f"LOCAL_FILE_ACCESS resolves to {policy.mode.value} ({how})\n")
+        for root in policy.roots:
+            state = f"-> {root.resolved}" if not root.problem else f"({root.problem})"
+            out.write(f"  root {one_line(root.configured)} {one_line(state)}\n")
+        out.write("deny-list:\n")
+        for e in policy.deny_list:
+            flag = "exists " if e.exists else "missing"
+            out.write(f"  [{flag}] {one_line(e.resolved)}  "
+                      f"({e.setting}{', default' if e.default else ''})\n")
+        for dd in policy.deny_dirs:
+            out.write(f"  [dir    ] {dd.resolved}/  ({dd.setting}, default)\n")
+        for w in (*policy.env.warnings, *policy.warnings):
+            out.write(f"warning: {w}\n")
+        for e2 in policy.errors:
+            out.write(f"error: {e2}\n")
+        out.write("the server would start\n" if policy.serves
+                  else f"the server would exit, printing: {policy.exit_line}\n")
+    return 0 if policy.serves else 2
+
+
+def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
+    """Add ``check`` and ``validate`` to the CLI's subcommands."""
+    p = sub.add_parser("check", parents=[env_options], help="check paths against the policy",
+                       description="Ask the policy whether a tool may read or write each "
+                       "PATH, as the server would answer; refusals come with the reason, the "
+                       "model's message and a hint.")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="a path to check (repeatable)")
+    p.add_argument("--op", choices=OPS, default="read", help="the operation (default: read)")
+    p.add_argument("--over-http", action=argparse.BooleanOptionalAction, default=None,
+                   help="whether the request arrived over HTTP (default: yes for sse and "
+                   "streamable-http, no for stdio)")
+    p.add_argument("--paths-file", metavar="FILE",
+                   help="more paths, one JSON string per line (any byte, NUL included; "
+                   "- reads stdin)")
+    p.add_argument("--json", action="store_true", help="one JSON object per path")
+    p.add_argument("--batch", action="store_true",
+                   help="answer as the server's batch check (many_checks, as in a folder "
+                   "walk) rather than its single check of each path")
+    p.set_defaults(handler=cmd_check)
+
+    p = sub.add_parser("validate", parents=[env_options],
+                       help="would the server start, and with which policy",
+                       description="Resolve the configuration as the server does at startup "
+                       "and print the mode, roots, deny-list, warnings and errors.")
+    p.add_argument("env_files", nargs="*", metavar="ENV_FILE",
+                   help="validate each of these .env files in turn, as --env FILE would "
+                   "(what the pre-commit hook passes)")
+    p.add_argument("--json", action="store_true", help="the summary as one JSON object")
+    p.add_argument("--sarif", metavar="PATH",
+                   help="also write errors and warnings as SARIF 2.1.0, placed on the .env "
+                   "line of the setting (for code scanning)")
+    p.set_defaults(handler=cmd_validate)

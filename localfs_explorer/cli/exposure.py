@@ -1,0 +1,252 @@
+"""``exposure`` (what can tools reach here?) and ``suggest`` (the narrowest roots)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import json
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+from ..textsafe import csv_cell
+from . import options as cli
+
+SEVERITY_CHOICES = ("critical", "high", "medium", "info", "none")
+
+
+def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
+    """Add the exposure and suggest commands."""
+    p = sub.add_parser(
+        "exposure", parents=[env_options],
+        help="what tools can read and overwrite under this configuration, as findings",
+        description="Walk what a tool call could name (the roots in roots mode, else the "
+        "server account's home and the startup directory, and each --scope) and report, from "
+        "the server's own verdict on every entry: writable files that something executes "
+        "(critical), readable credentials (high), deny-listed files inside roots and "
+        "risky roots (medium), and counts (info). Exit 1 when a finding at or above "
+        "--fail-on exists.",
+    )
+    p.add_argument("--scope", metavar="DIR", action="append", default=None,
+                   help="also walk DIR (repeatable; / allowed)")
+    p.add_argument("--fail-on", choices=SEVERITY_CHOICES, default="high",
+                   help="exit 1 when a finding this severe or worse exists (default: high; "
+                   "none: always 0)")
+    p.add_argument("--max-entries", type=int, default=1_000_000, metavar="N",
+                   help="stop the walk after N entries, saying so (default 1000000)")
+    p.add_argument("--max-depth", type=int, default=64, metavar="N",
+                   help="don't descend more than N levels (default 64)")
+    p.add_argument("--no-sizes", dest="sizes", action="store_false",
+                   help="skip byte counts (faster: no stat per entry)")
+    p.add_argument("--server-dir", metavar="DIR", action="append", default=None,
+                   help="a directory holding the server's code (default: its package "
+                   "directory; repeatable)")
+    p.add_argument("--over-http", action=argparse.BooleanOptionalAction, default=None,
+                   help="whether tool calls arrive over HTTP (default: by transport)")
+    p.add_argument("--report", metavar="FILE", action="append", default=[],
+                   help="also write a report (.html, .json or .csv by its name; repeatable)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing report file (the old one is kept as FILE.bak)")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="one JSON object per finding")
+    fmt.add_argument("--csv", action="store_true", help="one CSV row per finding")
+    p.set_defaults(handler=cmd_exposure)
+
+    p = sub.add_parser(
+        "suggest", parents=[env_options],
+        help="the narrowest LOCAL_FILE_ROOTS that still allows the work that must succeed",
+        description="Give the checks that must pass (--require OP:PATH, --calls, "
+        "--session); get the deepest existing directories allowing all of them, what "
+        "can't be allowed and why, the exposure change against the current "
+        "configuration, and the .env change as a masked diff (written with -o or "
+        "--in-place). Exit 1 when some required check can't be allowed.",
+    )
+    p.add_argument("--require", metavar="OP:PATH", action="append", default=[],
+                   help="a check that must pass: read:/data/in.csv, write:..., "
+                   "read_write:... (repeatable)")
+    p.add_argument("--calls", metavar="FILE.jsonl",
+                   help="tool calls whose local paths must all be allowed")
+    p.add_argument("--session", metavar="SESSION.json",
+                   help="an approval session whose calls' local paths must all be allowed")
+    p.add_argument("--no-delta", dest="delta", action="store_false",
+                   help="skip walking both configurations to compare their exposure")
+    p.add_argument("--max-entries", type=int, default=200_000, metavar="N",
+                   help="bound of each walk (default 200000)")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("-o", "--output", metavar="OUT",
+                     help="write the changed .env to OUT (an existing file needs --force)")
+    out.add_argument("--in-place", action="store_true",
+                     help="rewrite the --env file itself (a backup is kept)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing OUT (a backup is kept)")
+    p.add_argument("--json", action="store_true", help="the suggestion as one JSON object")
+    p.set_defaults(handler=cmd_suggest)
+
+
+@contextlib.contextmanager
+def _interruptible(cancel: threading.Event) -> Iterator[None]:
+    """Ctrl-C stops the walk (which then reports what it saw) instead of the command."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        if cancel.is_set():  # a second Ctrl-C: stop at once
+            raise KeyboardInterrupt
+        cancel.set()
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _progress(err: TextIO) -> Any:
+    """A stderr line rewritten in place, only when stderr is a terminal."""
+    isatty = getattr(err, "isatty", None)
+    if not (isatty and isatty()):
+        return None, lambda: None
+    from ..exposure import progress_line
+
+    started = time.monotonic()
+    width = [0]
+    # The command's stderr escapes control characters; a progress line asks for its own
+    # carriage return explicitly.
+    rewrite = getattr(err, "rewrite_line", None) or (lambda text: err.write("\r" + text))
+
+    def show(p: Any) -> None:
+        line = progress_line(p, started)
+        rewrite(line + " " * max(0, width[0] - len(line)))
+        err.flush()
+        width[0] = len(line)
+
+    def clear() -> None:
+        if width[0]:
+            rewrite(" " * width[0])
+            rewrite("")
+            err.flush()
+
+    return show, clear
+
+
+def _print_findings(inv: Any, out: TextIO) -> None:
+    for f in inv.findings:
+        if f.severity == "info":
+            continue
+        out.write(f"{f.severity.upper():<8} {f.op:<10} {f.path}\n")
+        if f.resolved and f.resolved != f.path:
+            out.write(f"    resolves to: {f.resolved}\n")
+        out.write(f"    why: {f.why}\n")
+        if f.fix:
+            out.write(f"    fix: {f.fix}\n")
+    for line in inv.summary():
+        out.write(line + "\n")
+    for f in inv.findings:
+        if f.kind == "largest-directory":
+            out.write(f"  large: {f.path} ({f.why.split(': ', 1)[-1]})\n")
+
+
+def cmd_exposure(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..exposure import FINDING_COLUMNS, ExposureError, exposure, severity_at_least
+
+    if args.max_entries < 1 or args.max_depth < 0:
+        raise cli.UsageError("--max-entries must be at least 1 and --max-depth at least 0")
+    for name in args.report:
+        if os.path.lexists(name) and not args.force:
+            raise cli.UsageError(f"{name} exists; pass --force to replace it (a backup is kept)")
+    policy = cli.build_policy(args)
+    cli.warn_config(policy, err)
+    cancel = threading.Event()
+    show, clear = _progress(err)
+    try:
+        with _interruptible(cancel):
+            inv = exposure(policy, args.scope, sizes=args.sizes, max_entries=args.max_entries,
+                           max_depth=args.max_depth, over_http=args.over_http,
+                           progress=show, cancel=cancel, server_dirs=args.server_dir)
+    except ExposureError as exc:
+        raise cli.UsageError(str(exc)) from None
+    finally:
+        clear()
+    if args.report:
+        _write_reports(inv, policy, args.report, args.force, err)
+    if args.json:
+        for f in inv.findings:
+            out.write(json.dumps(f.to_dict(), ensure_ascii=False) + "\n")
+    elif args.csv:
+        writer = csv.DictWriter(out, fieldnames=list(FINDING_COLUMNS), lineterminator="\n")
+        writer.writeheader()
+        for row in inv.rows():
+            writer.writerow({k: "" if v is None else csv_cell(v) for k, v in row.items()})
+    else:
+        _print_findings(inv, out)
+    for line in inv.stopped:
+        err.write(f"warning: {line}\n")
+    for problem in inv.problems[:5]:
+        err.write(f"warning: can't list {problem}\n")
+    if len(inv.problems) > 5:
+        err.write(f"warning: {len(inv.problems) - 5} more directories could not be listed\n")
+    if policy.errors:
+        return 2
+    if args.fail_on == "none":
+        return 0
+    return 1 if any(severity_at_least(f.severity, args.fail_on) for f in inv.findings) else 0
+
+
+def _write_reports(inv: Any, policy: Any, names: list[str], force: bool, err: TextIO) -> None:
+    from ..review.report import ReportError, exposure_report, write_reports
+
+    try:
+        # The shared writer keeps a replaced file as FILE.bak and never follows a symlink.
+        for path in write_reports(exposure_report(inv, policy), names, force=force):
+            err.write(f"wrote {path}\n")
+    except ReportError as exc:
+        raise cli.UsageError(str(exc)) from None
+
+
+def cmd_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..dotenv_export import ExportError
+    from ..suggest import (
+        SuggestError,
+        describe,
+        parse_requirement,
+        requirements_from_calls,
+        requirements_from_session,
+        suggest_roots,
+    )
+
+    if args.in_place and not args.env:
+        raise cli.UsageError("--in-place needs --env FILE")
+    policy = cli.build_policy(args)
+    cli.warn_config(policy, err)
+    try:
+        required = [parse_requirement(text) for text in args.require]
+        if args.calls:
+            required.extend(requirements_from_calls(policy, args.calls))
+        if args.session:
+            required.extend(requirements_from_session(policy, args.session))
+        suggestion = suggest_roots(required, policy, env_file=args.env, delta=args.delta,
+                                   max_entries=args.max_entries)
+    except SuggestError as exc:
+        raise cli.UsageError(str(exc)) from None
+    if args.json:
+        out.write(json.dumps(suggestion.to_dict(), ensure_ascii=False) + "\n")
+    else:
+        for line in describe(suggestion, policy):
+            out.write(line + "\n")
+        out.write(".env change:\n")
+        out.write(suggestion.diff or "(no change)\n")
+    if args.output or args.in_place:
+        if suggestion.plan is None:
+            raise cli.UsageError("no .env change could be planned; nothing written")
+        try:
+            result = suggestion.plan.write(args.output, force=args.force,
+                                           in_place=args.in_place)
+        except ExportError as exc:
+            raise cli.UsageError(str(exc)) from None
+        err.write(result.describe() + "\n")
+    return 0 if suggestion.ok else 1

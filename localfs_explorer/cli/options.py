@@ -1,0 +1,180 @@
+"""The options every command shares, and the one way they become a :class:`ServerConfig`.
+
+Every command takes the same environment options, so a configuration is described the
+same way whichever question is asked of it. Handlers build the policy with
+:func:`build_policy` (or the whole configuration with :func:`server_config`), and report
+a problem with the command line as a :class:`UsageError`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
+from ..errors import LocalfsError
+from ..policy import Policy
+from ..userfiles import parse_json_line, read_text
+from ..vocab import PLATFORMS, TRANSPORTS
+
+
+class UsageError(LocalfsError):
+    """A problem with the command line or its inputs; reported in one line, exit 2."""
+
+
+def key_value(text: str) -> tuple[str, str]:
+    """argparse type for ``KEY=VALUE`` options."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {key!r}")
+    return key.strip(), value
+
+
+def environment_options() -> argparse.ArgumentParser:
+    """The options every command shares: the simulated server's environment and host."""
+    parent = argparse.ArgumentParser(add_help=False)
+    group = parent.add_argument_group("server environment")
+    group.add_argument("--env", metavar="FILE", help="the server's .env file (- reads stdin)")
+    group.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
+                       type=key_value, help="a variable in the server process's environment "
+                       "(wins over the file; repeatable)")
+    group.add_argument("--unset", metavar="KEY", action="append", default=[],
+                       help="remove KEY whatever set it (repeatable)")
+    group.add_argument("--inherit-env", action="store_true",
+                       help="also give the server this shell's environment (off by default, "
+                       "so the operator's shell can't leak into verdicts)")
+    group.add_argument("--lenient", action="store_true",
+                       help="skip .env lines that can't be parsed, as the server does, "
+                       "instead of stopping")
+    group.add_argument("--transport", choices=TRANSPORTS, default="stdio",
+                       help="the server's --transport (default: stdio)")
+    group.add_argument("--cwd", metavar="DIR",
+                       help="the server's startup directory (default: this directory, or the "
+                       "target host's own default)")
+    group.add_argument("--package-dir", metavar="DIR",
+                       help="the directory holding the server's own .env (default: the --env "
+                       "file's directory)")
+    group.add_argument("--fs", metavar="SPEC",
+                       help="answer for a described host: a host spec JSON file or the name "
+                       "of a shipped example (container, macos-laptop, traps; see the hosts "
+                       "command) (default: this machine)")
+    group.add_argument("--profile", metavar="FILE",
+                       help="a server profile JSON replacing the shipped assumptions")
+    group.add_argument("--platform", choices=PLATFORMS, default="posix",
+                       help="target platform: its default cache directory; windows also "
+                       "splits LOCAL_FILE_ROOTS on ';' (paths are checked by POSIX rules)")
+    return parent
+
+
+def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
+    """The :class:`ServerConfig` the shared options describe (``changes`` on top).
+
+    Relative names mean relative to the directory the command runs in.
+    """
+    fields: dict[str, Any] = {
+        "env": args.env, "settings": dict(args.set), "unset": list(args.unset),
+        "inherit_environ": args.inherit_env, "lenient": args.lenient,
+        "transport": args.transport, "cwd": args.cwd, "package_dir": args.package_dir,
+        "host": args.fs, "profile": args.profile, "platform": args.platform,
+        "base_dir": os.getcwd(),
+    }
+    fields.update(changes)
+    return ServerConfig(**fields)
+
+
+def resolve(config: ServerConfig) -> ResolvedConfig:
+    """Resolve ``config``; a problem is a :class:`UsageError` naming the option."""
+    try:
+        return resolve_config(config)
+    except ConfigError as exc:
+        if exc.part == "host":
+            raise UsageError(f"--fs {exc.value}: {exc}") from None
+        raise UsageError(str(exc)) from None
+
+
+def build_policy(args: argparse.Namespace) -> Policy:
+    """Resolve the policy the shared options describe."""
+    return resolve(server_config(args)).policy
+
+
+#: What ``-`` stands for in an option naming a file to read.
+STDIN = "-"
+#: Options (argparse ``dest``) that name a file to read, where ``-`` means stdin.
+STDIN_OPTIONS = ("env", "before_env", "after_env", "paths_file", "calls", "session", "access",
+                 "catalog", "tools_list", "targets")
+
+
+def stdin_to_file(args: argparse.Namespace, stdin: TextIO, directory: str) -> str | None:
+    """Replace a ``-`` file option by a file holding stdin; the option's name, if any.
+
+    The readers take file names, so stdin is saved once to ``directory``; only one
+    option may read it.
+    """
+    def reads_stdin(value: Any) -> bool:
+        # A list option (``test``'s files) reads stdin where one of its entries is ``-``.
+        return value == STDIN or (isinstance(value, list) and STDIN in value)
+
+    given = [d for d in STDIN_OPTIONS if reads_stdin(getattr(args, d, None))]
+    if not given:
+        return None
+    if len(given) > 1:
+        names = ", ".join("--" + d.replace("_", "-") for d in given)
+        raise UsageError(f"only one option can read stdin ('-'), got {names}")
+    if given[0] in ("env", "before_env", "after_env"):
+        if getattr(args, "in_place", False):
+            raise UsageError("--in-place can't replace stdin: use -o OUT or --dry-run")
+        if getattr(args, "package_dir", "") is None:
+            # The server's own .env is not where stdin was saved: assume this directory.
+            args.package_dir = os.getcwd()
+    value = getattr(args, given[0])
+    if isinstance(value, list) and value.count(STDIN) > 1:
+        raise UsageError("stdin ('-') can be read only once")
+    # A scenario file read from stdin keeps the extension the readers look for.
+    path = Path(directory) / ("stdin.toml" if given[0] == "targets" else "stdin")
+    try:
+        path.write_text(stdin.read(), encoding="utf-8")
+    except UnicodeDecodeError:
+        raise UsageError("stdin: not UTF-8 text") from None
+    args.stdin_file = str(path)
+    if isinstance(value, list):
+        setattr(args, given[0], [str(path) if v == STDIN else v for v in value])
+    else:
+        setattr(args, given[0], str(path))
+    return str(path)
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def read_paths_file(name: str) -> list[str]:
+    """Paths from a file of one JSON string per line (blank lines skipped)."""
+    lines = read_text(name, UsageError).splitlines()
+    paths = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        value, problem = parse_json_line(line)
+        if problem is not None:
+            raise UsageError(f"{name}:{number}: not a JSON string ({problem})")
+        if not isinstance(value, str):
+            raise UsageError(f"{name}:{number}: expected a JSON string, got {type(value).__name__}")
+        paths.append(value)
+    return paths
+
+
+def warn_config(policy: Policy, err: TextIO) -> None:
+    """Print loading warnings, policy warnings and a refusal to serve to ``err``."""
+    for warning in (*policy.env.warnings, *policy.warnings):
+        err.write(f"warning: {warning}\n")
+    if policy.errors:
+        err.write(f"error: the server would refuse to serve: {policy.exit_message}\n")

@@ -1,0 +1,419 @@
+"""The scenario file format: its models, and reading TOML into them with line numbers.
+
+Every key is checked: an unknown key or a value of the wrong type is a
+:class:`ScenarioError` naming the file and the line (found by :mod:`.locator`), as is
+malformed TOML. Each expectation must expect something, so a case can't pass by checking
+nothing. The format itself is described in :mod:`localfs_explorer.review.scenarios`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import typing
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ...config import ServerConfig
+from ...errors import LocalfsError
+from ...userfiles import check_nesting, read_text
+from ...vocab import Gate, ModeName, Op, Outcome, Reason, Transport
+from .locator import Locator
+
+
+class ScenarioError(LocalfsError):
+    """A scenario file that can't be read or run; the message names the file and line."""
+
+
+# Strict: a hand-written `allowed = "no"` must be an error, not silently truthy.
+_STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class ConfigSpec(BaseModel):
+    """A server configuration: its environment, transport and target host."""
+
+    model_config = _STRICT
+
+    #: The server's ``.env``, relative to the scenario file.
+    env: str | None = None
+    #: The server process's own variables (``--set``); they win over the file.
+    settings: dict[str, str] = Field(default_factory=dict)
+    #: Variables removed whatever set them (``--unset``).
+    unset: list[str] = Field(default_factory=list)
+    transport: Transport | None = None
+    #: Whether requests arrive over HTTP; default: by transport (HTTP for sse, streamable).
+    over_http: bool | None = None
+    #: ``"host"`` (this machine), a shipped example's name, a host spec JSON file
+    #: (relative to the scenario file), or an inline host spec table.
+    host: str | dict[str, Any] | None = None
+    #: The server's startup directory (relative: to the scenario file, on this machine).
+    cwd: str | None = None
+    #: The directory holding the server's own ``.env`` (deny-listed).
+    package_dir: str | None = None
+    platform: Literal["posix", "macos", "windows"] | None = None
+    #: A server profile JSON replacing the shipped assumptions (relative to the file).
+    profile: str | None = None
+    #: A tool catalog (JSON or TOML) replacing the shipped one (relative to the file).
+    catalog: str | None = None
+    #: Tool access lists: a table (``{server = {approval_list = [...]}}``) or a file.
+    access: str | dict[str, Any] | None = None
+    #: Skip ``.env`` lines that can't be parsed, as the server does.
+    lenient: bool | None = None
+
+    def server_config(self, base_dir: str | os.PathLike[str]) -> ServerConfig:
+        """This configuration as the engine's :class:`ServerConfig`, read from ``base_dir``."""
+        return ServerConfig(
+            env=self.env, settings=self.settings, unset=self.unset,
+            transport=self.transport or "stdio", over_http=self.over_http, cwd=self.cwd,
+            package_dir=self.package_dir, host=self.host, profile=self.profile,
+            platform=self.platform or "posix", catalog=self.catalog, access=self.access,
+            lenient=bool(self.lenient), base_dir=os.fspath(base_dir),
+        )
+
+    def merged(self, override: ConfigSpec) -> ConfigSpec:
+        """This configuration with ``override``'s explicitly given keys on top."""
+        data = self.model_dump(exclude_unset=True)
+        for key in override.model_fields_set:
+            value = getattr(override, key)
+            if key == "settings":
+                data["settings"] = {**self.settings, **value}
+            elif key == "unset":
+                data["unset"] = [*self.unset, *value]
+            else:
+                data[key] = value
+        return ConfigSpec.model_validate(data)
+
+
+class _Expectation(BaseModel):
+    model_config = _STRICT
+
+    def expects_something(self) -> bool:
+        """Whether any expected field is given (labels and inputs don't count)."""
+        inputs = _INPUT_FIELDS.get(type(self).__name__, frozenset())
+        return any(
+            key not in inputs and key != "label" for key in self.model_fields_set
+        )
+
+
+class PathCase(_Expectation):
+    """One path, one operation, and the verdict expected for it."""
+
+    path: str
+    op: Op = "read"
+    over_http: bool | None = None
+    label: str | None = None
+    allowed: bool | None = None
+    reason: Reason | None = None
+    #: The exact refusal text ("" when allowed).
+    message: str | None = None
+    message_contains: str | None = None
+    #: The path the server would do its I/O on.
+    resolved: str | None = None
+
+
+class CallPathCase(_Expectation):
+    """What one path inside a call's verdict must look like (matched by ``path``)."""
+
+    path: str
+    kind: str | None = None
+    argument: str | None = None
+    op: Op | None = None
+    allowed: bool | None = None
+    reason: Reason | None = None
+    message: str | None = None
+    message_contains: str | None = None
+    #: ``failed`` or ``local_read_fail`` for walked entries the server reports per item.
+    step: str | None = None
+    resolved: str | None = None
+    label: str | None = None
+
+
+class CallCase(_Expectation):
+    """One tool call and what the model must get back from it."""
+
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    #: The Drive side of a sync or folder download, as relative names.
+    drive_names: list[str] | None = None
+    expected_paths: list[str] = Field(default_factory=list)
+    over_http: bool | None = None
+    label: str | None = None
+    outcome: Outcome | None = None
+    message: str | None = None
+    message_contains: str | None = None
+    gate: Gate | None = None
+    visible: bool | None = None
+    registered: bool | None = None
+    notes_contain: list[str] = Field(default_factory=list)
+    #: Per-path expectations (``[[scenario.call.path]]``).
+    path: list[CallPathCase] = Field(default_factory=list)
+
+
+class ToolsCase(_Expectation):
+    """Which tools the server registers."""
+
+    #: Each of these must be registered.
+    registered: list[str] = Field(default_factory=list)
+    #: None of these may be registered (off mode, ENABLED_TOOLS, whatever the reason).
+    not_registered: list[str] = Field(default_factory=list)
+    #: Exactly the local-only tools off mode kept from registering.
+    unregistered: list[str] | None = None
+    #: Each text must appear in one of the startup warnings about tools.
+    warnings_contain: list[str] = Field(default_factory=list)
+
+
+class AuthStatusCase(_Expectation):
+    """The ``local_file_access`` object of ``server://auth-status`` (the keys given)."""
+
+    mode: ModeName | None = None
+    explicit: bool | None = None
+    roots: list[str] | None = None
+    unregistered_tools: list[str] | None = None
+
+
+class PolicyCase(_Expectation):
+    """The resolved policy: mode, whether the server would start, its deny-list."""
+
+    mode: ModeName | None = None
+    explicit: bool | None = None
+    serves: bool | None = None
+    #: The one-line message the server exits with ("" when it serves).
+    exit_message: str | None = None
+    exit_message_contains: str | None = None
+    warnings_contain: list[str] = Field(default_factory=list)
+    #: Settings that must each contribute a deny-list entry (``TOKEN_PATH``, ``LOG_FILE``).
+    deny_list_includes: list[str] = Field(default_factory=list)
+    #: Settings that must not contribute one (an unset ``LOG_FILE`` adds none).
+    deny_list_excludes: list[str] = Field(default_factory=list)
+
+
+_INPUT_FIELDS: dict[str, frozenset[str]] = {
+    "PathCase": frozenset({"path", "op", "over_http"}),
+    "CallPathCase": frozenset({"path"}),
+    "CallCase": frozenset({"tool", "arguments", "drive_names", "expected_paths", "over_http"}),
+}
+
+
+class Scenario(BaseModel):
+    """A configuration and its expectations."""
+
+    model_config = _STRICT
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    config: ConfigSpec = Field(default_factory=ConfigSpec)
+    path: list[PathCase] = Field(default_factory=list)
+    call: list[CallCase] = Field(default_factory=list)
+    tools: ToolsCase | None = None
+    auth_status: AuthStatusCase | None = None
+    policy: PolicyCase | None = None
+
+
+class ScenarioFile(BaseModel):
+    """A whole scenario file."""
+
+    model_config = _STRICT
+
+    title: str | None = None
+    description: str = ""
+    config: ConfigSpec = Field(default_factory=ConfigSpec)
+    scenario: list[Scenario] = Field(min_length=1)
+
+
+# ------------------------------------------------------------------- reading, with lines
+
+
+def _toml_loads(text: str) -> dict[str, Any]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        try:
+            import tomli as tomllib  # type: ignore[no-redef]
+        except ModuleNotFoundError:
+            raise ScenarioError(
+                "reading scenario files on Python 3.10 needs the tomli package "
+                "(pip install 'localfs-explorer[dashboard]' or pip install tomli)"
+            ) from None
+    return tomllib.loads(text)
+
+
+_AT_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+def _model_at(model: type[BaseModel] | None, loc: Sequence[Any]) -> type[BaseModel] | None:
+    """The model class that holds the last key of ``loc`` (for 'did you mean')."""
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return None
+        info = current.model_fields.get(part)
+        if info is None:
+            return None
+        current = _unwrap(info.annotation)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _unwrap(annotation: Any) -> Any:
+    for arg in (annotation, *typing.get_args(annotation)):
+        if isinstance(arg, type) and issubclass(arg, BaseModel):
+            return arg
+        for inner in typing.get_args(arg):
+            if isinstance(inner, type) and issubclass(inner, BaseModel):
+                return inner
+    return None
+
+
+def _data_loc(data: Any, loc: Sequence[Any]) -> list[Any]:
+    """The part of a pydantic location that names real keys/indexes of ``data``."""
+    out: list[Any] = []
+    node = data
+    for part in loc:
+        if isinstance(node, Mapping) and isinstance(part, str):
+            out.append(part)
+            node = node.get(part)
+        elif isinstance(node, list) and isinstance(part, int):
+            out.append(part)
+            node = node[part] if 0 <= part < len(node) else None
+        else:
+            break  # a union member's tag ('str', 'dict[str,any]'), not a key
+    return out
+
+
+def _where(data: Any, loc: Sequence[Any]) -> str:
+    """``scenario 'roots' > path #2 > opp`` for a location in the raw data."""
+    words: list[str] = []
+    node = data
+    i = 0
+    while i < len(loc):
+        part = loc[i]
+        nxt = loc[i + 1] if i + 1 < len(loc) else None
+        if isinstance(part, str) and isinstance(nxt, int):
+            items = node.get(part) if isinstance(node, Mapping) else None
+            item = items[nxt] if isinstance(items, list) and 0 <= nxt < len(items) else None
+            if part == "scenario" and isinstance(item, Mapping) and isinstance(
+                item.get("name"), str
+            ):
+                words.append(f"scenario {item['name']!r}")
+            else:
+                words.append(f"{part} #{nxt + 1}")
+            node = item
+            i += 2
+            continue
+        words.append(str(part))
+        node = node.get(part) if isinstance(node, Mapping) else None
+        i += 1
+    return " > ".join(words)
+
+
+def _describe_error(err: Mapping[str, Any], data: Any) -> tuple[list[Any], str]:
+    loc = _data_loc(data, err["loc"])
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        key = str(loc[-1]) if loc else "?"
+        text = f"unknown key {key!r}"
+        holder = _model_at(ScenarioFile, loc)
+        if holder is not None:
+            close = difflib.get_close_matches(key, list(holder.model_fields), n=1)
+            if close:
+                text += f" (did you mean {close[0]!r}?)"
+        return loc, text
+    if kind == "missing":
+        return loc, f"missing required key {str(err['loc'][-1])!r}"
+    if kind == "literal_error":
+        expected = err.get("ctx", {}).get("expected", "")
+        return loc, f"{err['input']!r} is not one of {expected}"
+    return loc, f"{err['msg']} (got {err.get('input')!r})"
+
+
+def parse_scenario_text(text: str, *, name: str = "<scenarios>") -> ScenarioFile:
+    """Parse and validate scenario TOML; errors name ``name`` and the line."""
+    check_nesting(text, name, ScenarioError, toml=True)
+    try:
+        data = _toml_loads(text)
+    except ScenarioError:
+        raise
+    except ValueError as exc:  # tomllib.TOMLDecodeError
+        message = str(exc)
+        m = _AT_LINE.search(message)
+        if m:
+            what = message[: m.start()].strip()
+            raise ScenarioError(f"{name}:{m.group(1)}: not valid TOML: {what} "
+                                f"(column {m.group(2)})") from None
+        raise ScenarioError(f"{name}: not valid TOML: {message}") from None
+    try:
+        parsed = ScenarioFile.model_validate(data)
+    except ValidationError as exc:
+        locator = Locator(text)
+        found: list[tuple[int, str]] = []
+        for err in exc.errors():
+            loc, what = _describe_error(err, data)
+            line = locator.line_of(loc)
+            field_name = _where(data, loc) if loc else "file"
+            prefix = f"{name}:{line}" if line else name
+            found.append((line or 0, f"{prefix}: {field_name}: {what}"))
+        # In file order, so the first message is the first thing to fix.
+        raise ScenarioError("\n".join(m for _line, m in sorted(found))) from None
+    problems = []
+    locator = Locator(text)
+    seen: dict[str, int] = {}
+    for i, scenario in enumerate(parsed.scenario):
+        line = locator.header_line(("scenario", i))
+        if scenario.name in seen:
+            problems.append(f"{name}:{line or '?'}: scenario {scenario.name!r} appears twice "
+                            f"(first as scenario #{seen[scenario.name] + 1})")
+        seen.setdefault(scenario.name, i)
+        for kind, cases in (("path", scenario.path), ("call", scenario.call)):
+            for j, case in enumerate(cases):
+                if not case.expects_something():
+                    where = locator.header_line(("scenario", i, kind, j)) or line
+                    problems.append(f"{name}:{where or '?'}: scenario {scenario.name!r} > "
+                                    f"{kind} #{j + 1} expects nothing (add allowed, reason, "
+                                    "message, outcome ...)")
+                for k, sub in enumerate(getattr(case, "path", []) if kind == "call" else []):
+                    if not sub.expects_something():
+                        where = locator.header_line(("scenario", i, "call", j, "path", k))
+                        problems.append(f"{name}:{where or line or '?'}: scenario "
+                                        f"{scenario.name!r} > call #{j + 1} > path #{k + 1} "
+                                        "expects nothing")
+        for kind in ("tools", "auth_status", "policy"):
+            part = getattr(scenario, kind)
+            if part is not None and not part.expects_something():
+                where = locator.header_line(("scenario", i, kind)) or line
+                problems.append(f"{name}:{where or '?'}: scenario {scenario.name!r} > {kind} "
+                                "expects nothing")
+    if problems:
+        raise ScenarioError("\n".join(problems))
+    return parsed
+
+
+def load_scenario_file(path: str | os.PathLike[str]) -> ScenarioFile:
+    """Read and validate one scenario file (see the module docstring for the format)."""
+    text = read_text(path, ScenarioError)
+    return parse_scenario_text(text, name=str(path))
+
+
+def collect_scenario_files(targets: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """The ``.toml`` files named, folders searched recursively (sorted), in order given."""
+    files: list[Path] = []
+    for target in targets:
+        path = Path(target)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*.toml") if p.is_file())
+            if not found:
+                raise ScenarioError(f"{path}: no .toml scenario files in this folder")
+            files.extend(found)
+        elif path.exists():
+            files.append(path)
+        else:
+            raise ScenarioError(f"{path}: no such file or folder")
+    unique: list[Path] = []
+    for f in files:
+        if f not in unique:
+            unique.append(f)
+    return unique

@@ -1,0 +1,157 @@
+"""The tools, probe, snapshot and hosts commands, end to end through the CLI."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+
+import pytest
+
+from localfs_explorer.cli.main import main
+
+ROOTS = ["--set", "LOCAL_FILE_ACCESS=roots", "--set", "LOCAL_FILE_ROOTS=/data", "--fs", "traps"]
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
+
+
+def test_tools_json_in_off_mode_with_the_warning():
+    code, out, _ = run("tools", "--transport", "sse", "--json",
+                       "--set", "ENABLED_TOOLS=sync_folder,get_sheet_data")
+    obj = json.loads(out)
+    assert code == 0
+    assert obj["registered"] == ["get_sheet_data"]
+    assert obj["unregistered"] == ["sync_folder"]
+    assert len(obj["warnings"]) == 1 and "sync_folder" in obj["warnings"][0]
+
+
+def test_tools_in_full_mode_registers_the_local_only_tools():
+    code, out, _ = run("tools", "--json")
+    obj = json.loads(out)
+    assert code == 0
+    assert "sync_folder" in obj["registered"] and obj["unregistered"] == []
+
+
+def test_probe_one_call_json_shape_and_exit_code():
+    call = {"name": "send_message",
+            "arguments": {"to": "a@b.c", "subject": "S", "body": "B",
+                          "attachments": [{"local_path": "/data/innocent.json"}]}}
+    code, out, _ = run("probe", *ROOTS, "--json", "--call", json.dumps(call))
+    obj = json.loads(out)
+    assert code == 1
+    assert {"name", "registered", "visible", "gate", "outcome", "message", "paths"} <= set(obj)
+    assert obj["outcome"] == "refused" and obj["gate"] == "execute"
+    path = obj["paths"][0]
+    assert {"argument", "path", "resolved", "op", "tier", "allowed", "reason",
+            "message"} <= set(path)
+    assert path["argument"] == "attachments[0].local_path" and path["reason"] == "denied"
+    assert obj["message"] == path["message"]
+
+
+def test_probe_calls_file_with_a_malformed_line_runs_the_rest(tmp_path):
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text(
+        json.dumps({"name": "get_sheet_data", "arguments": {"spreadsheet_id": "x", "sheet": "S"}})
+        + "\n"
+        "{not json\n"
+        + json.dumps({"name": "upload_local_file",
+                      "arguments": {"local_path": "/etc/hosts", "parent_folder_id": "F"}})
+        + "\n"
+    )
+    code, out, err = run("probe", *ROOTS, "--json", "--calls", str(calls))
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 2
+    assert [r["outcome"] for r in rows] == ["ok", "error", "refused"]
+    assert f"error: {calls}:2: not valid JSON" in err
+
+
+def test_probe_csv_has_one_row_per_path(tmp_path):
+    call = {"name": "send_message", "arguments": {
+        "to": "a@b.c", "subject": "S", "body": "B",
+        "attachments": [{"local_path": "/data/.env"}, {"local_path": "/data/escape/passwd"}]}}
+    code, out, _ = run("probe", *ROOTS, "--csv", "--call", json.dumps(call))
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 1
+    assert [r["path"] for r in rows] == ["/data/.env", "/data/escape/passwd"]
+
+
+def test_probe_with_access_lists(tmp_path):
+    access = tmp_path / "access.json"
+    access.write_text(json.dumps({"server": {"deny_list": ["upload_*"]}}))
+    call = {"name": "upload_local_file", "arguments": {"local_path": "/data/report.csv"}}
+    code, out, _ = run("probe", *ROOTS, "--json", "--access", str(access),
+                       "--call", json.dumps(call))
+    obj = json.loads(out)
+    assert obj["visible"] is False and obj["gate"] == "blocked"
+    assert code == 1
+
+
+@pytest.mark.parametrize("argv", [
+    ["probe", "--call", "{nope"],
+    ["probe", "--calls", "/nonexistent/calls.jsonl"],
+    ["probe", "--access", "/nonexistent.toml", "--call", "{}"],
+    ["tools", "--tools-list", "/nonexistent.json"],
+    ["check", "--fs", "no-such-host", "/x"],
+])
+def test_bad_inputs_exit_2(argv):
+    assert run(*argv)[0] == 2
+
+
+def test_snapshot_then_check_against_it_after_the_tree_is_gone(tmp_path):
+    tree = tmp_path / "tree"
+    (tree / "data").mkdir(parents=True)
+    (tree / "app").mkdir()
+    (tree / "app" / "token.json").write_text("{}")
+    (tree / "data" / "escape").symlink_to(tree / "app")
+    spec = tmp_path / "host.json"
+    code, out, _ = run("snapshot", str(tree), "-o", str(spec), "--cwd", str(tree / "app"))
+    assert code == 0 and spec.exists() and str(spec) in out
+    assert run("snapshot", str(tree), "-o", str(spec))[0] == 2  # no silent overwrite
+    args = ["--fs", str(spec), "--set", "LOCAL_FILE_ACCESS=roots",
+            "--set", f"LOCAL_FILE_ROOTS={tree}/data", "--cwd", str(tree / "app"), "--json"]
+    paths = [f"{tree}/data/escape/token.json", f"{tree}/data/new.txt"]
+    before = [json.loads(x) for x in run("check", *args, *paths)[1].splitlines()]
+    shutil.rmtree(tree)
+    after = [json.loads(x) for x in run("check", *args, *paths)[1].splitlines()]
+    assert [(d["allowed"], d["reason"], d["resolved"]) for d in after] == [
+        (d["allowed"], d["reason"], d["resolved"]) for d in before]
+    assert before[0]["reason"] == "outside_roots" and before[1]["allowed"]
+
+
+def test_hosts_lists_the_shipped_examples():
+    code, out, _ = run("hosts")
+    assert code == 0
+    assert {"container", "macos-laptop", "traps"} <= {line.split()[0] for line in
+                                                      out.splitlines()}
+
+
+def test_probe_walk_limit_and_expected_paths(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    for i in range(5):
+        (root / f"f{i}.txt").write_text("x")
+    settings = ["--set", "LOCAL_FILE_ACCESS=roots", "--set", f"LOCAL_FILE_ROOTS={root}",
+                "--cwd", str(tmp_path)]
+    call = {"name": "upload_local_folder",
+            "arguments": {"local_path": str(root), "parent_folder_id": "F"}}
+    _, out, _ = run("probe", *settings, "--json", "--walk-limit", "2", "--call",
+                    json.dumps(call))
+    obj = json.loads(out)
+    assert any("2" in note for note in obj["notes"])
+    assert len([p for p in obj["paths"] if p["kind"] == "entry"]) <= 2
+    code, out, _ = run("probe", *settings, "--json", "--expect", "/etc/hosts", "--call",
+                       json.dumps({"name": "get_sheet_data",
+                                   "arguments": {"spreadsheet_id": "x", "sheet": "S"}}))
+    obj = json.loads(out)
+    assert code == 1
+    assert [(p["path"], p["tier"], p["allowed"]) for p in obj["paths"]] == [
+        ("/etc/hosts", "expected", False)]
+
+
+def test_tools_json_reports_unknown_enabled_names():
+    _, out, _ = run("tools", "--json", "--set", "ENABLED_TOOLS=get_sheet_data,no_such_tool")
+    assert json.loads(out)["unknown_enabled"] == ["no_such_tool"]
