@@ -31,11 +31,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ..errors import LocalfsError
 from ..probe import COLUMNS, CallVerdict, decision_row, verdict_rows
 from ..secrets import masked, scrub, scrub_noted, secret_values
 from ..textsafe import csv_text, table_text
 from ..userfiles import write_output
-from .errors import LocalfsError
 
 if TYPE_CHECKING:
     from ..check import Decision

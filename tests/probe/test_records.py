@@ -13,7 +13,7 @@ from conftest import Layout
 from probe_support import probe_call
 
 from localfs_explorer import load_env, resolve_policy
-from localfs_explorer.cli import main
+from localfs_explorer.cli.main import main
 from localfs_explorer.fs.spec import load_fs
 from localfs_explorer.paths import show_nul
 from localfs_explorer.probe import (
@@ -25,7 +25,7 @@ from localfs_explorer.probe import (
     iter_call_verdicts,
     verdict_rows,
 )
-from localfs_explorer.report import BATCH_COLUMNS, batch_report, to_csv, to_html, to_json
+from localfs_explorer.review.report import BATCH_COLUMNS, batch_report, to_csv, to_html, to_json
 
 NUL_PATH = "/data/a\0b.txt"
 CALLS = [
