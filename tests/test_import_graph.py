@@ -44,7 +44,9 @@ LAYERS: dict[str, int] = {
 
 #: Inside a package, the modules the others build on, and the only siblings each may
 #: import: the shared options know no command, the model's scheduling and input checks
-#: know no model, the scenario format knows no runner.
+#: know no model, the scenario format knows no runner, the catalog's records know
+#: neither how a catalog is read nor which tools a policy registers, what looks like a
+#: path knows nothing of the search.
 FOUNDATIONS: dict[str, set[str]] = {
     "localfs_explorer.cli.options": set(),
     "localfs_explorer.ui.inputs": set(),
@@ -52,6 +54,11 @@ FOUNDATIONS: dict[str, set[str]] = {
     "localfs_explorer.review.scenarios.locator": set(),
     "localfs_explorer.review.scenarios.results": set(),
     "localfs_explorer.review.scenarios.format": {"localfs_explorer.review.scenarios.locator"},
+    "localfs_explorer.discovery.words": set(),
+    "localfs_explorer.catalog.model": set(),
+    "localfs_explorer.catalog.tools_list": {"localfs_explorer.catalog.model"},
+    "localfs_explorer.catalog.load": {"localfs_explorer.catalog.model",
+                                      "localfs_explorer.catalog.tools_list"},
 }
 
 #: (importer, imported) pairs whose function-local import closes a cycle, with why.
