@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,3 +98,15 @@ def quiet_dotenv():
     logger.setLevel(logging.ERROR)
     yield
     logger.setLevel(level)
+
+
+@pytest.fixture
+def scratch_tempdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Send this process's temporary files and folders (mkdtemp, mkstemp) into the test's
+    own directory, so what a test leaves behind (a serve plan's token config, a preload
+    file) is removed with it rather than left in the system's temporary folder."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    return scratch
+

@@ -27,6 +27,9 @@ from localfs_explorer.cli.serve import is_loopback, plan_serve
 from localfs_explorer.secrets import MASK
 from localfs_explorer.userfiles import MAX_FILE_BYTES, MAX_NESTING
 
+# Serve plans write a token config and preload files: keep them in the test's folder.
+pytestmark = pytest.mark.usefixtures("scratch_tempdir")
+
 #: No hostile input may make one command allocate more than this (Python heap, traced).
 MEMORY_BOUND = 48 * 1024 * 1024
 #: A command that hasn't answered in this long is hung (a guard, not a speed measure).

@@ -23,6 +23,9 @@ from localfs_explorer.cli.serve import (
 
 ROOT = Path(__file__).resolve().parents[2]
 
+# Serve plans write a token config and preload files: keep them in the test's folder.
+pytestmark = pytest.mark.usefixtures("scratch_tempdir")
+
 
 def parse(*argv: str) -> argparse.Namespace:
     from localfs_explorer.cli.options import environment_options
