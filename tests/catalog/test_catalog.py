@@ -27,7 +27,7 @@ RESPONSE_CAP = {
 }
 IMAGE_TOOLS = {"create_doc", "write_doc_content", "create_doc_from_file", "update_doc_from_file"}
 NO_DISK = {"export_file", "list_revisions", "upload_file"}
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
