@@ -24,6 +24,7 @@ from ..catalog import (
     register_tools,
 )
 from ..discovery import DiscoveryError, DiscoveryLimits, discover_paths, nothing_to_find
+from ..sensitive import sensitive_reason
 from ..vocab import Gate, Outcome
 from .images import extract_image_sources
 from .records import CallVerdict, PathVerdict
@@ -55,8 +56,6 @@ def _sensitive_advice(path: str, resolved: str | None, home: str, cwd: str) -> s
     when it names a different file (``id_rsa`` linking to a blob). A pure function of
     strings, and batches repeat paths: answers are remembered.
     """
-    from ..sensitive import sensitive_reason
-
     reason = sensitive_reason(resolved or path, home=home, cwd=cwd)
     if reason is None and resolved and path.rpartition("/")[2] != resolved.rpartition("/")[2]:
         reason = sensitive_reason(path, home=home, cwd=cwd)

@@ -30,10 +30,14 @@ class ProbeError(LocalfsError):
 
 # Verdict records are plain slotted dataclasses: the probe builds one for every path it
 # checks (100,000s in a batch), and each field is a value it produced itself, so there is
-# nothing to validate. pydantic stays for what users hand in.
+# nothing to validate. pydantic stays for what users hand in. They are not frozen: a
+# frozen dataclass sets each field through object.__setattr__, which made building them
+# several times slower (measured: 4.5 against 0.75 microseconds for a path verdict) and
+# the probe measurably slower. Records are built once and never changed; a path verdict
+# still hashes by value.
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class PathVerdict:
     """The server's verdict on one local path a call touches."""
 
@@ -65,7 +69,7 @@ class PathVerdict:
         return {name: getattr(self, name) for name in _PATH_FIELDS}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CallVerdict:
     """What the model would get back from one tool call."""
 
