@@ -192,7 +192,8 @@ def parse_json_line(text: str) -> tuple[Any, str | None]:
 
 
 def parse_toml(text: str, origin: object, error: type[Exception]) -> Any:
-    """``tomllib.loads(text)``, or ``error`` naming ``origin``."""
+    """``tomllib.loads(text)``, or ``error`` naming ``origin`` and, when the parser says
+    where, the line (``FILE:LINE: not valid TOML: what (column N)``)."""
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
@@ -205,12 +206,19 @@ def parse_toml(text: str, origin: object, error: type[Exception]) -> Any:
     check_nesting(text, origin, error, toml=True)
     try:
         return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise error(f"{origin}: not valid TOML ({exc})") from None
     except RecursionError:
         raise error(f"{origin}: nested too deeply; refused") from None
-    except ValueError as exc:
-        raise error(f"{origin}: not valid TOML ({exc})") from None
+    except ValueError as exc:  # tomllib.TOMLDecodeError among them
+        message = str(exc)
+        at = _TOML_AT.search(message)
+        if at:
+            what = message[: at.start()].strip()
+            raise error(f"{origin}:{at.group(1)}: not valid TOML: {what} "
+                        f"(column {at.group(2)})") from None
+        raise error(f"{origin}: not valid TOML: {message}") from None
+
+
+_TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
 def write_output(path: str | os.PathLike[str], text: str, error: type[Exception], *,

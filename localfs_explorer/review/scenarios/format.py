@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import re
 import typing
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -20,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ...config import ServerConfig
 from ...errors import LocalfsError
-from ...userfiles import check_nesting, read_text
+from ...userfiles import parse_toml, read_text
 from ...vocab import Gate, ModeName, Op, Outcome, Reason, Transport
 from .locator import Locator
 
@@ -227,23 +226,6 @@ class ScenarioFile(BaseModel):
 # ------------------------------------------------------------------- reading, with lines
 
 
-def _toml_loads(text: str) -> dict[str, Any]:
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        try:
-            import tomli as tomllib  # type: ignore[no-redef]
-        except ModuleNotFoundError:
-            raise ScenarioError(
-                "reading scenario files on Python 3.10 needs the tomli package "
-                "(pip install 'localfs-explorer[dashboard]' or pip install tomli)"
-            ) from None
-    return tomllib.loads(text)
-
-
-_AT_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
-
-
 def _model_at(model: type[BaseModel] | None, loc: Sequence[Any]) -> type[BaseModel] | None:
     """The model class that holds the last key of ``loc`` (for 'did you mean')."""
     current: Any = model
@@ -333,19 +315,7 @@ def _describe_error(err: Mapping[str, Any], data: Any) -> tuple[list[Any], str]:
 
 def parse_scenario_text(text: str, *, name: str = "<scenarios>") -> ScenarioFile:
     """Parse and validate scenario TOML; errors name ``name`` and the line."""
-    check_nesting(text, name, ScenarioError, toml=True)
-    try:
-        data = _toml_loads(text)
-    except ScenarioError:
-        raise
-    except ValueError as exc:  # tomllib.TOMLDecodeError
-        message = str(exc)
-        m = _AT_LINE.search(message)
-        if m:
-            what = message[: m.start()].strip()
-            raise ScenarioError(f"{name}:{m.group(1)}: not valid TOML: {what} "
-                                f"(column {m.group(2)})") from None
-        raise ScenarioError(f"{name}: not valid TOML: {message}") from None
+    data = parse_toml(text, name, ScenarioError)
     try:
         parsed = ScenarioFile.model_validate(data)
     except ValidationError as exc:
