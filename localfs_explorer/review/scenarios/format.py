@@ -13,14 +13,14 @@ import os
 import typing
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ...config import ServerConfig
 from ...errors import LocalfsError
 from ...userfiles import parse_toml, read_text
-from ...vocab import Gate, ModeName, Op, Outcome, Reason, Transport
+from ...vocab import Gate, ModeName, Op, Outcome, Platform, Reason, Transport
 from .locator import Locator
 
 
@@ -53,7 +53,7 @@ class ConfigSpec(BaseModel):
     cwd: str | None = None
     #: The directory holding the server's own ``.env`` (deny-listed).
     package_dir: str | None = None
-    platform: Literal["posix", "macos", "windows"] | None = None
+    platform: Platform | None = None
     #: A server profile JSON replacing the shipped assumptions (relative to the file).
     profile: str | None = None
     #: A tool catalog (JSON or TOML) replacing the shipped one (relative to the file).
