@@ -48,6 +48,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from importlib import resources
+from itertools import compress
+from operator import attrgetter, not_
 from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -56,7 +58,12 @@ from .errors import LocalfsError
 from .fs import FileSystem, HostFS
 from .paths import is_within
 from .policy import Mode, Policy
-from .sensitive import home_entries_near, name_may_be_sensitive, sensitive_reason
+from .sensitive import (
+    home_entries_near,
+    name_may_be_sensitive,
+    sensitive_names,
+    sensitive_reason,
+)
 
 __all__ = [
     "FINDING_COLUMNS",
@@ -379,6 +386,12 @@ class _Executed:
 # --------------------------------------------------------------------------- the walk
 
 
+_is_symlink = os.DirEntry.is_symlink
+_is_dir = os.DirEntry.is_dir
+_inode = os.DirEntry.inode
+_name = attrgetter("name")
+
+
 class _EntryStat(NamedTuple):
     """The lstat fields the check reads, taken from a directory listing."""
 
@@ -518,6 +531,63 @@ def _cancelled(cancel: Any) -> bool:
     return bool(cancel())
 
 
+class _Seen:
+    """The first resolved path met for each file identity, so that a file is counted
+    once and its other names (hardlinks, bind mounts) are known.
+
+    Names are added one at a time (:meth:`add`) or a directory at a time
+    (:meth:`add_listing`): a listing whose inodes are all new is kept as it is, with a
+    set of the inodes for the membership test, and turned into paths only when one of
+    them is asked for (:meth:`get`), which a walk rarely does.
+    """
+
+    __slots__ = ("_indexed", "_listings", "_paths", "inodes")
+
+    def __init__(self) -> None:
+        self._paths: dict[tuple[int, int], str] = {}
+        #: device -> every inode seen on it, whichever way it was added.
+        self.inodes: dict[int, set[int]] = {}
+        self._listings: list[tuple[int, str, Sequence[str], Sequence[int]]] = []
+        self._indexed = 0
+
+    def get(self, identity: tuple[int, int]) -> str | None:
+        found = self._paths.get(identity)
+        if found is not None:
+            return found
+        inodes = self.inodes.get(identity[0])
+        if inodes is None or identity[1] not in inodes:
+            return None
+        self._index()
+        return self._paths.get(identity)
+
+    def _index(self) -> None:
+        paths = self._paths
+        for dev, head, names, inodes in self._listings[self._indexed:]:
+            for name, ino in zip(names, inodes, strict=True):
+                paths[(dev, ino)] = head + name
+        self._indexed = len(self._listings)
+
+    def add(self, identity: tuple[int, int], path: str) -> None:
+        """Note ``path`` as the first name of ``identity`` (not seen before)."""
+        self._paths[identity] = path
+        self.inodes.setdefault(identity[0], set()).add(identity[1])
+
+    def add_listing(self, dev: int, head: str, names: Sequence[str],
+                    inodes: Sequence[int]) -> bool:
+        """Note ``head + name`` as the first name of each ``(dev, inode)``, if every
+        inode is new and none repeats; else note nothing and return False."""
+        seen = self.inodes.setdefault(dev, set())
+        if not seen.isdisjoint(inodes):
+            return False
+        before = len(seen)
+        seen.update(inodes)
+        if len(seen) - before != len(inodes):  # a hardlink within the directory
+            seen.difference_update(inodes)
+            return False
+        self._listings.append((dev, head, names, inodes))
+        return True
+
+
 class _Start(NamedTuple):
     path: str  # resolved directory walked
     configured: str | None
@@ -527,6 +597,8 @@ class _Walker:
     """One inventory: walks the starts, checks every entry, collects findings."""
 
     PROGRESS_EVERY = 4096
+    #: Whether directories may be decided at a time (tests turn it off to compare).
+    BULK = True
 
     def __init__(
         self,
@@ -566,8 +638,10 @@ class _Walker:
         self.readable: set[str] | None = set() if keep_paths else None
         self.writable: set[str] | None = set() if keep_paths else None
         #: identity -> first readable path with it, for aliases of credentials.
-        self.seen: dict[tuple[int, int], str] = {}
+        self.seen = _Seen()
         self.sensitive_ids: dict[tuple[int, int], str] = {}
+        #: device -> inodes of :attr:`sensitive_ids`, for a directory's set test.
+        self.sensitive_inodes: dict[int, set[int]] = {}
         #: identity -> further names of a file already seen (hardlinks, bind mounts).
         self.aliases: dict[tuple[int, int], list[str]] = {}
         self._current_start: str | None = None
@@ -579,6 +653,12 @@ class _Walker:
         self.host = isinstance(self.fs, HostFS)
         mounts = _host_mounts() if self.host else _Mounts(frozenset(), frozenset(), {})
         self.mount_points, self.exact_devs, self.pseudo = mounts
+        #: Directories (spelled with a trailing slash) holding a mount point.
+        self.mount_heads = frozenset(p[:p.rfind("/") + 1] for p in self.mount_points)
+        #: Directories holding a file an executed-file rule names exactly.
+        self.executed_heads = frozenset(p[:p.rfind("/") + 1] for p in self.executed.exact)
+        #: Whether :meth:`_directory_bulk` may decide directories at a time.
+        self._bulk = self.host and not sizes and self.BULK
         self.pseudo_skipped: list[str] = []
 
     def _resolved(self, path: str) -> str:
@@ -644,6 +724,7 @@ class _Walker:
         walked: list[str] = []
         self.known_credentials()
         with self.checked_policy.many_checks() as batch:
+            self.batch = batch
             self.check = batch.check
             for start in starts:
                 inside = next((w for w in walked if is_within(start.path, w)), None)
@@ -735,10 +816,14 @@ class _Walker:
         self._current_start = start.path
         stack: list[tuple[str, int, int]] = [(start.path, 0, st.st_dev)]
         listing = self._list_host if self.host else self._list_generic
+        bulk = self._bulk
         while stack and not self.halted:
             directory, depth, dev = stack.pop()
             self.directories += 1
-            self._directory(directory, depth, dev, stack, counts, listing)
+            if bulk and dev in self.exact_devs:
+                self._directory_bulk(directory, depth, dev, stack, counts)
+            else:
+                self._directory(directory, depth, dev, stack, counts, listing)
         sized = self.sizes
         return RootSummary(
             root=start.path, configured=start.configured, entries=counts[0],
@@ -749,26 +834,31 @@ class _Walker:
 
     def _list_host(self, directory: str, dev: int) -> Iterator[tuple[str, str, Any]]:
         """(name, path, stat-like) for each entry, from one scandir of ``directory``."""
+        with os.scandir(directory) as it:
+            yield from self._host_items(it, dev)
+
+    def _host_items(self, entries: Iterable[os.DirEntry[str]],
+                    dev: int) -> Iterator[tuple[str, str, Any]]:
+        """(name, path, stat-like) for each listed entry of a directory on ``dev``."""
         exact = not self.sizes and dev in self.exact_devs
         points = self.mount_points
-        with os.scandir(directory) as it:
-            for entry in it:
-                path = entry.path
-                if exact and path not in points:
-                    if entry.is_symlink():
-                        yield entry.name, path, _EntryStat(_stat.S_IFLNK, entry.inode(), dev)
-                        continue
-                    if entry.is_file(follow_symlinks=False):
-                        yield entry.name, path, _EntryStat(_stat.S_IFREG, entry.inode(), dev)
-                        continue
-                    # Directories are lstat'ed: one may start another device without being
-                    # a mount point (a btrfs subvolume), and its entries take their device
-                    # from it. Sockets, fifos and devices too (d_type can't tell all apart).
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue  # gone between the listing and the stat
-                yield entry.name, path, st
+        for entry in entries:
+            path = entry.path
+            if exact and path not in points:
+                if entry.is_symlink():
+                    yield entry.name, path, _EntryStat(_stat.S_IFLNK, entry.inode(), dev)
+                    continue
+                if entry.is_file(follow_symlinks=False):
+                    yield entry.name, path, _EntryStat(_stat.S_IFREG, entry.inode(), dev)
+                    continue
+                # Directories are lstat'ed: one may start another device without being
+                # a mount point (a btrfs subvolume), and its entries take their device
+                # from it. Sockets, fifos and devices too (d_type can't tell all apart).
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue  # gone between the listing and the stat
+            yield entry.name, path, st
 
     def _list_generic(self, directory: str, dev: int) -> Iterator[tuple[str, str, Any]]:
         fs = self.fs
@@ -780,6 +870,125 @@ class _Walker:
             except OSError:
                 continue  # vanished between listing and stat
             yield name, path, st
+
+    def _directory_bulk(self, directory: str, depth: int, dev: int,
+                        stack: list[tuple[str, int, int]], counts: list[int]) -> None:
+        """One directory of a walk without sizes on a device whose listings carry
+        stat's inode numbers: decided a directory at a time where that gives exactly
+        what :meth:`_directory` gives entry by entry, else handed to it.
+
+        The directory is decided at once when its listing holds no symlink and no
+        mount point, every file in it is allowed for read and write with the same
+        resolved directory (:class:`~localfs_explorer.check.DirVerdicts`), no inode
+        in it was seen before or is a known credential's or repeats, and no rule looks
+        at its files by more than their names. Then each file is counted once, readable
+        and writable, and only the names a sensitive-name glob matches
+        (:func:`~localfs_explorer.sensitive.sensitive_names`) are looked at one by one.
+        """
+        prefix = directory if directory.endswith("/") else directory + "/"
+        listed: list[os.DirEntry[str]] = []
+        try:
+            with os.scandir(directory) as it:
+                listed.extend(it)
+        except OSError as exc:
+            self._fallback(directory, depth, dev, stack, counts, listed, exc)
+            return
+        n = len(listed)
+        if (
+            not n
+            or self.entries + n > self.max_entries
+            or prefix in self.mount_heads
+            or prefix in self.executed_heads
+            or self.executed.hot(directory)
+            or home_entries_near(directory, home=self.home)
+            or True in map(_is_symlink, listed)
+        ):
+            self._fallback(directory, depth, dev, stack, counts, listed, None)
+            return
+        is_dir = list(map(_is_dir, listed))  # not symlinks: their own type
+        if True in is_dir:
+            dirs = list(compress(listed, is_dir))
+            files = list(compress(listed, map(not_, is_dir)))
+            subdirs = []
+            for entry in dirs:
+                try:
+                    subdirs.append((entry.name, entry.path, entry.stat(follow_symlinks=False)))
+                except OSError:  # gone since the listing: as the entry-wise walk skips it
+                    self._fallback(directory, depth, dev, stack, counts, listed, None)
+                    return
+        else:
+            files, subdirs = listed, []
+        names = list(map(_name, files))
+        inodes = list(map(_inode, files))
+        verdicts = self.batch.check_entries(
+            directory, names, inodes=inodes, dev=dev, over_http=self.over_http,
+            dirs=[name for name, _, _ in subdirs])
+        head = verdicts.resolved_prefix
+        if verdicts.refused is None:
+            if not verdicts.uniform or verdicts.exceptions or head != prefix:
+                self._fallback(directory, depth, dev, stack, counts, listed, None)
+                return
+            known = self.sensitive_inodes.get(dev)
+            if known and not known.isdisjoint(inodes):
+                self._fallback(directory, depth, dev, stack, counts, listed, None)
+                return
+            if not self.seen.add_listing(dev, prefix, names, inodes):
+                self._fallback(directory, depth, dev, stack, counts, listed, None)
+                return
+        # Decided: nothing below hands the directory back.
+        before = self.entries
+        every = self.PROGRESS_EVERY
+        if (before + n) // every != before // every:
+            self._tick(directory)
+            if self.halted:
+                return
+        self.entries = before + n
+        counts[0] += n
+        if verdicts.refused is None:
+            files_n = len(names)
+            counts[1] += files_n
+            counts[2] += files_n
+            if files_n:
+                self.dir_sizes[directory] = [files_n, 0]
+            if self.readable is not None and self.writable is not None:
+                paths = [prefix + name for name in names]
+                self.readable.update(paths)
+                self.writable.update(paths)
+            for i in sensitive_names(names):
+                name = names[i]
+                self.credential(prefix + name, prefix + name, (dev, inodes[i]))
+        for name, path, st in subdirs:
+            if self.readable is not None and self.writable is not None:
+                self.primed.path, self.primed.st = path, st
+                read, write = verdicts.decision(name, "read"), verdicts.decision(name, "write")
+                if read.allowed:
+                    self.readable.add(read.resolved or path)
+                if write.allowed:
+                    self.writable.add(write.resolved or path)
+            self._descend(path, depth, st, stack)
+
+    def _fallback(self, directory: str, depth: int, dev: int,
+                  stack: list[tuple[str, int, int]], counts: list[int],
+                  listed: list[os.DirEntry[str]], error: OSError | None) -> None:
+        """:meth:`_directory` on entries already listed (then the listing's error)."""
+        def listing(_directory: str, _dev: int) -> Iterator[tuple[str, str, Any]]:
+            yield from self._host_items(listed, dev)
+            if error is not None:
+                raise error
+
+        self._directory(directory, depth, dev, stack, counts, listing)
+
+    def _descend(self, path: str, depth: int, st: Any,
+                 stack: list[tuple[str, int, int]]) -> None:
+        """Queue the directory ``path`` (found at ``depth``) for the walk, unless it
+        is a kernel pseudo-filesystem or deeper than the limit."""
+        if path in self.pseudo:
+            self.pseudo_skipped.append(f"{path} ({self.pseudo[path]})")
+        elif depth + 1 > self.max_depth:
+            self.deep_skipped += 1
+            self.deep_first = self.deep_first or path
+        else:
+            stack.append((path, depth + 1, st.st_dev))
 
     def _directory(self, directory: str, depth: int, dev: int,
                    stack: list[tuple[str, int, int]], counts: list[int],
@@ -817,13 +1026,7 @@ class _Walker:
                         readable.add(read.resolved or path)
                     if write.allowed and writable is not None:
                         writable.add(write.resolved or path)
-                    if path in self.pseudo:
-                        self.pseudo_skipped.append(f"{path} ({self.pseudo[path]})")
-                    elif depth + 1 > self.max_depth:
-                        self.deep_skipped += 1
-                        self.deep_first = self.deep_first or path
-                    else:
-                        stack.append((path, depth + 1, st.st_dev))
+                    self._descend(path, depth, st, stack)
                     continue
                 if not (read.allowed or write.allowed):
                     if read.reason == "denied":
@@ -840,7 +1043,7 @@ class _Walker:
                     size = getattr(st, "st_size", 0) if sizes else 0
                 first = seen.get(identity)
                 if first is None:
-                    seen[identity] = resolved
+                    seen.add(identity, resolved)
                     dir_files += 1
                     dir_bytes += size
                     if read.allowed:
@@ -915,11 +1118,15 @@ class _Walker:
         ))
         if identity in self.sensitive_ids:
             return
-        self.sensitive_ids[identity] = resolved
+        self._note_sensitive(identity, resolved)
         # Names of the same file met earlier, before it was known to be a credential.
         for other in (self.seen.get(identity), *self.aliases.get(identity, ())):
             if other is not None:
                 self.alias(other, identity)
+
+    def _note_sensitive(self, identity: tuple[int, int], resolved: str) -> None:
+        self.sensitive_ids[identity] = resolved
+        self.sensitive_inodes.setdefault(identity[0], set()).add(identity[1])
 
     def alias(self, path: str, identity: tuple[int, int]) -> None:
         """``path`` is another name of the credential with ``identity``."""
@@ -967,8 +1174,8 @@ class _Walker:
         for path in self.credential_files():
             resolved = self._resolved(path)
             identity = self.fs.identity(resolved)
-            if identity is not None:
-                self.sensitive_ids.setdefault(identity, resolved)
+            if identity is not None and identity not in self.sensitive_ids:
+                self._note_sensitive(identity, resolved)
 
     def probe_targets(self, check: Callable[..., Any]) -> None:
         """Ask the engine about every executed-file target and credential home entry,
