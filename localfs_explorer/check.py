@@ -582,6 +582,10 @@ class _EntryTables:
         self.inodes = {dev: frozenset(found) for dev, found in inodes.items()}
 
 
+#: The names a batch never joins to their parent (besides those holding "/" or NUL).
+_ODD_NAMES = frozenset(("", ".", ".."))
+
+
 def _plain_name(name: Any) -> bool:
     """A name the batch resolves as its parent's realpath joined to it."""
     return (name.__class__ is str and name not in ("", ".", "..") and "/" not in name
@@ -608,8 +612,8 @@ class DirVerdicts:
     which resolves them whole.
     """
 
-    __slots__ = ("_batch", "_index", "_inodes", "dev", "directory", "exceptions", "names",
-                 "over_http", "prefix", "refused", "resolved_prefix", "uniform")
+    __slots__ = ("_batch", "_index", "_inodes", "dev", "directory", "exceptions", "joined",
+                 "names", "over_http", "prefix", "refused", "resolved_prefix", "uniform")
 
     def __init__(self, batch: BatchChecker, directory: str, names: Sequence[str],
                  inodes: Sequence[int] | None, dev: int | None,
@@ -628,6 +632,9 @@ class DirVerdicts:
         self.uniform = False
         self.exceptions: frozenset[str] = frozenset()
         self.resolved_prefix: str | None = None
+        #: When :attr:`uniform`: ``"\n" + "\n".join(names) + "\n"``, for the caller's
+        #: own scans of the names (the directory's names are joined once).
+        self.joined: str | None = None
         if (
             directory.__class__ is str
             and directory.startswith("/")
@@ -665,20 +672,12 @@ class DirVerdicts:
             return  # decided entry by entry
         tables = batch._tables()
         odd: set[str] = set()
-        if names:
-            try:
-                joined = "\n".join(names)
-            except TypeError:
-                joined = None
-            if (
-                joined is None
-                or joined.count("\n") != len(names) - 1
-                or "/" in joined
-                or "\0" in joined
-                or "\n\n" in f"\n{joined}\n"
-                or "\n.\n" in f"\n{joined}\n"
-                or "\n..\n" in f"\n{joined}\n"
-            ):
+        try:
+            self.joined = "\n" + "\n".join(names) + "\n"
+        except TypeError:
+            odd.update(n for n in names if not _plain_name(n))
+        else:
+            if "/" in self.joined or "\0" in self.joined or not _ODD_NAMES.isdisjoint(names):
                 odd.update(n for n in names if not _plain_name(n))
         tails = tables.paths.get(head)
         if tails:

@@ -42,6 +42,7 @@ import fnmatch
 import json
 import os
 import posixpath
+import re
 import stat as _stat
 import threading
 import time
@@ -314,6 +315,12 @@ class _Executed:
         self.prefixes = tuple(prefixes)
         self.prefix_keys = tuple(p for p, _ in prefixes)
         self.components = rules.components
+        # For hot(): a marker inside a directory, or a marker's head ending it.
+        self._marker_inside = re.compile(
+            "|".join(re.escape(marker + "/") for marker, _why in self.components) or "(?!)")
+        self._marker_heads = tuple(
+            head + "/" for head in (m.rpartition("/")[0] for m, _why in self.components)
+            if head)
         self.server_prefixes = tuple(d.rstrip("/") + "/" for d in server_dirs if d)
         self.server_names = rules.server_names
 
@@ -326,19 +333,14 @@ class _Executed:
         inside an ordinary directory is not flagged).
         """
         inside = directory.rstrip("/") + "/"
-        if inside.startswith(self.prefix_keys):
-            return True
-        if self.server_prefixes and inside.startswith(self.server_prefixes):
-            return True
-        for marker, _why in self.components:
+        return (
+            inside.startswith(self.prefix_keys)
+            or (bool(self.server_prefixes) and inside.startswith(self.server_prefixes))
             # A marker ending the directory (".../.git") or inside it, or a marker whose
             # last part a child's name could complete.
-            if marker + "/" in inside:
-                return True
-            head = marker.rpartition("/")[0]
-            if head and inside.endswith(head + "/"):
-                return True
-        return False
+            or self._marker_inside.search(inside) is not None
+            or inside.endswith(self._marker_heads)
+        )
 
     def match(self, path: str) -> tuple[str, str] | None:
         """``(anchor, why)`` when writing ``path`` (a resolved file path) gives a way to
@@ -537,55 +539,84 @@ class _Seen:
 
     Names are added one at a time (:meth:`add`) or a directory at a time
     (:meth:`add_listing`): a listing whose inodes are all new is kept as it is, with a
-    set of the inodes for the membership test, and turned into paths only when one of
-    them is asked for (:meth:`get`), which a walk rarely does.
+    set of the inodes for the membership test, and looked into only when one of its
+    inodes is asked for (:meth:`get`), which a walk rarely does.
     """
 
-    __slots__ = ("_indexed", "_listings", "_paths", "inodes")
+    __slots__ = ("_paths", "_pending", "_watched", "_where", "inodes")
 
     def __init__(self) -> None:
         self._paths: dict[tuple[int, int], str] = {}
         #: device -> every inode seen on it, whichever way it was added.
         self.inodes: dict[int, set[int]] = {}
-        self._listings: list[tuple[int, str, Sequence[str], Sequence[int]]] = []
-        self._indexed = 0
+        #: device -> listings added since :attr:`_where` was last brought up to date.
+        self._pending: dict[int, list[_Listing]] = {}
+        #: device -> inode -> the listing it came in.
+        self._where: dict[int, dict[int, _Listing]] = {}
+        #: device -> inodes not seen yet that :meth:`add_listing` must not take in bulk.
+        self._watched: dict[int, set[int]] = {}
 
     def get(self, identity: tuple[int, int]) -> str | None:
         found = self._paths.get(identity)
         if found is not None:
             return found
-        inodes = self.inodes.get(identity[0])
-        if inodes is None or identity[1] not in inodes:
+        dev, ino = identity
+        inodes = self.inodes.get(dev)
+        if inodes is None or ino not in inodes:
             return None
-        self._index()
-        return self._paths.get(identity)
-
-    def _index(self) -> None:
-        paths = self._paths
-        for dev, head, names, inodes in self._listings[self._indexed:]:
-            for name, ino in zip(names, inodes, strict=True):
-                paths[(dev, ino)] = head + name
-        self._indexed = len(self._listings)
+        where = self._where.setdefault(dev, {})
+        for listing in self._pending.pop(dev, ()):
+            where.update(dict.fromkeys(listing.inodes, listing))
+        listing = where[ino]
+        return listing.head + listing.names[listing.inodes.index(ino)]
 
     def add(self, identity: tuple[int, int], path: str) -> None:
         """Note ``path`` as the first name of ``identity`` (not seen before)."""
         self._paths[identity] = path
-        self.inodes.setdefault(identity[0], set()).add(identity[1])
+        dev, ino = identity
+        self.inodes.setdefault(dev, set()).add(ino)
+        watched = self._watched.get(dev)
+        if watched:
+            watched.discard(ino)
+
+    def watch(self, identity: tuple[int, int]) -> None:
+        """Make :meth:`add_listing` refuse a listing holding ``identity``, unless it has
+        been seen already (then every listing holding it is refused anyway)."""
+        dev, ino = identity
+        if ino not in self.inodes.get(dev, ()):
+            self._watched.setdefault(dev, set()).add(ino)
 
     def add_listing(self, dev: int, head: str, names: Sequence[str],
                     inodes: Sequence[int]) -> bool:
         """Note ``head + name`` as the first name of each ``(dev, inode)``, if every
-        inode is new and none repeats; else note nothing and return False."""
-        seen = self.inodes.setdefault(dev, set())
+        inode is new, none repeats and none is watched; else note nothing and return
+        False."""
+        seen = self.inodes.get(dev)
+        if seen is None:
+            seen = self.inodes[dev] = set()
         if not seen.isdisjoint(inodes):
             return False
         before = len(seen)
         seen.update(inodes)
-        if len(seen) - before != len(inodes):  # a hardlink within the directory
-            seen.difference_update(inodes)
+        watched = self._watched.get(dev)
+        if len(seen) - before != len(inodes) or (
+            # Watched inodes are unseen ones: one in the set now came with this listing.
+            watched and any(ino in seen for ino in watched)
+        ):
+            seen.difference_update(inodes)  # all of them were new
             return False
-        self._listings.append((dev, head, names, inodes))
+        # Tuples of strings and integers: the garbage collector stops tracking them,
+        # so a walk's thousands of listings don't make every collection longer.
+        self._pending.setdefault(dev, []).append(_Listing(head, tuple(names), tuple(inodes)))
         return True
+
+
+class _Listing(NamedTuple):
+    """Files of one directory added to :class:`_Seen` together."""
+
+    head: str
+    names: Sequence[str]
+    inodes: Sequence[int]
 
 
 class _Start(NamedTuple):
@@ -640,14 +671,14 @@ class _Walker:
         #: identity -> first readable path with it, for aliases of credentials.
         self.seen = _Seen()
         self.sensitive_ids: dict[tuple[int, int], str] = {}
-        #: device -> inodes of :attr:`sensitive_ids`, for a directory's set test.
-        self.sensitive_inodes: dict[int, set[int]] = {}
         #: identity -> further names of a file already seen (hardlinks, bind mounts).
         self.aliases: dict[tuple[int, int], list[str]] = {}
         self._current_start: str | None = None
         #: anchor -> [why, count, first path, its resolved path, walked directory]
         self.executed_hits: dict[str, list[Any]] = {}
-        self.dir_sizes: dict[str, list[int]] = {}
+        #: directory -> (files, bytes) directly in it; tuples, which the garbage
+        #: collector stops tracking (a walk keeps one per directory).
+        self.dir_sizes: dict[str, tuple[int, int]] = {}
         self.primed = _PrimedFS(self.fs)
         self.checked_policy = _with_fs(policy, self.primed)
         self.host = isinstance(self.fs, HostFS)
@@ -928,10 +959,6 @@ class _Walker:
             if not verdicts.uniform or verdicts.exceptions or head != prefix:
                 self._fallback(directory, depth, dev, stack, counts, listed, None)
                 return
-            known = self.sensitive_inodes.get(dev)
-            if known and not known.isdisjoint(inodes):
-                self._fallback(directory, depth, dev, stack, counts, listed, None)
-                return
             if not self.seen.add_listing(dev, prefix, names, inodes):
                 self._fallback(directory, depth, dev, stack, counts, listed, None)
                 return
@@ -949,12 +976,12 @@ class _Walker:
             counts[1] += files_n
             counts[2] += files_n
             if files_n:
-                self.dir_sizes[directory] = [files_n, 0]
+                self.dir_sizes[directory] = (files_n, 0)
             if self.readable is not None and self.writable is not None:
                 paths = [prefix + name for name in names]
                 self.readable.update(paths)
                 self.writable.update(paths)
-            for i in sensitive_names(names):
+            for i in sensitive_names(names, verdicts.joined):
                 name = names[i]
                 self.credential(prefix + name, prefix + name, (dev, inodes[i]))
         for name, path, st in subdirs:
@@ -1072,7 +1099,7 @@ class _Walker:
         except OSError as exc:
             self.problems.append(f"{directory}: {exc.strerror or exc}")
         if dir_files:
-            self.dir_sizes[directory] = [dir_files, dir_bytes]
+            self.dir_sizes[directory] = (dir_files, dir_bytes)
 
     def executed_hit(self, hit: tuple[str, str], path: str, resolved: str) -> None:
         """Note a writable executed file under its anchor (reported by
@@ -1126,7 +1153,8 @@ class _Walker:
 
     def _note_sensitive(self, identity: tuple[int, int], resolved: str) -> None:
         self.sensitive_ids[identity] = resolved
-        self.sensitive_inodes.setdefault(identity[0], set()).add(identity[1])
+        # A directory holding it must be walked entry by entry (the alias finding).
+        self.seen.watch(identity)
 
     def alias(self, path: str, identity: tuple[int, int]) -> None:
         """``path`` is another name of the credential with ``identity``."""

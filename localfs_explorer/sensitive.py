@@ -301,6 +301,8 @@ def _needle(glob: str) -> str | None:
         # The name ends with the tail: any end of it, newline included, is a needle.
         dot = tail.rfind(".")
         return tail[max(dot, 0):] + "\n"
+    if head.startswith("."):
+        return head  # anywhere will do, and a dot is searched for anyway
     if head:
         return "\n" + head
     return None
@@ -337,7 +339,7 @@ def _name_finder() -> _NameFinder | None:
     return _NameFinder(tuple(needles), tuple(regexes))
 
 
-def sensitive_names(names: Sequence[str]) -> list[int]:
+def sensitive_names(names: Sequence[str], joined: str | None = None) -> list[int]:
     """The positions in ``names`` of those :func:`name_may_be_sensitive` says yes to.
 
     The same answer for each name, found per list rather than per name: every glob
@@ -345,12 +347,13 @@ def sensitive_names(names: Sequence[str]) -> list[int]:
     ``*.pem``, the start of the name and ``id_`` for ``id_*``), and those strings are
     searched for in the names joined by newlines and case-folded (casefold works
     character by character, so that folds each name). Only the names they are found in
-    are matched, by :func:`name_may_be_sensitive` itself.
+    are matched, by :func:`name_may_be_sensitive` itself. ``joined``, when given, is
+    ``"\n" + "\n".join(names) + "\n"`` already made.
     """
     if not names:
         return []
     finder = _name_finder()
-    text = "\n" + "\n".join(names) + "\n"
+    text = joined if joined is not None else "\n" + "\n".join(names) + "\n"
     if finder is None or text.count("\n") != len(names) + 1:
         # A name with a newline in it (or a glob with no needle): name by name.
         return [i for i, name in enumerate(names) if name_may_be_sensitive(name)]

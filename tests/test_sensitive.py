@@ -208,4 +208,5 @@ def test_every_shipped_name_glob_has_a_needle():
     assert _name_finder() is not None
     assert _needle("*") is None and _needle("a[bc]") is None and _needle("?x?") is None
     assert _needle("*.pem") == ".pem\n" and _needle("id_*") == "\nid_"
+    assert _needle(".env*") == ".env"
     assert _needle("token.json") == ".json\n" and _needle("client_secret*.json") == ".json\n"
