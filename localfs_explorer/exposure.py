@@ -954,24 +954,26 @@ class _Walker:
         verdicts = self.batch.check_entries(
             directory, names, inodes=inodes, dev=dev, over_http=self.over_http,
             dirs=[name for name, _, _ in subdirs])
-        head = verdicts.resolved_prefix
-        if verdicts.refused is None:
-            if not verdicts.uniform or verdicts.exceptions or head != prefix:
-                self._fallback(directory, depth, dev, stack, counts, listed, None)
-                return
-            if not self.seen.add_listing(dev, prefix, names, inodes):
-                self._fallback(directory, depth, dev, stack, counts, listed, None)
-                return
-        # Decided: nothing below hands the directory back.
+        refused = verdicts.refused
+        if refused is None and (
+            not verdicts.uniform or verdicts.exceptions or verdicts.resolved_prefix != prefix
+        ):
+            self._fallback(directory, depth, dev, stack, counts, listed, None)
+            return
+        # Progress and cancellation a directory at a time: before anything is noted.
         before = self.entries
         every = self.PROGRESS_EVERY
         if (before + n) // every != before // every:
             self._tick(directory)
             if self.halted:
                 return
+        if refused is None and not self.seen.add_listing(dev, prefix, names, inodes):
+            self._fallback(directory, depth, dev, stack, counts, listed, None)
+            return
+        # Decided: nothing below hands the directory back.
         self.entries = before + n
         counts[0] += n
-        if verdicts.refused is None:
+        if refused is None:
             files_n = len(names)
             counts[1] += files_n
             counts[2] += files_n

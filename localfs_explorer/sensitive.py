@@ -353,10 +353,9 @@ def sensitive_names(names: Sequence[str], joined: str | None = None) -> list[int
     if not names:
         return []
     finder = _name_finder()
-    text = joined if joined is not None else "\n" + "\n".join(names) + "\n"
-    if finder is None or text.count("\n") != len(names) + 1:
-        # A name with a newline in it (or a glob with no needle): name by name.
+    if finder is None:  # a glob with no needle: name by name
         return [i for i, name in enumerate(names) if name_may_be_sensitive(name)]
+    text = joined if joined is not None else "\n" + "\n".join(names) + "\n"
     folded = text.casefold()
     starts: list[int] = []
     for needle in finder.needles:
@@ -367,7 +366,12 @@ def sensitive_names(names: Sequence[str], joined: str | None = None) -> list[int
     for regex in finder.regexes:
         starts.extend(m.start() for m in regex.finditer(folded))
     if not starts:
+        # A name a glob matches holds its needle even with a newline in it (the
+        # newline joining it to the next name still ends it), so none matches.
         return []
+    if folded.count("\n") != len(names) + 1:
+        # A name with a newline in it: lines are not names, so name by name.
+        return [i for i, name in enumerate(names) if name_may_be_sensitive(name)]
     # A needle starting at ``at`` lies in the name after the last newline up to
     # ``at`` (a needle's own leading newline counts as that one).
     lines = {folded.count("\n", 0, at + 1) - 1 for at in starts}
