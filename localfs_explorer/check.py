@@ -65,6 +65,9 @@ UNUSABLE = "{path} isn't a usable local path: {error}"
 INVALID_TYPE = "{path} is not a valid local path: expected a string"
 
 _DRIVE = re.compile(r"[A-Za-z]:")
+# An enum member read from its class costs a lookup through the enum's metaclass: the
+# checks a walk makes per entry compare with this module constant instead.
+_OFF = Mode.OFF
 
 
 class UnsupportedPathError(LocalfsError):
@@ -164,7 +167,7 @@ def _early(c: CompiledPolicy, path: str, op: Op, over_http: bool, batch: bool) -
     if over_http and c.tripwire_armed:
         return Decision(path, op, False, "tripwire", TRIPWIRE, None, c.policy, over_http, None,
                         batch)
-    if c.mode is Mode.OFF:
+    if c.mode is _OFF:
         return Decision(path, op, False, "off", c.off_message, None, c.policy, over_http, None,
                         batch)
     return None
@@ -437,7 +440,7 @@ class BatchChecker:
             over_http = c.over_http_default
         if (
             op not in OPS
-            or c.mode is Mode.OFF
+            or c.mode is _OFF
             or (over_http and c.tripwire_armed)
             or path.__class__ is not str
             or not path.startswith("/")
@@ -584,6 +587,7 @@ class _EntryTables:
 
 #: The names a batch never joins to their parent (besides those holding "/" or NUL).
 _ODD_NAMES = frozenset(("", ".", ".."))
+_NO_NAMES: frozenset[str] = frozenset()
 
 
 def _plain_name(name: Any) -> bool:
@@ -618,66 +622,64 @@ class DirVerdicts:
     def __init__(self, batch: BatchChecker, directory: str, names: Sequence[str],
                  inodes: Sequence[int] | None, dev: int | None,
                  over_http: bool | None) -> None:
+        # A walk makes one of these per directory: the common case runs few lines.
         c = batch._c
         self._batch = batch
         self.directory = directory
         self.names = names
-        self._inodes = inodes
         self.dev = dev
         self._index: dict[str, int] | None = None
-        self.over_http = c.over_http_default if over_http is None else over_http
-        # Entry paths as a listing spells them (os.path.join, DirEntry.path).
-        self.prefix = directory if directory.endswith("/") else directory + "/"
-        self.refused: Reason | None = None
-        self.uniform = False
-        self.exceptions: frozenset[str] = frozenset()
-        self.resolved_prefix: str | None = None
-        #: When :attr:`uniform`: ``"\n" + "\n".join(names) + "\n"``, for the caller's
-        #: own scans of the names (the directory's names are joined once).
         self.joined: str | None = None
-        if (
-            directory.__class__ is str
-            and directory.startswith("/")
-            and "\0" not in directory
-            and c.platform != "windows"
-        ):
+        self.exceptions: frozenset[str] = _NO_NAMES
+        self.uniform = False
+        if over_http is None:
+            over_http = c.over_http_default
+        self.over_http = over_http
+        # Entry paths as a listing spells them (os.path.join, DirEntry.path).
+        prefix = self.prefix = directory if directory.endswith("/") else directory + "/"
+        head = None
+        if (directory.__class__ is str and directory.startswith("/") and "\0" not in directory
+                and c.platform != "windows"):
             # The parent as the batch spells it for prefix + name (os.path.split's way).
-            prefix = self.prefix
             if len(prefix) > 1 and prefix[-2] != "/":
                 parent = prefix[:-1]
             else:
                 parent = prefix.rstrip("/") or prefix
-            try:
-                real = batch._real_parent(parent)
-            except ValueError:
-                pass  # the batch refuses each entry with realpath's error
-            else:
-                self.resolved_prefix = real if real.endswith("/") else real + "/"
-        if self.over_http and c.tripwire_armed:
-            self.refused = "tripwire"
-            return
-        if c.mode is Mode.OFF:
-            self.refused = "off"
-            return
-        head = self.resolved_prefix
-        if head is None or inodes is None or dev is None or len(inodes) != len(names):
+            real = batch._parents.get(parent)
+            if real is None:
+                with contextlib.suppress(ValueError):  # then the batch refuses each entry
+                    real = batch._real_parent(parent)
+            if real is not None:
+                head = real if real.endswith("/") else real + "/"
+        self.resolved_prefix = head
+        self.refused: Reason | None = (
+            "tripwire" if over_http and c.tripwire_armed else "off" if c.mode is _OFF else None)
+        if (
+            self.refused is not None
+            or head is None
+            or inodes is None
+            or dev is None
+            or len(inodes) != len(names)
+        ):
             self._inodes = None
-            return  # every decision is the batch's own check
+            return  # refused whole, or every decision is the batch's own check
+        self._inodes = inodes
+        folded = head.casefold()
         if not (
             c.fast_batch
             and not head.startswith("//")
             and (not c.roots_mode or head.startswith(c.root_prefixes))
-            and not head.casefold().startswith(c.deny_dir_prefixes)
+            and not folded.startswith(c.deny_dir_prefixes)
         ):
             return  # decided entry by entry
-        tables = batch._tables()
+        tables = batch._entry_tables or batch._tables()
         odd: set[str] = set()
         try:
-            self.joined = "\n" + "\n".join(names) + "\n"
+            joined = self.joined = "\n" + "\n".join(names) + "\n"
         except TypeError:
             odd.update(n for n in names if not _plain_name(n))
         else:
-            if "/" in self.joined or "\0" in self.joined or not _ODD_NAMES.isdisjoint(names):
+            if "/" in joined or "\0" in joined or not _ODD_NAMES.isdisjoint(names):
                 odd.update(n for n in names if not _plain_name(n))
         tails = tables.paths.get(head)
         if tails:
@@ -685,10 +687,11 @@ class DirVerdicts:
         deny_inodes = tables.inodes.get(dev)
         if deny_inodes and not deny_inodes.isdisjoint(inodes):
             odd.update(n for n, i in zip(names, inodes, strict=True) if i in deny_inodes)
-        folded_tails = tables.dirs.get(head.casefold())
+        folded_tails = tables.dirs.get(folded)
         if folded_tails:
             odd.update(n for n in names if n not in odd and n.casefold() in folded_tails)
-        self.exceptions = frozenset(odd)
+        if odd:
+            self.exceptions = frozenset(odd)
         self.uniform = True
 
     def decision(self, name: str, op: Op = "read") -> Decision:

@@ -364,7 +364,8 @@ def sensitive_names(names: Sequence[str], joined: str | None = None) -> list[int
             starts.append(at)
             at = folded.find(needle, at + 1)
     for regex in finder.regexes:
-        starts.extend(m.start() for m in regex.finditer(folded))
+        if regex.search(folded) is not None:  # most directories: no match at all
+            starts.extend(m.start() for m in regex.finditer(folded))
     if not starts:
         # A name a glob matches holds its needle even with a newline in it (the
         # newline joining it to the next name still ends it), so none matches.
