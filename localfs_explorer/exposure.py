@@ -404,6 +404,10 @@ class _EntryStat(NamedTuple):
 
 #: Filesystems whose directory listing carries the inode number stat reports.
 _LISTING_INODE_EXACT = frozenset({"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "f2fs"})
+#: Of those, the ones where every directory has the filesystem's own device (btrfs gives
+#: each subvolume its own without a mount point): there a directory below another that
+#: is not a mount point has its parent's device, and its listing's inode is its own.
+_ONE_DEVICE = _LISTING_INODE_EXACT - {"btrfs"}
 
 
 def _unescape_mount(text: str) -> str:
@@ -438,6 +442,8 @@ class _Mounts(NamedTuple):
     exact: frozenset[int]
     #: Mount points of pseudo-filesystems, with their type.
     pseudo: dict[str, str]
+    #: Of :attr:`exact`, the devices whose every directory has that device.
+    one_device: frozenset[int] = frozenset()
 
 
 def _host_mounts() -> _Mounts:
@@ -452,6 +458,8 @@ def _host_mounts() -> _Mounts:
     except OSError:
         return _Mounts(frozenset(), frozenset(), {})
     inexact: set[int] = set()
+    one: set[int] = set()
+    several: set[int] = set()
     for line in lines:
         left, sep, right = line.partition(" - ")
         fields = left.split()
@@ -468,8 +476,11 @@ def _host_mounts() -> _Mounts:
             continue
         dev = os.makedev(major, minor)
         (exact if fstype in _LISTING_INODE_EXACT else inexact).add(dev)
+        (one if fstype in _ONE_DEVICE else several).add(dev)
     # A device mounted with two types (unusual) is trusted only if both are exact.
-    return _Mounts(frozenset(points), frozenset(exact - inexact), pseudo)
+    trusted = exact - inexact
+    return _Mounts(frozenset(points), frozenset(trusted), pseudo,
+                   frozenset(trusted & (one - several)))
 
 
 class _PrimedFS(FileSystem):
@@ -683,7 +694,7 @@ class _Walker:
         self.checked_policy = _with_fs(policy, self.primed)
         self.host = isinstance(self.fs, HostFS)
         mounts = _host_mounts() if self.host else _Mounts(frozenset(), frozenset(), {})
-        self.mount_points, self.exact_devs, self.pseudo = mounts
+        self.mount_points, self.exact_devs, self.pseudo, self.one_device = mounts
         #: Directories (spelled with a trailing slash) holding a mount point.
         self.mount_heads = frozenset(p[:p.rfind("/") + 1] for p in self.mount_points)
         #: Directories holding a file an executed-file rule names exactly.
@@ -940,13 +951,20 @@ class _Walker:
         if True in is_dir:
             dirs = list(compress(listed, is_dir))
             files = list(compress(listed, map(not_, is_dir)))
-            subdirs = []
-            for entry in dirs:
-                try:
-                    subdirs.append((entry.name, entry.path, entry.stat(follow_symlinks=False)))
-                except OSError:  # gone since the listing: as the entry-wise walk skips it
-                    self._fallback(directory, depth, dev, stack, counts, listed, None)
-                    return
+            subdirs: list[tuple[str, str, Any]] = []
+            if dev in self.one_device:
+                # No mount point here (checked above) and no subvolumes on this
+                # filesystem: the directory's device is this one, its inode the listing's.
+                subdirs.extend((entry.name, entry.path, _EntryStat(_stat.S_IFDIR, entry.inode(),
+                                                                    dev)) for entry in dirs)
+            else:
+                for entry in dirs:
+                    try:
+                        subdirs.append((entry.name, entry.path,
+                                        entry.stat(follow_symlinks=False)))
+                    except OSError:  # gone since the listing: the entry-wise walk skips it
+                        self._fallback(directory, depth, dev, stack, counts, listed, None)
+                        return
         else:
             files, subdirs = listed, []
         names = list(map(_name, files))

@@ -289,7 +289,9 @@ def test_listing_inodes_match_lstat(tmp_path: Path):
     lstat says (on this machine's filesystem, if it is one where that is trusted)."""
     from localfs_explorer.exposure import _host_mounts
 
-    points, exact, _pseudo = _host_mounts()
+    mounts = _host_mounts()
+    points, exact = mounts.points, mounts.exact
+    assert mounts.one_device <= exact
     (tmp_path / "f").write_text("")
     (tmp_path / "d").mkdir()
     (tmp_path / "l").symlink_to("f")
@@ -300,6 +302,8 @@ def test_listing_inodes_match_lstat(tmp_path: Path):
         for entry in it:
             st = os.lstat(entry.path)
             assert entry.inode() == st.st_ino
+            if dev in mounts.one_device and entry.is_dir(follow_symlinks=False):
+                assert st.st_dev == dev  # a directory has its filesystem's device
     assert "/" in points
 
 
