@@ -432,9 +432,7 @@ class BatchChecker:
 
     def check(self, path: Any, op: Op = "read", *, over_http: bool | None = None) -> Decision:
         """The batched check for ``op``; see the class docstring for the resolution."""
-        return self._batched(path, op, over_http)
-
-    def _batched(self, path: Any, op: Op, over_http: bool | None) -> Decision:
+        # The walk's hot path, one frame deep: check_read and friends come through here.
         c = self._c
         if over_http is None:
             over_http = c.over_http_default
@@ -534,15 +532,15 @@ class BatchChecker:
 
     def check_read(self, path: Any, *, over_http: bool | None = None) -> Decision:
         """Batched ``check_read``."""
-        return self._batched(path, "read", over_http)
+        return self.check(path, "read", over_http=over_http)
 
     def check_write(self, path: Any, *, over_http: bool | None = None) -> Decision:
         """Batched ``check_write``."""
-        return self._batched(path, "write", over_http)
+        return self.check(path, "write", over_http=over_http)
 
     def check_read_write(self, path: Any, *, over_http: bool | None = None) -> Decision:
         """Batched ``check_read_write``."""
-        return self._batched(path, "read_write", over_http)
+        return self.check(path, "read_write", over_http=over_http)
 
 
 def _split_last(paths: Iterable[str]) -> dict[str, frozenset[str]]:

@@ -23,17 +23,22 @@ inside a root is that file again (counted once) and a link leading out of the ro
 refusal, not a walk. The walk is bounded (entries, depth), says where it stopped, reports
 progress and can be cancelled.
 
-Speed. The walk is one ``scandir`` per directory and, per entry, the engine's batch
-check, which lstats the entry. On this machine the walk hands the check the entry's
-type and inode from the directory listing instead of a second system call, where that
-is exactly what lstat would say: on filesystems whose listing carries the real inode
-number (ext2/3/4, xfs, btrfs, tmpfs, f2fs) and for entries that are not mount points.
-It isn't exact on overlayfs, network and FUSE filesystems (a listing's inode may differ
-from what stat reports), for a mount point (the listing names the directory below the
-mount), nor for the device of a directory (a btrfs subvolume has its own without being
-a mount point), so there the entry is lstat'ed as usual. ``sizes=True`` (the default)
-lstats every entry anyway, for the byte counts; ``sizes=False`` gives counts without
-bytes and the fastest walk.
+Speed. The walk is one ``scandir`` per directory. Entry types and inodes come from the
+listing instead of a second system call where that is exactly what lstat would say: on
+filesystems whose listing carries the real inode number (ext2/3/4, xfs, btrfs, tmpfs,
+f2fs) and for entries that are not mount points; a subdirectory is lstat'ed only on btrfs,
+whose subvolumes have their own device without being mount points. It isn't exact on
+overlayfs, network and FUSE filesystems (a listing's inode may differ from what stat
+reports) nor for a mount point (the listing names the directory below the mount), so
+there every entry is lstat'ed. Without sizes, such a directory is then decided at once
+where that gives what the entry-by-entry walk gives: the batch states the verdict of all
+its files together (``BatchChecker.check_entries``), their inodes are checked against
+those seen before and the known credentials' with set operations, and only the names a
+sensitive-file glob can match are looked at one by one; a directory holding a symlink, a
+hardlink of a file seen before, a deny-listed entry or a file a rule names by path is
+walked entry by entry instead. ``sizes=True`` (the default) lstats every entry for the
+byte counts and walks entry by entry; ``sizes=False`` gives counts without bytes and the
+fastest walk.
 """
 
 from __future__ import annotations
