@@ -580,11 +580,17 @@ class _Seen:
         inodes = self.inodes.get(dev)
         if inodes is None or ino not in inodes:
             return None
+        listing = self._listed(dev).get(ino)
+        if listing is None:  # pragma: no cover - the set holds only inodes noted
+            return None
+        return listing.head + listing.names[listing.inodes.index(ino)]
+
+    def _listed(self, dev: int) -> dict[int, _Listing]:
+        """inode -> the listing it came in, for every listing added on ``dev``."""
         where = self._where.setdefault(dev, {})
         for listing in self._pending.pop(dev, ()):
             where.update(dict.fromkeys(listing.inodes, listing))
-        listing = where[ino]
-        return listing.head + listing.names[listing.inodes.index(ino)]
+        return where
 
     def add(self, identity: tuple[int, int], path: str) -> None:
         """Note ``path`` as the first name of ``identity`` (not seen before)."""
@@ -610,15 +616,18 @@ class _Seen:
         seen = self.inodes.get(dev)
         if seen is None:
             seen = self.inodes[dev] = set()
-        if not seen.isdisjoint(inodes):
-            return False
         before = len(seen)
-        seen.update(inodes)
+        seen.update(inodes)  # tested and added in one pass
+        if len(seen) - before != len(inodes):
+            # A hardlink within the directory or of a file seen before: take out again
+            # the inodes that came with this listing, told from the names noted.
+            paths, listed = self._paths, self._listed(dev)
+            seen.difference_update([ino for ino in set(inodes)
+                                    if ino not in listed and (dev, ino) not in paths])
+            return False
         watched = self._watched.get(dev)
-        if len(seen) - before != len(inodes) or (
+        if watched and any(ino in seen for ino in watched):
             # Watched inodes are unseen ones: one in the set now came with this listing.
-            watched and any(ino in seen for ino in watched)
-        ):
             seen.difference_update(inodes)  # all of them were new
             return False
         # Tuples of strings and integers: the garbage collector stops tracking them,

@@ -696,3 +696,30 @@ def test_the_walk_without_sizes_reports_progress_and_can_be_cancelled(layout: La
     assert cancelled.cancelled and not cancelled.complete and cancelled.entries < done.entries
     assert cancelled.stopped[0].startswith("cancelled after ")
     assert halfway.cancelled and 0 < halfway.entries < done.entries
+
+
+def test_a_hardlink_met_again_after_a_directory_walked_entry_by_entry(layout: Layout):
+    """A file noted one by one, then met again (as a hardlink) in a directory that could
+    otherwise be decided at once, and again below it: each name is one file, counted once."""
+    from localfs_explorer import exposure as module
+
+    if not can_hardlink(layout.data):
+        pytest.skip("no hardlinks here")
+    a = layout.data / "a"
+    c = a / "b" / "c"
+    c.mkdir(parents=True)
+    (a / "f1.txt").write_text("x")
+    (a / "link").symlink_to("f1.txt")  # a symlink: this directory is walked entry by entry
+    os.link(a / "f1.txt", a / "b" / "h1.txt")
+    (a / "b" / "n.txt").write_text("x")
+    os.link(a / "f1.txt", c / "h2.txt")
+    (c / "m.txt").write_text("x")
+    at_once = exposure(layout.roots(), sizes=False, keep_paths=True)
+    module._Walker.BULK = False
+    try:
+        one_by_one = exposure(layout.roots(), sizes=False, keep_paths=True)
+    finally:
+        module._Walker.BULK = True
+    assert _everything(at_once) == _everything(one_by_one)
+    data = next(r for r in at_once.roots if r.root == str(layout.data))
+    assert data.readable_files == 5  # report.csv, notes.txt, f1 (three names), n, m
