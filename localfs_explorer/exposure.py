@@ -616,18 +616,17 @@ class _Seen:
         seen = self.inodes.get(dev)
         if seen is None:
             seen = self.inodes[dev] = set()
+        # Tested first: after a clash, telling which inodes came with this listing
+        # would need every earlier listing indexed.
+        if not seen.isdisjoint(inodes):
+            return False  # a hardlink of a file seen before
         before = len(seen)
-        seen.update(inodes)  # tested and added in one pass
-        if len(seen) - before != len(inodes):
-            # A hardlink within the directory or of a file seen before: take out again
-            # the inodes that came with this listing, told from the names noted.
-            paths, listed = self._paths, self._listed(dev)
-            seen.difference_update([ino for ino in set(inodes)
-                                    if ino not in listed and (dev, ino) not in paths])
-            return False
+        seen.update(inodes)
         watched = self._watched.get(dev)
-        if watched and any(ino in seen for ino in watched):
+        if len(seen) - before != len(inodes) or (
             # Watched inodes are unseen ones: one in the set now came with this listing.
+            watched and any(ino in seen for ino in watched)
+        ):
             seen.difference_update(inodes)  # all of them were new
             return False
         # Tuples of strings and integers: the garbage collector stops tracking them,
