@@ -28,6 +28,8 @@ import os
 import posixpath
 import re
 import stat as _stat
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -63,6 +65,9 @@ UNUSABLE = "{path} isn't a usable local path: {error}"
 INVALID_TYPE = "{path} is not a valid local path: expected a string"
 
 _DRIVE = re.compile(r"[A-Za-z]:")
+# An enum member read from its class costs a lookup through the enum's metaclass: the
+# checks a walk makes per entry compare with this module constant instead.
+_OFF = Mode.OFF
 
 
 class UnsupportedPathError(LocalfsError):
@@ -162,7 +167,7 @@ def _early(c: CompiledPolicy, path: str, op: Op, over_http: bool, batch: bool) -
     if over_http and c.tripwire_armed:
         return Decision(path, op, False, "tripwire", TRIPWIRE, None, c.policy, over_http, None,
                         batch)
-    if c.mode is Mode.OFF:
+    if c.mode is _OFF:
         return Decision(path, op, False, "off", c.off_message, None, c.policy, over_http, None,
                         batch)
     return None
@@ -328,6 +333,30 @@ def _unusable(c: CompiledPolicy, text: str, op: Op, over_http: bool, exc: ValueE
     return Decision(text, op, False, "invalid", message, None, c.policy, over_http, None, batch)
 
 
+def _entry_verdict(c: CompiledPolicy, path: str, op: Op, over_http: bool, resolved: str,
+                   identity: tuple[int, int]) -> Decision:
+    """The batch's verdict on an existing, non-symlink entry: ``resolved`` is its
+    parent's realpath joined to its name, ``identity`` what ``lstat`` of it says.
+
+    :class:`DirVerdicts` decides whole directories by the same conditions, taken apart
+    into a part that depends on the directory alone and a part that depends on the
+    name or the identity; ``tests/test_check_entries.py`` holds the two to each other.
+    """
+    if (
+        c.fast_batch
+        and identity not in c.deny_ids
+        and resolved not in c.deny_paths
+        and not resolved.startswith("//")
+        and (not c.roots_mode or resolved.startswith(c.root_prefixes))
+        and not _folded_in(resolved.casefold(), c)
+    ):
+        # A walk's common case, decided inline: regular spelling, strictly inside a
+        # root, not a deny-list entry, not under a (case-folded) deny dir.
+        return Decision(path, op, True, "allowed", "", resolved, c.policy, over_http,
+                        None, True)
+    return _verdict(c, path, op, over_http, resolved, identity, True)
+
+
 def _check_op(op: str) -> None:
     if op not in OPS:
         raise ValueError(f"unknown operation {op!r}: use read, write or read_write")
@@ -399,18 +428,17 @@ class BatchChecker:
         compiled = policy.compiled
         self._c = compiled.with_deny_ids(_fresh_deny_ids(compiled))
         self._lstat = compiled.fs.lstat
+        self._entry_tables: _EntryTables | None = None
 
     def check(self, path: Any, op: Op = "read", *, over_http: bool | None = None) -> Decision:
         """The batched check for ``op``; see the class docstring for the resolution."""
-        return self._batched(path, op, over_http)
-
-    def _batched(self, path: Any, op: Op, over_http: bool | None) -> Decision:
+        # The walk's hot path, one frame deep: check_read and friends come through here.
         c = self._c
         if over_http is None:
             over_http = c.over_http_default
         if (
             op not in OPS
-            or c.mode is Mode.OFF
+            or c.mode is _OFF
             or (over_http and c.tripwire_armed)
             or path.__class__ is not str
             or not path.startswith("/")
@@ -443,7 +471,7 @@ class BatchChecker:
         real_parent = self._parents.get(parent)
         if real_parent is None:
             try:
-                real_parent = self._parents[parent] = c.fs.realpath(parent)
+                real_parent = self._real_parent(parent)
             except ValueError as exc:
                 return _unusable(c, path, op, over_http, exc, path, True)
         resolved = (real_parent + name if real_parent.endswith("/")
@@ -453,32 +481,243 @@ class BatchChecker:
             return _verdict(c, path, op, over_http, resolved, _UNKNOWN, True)
         # The entry as spelled exists and isn't a symlink: the object the kernel found
         # is the one its resolved path names, so its identity is already known.
-        identity = (st.st_dev, st.st_ino)
-        if (
-            c.fast_batch
-            and identity not in c.deny_ids
-            and resolved not in c.deny_paths
-            and not resolved.startswith("//")
-            and (not c.roots_mode or resolved.startswith(c.root_prefixes))
-            and not _folded_in(resolved.casefold(), c)
-        ):
-            # A walk's common case, decided inline: regular spelling, strictly inside a
-            # root, not a deny-list entry, not under a (case-folded) deny dir.
-            return Decision(path, op, True, "allowed", "", resolved, c.policy, over_http,
-                            None, True)
-        return _verdict(c, path, op, over_http, resolved, identity, True)
+        return _entry_verdict(c, path, op, over_http, resolved, (st.st_dev, st.st_ino))
+
+    def check_entries(
+        self,
+        directory: str,
+        names: Sequence[str],
+        *,
+        inodes: Sequence[int] | None = None,
+        dev: int | None = None,
+        over_http: bool | None = None,
+        dirs: Iterable[str] = (),
+    ) -> DirVerdicts:
+        """The batched checks of the entries ``names`` of ``directory``, decided together.
+
+        ``inodes`` (with ``dev``), when given, are what ``lstat`` says of each entry and
+        promise that none of them is a symlink: a directory listing's inode numbers, on
+        a filesystem where they are the ones stat reports. ``DirVerdicts.decision(name,
+        op)`` is then exactly :meth:`check` of ``directory/name``, and the directory's
+        common case is stated once for all its names (see :class:`DirVerdicts`).
+        Without them, or for a name not among ``names``, each decision is :meth:`check`.
+
+        ``dirs`` names subdirectories of ``directory`` that are not symlinks: the batch
+        takes the realpath of each to be the directory's realpath joined to its name,
+        which is what ``realpath`` finds when the last component is no symlink, so a
+        walk's next :meth:`check_entries` below it needs no realpath of its own.
+        """
+        verdicts = DirVerdicts(self, directory, names, inodes, dev, over_http)
+        head = verdicts.resolved_prefix
+        if head is not None:
+            parents, prefix = self._parents, verdicts.prefix
+            for name in dirs:
+                if _plain_name(name):
+                    parents.setdefault(prefix + name, head + name)
+        return verdicts
+
+    def _real_parent(self, parent: str) -> str:
+        """``realpath`` of a parent as spelled, asked once per batch (may raise
+        ``ValueError`` for a spelling ``realpath`` refuses)."""
+        real = self._parents.get(parent)
+        if real is None:
+            real = self._parents[parent] = self._c.fs.realpath(parent)
+        return real
+
+    def _tables(self) -> _EntryTables:
+        """The deny-list taken apart for :class:`DirVerdicts`, built on first use."""
+        if self._entry_tables is None:
+            self._entry_tables = _EntryTables(self._c)
+        return self._entry_tables
 
     def check_read(self, path: Any, *, over_http: bool | None = None) -> Decision:
         """Batched ``check_read``."""
-        return self._batched(path, "read", over_http)
+        return self.check(path, "read", over_http=over_http)
 
     def check_write(self, path: Any, *, over_http: bool | None = None) -> Decision:
         """Batched ``check_write``."""
-        return self._batched(path, "write", over_http)
+        return self.check(path, "write", over_http=over_http)
 
     def check_read_write(self, path: Any, *, over_http: bool | None = None) -> Decision:
         """Batched ``check_read_write``."""
-        return self._batched(path, "read_write", over_http)
+        return self.check(path, "read_write", over_http=over_http)
+
+
+def _split_last(paths: Iterable[str]) -> dict[str, frozenset[str]]:
+    """Paths grouped by everything up to their last ``/`` (kept): {head: {last parts}}."""
+    out: dict[str, set[str]] = {}
+    for path in paths:
+        cut = path.rfind("/") + 1
+        out.setdefault(path[:cut], set()).add(path[cut:])
+    return {head: frozenset(tails) for head, tails in out.items()}
+
+
+class _EntryTables:
+    """The batch's deny-list, arranged so that a directory asks it once.
+
+    :func:`_entry_verdict` tests a resolved path ``head + name`` (``head`` ending in
+    ``/``, ``name`` holding none) against the deny-list. Each of its tests splits into a
+    part about ``head`` and a part about ``name`` or the identity:
+
+    - ``resolved in deny_paths``: ``name`` is the last part of a deny path whose head is
+      ``head`` (:attr:`paths`);
+    - ``identity in deny_ids``: the inode is one of the deny-listed ones on the entry's
+      device (:attr:`inodes`);
+    - ``_folded_in(resolved.casefold())``: casefold works character by character, so the
+      folded path is ``head.casefold() + name.casefold()``, which starts with a deny-dir
+      prefix (ending in ``/``) exactly when the folded head does, and equals a folded
+      deny dir exactly when the folded name is its last part under that head
+      (:attr:`dirs`);
+    - ``startswith("//")`` and ``startswith(root_prefixes)`` are likewise decided by
+      ``head`` alone, every prefix ending in ``/``.
+    """
+
+    __slots__ = ("dirs", "inodes", "paths")
+
+    def __init__(self, c: CompiledPolicy) -> None:
+        self.paths = _split_last(c.deny_paths)
+        self.dirs = _split_last(c.deny_dir_folded)
+        inodes: dict[int, set[int]] = {}
+        for dev, ino in c.deny_ids:
+            inodes.setdefault(dev, set()).add(ino)
+        self.inodes = {dev: frozenset(found) for dev, found in inodes.items()}
+
+
+#: The names a batch never joins to their parent (besides those holding "/" or NUL).
+_ODD_NAMES = frozenset(("", ".", ".."))
+_NO_NAMES: frozenset[str] = frozenset()
+
+
+def _plain_name(name: Any) -> bool:
+    """A name the batch resolves as its parent's realpath joined to it."""
+    return (name.__class__ is str and name not in ("", ".", "..") and "/" not in name
+            and "\0" not in name)
+
+
+class DirVerdicts:
+    """The batch's verdicts on the entries of one directory (see
+    :meth:`BatchChecker.check_entries`).
+
+    :meth:`decision` is, for every name and operation, exactly the batch's
+    :meth:`BatchChecker.check` of the entry. Beside it, what holds for the whole
+    directory, so that a walk pays per directory rather than per entry:
+
+    - :attr:`refused`: ``"tripwire"`` or ``"off"`` when every entry is refused before
+      anything is resolved (all operations), else None;
+    - :attr:`uniform`: every entry given with an inode whose name is not in
+      :attr:`exceptions` is allowed for every operation, resolving to
+      :attr:`resolved_prefix` + its name. Names in :attr:`exceptions` (a deny-listed
+      path, inode or case-folded directory; a name the batch doesn't join to its parent)
+      need their own :meth:`decision`.
+
+    Symlinks are never given with an inode: their decision is the batch's own check,
+    which resolves them whole.
+    """
+
+    __slots__ = ("_batch", "_index", "_inodes", "dev", "directory", "exceptions", "joined",
+                 "names", "over_http", "prefix", "refused", "resolved_prefix", "uniform")
+
+    def __init__(self, batch: BatchChecker, directory: str, names: Sequence[str],
+                 inodes: Sequence[int] | None, dev: int | None,
+                 over_http: bool | None) -> None:
+        # A walk makes one of these per directory: the common case runs few lines.
+        c = batch._c
+        self._batch = batch
+        self.directory = directory
+        self.names = names
+        self.dev = dev
+        self._index: dict[str, int] | None = None
+        self.joined: str | None = None
+        self.exceptions: frozenset[str] = _NO_NAMES
+        self.uniform = False
+        if over_http is None:
+            over_http = c.over_http_default
+        self.over_http = over_http
+        # Entry paths as a listing spells them (os.path.join, DirEntry.path).
+        prefix = self.prefix = directory if directory.endswith("/") else directory + "/"
+        head = None
+        if (directory.__class__ is str and directory.startswith("/") and "\0" not in directory
+                and c.platform != "windows"):
+            # The parent as the batch spells it for prefix + name (os.path.split's way).
+            if len(prefix) > 1 and prefix[-2] != "/":
+                parent = prefix[:-1]
+            else:
+                parent = prefix.rstrip("/") or prefix
+            real = batch._parents.get(parent)
+            if real is None:
+                with contextlib.suppress(ValueError):  # then the batch refuses each entry
+                    real = batch._real_parent(parent)
+            if real is not None:
+                head = real if real.endswith("/") else real + "/"
+        self.resolved_prefix = head
+        self.refused: Reason | None = (
+            "tripwire" if over_http and c.tripwire_armed else "off" if c.mode is _OFF else None)
+        if (
+            self.refused is not None
+            or head is None
+            or inodes is None
+            or dev is None
+            or len(inodes) != len(names)
+        ):
+            self._inodes = None
+            return  # refused whole, or every decision is the batch's own check
+        self._inodes = inodes
+        folded = head.casefold()
+        if not (
+            c.fast_batch
+            and not head.startswith("//")
+            and (not c.roots_mode or head.startswith(c.root_prefixes))
+            and not folded.startswith(c.deny_dir_prefixes)
+        ):
+            return  # decided entry by entry
+        tables = batch._entry_tables or batch._tables()
+        odd: set[str] = set()
+        try:
+            joined = self.joined = "\n" + "\n".join(names) + "\n"
+        except TypeError:
+            odd.update(n for n in names if not _plain_name(n))
+        else:
+            if "/" in joined or "\0" in joined or not _ODD_NAMES.isdisjoint(names):
+                odd.update(n for n in names if not _plain_name(n))
+        tails = tables.paths.get(head)
+        if tails:
+            odd.update(tails.intersection(n for n in names if n not in odd))
+        deny_inodes = tables.inodes.get(dev)
+        if deny_inodes and not deny_inodes.isdisjoint(inodes):
+            odd.update(n for n, i in zip(names, inodes, strict=True) if i in deny_inodes)
+        folded_tails = tables.dirs.get(folded)
+        if folded_tails:
+            odd.update(n for n in names if n not in odd and n.casefold() in folded_tails)
+        if odd:
+            self.exceptions = frozenset(odd)
+        self.uniform = True
+
+    def decision(self, name: str, op: Op = "read") -> Decision:
+        """The batch's check of ``directory/name`` for ``op``."""
+        path = self.prefix + name if name.__class__ is str else name
+        head = self.resolved_prefix
+        if (head is None or self._inodes is None or self.refused is not None
+                or op not in OPS or name.__class__ is not str):
+            return self._batch.check(path, op, over_http=self.over_http)
+        index = self._index
+        if index is None:
+            assert self._inodes is not None
+            index = dict(zip(self.names, self._inodes, strict=True))
+            if len(index) != len(self.names):
+                # A name listed twice: which inode is its own can't be told.
+                for n, times in Counter(self.names).items():
+                    if times > 1:
+                        del index[n]
+            self._index = index
+        inode = index.get(name)
+        if inode is None or not _plain_name(name):
+            return self._batch.check(path, op, over_http=self.over_http)
+        c = self._batch._c
+        if self.uniform and name not in self.exceptions:
+            return Decision(path, op, True, "allowed", "", head + name, c.policy,
+                            self.over_http, None, True)
+        assert self.dev is not None
+        return _entry_verdict(c, path, op, self.over_http, head + name, (self.dev, inode))
 
 
 # --- explanations -------------------------------------------------------------------

@@ -23,17 +23,22 @@ inside a root is that file again (counted once) and a link leading out of the ro
 refusal, not a walk. The walk is bounded (entries, depth), says where it stopped, reports
 progress and can be cancelled.
 
-Speed. The walk is one ``scandir`` per directory and, per entry, the engine's batch
-check, which lstats the entry. On this machine the walk hands the check the entry's
-type and inode from the directory listing instead of a second system call, where that
-is exactly what lstat would say: on filesystems whose listing carries the real inode
-number (ext2/3/4, xfs, btrfs, tmpfs, f2fs) and for entries that are not mount points.
-It isn't exact on overlayfs, network and FUSE filesystems (a listing's inode may differ
-from what stat reports), for a mount point (the listing names the directory below the
-mount), nor for the device of a directory (a btrfs subvolume has its own without being
-a mount point), so there the entry is lstat'ed as usual. ``sizes=True`` (the default)
-lstats every entry anyway, for the byte counts; ``sizes=False`` gives counts without
-bytes and the fastest walk.
+Speed. The walk is one ``scandir`` per directory. Entry types and inodes come from the
+listing instead of a second system call where that is exactly what lstat would say: on
+filesystems whose listing carries the real inode number (ext2/3/4, xfs, btrfs, tmpfs,
+f2fs) and for entries that are not mount points; a subdirectory is lstat'ed only on btrfs,
+whose subvolumes have their own device without being mount points. It isn't exact on
+overlayfs, network and FUSE filesystems (a listing's inode may differ from what stat
+reports) nor for a mount point (the listing names the directory below the mount), so
+there every entry is lstat'ed. Without sizes, such a directory is then decided at once
+where that gives what the entry-by-entry walk gives: the batch states the verdict of all
+its files together (``BatchChecker.check_entries``), their inodes are checked against
+those seen before and the known credentials' with set operations, and only the names a
+sensitive-file glob can match are looked at one by one; a directory holding a symlink, a
+hardlink of a file seen before, a deny-listed entry or a file a rule names by path is
+walked entry by entry instead. ``sizes=True`` (the default) lstats every entry for the
+byte counts and walks entry by entry; ``sizes=False`` gives counts without bytes and the
+fastest walk.
 """
 
 from __future__ import annotations
@@ -42,12 +47,15 @@ import fnmatch
 import json
 import os
 import posixpath
+import re
 import stat as _stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from importlib import resources
+from itertools import compress
+from operator import attrgetter, not_
 from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -56,7 +64,12 @@ from .errors import LocalfsError
 from .fs import FileSystem, HostFS
 from .paths import is_within
 from .policy import Mode, Policy
-from .sensitive import home_entries_near, name_may_be_sensitive, sensitive_reason
+from .sensitive import (
+    home_entries_near,
+    name_may_be_sensitive,
+    sensitive_names,
+    sensitive_reason,
+)
 
 __all__ = [
     "FINDING_COLUMNS",
@@ -307,6 +320,12 @@ class _Executed:
         self.prefixes = tuple(prefixes)
         self.prefix_keys = tuple(p for p, _ in prefixes)
         self.components = rules.components
+        # For hot(): a marker inside a directory, or a marker's head ending it.
+        self._marker_inside = re.compile(
+            "|".join(re.escape(marker + "/") for marker, _why in self.components) or "(?!)")
+        self._marker_heads = tuple(
+            head + "/" for head in (m.rpartition("/")[0] for m, _why in self.components)
+            if head)
         self.server_prefixes = tuple(d.rstrip("/") + "/" for d in server_dirs if d)
         self.server_names = rules.server_names
 
@@ -319,19 +338,14 @@ class _Executed:
         inside an ordinary directory is not flagged).
         """
         inside = directory.rstrip("/") + "/"
-        if inside.startswith(self.prefix_keys):
-            return True
-        if self.server_prefixes and inside.startswith(self.server_prefixes):
-            return True
-        for marker, _why in self.components:
+        return (
+            inside.startswith(self.prefix_keys)
+            or (bool(self.server_prefixes) and inside.startswith(self.server_prefixes))
             # A marker ending the directory (".../.git") or inside it, or a marker whose
             # last part a child's name could complete.
-            if marker + "/" in inside:
-                return True
-            head = marker.rpartition("/")[0]
-            if head and inside.endswith(head + "/"):
-                return True
-        return False
+            or self._marker_inside.search(inside) is not None
+            or inside.endswith(self._marker_heads)
+        )
 
     def match(self, path: str) -> tuple[str, str] | None:
         """``(anchor, why)`` when writing ``path`` (a resolved file path) gives a way to
@@ -379,6 +393,12 @@ class _Executed:
 # --------------------------------------------------------------------------- the walk
 
 
+_is_symlink = os.DirEntry.is_symlink
+_is_dir = os.DirEntry.is_dir
+_inode = os.DirEntry.inode
+_name = attrgetter("name")
+
+
 class _EntryStat(NamedTuple):
     """The lstat fields the check reads, taken from a directory listing."""
 
@@ -389,6 +409,10 @@ class _EntryStat(NamedTuple):
 
 #: Filesystems whose directory listing carries the inode number stat reports.
 _LISTING_INODE_EXACT = frozenset({"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "f2fs"})
+#: Of those, the ones where every directory has the filesystem's own device (btrfs gives
+#: each subvolume its own without a mount point): there a directory below another that
+#: is not a mount point has its parent's device, and its listing's inode is its own.
+_ONE_DEVICE = _LISTING_INODE_EXACT - {"btrfs"}
 
 
 def _unescape_mount(text: str) -> str:
@@ -423,6 +447,8 @@ class _Mounts(NamedTuple):
     exact: frozenset[int]
     #: Mount points of pseudo-filesystems, with their type.
     pseudo: dict[str, str]
+    #: Of :attr:`exact`, the devices whose every directory has that device.
+    one_device: frozenset[int] = frozenset()
 
 
 def _host_mounts() -> _Mounts:
@@ -437,6 +463,8 @@ def _host_mounts() -> _Mounts:
     except OSError:
         return _Mounts(frozenset(), frozenset(), {})
     inexact: set[int] = set()
+    one: set[int] = set()
+    several: set[int] = set()
     for line in lines:
         left, sep, right = line.partition(" - ")
         fields = left.split()
@@ -453,8 +481,11 @@ def _host_mounts() -> _Mounts:
             continue
         dev = os.makedev(major, minor)
         (exact if fstype in _LISTING_INODE_EXACT else inexact).add(dev)
+        (one if fstype in _ONE_DEVICE else several).add(dev)
     # A device mounted with two types (unusual) is trusted only if both are exact.
-    return _Mounts(frozenset(points), frozenset(exact - inexact), pseudo)
+    trusted = exact - inexact
+    return _Mounts(frozenset(points), frozenset(trusted), pseudo,
+                   frozenset(trusted & (one - several)))
 
 
 class _PrimedFS(FileSystem):
@@ -518,6 +549,100 @@ def _cancelled(cancel: Any) -> bool:
     return bool(cancel())
 
 
+class _Seen:
+    """The first resolved path met for each file identity, so that a file is counted
+    once and its other names (hardlinks, bind mounts) are known.
+
+    Names are added one at a time (:meth:`add`) or a directory at a time
+    (:meth:`add_listing`): a listing whose inodes are all new is kept as it is, with a
+    set of the inodes for the membership test, and looked into only when one of its
+    inodes is asked for (:meth:`get`), which a walk rarely does.
+    """
+
+    __slots__ = ("_paths", "_pending", "_watched", "_where", "inodes")
+
+    def __init__(self) -> None:
+        self._paths: dict[tuple[int, int], str] = {}
+        #: device -> every inode seen on it, whichever way it was added.
+        self.inodes: dict[int, set[int]] = {}
+        #: device -> listings added since :attr:`_where` was last brought up to date.
+        self._pending: dict[int, list[_Listing]] = {}
+        #: device -> inode -> the listing it came in.
+        self._where: dict[int, dict[int, _Listing]] = {}
+        #: device -> inodes not seen yet that :meth:`add_listing` must not take in bulk.
+        self._watched: dict[int, set[int]] = {}
+
+    def get(self, identity: tuple[int, int]) -> str | None:
+        found = self._paths.get(identity)
+        if found is not None:
+            return found
+        dev, ino = identity
+        inodes = self.inodes.get(dev)
+        if inodes is None or ino not in inodes:
+            return None
+        listing = self._listed(dev).get(ino)
+        if listing is None:  # pragma: no cover - the set holds only inodes noted
+            return None
+        return listing.head + listing.names[listing.inodes.index(ino)]
+
+    def _listed(self, dev: int) -> dict[int, _Listing]:
+        """inode -> the listing it came in, for every listing added on ``dev``."""
+        where = self._where.setdefault(dev, {})
+        for listing in self._pending.pop(dev, ()):
+            where.update(dict.fromkeys(listing.inodes, listing))
+        return where
+
+    def add(self, identity: tuple[int, int], path: str) -> None:
+        """Note ``path`` as the first name of ``identity`` (not seen before)."""
+        self._paths[identity] = path
+        dev, ino = identity
+        self.inodes.setdefault(dev, set()).add(ino)
+        watched = self._watched.get(dev)
+        if watched:
+            watched.discard(ino)
+
+    def watch(self, identity: tuple[int, int]) -> None:
+        """Make :meth:`add_listing` refuse a listing holding ``identity``, unless it has
+        been seen already (then every listing holding it is refused anyway)."""
+        dev, ino = identity
+        if ino not in self.inodes.get(dev, ()):
+            self._watched.setdefault(dev, set()).add(ino)
+
+    def add_listing(self, dev: int, head: str, names: Sequence[str],
+                    inodes: Sequence[int]) -> bool:
+        """Note ``head + name`` as the first name of each ``(dev, inode)``, if every
+        inode is new, none repeats and none is watched; else note nothing and return
+        False."""
+        seen = self.inodes.get(dev)
+        if seen is None:
+            seen = self.inodes[dev] = set()
+        # Tested first: after a clash, telling which inodes came with this listing
+        # would need every earlier listing indexed.
+        if not seen.isdisjoint(inodes):
+            return False  # a hardlink of a file seen before
+        before = len(seen)
+        seen.update(inodes)
+        watched = self._watched.get(dev)
+        if len(seen) - before != len(inodes) or (
+            # Watched inodes are unseen ones: one in the set now came with this listing.
+            watched and any(ino in seen for ino in watched)
+        ):
+            seen.difference_update(inodes)  # all of them were new
+            return False
+        # Tuples of strings and integers: the garbage collector stops tracking them,
+        # so a walk's thousands of listings don't make every collection longer.
+        self._pending.setdefault(dev, []).append(_Listing(head, tuple(names), tuple(inodes)))
+        return True
+
+
+class _Listing(NamedTuple):
+    """Files of one directory added to :class:`_Seen` together."""
+
+    head: str
+    names: Sequence[str]
+    inodes: Sequence[int]
+
+
 class _Start(NamedTuple):
     path: str  # resolved directory walked
     configured: str | None
@@ -527,6 +652,8 @@ class _Walker:
     """One inventory: walks the starts, checks every entry, collects findings."""
 
     PROGRESS_EVERY = 4096
+    #: Whether directories may be decided at a time (tests turn it off to compare).
+    BULK = True
 
     def __init__(
         self,
@@ -566,19 +693,27 @@ class _Walker:
         self.readable: set[str] | None = set() if keep_paths else None
         self.writable: set[str] | None = set() if keep_paths else None
         #: identity -> first readable path with it, for aliases of credentials.
-        self.seen: dict[tuple[int, int], str] = {}
+        self.seen = _Seen()
         self.sensitive_ids: dict[tuple[int, int], str] = {}
         #: identity -> further names of a file already seen (hardlinks, bind mounts).
         self.aliases: dict[tuple[int, int], list[str]] = {}
         self._current_start: str | None = None
         #: anchor -> [why, count, first path, its resolved path, walked directory]
         self.executed_hits: dict[str, list[Any]] = {}
-        self.dir_sizes: dict[str, list[int]] = {}
+        #: directory -> (files, bytes) directly in it; tuples, which the garbage
+        #: collector stops tracking (a walk keeps one per directory).
+        self.dir_sizes: dict[str, tuple[int, int]] = {}
         self.primed = _PrimedFS(self.fs)
         self.checked_policy = _with_fs(policy, self.primed)
         self.host = isinstance(self.fs, HostFS)
         mounts = _host_mounts() if self.host else _Mounts(frozenset(), frozenset(), {})
-        self.mount_points, self.exact_devs, self.pseudo = mounts
+        self.mount_points, self.exact_devs, self.pseudo, self.one_device = mounts
+        #: Directories (spelled with a trailing slash) holding a mount point.
+        self.mount_heads = frozenset(p[:p.rfind("/") + 1] for p in self.mount_points)
+        #: Directories holding a file an executed-file rule names exactly.
+        self.executed_heads = frozenset(p[:p.rfind("/") + 1] for p in self.executed.exact)
+        #: Whether :meth:`_directory_bulk` may decide directories at a time.
+        self._bulk = self.host and not sizes and self.BULK
         self.pseudo_skipped: list[str] = []
 
     def _resolved(self, path: str) -> str:
@@ -644,6 +779,7 @@ class _Walker:
         walked: list[str] = []
         self.known_credentials()
         with self.checked_policy.many_checks() as batch:
+            self.batch = batch
             self.check = batch.check
             for start in starts:
                 inside = next((w for w in walked if is_within(start.path, w)), None)
@@ -735,10 +871,14 @@ class _Walker:
         self._current_start = start.path
         stack: list[tuple[str, int, int]] = [(start.path, 0, st.st_dev)]
         listing = self._list_host if self.host else self._list_generic
+        bulk = self._bulk
         while stack and not self.halted:
             directory, depth, dev = stack.pop()
             self.directories += 1
-            self._directory(directory, depth, dev, stack, counts, listing)
+            if bulk and dev in self.exact_devs:
+                self._directory_bulk(directory, depth, dev, stack, counts)
+            else:
+                self._directory(directory, depth, dev, stack, counts, listing)
         sized = self.sizes
         return RootSummary(
             root=start.path, configured=start.configured, entries=counts[0],
@@ -749,26 +889,31 @@ class _Walker:
 
     def _list_host(self, directory: str, dev: int) -> Iterator[tuple[str, str, Any]]:
         """(name, path, stat-like) for each entry, from one scandir of ``directory``."""
+        with os.scandir(directory) as it:
+            yield from self._host_items(it, dev)
+
+    def _host_items(self, entries: Iterable[os.DirEntry[str]],
+                    dev: int) -> Iterator[tuple[str, str, Any]]:
+        """(name, path, stat-like) for each listed entry of a directory on ``dev``."""
         exact = not self.sizes and dev in self.exact_devs
         points = self.mount_points
-        with os.scandir(directory) as it:
-            for entry in it:
-                path = entry.path
-                if exact and path not in points:
-                    if entry.is_symlink():
-                        yield entry.name, path, _EntryStat(_stat.S_IFLNK, entry.inode(), dev)
-                        continue
-                    if entry.is_file(follow_symlinks=False):
-                        yield entry.name, path, _EntryStat(_stat.S_IFREG, entry.inode(), dev)
-                        continue
-                    # Directories are lstat'ed: one may start another device without being
-                    # a mount point (a btrfs subvolume), and its entries take their device
-                    # from it. Sockets, fifos and devices too (d_type can't tell all apart).
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue  # gone between the listing and the stat
-                yield entry.name, path, st
+        for entry in entries:
+            path = entry.path
+            if exact and path not in points:
+                if entry.is_symlink():
+                    yield entry.name, path, _EntryStat(_stat.S_IFLNK, entry.inode(), dev)
+                    continue
+                if entry.is_file(follow_symlinks=False):
+                    yield entry.name, path, _EntryStat(_stat.S_IFREG, entry.inode(), dev)
+                    continue
+                # Directories are lstat'ed: one may start another device without being
+                # a mount point (a btrfs subvolume), and its entries take their device
+                # from it. Sockets, fifos and devices too (d_type can't tell all apart).
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue  # gone between the listing and the stat
+            yield entry.name, path, st
 
     def _list_generic(self, directory: str, dev: int) -> Iterator[tuple[str, str, Any]]:
         fs = self.fs
@@ -780,6 +925,130 @@ class _Walker:
             except OSError:
                 continue  # vanished between listing and stat
             yield name, path, st
+
+    def _directory_bulk(self, directory: str, depth: int, dev: int,
+                        stack: list[tuple[str, int, int]], counts: list[int]) -> None:
+        """One directory of a walk without sizes on a device whose listings carry
+        stat's inode numbers: decided a directory at a time where that gives exactly
+        what :meth:`_directory` gives entry by entry, else handed to it.
+
+        The directory is decided at once when its listing holds no symlink and no
+        mount point, every file in it is allowed for read and write with the same
+        resolved directory (:class:`~localfs_explorer.check.DirVerdicts`), no inode
+        in it was seen before or is a known credential's or repeats, and no rule looks
+        at its files by more than their names. Then each file is counted once, readable
+        and writable, and only the names a sensitive-name glob matches
+        (:func:`~localfs_explorer.sensitive.sensitive_names`) are looked at one by one.
+        """
+        prefix = directory if directory.endswith("/") else directory + "/"
+        listed: list[os.DirEntry[str]] = []
+        try:
+            with os.scandir(directory) as it:
+                listed.extend(it)
+        except OSError as exc:
+            self._fallback(directory, depth, dev, stack, counts, listed, exc)
+            return
+        n = len(listed)
+        if (
+            not n
+            or self.entries + n > self.max_entries
+            or prefix in self.mount_heads
+            or prefix in self.executed_heads
+            or self.executed.hot(directory)
+            or home_entries_near(directory, home=self.home)
+            or True in map(_is_symlink, listed)
+        ):
+            self._fallback(directory, depth, dev, stack, counts, listed, None)
+            return
+        is_dir = list(map(_is_dir, listed))  # not symlinks: their own type
+        if True in is_dir:
+            dirs = list(compress(listed, is_dir))
+            files = list(compress(listed, map(not_, is_dir)))
+            subdirs: list[tuple[str, str, Any]] = []
+            if dev in self.one_device:
+                # No mount point here (checked above) and no subvolumes on this
+                # filesystem: the directory's device is this one, its inode the listing's.
+                subdirs.extend((entry.name, entry.path, _EntryStat(_stat.S_IFDIR, entry.inode(),
+                                                                    dev)) for entry in dirs)
+            else:
+                for entry in dirs:
+                    try:
+                        subdirs.append((entry.name, entry.path,
+                                        entry.stat(follow_symlinks=False)))
+                    except OSError:  # gone since the listing: the entry-wise walk skips it
+                        self._fallback(directory, depth, dev, stack, counts, listed, None)
+                        return
+        else:
+            files, subdirs = listed, []
+        names = list(map(_name, files))
+        inodes = list(map(_inode, files))
+        verdicts = self.batch.check_entries(
+            directory, names, inodes=inodes, dev=dev, over_http=self.over_http,
+            dirs=[name for name, _, _ in subdirs])
+        refused = verdicts.refused
+        if refused is None and (
+            not verdicts.uniform or verdicts.exceptions or verdicts.resolved_prefix != prefix
+        ):
+            self._fallback(directory, depth, dev, stack, counts, listed, None)
+            return
+        # Progress and cancellation a directory at a time: before anything is noted.
+        before = self.entries
+        every = self.PROGRESS_EVERY
+        if (before + n) // every != before // every:
+            self._tick(directory)
+            if self.halted:
+                return
+        if refused is None and not self.seen.add_listing(dev, prefix, names, inodes):
+            self._fallback(directory, depth, dev, stack, counts, listed, None)
+            return
+        # Decided: nothing below hands the directory back.
+        self.entries = before + n
+        counts[0] += n
+        if refused is None:
+            files_n = len(names)
+            counts[1] += files_n
+            counts[2] += files_n
+            if files_n:
+                self.dir_sizes[directory] = (files_n, 0)
+            if self.readable is not None and self.writable is not None:
+                paths = [prefix + name for name in names]
+                self.readable.update(paths)
+                self.writable.update(paths)
+            for i in sensitive_names(names, verdicts.joined):
+                name = names[i]
+                self.credential(prefix + name, prefix + name, (dev, inodes[i]))
+        for name, path, st in subdirs:
+            if self.readable is not None and self.writable is not None:
+                self.primed.path, self.primed.st = path, st
+                read, write = verdicts.decision(name, "read"), verdicts.decision(name, "write")
+                if read.allowed:
+                    self.readable.add(read.resolved or path)
+                if write.allowed:
+                    self.writable.add(write.resolved or path)
+            self._descend(path, depth, st, stack)
+
+    def _fallback(self, directory: str, depth: int, dev: int,
+                  stack: list[tuple[str, int, int]], counts: list[int],
+                  listed: list[os.DirEntry[str]], error: OSError | None) -> None:
+        """:meth:`_directory` on entries already listed (then the listing's error)."""
+        def listing(_directory: str, _dev: int) -> Iterator[tuple[str, str, Any]]:
+            yield from self._host_items(listed, dev)
+            if error is not None:
+                raise error
+
+        self._directory(directory, depth, dev, stack, counts, listing)
+
+    def _descend(self, path: str, depth: int, st: Any,
+                 stack: list[tuple[str, int, int]]) -> None:
+        """Queue the directory ``path`` (found at ``depth``) for the walk, unless it
+        is a kernel pseudo-filesystem or deeper than the limit."""
+        if path in self.pseudo:
+            self.pseudo_skipped.append(f"{path} ({self.pseudo[path]})")
+        elif depth + 1 > self.max_depth:
+            self.deep_skipped += 1
+            self.deep_first = self.deep_first or path
+        else:
+            stack.append((path, depth + 1, st.st_dev))
 
     def _directory(self, directory: str, depth: int, dev: int,
                    stack: list[tuple[str, int, int]], counts: list[int],
@@ -817,13 +1086,7 @@ class _Walker:
                         readable.add(read.resolved or path)
                     if write.allowed and writable is not None:
                         writable.add(write.resolved or path)
-                    if path in self.pseudo:
-                        self.pseudo_skipped.append(f"{path} ({self.pseudo[path]})")
-                    elif depth + 1 > self.max_depth:
-                        self.deep_skipped += 1
-                        self.deep_first = self.deep_first or path
-                    else:
-                        stack.append((path, depth + 1, st.st_dev))
+                    self._descend(path, depth, st, stack)
                     continue
                 if not (read.allowed or write.allowed):
                     if read.reason == "denied":
@@ -840,7 +1103,7 @@ class _Walker:
                     size = getattr(st, "st_size", 0) if sizes else 0
                 first = seen.get(identity)
                 if first is None:
-                    seen[identity] = resolved
+                    seen.add(identity, resolved)
                     dir_files += 1
                     dir_bytes += size
                     if read.allowed:
@@ -869,7 +1132,7 @@ class _Walker:
         except OSError as exc:
             self.problems.append(f"{directory}: {exc.strerror or exc}")
         if dir_files:
-            self.dir_sizes[directory] = [dir_files, dir_bytes]
+            self.dir_sizes[directory] = (dir_files, dir_bytes)
 
     def executed_hit(self, hit: tuple[str, str], path: str, resolved: str) -> None:
         """Note a writable executed file under its anchor (reported by
@@ -915,11 +1178,16 @@ class _Walker:
         ))
         if identity in self.sensitive_ids:
             return
-        self.sensitive_ids[identity] = resolved
+        self._note_sensitive(identity, resolved)
         # Names of the same file met earlier, before it was known to be a credential.
         for other in (self.seen.get(identity), *self.aliases.get(identity, ())):
             if other is not None:
                 self.alias(other, identity)
+
+    def _note_sensitive(self, identity: tuple[int, int], resolved: str) -> None:
+        self.sensitive_ids[identity] = resolved
+        # A directory holding it must be walked entry by entry (the alias finding).
+        self.seen.watch(identity)
 
     def alias(self, path: str, identity: tuple[int, int]) -> None:
         """``path`` is another name of the credential with ``identity``."""
@@ -967,8 +1235,8 @@ class _Walker:
         for path in self.credential_files():
             resolved = self._resolved(path)
             identity = self.fs.identity(resolved)
-            if identity is not None:
-                self.sensitive_ids.setdefault(identity, resolved)
+            if identity is not None and identity not in self.sensitive_ids:
+                self._note_sensitive(identity, resolved)
 
     def probe_targets(self, check: Callable[..., Any]) -> None:
         """Ask the engine about every executed-file target and credential home entry,

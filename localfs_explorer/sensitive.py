@@ -39,6 +39,7 @@ __all__ = [
     "SensitivePattern",
     "SensitivePatternsError",
     "sensitive_match",
+    "sensitive_names",
     "sensitive_patterns",
     "sensitive_reason",
 ]
@@ -281,3 +282,98 @@ def home_entries_near(directory: str, *, home: str) -> bool:
         if parts[:n] == below[:n]:
             return True
     return False
+
+
+#: Characters that make an fnmatch glob more than a literal string.
+_WILD = "*?["
+
+
+def _needle(glob: str) -> str | None:
+    """A string every name matching ``glob`` holds within ``"\n" + name + "\n"``,
+    chosen to start with a character that is rare in names, or None when the glob has
+    no such string (``*``, a bracket expression, a newline)."""
+    if "[" in glob or "\n" in glob:
+        return None
+    wild = [i for i, ch in enumerate(glob) if ch in _WILD]
+    head = glob[:wild[0]] if wild else glob
+    tail = glob[wild[-1] + 1:] if wild else glob
+    if tail:
+        # The name ends with the tail: any end of it, newline included, is a needle.
+        dot = tail.rfind(".")
+        return tail[max(dot, 0):] + "\n"
+    if head.startswith("."):
+        return head  # anywhere will do, and a dot is searched for anyway
+    if head:
+        return "\n" + head
+    return None
+
+
+class _NameFinder(NamedTuple):
+    """Where in a newline-joined list of case-folded names a name glob may match."""
+
+    #: str.find needles (groups of one) and regexes (one per leading character).
+    needles: tuple[str, ...]
+    regexes: tuple[re.Pattern[str], ...]
+
+
+@lru_cache(maxsize=1)
+def _name_finder() -> _NameFinder | None:
+    """The shipped name globs as a few searches over the joined names, or None when a
+    glob offers no needle (then the names are asked one by one)."""
+    groups: dict[str, set[str]] = {}
+    for p in sensitive_patterns():
+        if p.kind != "name":
+            continue
+        needle = _needle(p.pattern.casefold())
+        if needle is None:
+            return None
+        groups.setdefault(needle[0], set()).add(needle[1:])
+    needles, regexes = [], []
+    for first, rests in sorted(groups.items()):
+        if len(rests) == 1:
+            needles.append(first + next(iter(rests)))
+        else:
+            # A literal first character lets the regex engine skip to it.
+            alternatives = "|".join(re.escape(r) for r in sorted(rests, key=len, reverse=True))
+            regexes.append(re.compile(f"{re.escape(first)}(?:{alternatives})"))
+    return _NameFinder(tuple(needles), tuple(regexes))
+
+
+def sensitive_names(names: Sequence[str], joined: str | None = None) -> list[int]:
+    """The positions in ``names`` of those :func:`name_may_be_sensitive` says yes to.
+
+    The same answer for each name, found per list rather than per name: every glob
+    names a string its matches must contain (``.pem`` and the end of the name for
+    ``*.pem``, the start of the name and ``id_`` for ``id_*``), and those strings are
+    searched for in the names joined by newlines and case-folded (casefold works
+    character by character, so that folds each name). Only the names they are found in
+    are matched, by :func:`name_may_be_sensitive` itself. ``joined``, when given, is
+    ``"\n" + "\n".join(names) + "\n"`` already made.
+    """
+    if not names:
+        return []
+    finder = _name_finder()
+    if finder is None:  # a glob with no needle: name by name
+        return [i for i, name in enumerate(names) if name_may_be_sensitive(name)]
+    text = joined if joined is not None else "\n" + "\n".join(names) + "\n"
+    folded = text.casefold()
+    starts: list[int] = []
+    for needle in finder.needles:
+        at = folded.find(needle)
+        while at >= 0:
+            starts.append(at)
+            at = folded.find(needle, at + 1)
+    for regex in finder.regexes:
+        if regex.search(folded) is not None:  # most directories: no match at all
+            starts.extend(m.start() for m in regex.finditer(folded))
+    if not starts:
+        # A name a glob matches holds its needle even with a newline in it (the
+        # newline joining it to the next name still ends it), so none matches.
+        return []
+    if folded.count("\n") != len(names) + 1:
+        # A name with a newline in it: lines are not names, so name by name.
+        return [i for i, name in enumerate(names) if name_may_be_sensitive(name)]
+    # A needle starting at ``at`` lies in the name after the last newline up to
+    # ``at`` (a needle's own leading newline counts as that one).
+    lines = {folded.count("\n", 0, at + 1) - 1 for at in starts}
+    return [i for i in sorted(lines) if name_may_be_sensitive(names[i])]

@@ -289,7 +289,9 @@ def test_listing_inodes_match_lstat(tmp_path: Path):
     lstat says (on this machine's filesystem, if it is one where that is trusted)."""
     from localfs_explorer.exposure import _host_mounts
 
-    points, exact, _pseudo = _host_mounts()
+    mounts = _host_mounts()
+    points, exact = mounts.points, mounts.exact
+    assert mounts.one_device <= exact
     (tmp_path / "f").write_text("")
     (tmp_path / "d").mkdir()
     (tmp_path / "l").symlink_to("f")
@@ -300,6 +302,8 @@ def test_listing_inodes_match_lstat(tmp_path: Path):
         for entry in it:
             st = os.lstat(entry.path)
             assert entry.inode() == st.st_ino
+            if dev in mounts.one_device and entry.is_dir(follow_symlinks=False):
+                assert st.st_dev == dev  # a directory has its filesystem's device
     assert "/" in points
 
 
@@ -561,3 +565,161 @@ def test_every_verdict_on_a_described_host_is_the_engines(host, settings, cwd):
                 expected.add(d.resolved)
     assert inv.readable == expected_read
     assert inv.writable == expected_write
+
+
+def _random_host_tree(base: Path, rng) -> dict[str, Path]:
+    """A home, an app directory and a data root, with random files, credentials,
+    hardlinks (of credentials and deny-listed files, within and across directories),
+    symlinks, git hooks and site-packages all over them."""
+    app, data, home = base / "app", base / "data", base / "home"
+    for d in (app, data, home / ".ssh", data / "repo" / ".git" / "hooks",
+              data / "venv" / "lib" / "site-packages"):
+        d.mkdir(parents=True)
+    for f in (app / "token.json", app / ".env", home / ".ssh" / "id_ed25519",
+              home / ".bashrc", data / "plain.txt"):
+        f.write_text("x")
+    dirs = [app, data, home, home / ".ssh", data / "repo" / ".git" / "hooks",
+            data / "venv" / "lib" / "site-packages", data, data]
+    files = [app / "token.json", home / ".ssh" / "id_ed25519", data / "plain.txt"]
+    links = can_hardlink(base)
+    names = ("a.txt", "b", "x.pem", "X.PEM", ".env.local", "id_rsa", "token.json",
+             "notes.md", "pre-commit", "mod.py", "sub", "Straße.KEY", "line\nbreak.pem")
+    # Directories of plain files (decided at once unless something in them says no),
+    # some holding credentials or hardlinks of files met before or beside them.
+    for k in range(rng.randint(2, 6)):
+        plain = rng.choice(dirs) / f"plain{k}"
+        plain.mkdir()
+        for j in range(rng.randint(1, 8)):
+            path = plain / (rng.choice(names) if rng.random() < 0.2 else f"p{j}.csv")
+            if os.path.lexists(path):
+                continue
+            if links and files and rng.random() < 0.15:
+                os.link(rng.choice(files), path)
+            else:
+                path.write_text("x")
+            files.append(path)
+        dirs.append(plain)
+    for i in range(rng.randint(10, 60)):
+        parent = rng.choice(dirs)
+        name = rng.choice(names) if rng.random() < 0.6 else f"f{i}.csv"
+        path = parent / name
+        if os.path.lexists(path):
+            continue
+        kind = rng.choice(("file", "file", "file", "file", "dir", "dir", "hardlink",
+                           "symlink", "symlink-dir", "dangling"))
+        if kind == "file":
+            path.write_text("x")
+            files.append(path)
+        elif kind == "dir":
+            path.mkdir()
+            dirs.append(path)
+        elif kind == "hardlink" and links:
+            os.link(rng.choice(files), path)
+            files.append(path)
+        elif kind == "symlink":
+            path.symlink_to(rng.choice(files))
+        elif kind == "symlink-dir":
+            path.symlink_to(rng.choice(dirs), target_is_directory=True)
+        elif kind == "dangling":
+            path.symlink_to(parent / "nowhere")
+    return {"app": app, "data": data, "home": home}
+
+
+def _everything(inv: Inventory) -> dict:
+    return {**inv.model_dump(), "readable": inv.readable, "writable": inv.writable}
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_directory_at_a_time_gives_the_entry_by_entry_inventory(tmp_path: Path, seed):
+    """The walk without sizes decides most directories at once (check_entries, one scan
+    of the names); whatever the tree, its inventory is the entry-by-entry walk's."""
+    import random
+
+    from localfs_explorer import exposure as module
+
+    rng = random.Random(seed)
+    tree = _random_host_tree(tmp_path.resolve(), rng)
+
+    def policy(transport: str = "stdio", **settings: str):
+        return resolve_policy(
+            load_env(None, overrides={"HOME": str(tree["home"]), **settings}),
+            transport=transport, cwd=str(tree["app"]), package_dir=str(tree["app"]))
+
+    both = f"{tree['data']}:{tree['home']}"
+    cases = [
+        (policy(LOCAL_FILE_ACCESS="roots", LOCAL_FILE_ROOTS=both), {}),
+        (policy(LOCAL_FILE_ACCESS="roots", LOCAL_FILE_ROOTS=str(tree["data"]),
+                TOKEN_PATH=str(tree["data"] / "token.json")), {"keep_paths": True}),
+        (policy(LOCAL_FILE_ACCESS="full"), {"scope": [str(tmp_path)], "keep_paths": True}),
+        (policy(LOCAL_FILE_ACCESS="full"), {"scope": [str(tmp_path)], "max_entries": 25}),
+        (policy(LOCAL_FILE_ACCESS="full"), {"max_depth": 1}),
+        (policy(transport="streamable-http"), {"over_http": True, "keep_paths": True}),
+        (policy(LOCAL_FILE_ACCESS="off"), {"keep_paths": True}),
+    ]
+    for pol, options in cases:
+        scope = options.pop("scope", None)
+        at_once = exposure(pol, scope, sizes=False, **options)
+        module._Walker.BULK = False
+        try:
+            one_by_one = exposure(pol, scope, sizes=False, **options)
+        finally:
+            module._Walker.BULK = True
+        assert _everything(at_once) == _everything(one_by_one)
+
+
+def test_the_walk_without_sizes_reports_progress_and_can_be_cancelled(layout: Layout):
+    from localfs_explorer import exposure as module
+
+    for i in range(3):
+        sub = layout.data / f"d{i}"
+        sub.mkdir()
+        for j in range(5):
+            (sub / f"f{j}.txt").write_text("")
+    seen: list = []
+    module._Walker.PROGRESS_EVERY = 4
+    try:
+        done = exposure(layout.roots(), sizes=False, progress=seen.append)
+        event = threading.Event()
+        event.set()
+        cancelled = exposure(layout.roots(), sizes=False, cancel=event)
+        calls = []
+
+        def stop_at_second() -> bool:
+            calls.append(1)
+            return len(calls) > 1
+
+        halfway = exposure(layout.roots(), sizes=False, cancel=stop_at_second)
+    finally:
+        module._Walker.PROGRESS_EVERY = 4096
+    assert done.complete and seen and all(p.current for p in seen)
+    assert [p.entries for p in seen] == sorted(p.entries for p in seen)
+    assert cancelled.cancelled and not cancelled.complete and cancelled.entries < done.entries
+    assert cancelled.stopped[0].startswith("cancelled after ")
+    assert halfway.cancelled and 0 < halfway.entries < done.entries
+
+
+def test_a_hardlink_met_again_after_a_directory_walked_entry_by_entry(layout: Layout):
+    """A file noted one by one, then met again (as a hardlink) in a directory that could
+    otherwise be decided at once, and again below it: each name is one file, counted once."""
+    from localfs_explorer import exposure as module
+
+    if not can_hardlink(layout.data):
+        pytest.skip("no hardlinks here")
+    a = layout.data / "a"
+    c = a / "b" / "c"
+    c.mkdir(parents=True)
+    (a / "f1.txt").write_text("x")
+    (a / "link").symlink_to("f1.txt")  # a symlink: this directory is walked entry by entry
+    os.link(a / "f1.txt", a / "b" / "h1.txt")
+    (a / "b" / "n.txt").write_text("x")
+    os.link(a / "f1.txt", c / "h2.txt")
+    (c / "m.txt").write_text("x")
+    at_once = exposure(layout.roots(), sizes=False, keep_paths=True)
+    module._Walker.BULK = False
+    try:
+        one_by_one = exposure(layout.roots(), sizes=False, keep_paths=True)
+    finally:
+        module._Walker.BULK = True
+    assert _everything(at_once) == _everything(one_by_one)
+    data = next(r for r in at_once.roots if r.root == str(layout.data))
+    assert data.readable_files == 5  # report.csv, notes.txt, f1 (three names), n, m

@@ -185,3 +185,28 @@ def test_the_matcher_follows_the_component_rule(
 ) -> None:
     path = lead + sep.join(segments) + ("/" if trailing else "")
     assert sensitive_reason(path, home=home, cwd=cwd) == _rule(path, home, cwd)
+
+
+_NAME_PARTS = st.sampled_from(["id_", "ID_", "rsa", ".env", ".ENV", "x", ".pem", ".PeM", ".key",
+                               "credentials", ".json", "token", "client_secret", "ß", "ss",
+                               "\n", ".npmrc", "K", ".keystore", ".", "é", "İ", ""])
+
+
+@given(st.lists(st.lists(_NAME_PARTS, max_size=4).map("".join), max_size=12))
+def test_sensitive_names_is_name_may_be_sensitive_for_each(names):
+    """One scan over a directory's names flags exactly the names the per-name test flags
+    (case variants, newlines in names, names that fold to another length)."""
+    from localfs_explorer.sensitive import name_may_be_sensitive, sensitive_names
+
+    assert sensitive_names(names) == [i for i, n in enumerate(names) if name_may_be_sensitive(n)]
+
+
+def test_every_shipped_name_glob_has_a_needle():
+    """Otherwise each directory's names would be matched one by one (correct, slower)."""
+    from localfs_explorer.sensitive import _name_finder, _needle
+
+    assert _name_finder() is not None
+    assert _needle("*") is None and _needle("a[bc]") is None and _needle("?x?") is None
+    assert _needle("*.pem") == ".pem\n" and _needle("id_*") == "\nid_"
+    assert _needle(".env*") == ".env"
+    assert _needle("token.json") == ".json\n" and _needle("client_secret*.json") == ".json\n"

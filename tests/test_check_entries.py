@@ -1,0 +1,236 @@
+"""A directory's verdicts at once (``BatchChecker.check_entries``) are the batch's own.
+
+Every entry of many random trees (files, directories, symlinks in and out, dangling and
+looping links, hardlinks of deny-listed files, case variants of deny-listed names and of
+the deny-listed cache directory, names with newlines) is asked both ways, for every
+operation, under roots, full, off and a tripwire-armed full mode: ``decision(name, op)``
+must be exactly ``check(path, op)`` of a separate batch, and what ``DirVerdicts`` says of
+the whole directory (``refused``, ``uniform``, ``exceptions``, ``resolved_prefix``) must
+hold for each entry it covers.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+from conftest import can_hardlink
+
+from localfs_explorer import Policy, load_env, resolve_policy
+from localfs_explorer.check import UnsupportedPathError
+from localfs_explorer.vocab import OPS
+
+NAMES = (
+    "a", "B", "data.csv", "token.json", "TOKEN.JSON", "Token.json", "credentials.json",
+    ".env", "x.pem", "id_rsa", "sub", "mcp-gee-sweet", "MCP-GEE-SWEET", "cache.db",
+    "CACHE.DB", "weird\nname", "ß", ".hidden", "straße.txt", "back\\slash", "c:drive",
+)
+
+
+def _tree(base: Path, rng: random.Random) -> dict[str, Path]:
+    """A server layout under ``base`` with random entries added all over it."""
+    app, data, home, outside = base / "app", base / "data", base / "home", base / "outside"
+    cache = home / ".cache" / "mcp-gee-sweet"
+    for d in (app, data, cache, outside):
+        d.mkdir(parents=True)
+    for f in (app / "token.json", app / "credentials.json", app / ".env", cache / "cache.db",
+              data / "plain.txt"):
+        f.write_text("x")
+    dirs = [app, data, home, home / ".cache", cache, outside, data]
+    files = [app / "token.json", app / "credentials.json", cache / "cache.db",
+             data / "plain.txt"]
+    links = can_hardlink(base)
+    for i in range(rng.randint(8, 30)):
+        parent = rng.choice(dirs)
+        name = rng.choice(NAMES)
+        if rng.random() < 0.3:
+            name = f"{name}{i}"
+        path = parent / name
+        if os.path.lexists(path):
+            continue
+        kind = rng.choice(("file", "file", "dir", "dir", "hardlink", "link-file", "link-dir",
+                           "link-out", "dangling", "loop"))
+        if kind == "file":
+            path.write_text("x")
+            files.append(path)
+        elif kind == "dir":
+            path.mkdir()
+            dirs.append(path)
+        elif kind == "hardlink" and links:
+            os.link(rng.choice(files), path)
+            files.append(path)
+        elif kind == "link-file":
+            path.symlink_to(rng.choice(files))
+        elif kind == "link-dir":
+            path.symlink_to(rng.choice(dirs), target_is_directory=True)
+        elif kind == "link-out":
+            path.symlink_to(os.path.relpath(outside, parent))
+        elif kind == "dangling":
+            path.symlink_to(parent / "missing-target")
+        elif kind == "loop":
+            path.symlink_to(path)
+    (base / "data-link").symlink_to(data, target_is_directory=True)
+    return {"app": app, "data": data, "home": home, "outside": outside, "base": base}
+
+
+def _policies(t: dict[str, Path], rng: random.Random) -> list[tuple[Policy, bool]]:
+    def make(transport: str = "stdio", platform: str = "posix", **settings: str) -> Policy:
+        overrides = {"HOME": str(t["home"]), **settings}
+        return resolve_policy(load_env(None, overrides=overrides), transport=transport,
+                              cwd=str(t["app"]), package_dir=str(t["app"]),
+                              platform=platform)
+
+    roots = f"{t['data']}:{t['home']}"
+    token_in_data = str(t["data"] / rng.choice(("token.json", "TOKEN.JSON", "a")))
+    return [
+        (make(LOCAL_FILE_ACCESS="roots", LOCAL_FILE_ROOTS=str(t["data"])), False),
+        (make(LOCAL_FILE_ACCESS="roots", LOCAL_FILE_ROOTS=roots, TOKEN_PATH=token_in_data),
+         False),
+        (make(LOCAL_FILE_ACCESS="roots", LOCAL_FILE_ROOTS=str(t["base"] / "data-link")),
+         False),
+        (make(LOCAL_FILE_ACCESS="full"), True),
+        (make(LOCAL_FILE_ACCESS="full", platform="macos"), False),
+        (make(transport="streamable-http"), True),  # a defaulted full mode: the tripwire
+        (make(transport="streamable-http"), False),
+        (make(LOCAL_FILE_ACCESS="off"), False),
+        (make(LOCAL_FILE_ACCESS="roots", LOCAL_FILE_ROOTS="relative/dir"), False),
+        (make(LOCAL_FILE_ACCESS="full", platform="windows"), False),
+    ]
+
+
+def _directories(t: dict[str, Path]) -> list[str]:
+    """Every real directory of the tree, and a few spelled through a symlink or oddly."""
+    found = [str(t["base"])]
+    for top, dirnames, _files in os.walk(t["base"]):
+        found.extend(os.path.join(top, d) for d in dirnames
+                     if not os.path.islink(os.path.join(top, d)))
+    data = str(t["data"])
+    odd = [str(t["base"] / "data-link"), data + "/", data + "//", "/" + data,
+           str(t["base"] / "data" / ".." / "data")]
+    for top, _dirs, _files in os.walk(t["base"] / "data-link"):
+        odd.append(top)
+    return found + odd
+
+
+def _listing(directory: str) -> tuple[list[str], list[int], list[str], list[str], int]:
+    """Names and inodes of the non-symlinks, names of subdirectories and of symlinks,
+    and the device, as a walk reads them from one scandir."""
+    names, inodes, subdirs, links = [], [], [], []
+    dev = os.lstat(directory).st_dev
+    with os.scandir(directory) as it:
+        for entry in it:
+            if entry.is_symlink():
+                links.append(entry.name)
+                continue
+            st = entry.stat(follow_symlinks=False)
+            assert st.st_dev == dev  # one filesystem in the test's temporary directory
+            names.append(entry.name)
+            inodes.append(entry.inode())
+            if entry.is_dir(follow_symlinks=False):
+                subdirs.append(entry.name)
+    return names, inodes, subdirs, links, dev
+
+
+def _same(a, b) -> bool:
+    return a.key() == b.key() and a.deny_setting == b.deny_setting and a._batch == b._batch
+
+
+def _answer(ask, *args, **kwargs):
+    """A decision, or the type and text of what asking raised."""
+    try:
+        return ask(*args, **kwargs)
+    except UnsupportedPathError as exc:
+        return (type(exc), str(exc))
+
+
+def _agree(got, expected) -> bool:
+    if isinstance(expected, tuple) or isinstance(got, tuple):
+        return got == expected
+    return _same(got, expected)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_decisions_equal_the_batch_check_for_every_entry(tmp_path: Path, seed: int):
+    rng = random.Random(seed)
+    tree = _tree(tmp_path.resolve(), rng)
+    directories = _directories(tree)
+    for policy, over_http in _policies(tree, rng):
+        with policy.many_checks() as batch, policy.many_checks() as reference:
+            for directory in directories:
+                names, inodes, subdirs, links, dev = _listing(directory)
+                verdicts = batch.check_entries(directory, names, inodes=inodes, dev=dev,
+                                               over_http=over_http, dirs=subdirs)
+                bare = batch.check_entries(directory, names, over_http=over_http)
+                head = verdicts.resolved_prefix
+                if head is not None:
+                    for name in subdirs:
+                        spelled = verdicts.prefix + name
+                        assert batch._parents[spelled] == os.path.realpath(spelled)
+                for name in [*names, *links]:
+                    path = verdicts.prefix + name
+                    for op in OPS:
+                        expected = _answer(reference.check, path, op, over_http=over_http)
+                        got = _answer(verdicts.decision, name, op)
+                        assert _agree(got, expected), (directory, name, op, got, expected)
+                        assert _agree(_answer(bare.decision, name, op), expected)
+                        if isinstance(expected, tuple):
+                            assert not verdicts.uniform
+                            continue
+                        if verdicts.refused is not None:
+                            assert expected.reason == verdicts.refused
+                        if (verdicts.uniform and name in names
+                                and name not in verdicts.exceptions):
+                            assert expected.allowed and expected.resolved == head + name
+
+
+def test_names_the_batch_does_not_join_are_exceptions(tmp_path: Path):
+    base = tmp_path.resolve()
+    (base / "f").write_text("x")
+    policy = resolve_policy(load_env(None, overrides={"LOCAL_FILE_ACCESS": "full",
+                                                     "HOME": str(base)}),
+                            cwd=str(base), package_dir=str(base))
+    ino, dev = os.lstat(base / "f").st_ino, os.lstat(base).st_dev
+    odd = ["", ".", "..", "a/b", "nul\0byte"]
+    with policy.many_checks() as batch, policy.many_checks() as reference:
+        verdicts = batch.check_entries(str(base), ["f", *odd], inodes=[ino] * 6, dev=dev)
+        assert verdicts.uniform and verdicts.exceptions == frozenset(odd)
+        for name in ["f", *odd]:
+            for op in OPS:
+                assert _same(verdicts.decision(name, op),
+                             reference.check(f"{base}/{name}", op))
+        # Not strings at all, and an unknown operation: as the batch answers them.
+        nonstr = batch.check_entries(str(base), [b"f"], inodes=[ino], dev=dev)  # type: ignore[list-item]
+        assert not nonstr.uniform or b"f" in nonstr.exceptions
+        with pytest.raises(ValueError):
+            verdicts.decision("f", "delete")  # type: ignore[arg-type]
+        # A name listed twice (a listing never does this) is asked of the batch itself.
+        twice = batch.check_entries(str(base), ["f", "f"], inodes=[ino, ino + 1], dev=dev)
+        assert _same(twice.decision("f", "read"), reference.check(f"{base}/f", "read"))
+
+
+def test_a_deny_listed_inode_or_name_is_an_exception(tmp_path: Path):
+    base = tmp_path.resolve()
+    app, data = base / "app", base / "data"
+    for d in (app, data):
+        d.mkdir()
+    (app / "token.json").write_text("x")
+    (data / "other.txt").write_text("x")
+    if not can_hardlink(base):
+        pytest.skip("no hardlinks here")
+    os.link(app / "token.json", data / "alias.txt")
+    policy = resolve_policy(
+        load_env(None, overrides={"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": str(data),
+                                  "HOME": str(base / "home"),
+                                  "CREDENTIALS_PATH": str(data / "credentials.json")}),
+        cwd=str(app), package_dir=str(app))
+    names, inodes, _subdirs, _links, dev = _listing(str(data))
+    names.append("credentials.json")  # deny-listed by path, missing on disk
+    inodes.append(10**9)
+    with policy.many_checks() as batch:
+        verdicts = batch.check_entries(str(data), names, inodes=inodes, dev=dev)
+        assert verdicts.uniform
+        assert verdicts.exceptions == {"alias.txt", "credentials.json"}
+        assert verdicts.decision("alias.txt", "read").reason == "denied"
+        assert verdicts.decision("other.txt", "write").allowed
