@@ -46,7 +46,7 @@ LAYERS: dict[str, int] = {
 #: import: the shared options know no command, the model's scheduling and input checks
 #: know no model, the scenario format knows no runner, the catalog's records know
 #: neither how a catalog is read nor which tools a policy registers, what looks like a
-#: path knows nothing of the search.
+#: path knows nothing of the search, the inventory's records and host facts know no walk.
 FOUNDATIONS: dict[str, set[str]] = {
     "localfs_explorer.cli.options": set(),
     "localfs_explorer.ui.inputs": set(),
@@ -55,6 +55,9 @@ FOUNDATIONS: dict[str, set[str]] = {
     "localfs_explorer.review.scenarios.results": set(),
     "localfs_explorer.review.scenarios.format": {"localfs_explorer.review.scenarios.locator"},
     "localfs_explorer.discovery.words": set(),
+    "localfs_explorer.exposure.records": set(),
+    "localfs_explorer.exposure.host": set(),
+    "localfs_explorer.exposure.rules": {"localfs_explorer.exposure.records"},
     "localfs_explorer.catalog.model": set(),
     "localfs_explorer.catalog.tools_list": {"localfs_explorer.catalog.model"},
     "localfs_explorer.catalog.load": {"localfs_explorer.catalog.model",

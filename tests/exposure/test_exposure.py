@@ -287,7 +287,7 @@ def test_summary_counts_and_severity_order(layout: Layout):
 def test_listing_inodes_match_lstat(tmp_path: Path):
     """Where the walk takes an entry's type and inode from the listing, they are what
     lstat says (on this machine's filesystem, if it is one where that is trusted)."""
-    from localfs_explorer.exposure import _host_mounts
+    from localfs_explorer.exposure.host import _host_mounts
 
     mounts = _host_mounts()
     points, exact = mounts.points, mounts.exact
@@ -442,7 +442,7 @@ def test_dashboard_panel_walks_cancels_and_marks_stale(layout: Layout):
 
 
 def test_full_mode_reads_the_servers_environment_and_skips_proc(layout: Layout):
-    from localfs_explorer.exposure import _host_mounts
+    from localfs_explorer.exposure.host import _host_mounts
 
     if "/proc" not in _host_mounts().pseudo:
         pytest.skip("no /proc here")

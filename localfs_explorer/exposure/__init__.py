@@ -1,0 +1,136 @@
+"""What can a model reach? The exposure inventory of a policy on a host.
+
+:func:`exposure` walks what a tool call could name and asks the engine, for every entry,
+whether a tool may read it and whether it may write it (``Policy.many_checks()``: the
+server's own verdict, never a second implementation of the policy). From the verdicts
+it draws findings, each with a severity, the path, the operation, why it matters and
+what would remove it:
+
+- ``critical``: writable files that a shell, the server or the system runs or trusts
+  (shell start-up files, ``authorized_keys``, crontabs, systemd user units, git hooks,
+  site-packages, the server's own code); listed in ``data/exposure_rules.json``;
+- ``high``: readable credentials (``data/sensitive_patterns.json``) and hardlinks or
+  bind-mounted aliases of them;
+- ``medium``: deny-listed files inside a root (refused, but one rename or one setting
+  away), roots that are symlinks or sit on a case-insensitive volume, overlapping roots;
+- ``info``: readable and writable files and bytes per walked directory, and the largest
+  directories.
+
+What is walked: in ``roots`` mode the resolved roots; otherwise the server account's
+home and the startup directory; and each directory of ``scope`` besides. Symlinks are
+never descended: each is checked as the tool call would name it, so a link to a file
+inside a root is that file again (counted once) and a link leading out of the roots is a
+refusal, not a walk. The walk is bounded (entries, depth), says where it stopped, reports
+progress and can be cancelled.
+
+Speed. The walk is one ``scandir`` per directory. Entry types and inodes come from the
+listing instead of a second system call where that is exactly what lstat would say: on
+filesystems whose listing carries the real inode number (ext2/3/4, xfs, btrfs, tmpfs,
+f2fs) and for entries that are not mount points; a subdirectory is lstat'ed only on btrfs,
+whose subvolumes have their own device without being mount points. It isn't exact on
+overlayfs, network and FUSE filesystems (a listing's inode may differ from what stat
+reports) nor for a mount point (the listing names the directory below the mount), so
+there every entry is lstat'ed. Without sizes, such a directory is then decided at once
+where that gives what the entry-by-entry walk gives: the batch states the verdict of all
+its files together (``BatchChecker.check_entries``), their inodes are checked against
+those seen before and the known credentials' with set operations, and only the names a
+sensitive-file glob can match are looked at one by one; a directory holding a symlink, a
+hardlink of a file seen before, a deny-listed entry or a file a rule names by path is
+walked entry by entry instead. ``sizes=True`` (the default) lstats every entry for the
+byte counts and walks entry by entry; ``sizes=False`` gives counts without bytes and the
+fastest walk.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from ..policy import Policy
+from .records import (
+    FINDING_COLUMNS,
+    SEVERITIES,
+    DirSize,
+    ExposureError,
+    Finding,
+    Inventory,
+    RootSummary,
+    WalkProgress,
+    severity_at_least,
+)
+from .walker import _Walker
+
+__all__ = [
+    "FINDING_COLUMNS",
+    "SEVERITIES",
+    "DirSize",
+    "ExposureError",
+    "Finding",
+    "Inventory",
+    "RootSummary",
+    "WalkProgress",
+    "default_scope",
+    "exposure",
+    "severity_at_least",
+]
+
+
+def default_scope(policy: Policy) -> list[str]:
+    """The directories :func:`exposure` walks when given no scope: the resolved roots in
+    roots mode, else the server account's home and the startup directory."""
+    walker = _Walker(policy, sizes=False, max_entries=1, max_depth=0, over_http=None,
+                     progress=None, cancel=None, keep_paths=False, server_dirs=())
+    return [s.path for s in walker.starts(None)]
+
+
+def exposure(
+    policy: Policy,
+    scope: Iterable[str] | None = None,
+    *,
+    sizes: bool = True,
+    max_entries: int = 1_000_000,
+    max_depth: int = 64,
+    over_http: bool | None = None,
+    progress: Callable[[WalkProgress], Any] | None = None,
+    cancel: threading.Event | Callable[[], bool] | None = None,
+    keep_paths: bool = False,
+    server_dirs: Sequence[str] | None = None,
+) -> Inventory:
+    """The exposure inventory of ``policy`` on its filesystem.
+
+    Args:
+        policy: the resolved policy (its ``fs`` is the host walked: this machine, a
+            snapshot or a described host).
+        scope: directories to walk besides the default ones (the roots in roots mode,
+            else the server account's home and the startup directory); ``/`` allowed.
+        sizes: count bytes too (one lstat per entry); False is faster.
+        max_entries, max_depth: where the walk stops; the inventory says so.
+        over_http: whether the tool calls arrive over HTTP (default: by transport).
+        progress: called with a :class:`WalkProgress` every few thousand entries.
+        cancel: a ``threading.Event`` (or a callable) that stops the walk when set;
+            the inventory then has ``cancelled`` set and says where it stopped.
+        keep_paths: keep the resolved paths tools can read and write
+            (``Inventory.readable`` / ``writable``), for comparing two policies.
+        server_dirs: directories holding the server's code (default: its package
+            directory); writable code there is critical.
+    """
+    if max_entries < 1 or max_depth < 0:
+        raise ExposureError("the entry limit must be at least 1 and the depth limit at least 0")
+    walker = _Walker(
+        policy, sizes=sizes, max_entries=max_entries, max_depth=max_depth,
+        over_http=over_http, progress=progress, cancel=cancel, keep_paths=keep_paths,
+        server_dirs=server_dirs,
+    )
+    return walker.run(list(scope) if scope is not None else None)
+
+
+def progress_line(p: WalkProgress, started: float | None = None) -> str:
+    """One line describing a running walk (the CLI rewrites it in place on a terminal)."""
+    rate = ""
+    if started is not None:
+        elapsed = max(time.monotonic() - started, 1e-6)
+        rate = f", {p.entries / elapsed:,.0f}/s"
+    current = p.current if len(p.current) <= 60 else "…" + p.current[-59:]
+    return f"walked {p.entries:,} entries in {p.directories:,} directories{rate}: {current}"
