@@ -242,14 +242,21 @@ async ([tool, expected]) => {
 
 
 def write_batch(path: Path, total: int, root: Path) -> int:
-    """``total`` calls, one in ten to a tool the catalog doesn't know; returns those."""
+    """``total`` calls, one in ten to a tool the catalog doesn't know; returns those.
+
+    The files the calls upload are created under ``root``."""
     unknown = 0
     with path.open("w", encoding="utf-8") as fh:
         for i in range(total):
             name = "upload_local_file"
             if i % 10 == 7:
                 name, unknown = "no_such_tool", unknown + 1
-            call = {"name": name, "arguments": {"local_path": str(root / f"f{i}.csv")}}
+            # Every argument the server requires and a file that exists, so a call gets
+            # past the tool's own checks and the grid shows verdicts, not call errors.
+            local = root / f"f{i}.csv"
+            local.touch()
+            call = {"name": name, "arguments": {"local_path": str(local),
+                                                "parent_folder_id": "folder-1"}}
             fh.write(json.dumps(call) + "\n")
     return unknown
 
