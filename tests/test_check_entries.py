@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import can_hardlink
+from random_trees import add_entry
 
 from localfs_explorer import Policy, load_env, resolve_policy
 from localfs_explorer.check import UnsupportedPathError
@@ -50,27 +51,9 @@ def _tree(base: Path, rng: random.Random) -> dict[str, Path]:
         path = parent / name
         if os.path.lexists(path):
             continue
-        kind = rng.choice(("file", "file", "dir", "dir", "hardlink", "link-file", "link-dir",
+        kind = rng.choice(("file", "file", "dir", "dir", "hardlink", "symlink", "symlink-dir",
                            "link-out", "dangling", "loop"))
-        if kind == "file":
-            path.write_text("x")
-            files.append(path)
-        elif kind == "dir":
-            path.mkdir()
-            dirs.append(path)
-        elif kind == "hardlink" and links:
-            os.link(rng.choice(files), path)
-            files.append(path)
-        elif kind == "link-file":
-            path.symlink_to(rng.choice(files))
-        elif kind == "link-dir":
-            path.symlink_to(rng.choice(dirs), target_is_directory=True)
-        elif kind == "link-out":
-            path.symlink_to(os.path.relpath(outside, parent))
-        elif kind == "dangling":
-            path.symlink_to(parent / "missing-target")
-        elif kind == "loop":
-            path.symlink_to(path)
+        add_entry(path, kind, rng, files, dirs, links=links, outside=outside)
     (base / "data-link").symlink_to(data, target_is_directory=True)
     return {"app": app, "data": data, "home": home, "outside": outside, "base": base}
 

@@ -12,6 +12,7 @@ import pytest
 from conftest import Layout, can_hardlink
 from hypothesis import given
 from hypothesis import strategies as st
+from random_trees import add_entry
 
 from localfs_explorer import load_env, resolve_policy
 from localfs_explorer.exposure import (
@@ -607,21 +608,7 @@ def _random_host_tree(base: Path, rng) -> dict[str, Path]:
             continue
         kind = rng.choice(("file", "file", "file", "file", "dir", "dir", "hardlink",
                            "symlink", "symlink-dir", "dangling"))
-        if kind == "file":
-            path.write_text("x")
-            files.append(path)
-        elif kind == "dir":
-            path.mkdir()
-            dirs.append(path)
-        elif kind == "hardlink" and links:
-            os.link(rng.choice(files), path)
-            files.append(path)
-        elif kind == "symlink":
-            path.symlink_to(rng.choice(files))
-        elif kind == "symlink-dir":
-            path.symlink_to(rng.choice(dirs), target_is_directory=True)
-        elif kind == "dangling":
-            path.symlink_to(parent / "nowhere")
+        add_entry(path, kind, rng, files, dirs, links=links)
     return {"app": app, "data": data, "home": home}
 
 
