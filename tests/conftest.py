@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import tempfile
@@ -109,4 +110,15 @@ def scratch_tempdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     return scratch
+
+
+def run_cli(*argv: object, stdin: str = "") -> tuple[int, str, str]:
+    """Run the command line in this process: ``(exit status, stdout, stderr)``.
+
+    ``stdin`` is what a ``-`` argument reads (never the test runner's own stdin)."""
+    from localfs_explorer.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main([str(a) for a in argv], out=out, err=err, stdin=io.StringIO(stdin))
+    return code, out.getvalue(), err.getvalue()
 

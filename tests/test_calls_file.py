@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import run_cli as run
 
 from localfs_explorer import load_env, resolve_policy
 from localfs_explorer.calls_file import BadCall, Call, CallsFileError, parse_calls, read_calls
@@ -48,12 +49,6 @@ def _file(tmp_path: Path, bad: bytes) -> Path:
 def _policy(roots: str = "/data"):
     env = load_env(None, overrides={"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": roots})
     return resolve_policy(env, fs=load_fs("traps"), cwd="/app", package_dir="/app")
-
-
-def run(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main([str(a) for a in argv], out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 TRAPS = ["--fs", "traps", "--cwd", "/app", "--package-dir", "/app",

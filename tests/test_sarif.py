@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-import io
 import json
 import xml.etree.ElementTree as ET
 
-from localfs_explorer.cli.main import main
-
-
-def _run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
+from conftest import run_cli as _run
 
 
 def _results(path) -> list[dict]:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import json
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli as _run
 
-from localfs_explorer.cli.main import main
 from localfs_explorer.schemas import SCHEMAS, SchemaError, json_schema
 
 jsonschema = pytest.importorskip("jsonschema")
@@ -26,11 +25,6 @@ DATA = ROOT / "localfs_explorer" / "data"
 def _errors(name: str, document: object) -> list[str]:
     validator = jsonschema.Draft202012Validator(json_schema(name))
     return [e.message for e in validator.iter_errors(document)]
-
-
-def _run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
 
 
 def test_every_schema_is_a_valid_draft_2020_12_schema() -> None:

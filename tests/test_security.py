@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
-from localfs_explorer.cli import main as cli
 from localfs_explorer.cli.serve import is_loopback, plan_serve
 from localfs_explorer.secrets import MASK
 from localfs_explorer.userfiles import MAX_FILE_BYTES, MAX_NESTING
@@ -53,10 +53,8 @@ def hang_guard(seconds: int = HANG_GUARD_S) -> Iterator[None]:
 
 
 def run(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
     with hang_guard():
-        code = cli.main([str(a) for a in argv], out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
+        return run_cli(*argv)
 
 
 def run_bounded(*argv: object) -> tuple[int, str, str, int]:

@@ -6,16 +6,15 @@ on a tree built under pytest's tmp_path, without needing the server itself.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 
 import pytest
 from conftest import can_hardlink
+from conftest import run_cli as run
 
 from localfs_explorer import load_env, resolve_policy
 from localfs_explorer.check import BatchChecker, UnsupportedPathError
-from localfs_explorer.cli import main as cli
 from localfs_explorer.paths import is_within
 from localfs_explorer.vocab import Mode
 
@@ -280,12 +279,6 @@ def test_windows_spellings_are_refused_as_unsupported(layout):
 
 
 # --- the CLI ---------------------------------------------------------------------------
-
-
-def run(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    code = cli.main(list(argv), out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_check_answers_each_path_singly_and_batch_on_request(layout):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import posixpath
@@ -10,11 +9,11 @@ from pathlib import Path
 
 import pytest
 from conftest import Layout, can_hardlink
+from conftest import run_cli as run
 from hypothesis import given
 from hypothesis import strategies as st
 
 from localfs_explorer import load_env, resolve_policy
-from localfs_explorer.cli.main import main
 from localfs_explorer.exposure import exposure
 from localfs_explorer.fs import VirtualFS
 from localfs_explorer.suggest import (
@@ -152,12 +151,6 @@ def test_export_plan_is_masked_and_writable(layout: Layout, tmp_path: Path):
     text = out.read_text()
     assert "CREDENTIALS_CONFIG=do-not-show" in text and "LOCAL_FILE_ACCESS=roots" in text
     assert env_file.read_text() == original
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_suggest_cli(layout: Layout, tmp_path: Path):

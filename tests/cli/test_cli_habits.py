@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import re
 from pathlib import Path
 
 import pytest
+from conftest import run_cli as _run
 
 from localfs_explorer import __version__
 from localfs_explorer.cli import main as cli
@@ -22,12 +22,6 @@ def _walk(parser: argparse.ArgumentParser, prog: str = "localfs-explorer"):
         if isinstance(action, argparse._SubParsersAction):
             for name, sub in action.choices.items():
                 yield from _walk(sub, f"{prog} {name}")
-
-
-def _run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out=out, err=err, stdin=io.StringIO(stdin))
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_every_command_option_and_argument_has_help() -> None:

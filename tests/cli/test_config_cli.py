@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import io
 import json
 
-from localfs_explorer.cli.main import main
+from conftest import run_cli as run
 
 CANARY = "canary-secret-3b7d"
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
 
 
 def test_export_env_dry_run_masks_and_writes_nothing(tmp_path, layout):

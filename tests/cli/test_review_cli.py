@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-
-from localfs_explorer.cli.main import main
+from conftest import run_cli as run
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC_000 = REPO / "scenarios" / "spec-000.toml"
@@ -51,12 +49,6 @@ allowed = true
 path = "/data/notes.txt"
 allowed = true
 """
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main([str(a) for a in argv], out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-import io
 import json
 import re
 
 import pytest
+from conftest import run_cli as run
 
-from localfs_explorer.cli.main import main
 from localfs_explorer.review.sessions import PERSON_REFUSAL
 
 CANARY = "canary-secret-5d0b"
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

@@ -8,15 +8,9 @@ import json
 import shutil
 
 import pytest
-
-from localfs_explorer.cli.main import main
+from conftest import run_cli as run
 
 ROOTS = ["--set", "LOCAL_FILE_ACCESS=roots", "--set", "LOCAL_FILE_ROOTS=/data", "--fs", "traps"]
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
 
 
 def test_tools_json_in_off_mode_with_the_warning():

@@ -7,13 +7,13 @@ behind a bearer token. The stdio case starts the server itself through ``--comma
 
 from __future__ import annotations
 
-import io
 import json
 import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import run_cli as run
 from live_server import (
     Host,
     free_port,
@@ -23,17 +23,9 @@ from live_server import (
     stdio_command,
 )
 
-from localfs_explorer.cli import main as cli
-
 pytestmark = [pytest.mark.slow, needs_server]
 
 TOKEN = "verify-test-bearer-7f3a"
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = cli.main(list(argv), out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")

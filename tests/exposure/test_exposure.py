@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Layout, can_hardlink
+from conftest import run_cli as run
 from hypothesis import given
 from hypothesis import strategies as st
 from random_trees import add_entry
@@ -306,16 +307,6 @@ def test_listing_inodes_match_lstat(tmp_path: Path):
             if dev in mounts.one_device and entry.is_dir(follow_symlinks=False):
                 assert st.st_dev == dev  # a directory has its filesystem's device
     assert "/" in points
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    import io
-
-    from localfs_explorer.cli.main import main
-
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def env_args(layout: Layout, *roots: Path) -> list[str]:
