@@ -429,6 +429,17 @@ class BatchChecker:
         self._c = compiled.with_deny_ids(_fresh_deny_ids(compiled))
         self._lstat = compiled.fs.lstat
         self._entry_tables: _EntryTables | None = None
+        #: Whether :meth:`_realpath` may build on a parent's realpath: the filesystem's
+        #: realpath and lstat are the host's own.
+        fs_type = type(compiled.fs)
+        self._derive = (getattr(fs_type, "realpath", None) is os.path.realpath
+                        and getattr(fs_type, "lstat", None) is os.lstat)
+        #: an entry's path up to its last "/" -> what :meth:`_head` says of its parent.
+        self._heads: dict[str, tuple[str, bool, frozenset[str] | None,
+                                     frozenset[str] | None]] = {}
+        #: The deny-listed inode numbers on any device: an entry with none of them needs
+        #: no identity comparison.
+        self._deny_inodes = frozenset(ino for _dev, ino in self._c.deny_ids)
 
     def check(self, path: Any, op: Op = "read", *, over_http: bool | None = None) -> Decision:
         """The batched check for ``op``; see the class docstring for the resolution."""
@@ -453,13 +464,6 @@ class BatchChecker:
         name = path[cut:]
         if name == "" or name == "." or name == "..":
             return _check(c, path, op, over_http, True)
-        # The parent as os.path.split spells it: trailing slashes dropped, unless all.
-        if cut > 1 and path[cut - 2] != "/":
-            parent = path[:cut - 1]
-        else:
-            parent = path[:cut]
-            if cut > 1:
-                parent = parent.rstrip("/") or parent
         st: StatLike | None
         try:
             st = self._lstat(path)
@@ -468,20 +472,30 @@ class BatchChecker:
         else:
             if st.st_mode & 0o170000 == 0o120000:  # a symlink: resolve it fully
                 return _verdict(c, path, op, over_http, c.fs.realpath(path), _UNKNOWN, True)
-        real_parent = self._parents.get(parent)
-        if real_parent is None:
+        spelled = path[:cut]
+        known = self._heads.get(spelled)
+        if known is None:
             try:
-                real_parent = self._real_parent(parent)
+                known = self._heads[spelled] = self._head(spelled)
             except ValueError as exc:
                 return _unusable(c, path, op, over_http, exc, path, True)
-        resolved = (real_parent + name if real_parent.endswith("/")
-                    else real_parent + "/" + name)
+        head, fast, tails, kids = known
         if st is None:
             # The path as spelled isn't there; the server stats what it resolved to.
-            return _verdict(c, path, op, over_http, resolved, _UNKNOWN, True)
+            return _verdict(c, path, op, over_http, head + name, _UNKNOWN, True)
         # The entry as spelled exists and isn't a symlink: the object the kernel found
         # is the one its resolved path names, so its identity is already known.
-        return _entry_verdict(c, path, op, over_http, resolved, (st.st_dev, st.st_ino))
+        if (
+            fast
+            and st.st_ino not in self._deny_inodes
+            and (tails is None or name not in tails)
+            and (kids is None or name.casefold() not in kids)
+        ):
+            # _entry_verdict's common case with the parts about the parent asked once
+            # per parent (see _EntryTables): allowed.
+            return Decision(path, op, True, "allowed", "", head + name, c.policy, over_http,
+                            None, True)
+        return _entry_verdict(c, path, op, over_http, head + name, (st.st_dev, st.st_ino))
 
     def check_entries(
         self,
@@ -516,13 +530,58 @@ class BatchChecker:
                     parents.setdefault(prefix + name, head + name)
         return verdicts
 
+    def _head(self, spelled: str) -> tuple[str, bool, frozenset[str] | None,
+                                           frozenset[str] | None]:
+        """What :meth:`check` needs of the parent of the entries spelled ``spelled +
+        name`` (it keeps the answer for the batch): its realpath ending in ``/``, whether
+        :func:`_entry_verdict`'s common case can hold for entries below it, and the last
+        parts of deny paths and (case-folded) deny dirs directly in it (may raise
+        ``ValueError`` as :meth:`_real_parent` does)."""
+        # The parent as os.path.split spells it: trailing slashes dropped, unless all.
+        parent = spelled.rstrip("/") or spelled
+        real = self._real_parent(parent)
+        head = real if real.endswith("/") else real + "/"
+        c = self._c
+        tables = self._entry_tables or self._tables()
+        folded = head.casefold()
+        fast = bool(
+            c.fast_batch
+            and not head.startswith("//")
+            and (not c.roots_mode or head.startswith(c.root_prefixes))
+            and not folded.startswith(c.deny_dir_prefixes)
+        )
+        return (head, fast, tables.paths.get(head), tables.dirs.get(folded))
+
     def _real_parent(self, parent: str) -> str:
         """``realpath`` of a parent as spelled, asked once per batch (may raise
         ``ValueError`` for a spelling ``realpath`` refuses)."""
         real = self._parents.get(parent)
         if real is None:
-            real = self._parents[parent] = self._c.fs.realpath(parent)
+            real = self._parents[parent] = self._realpath(parent)
         return real
+
+    def _realpath(self, parent: str) -> str:
+        """``realpath(parent)``; on the host, from its own parent's (cached) realpath and
+        one ``lstat`` when its last part is a plain name that is no symlink.
+
+        ``os.path.realpath`` resolves a path part by part, so for ``head/name`` it finds
+        ``realpath(head)`` and then joins ``name``, following it only if ``lstat`` of the
+        join says symlink (an error counts as no symlink; so does anything after a loop,
+        whose ``lstat`` fails with ELOOP). Anything else (``.``, ``..``, a symlink, NUL,
+        another filesystem) is left to ``realpath`` itself."""
+        fs = self._c.fs
+        if not self._derive or "\0" in parent:
+            return fs.realpath(parent)
+        head, name = posixpath.split(parent)
+        if not name or name == "." or name == ".." or not head.startswith("/"):
+            return fs.realpath(parent)
+        real_head = self._real_parent(head)
+        joined = real_head + name if real_head.endswith("/") else real_head + "/" + name
+        try:
+            is_link = fs.lstat(joined).st_mode & 0o170000 == 0o120000
+        except OSError:
+            is_link = False
+        return fs.realpath(parent) if is_link else joined
 
     def _tables(self) -> _EntryTables:
         """The deny-list taken apart for :class:`DirVerdicts`, built on first use."""
@@ -584,7 +643,6 @@ class _EntryTables:
 
 
 #: The names a batch never joins to their parent (besides those holding "/" or NUL).
-_ODD_NAMES = frozenset(("", ".", ".."))
 _NO_NAMES: frozenset[str] = frozenset()
 
 
@@ -635,26 +693,23 @@ class DirVerdicts:
         self.over_http = over_http
         # Entry paths as a listing spells them (os.path.join, DirEntry.path).
         prefix = self.prefix = directory if directory.endswith("/") else directory + "/"
-        head = None
+        head = known = None
         if (directory.__class__ is str and directory.startswith("/") and "\0" not in directory
                 and c.platform != "windows"):
-            # The parent as the batch spells it for prefix + name (os.path.split's way).
-            if len(prefix) > 1 and prefix[-2] != "/":
-                parent = prefix[:-1]
-            else:
-                parent = prefix.rstrip("/") or prefix
-            real = batch._parents.get(parent)
-            if real is None:
+            # What the batch knows of the parent of every prefix + name (a walk lists
+            # each directory once: not kept).
+            known = batch._heads.get(prefix)
+            if known is None:
                 with contextlib.suppress(ValueError):  # then the batch refuses each entry
-                    real = batch._real_parent(parent)
-            if real is not None:
-                head = real if real.endswith("/") else real + "/"
+                    known = batch._head(prefix)
+            if known is not None:
+                head = known[0]
         self.resolved_prefix = head
         self.refused: Reason | None = (
             "tripwire" if over_http and c.tripwire_armed else "off" if c.mode is _OFF else None)
         if (
             self.refused is not None
-            or head is None
+            or known is None
             or inodes is None
             or dev is None
             or len(inodes) != len(names)
@@ -662,30 +717,25 @@ class DirVerdicts:
             self._inodes = None
             return  # refused whole, or every decision is the batch's own check
         self._inodes = inodes
-        folded = head.casefold()
-        if not (
-            c.fast_batch
-            and not head.startswith("//")
-            and (not c.roots_mode or head.startswith(c.root_prefixes))
-            and not folded.startswith(c.deny_dir_prefixes)
-        ):
+        _head, fast, tails, folded_tails = known
+        if not fast:
             return  # decided entry by entry
-        tables = batch._entry_tables or batch._tables()
         odd: set[str] = set()
         try:
             joined = self.joined = "\n" + "\n".join(names) + "\n"
         except TypeError:
             odd.update(n for n in names if not _plain_name(n))
         else:
-            if "/" in joined or "\0" in joined or not _ODD_NAMES.isdisjoint(names):
+            # Each name stands between newlines: "", "." and ".." show as "\n\n",
+            # "\n.\n" and "\n..\n" (a newline inside a name can only add a false alarm).
+            if ("/" in joined or "\0" in joined or "\n\n" in joined or "\n.\n" in joined
+                    or "\n..\n" in joined):
                 odd.update(n for n in names if not _plain_name(n))
-        tails = tables.paths.get(head)
         if tails:
             odd.update(tails.intersection(n for n in names if n not in odd))
-        deny_inodes = tables.inodes.get(dev)
+        deny_inodes = (batch._entry_tables or batch._tables()).inodes.get(dev)
         if deny_inodes and not deny_inodes.isdisjoint(inodes):
             odd.update(n for n, i in zip(names, inodes, strict=True) if i in deny_inodes)
-        folded_tails = tables.dirs.get(folded)
         if folded_tails:
             odd.update(n for n in names if n not in odd and n.casefold() in folded_tails)
         if odd:
