@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import threading
+from array import array
+from bisect import bisect_right
 from collections.abc import Sequence
 from operator import attrgetter
 from typing import Any, NamedTuple
@@ -173,21 +175,19 @@ class _Seen:
     once and its other names (hardlinks, bind mounts) are known.
 
     Names are added one at a time (:meth:`add`) or a directory at a time
-    (:meth:`add_listing`): a listing whose inodes are all new is kept as it is, with a
-    set of the inodes for the membership test, and looked into only when one of its
-    inodes is asked for (:meth:`get`), which a walk rarely does.
+    (:meth:`add_listing`): a listing whose inodes are all new is kept as it is
+    (:class:`_Listings`), with a set of the inodes for the membership test, and looked
+    into only when one of its inodes is asked for (:meth:`get`), which a walk rarely does.
     """
 
-    __slots__ = ("_paths", "_pending", "_watched", "_where", "inodes")
+    __slots__ = ("_listings", "_paths", "_watched", "inodes")
 
     def __init__(self) -> None:
         self._paths: dict[tuple[int, int], str] = {}
         #: device -> every inode seen on it, whichever way it was added.
         self.inodes: dict[int, set[int]] = {}
-        #: device -> listings added since :attr:`_where` was last brought up to date.
-        self._pending: dict[int, list[_Listing]] = {}
-        #: device -> inode -> the listing it came in.
-        self._where: dict[int, dict[int, _Listing]] = {}
+        #: device -> the listings added on it.
+        self._listings: dict[int, _Listings] = {}
         #: device -> inodes not seen yet that :meth:`add_listing` must not take in bulk.
         self._watched: dict[int, set[int]] = {}
 
@@ -199,17 +199,8 @@ class _Seen:
         inodes = self.inodes.get(dev)
         if inodes is None or ino not in inodes:
             return None
-        listing = self._listed(dev).get(ino)
-        if listing is None:  # pragma: no cover - the set holds only inodes noted
-            return None
-        return listing.head + listing.names[listing.inodes.index(ino)]
-
-    def _listed(self, dev: int) -> dict[int, _Listing]:
-        """inode -> the listing it came in, for every listing added on ``dev``."""
-        where = self._where.setdefault(dev, {})
-        for listing in self._pending.pop(dev, ()):
-            where.update(dict.fromkeys(listing.inodes, listing))
-        return where
+        listings = self._listings.get(dev)
+        return listings.find(ino) if listings is not None else None
 
     def add(self, identity: tuple[int, int], path: str) -> None:
         """Note ``path`` as the first name of ``identity`` (not seen before)."""
@@ -228,10 +219,10 @@ class _Seen:
             self._watched.setdefault(dev, set()).add(ino)
 
     def add_listing(self, dev: int, head: str, names: Sequence[str],
-                    inodes: Sequence[int]) -> bool:
+                    inodes: Sequence[int], joined: str | None = None) -> bool:
         """Note ``head + name`` as the first name of each ``(dev, inode)``, if every
         inode is new, none repeats and none is watched; else note nothing and return
-        False."""
+        False. ``joined``, when given, is ``"\n" + "\n".join(names) + "\n"``."""
         seen = self.inodes.get(dev)
         if seen is None:
             seen = self.inodes[dev] = set()
@@ -244,22 +235,68 @@ class _Seen:
         watched = self._watched.get(dev)
         if len(seen) - before != len(inodes) or (
             # Watched inodes are unseen ones: one in the set now came with this listing.
-            watched and any(ino in seen for ino in watched)
+            watched and not seen.isdisjoint(watched)
         ):
             seen.difference_update(inodes)  # all of them were new
             return False
-        # Tuples of strings and integers: the garbage collector stops tracking them,
-        # so a walk's thousands of listings don't make every collection longer.
-        self._pending.setdefault(dev, []).append(_Listing(head, tuple(names), tuple(inodes)))
+        listings = self._listings.get(dev)
+        if listings is None:
+            listings = self._listings[dev] = _Listings()
+        if not listings.add(head, names, inodes, joined):
+            seen.difference_update(inodes)  # all of them were new
+            return False
         return True
 
 
-class _Listing(NamedTuple):
-    """Files of one directory added to :class:`_Seen` together."""
+class _Listings:
+    """The listings :class:`_Seen` took in bulk on one device, laid out flat: names as
+    text, inodes in one array. A walk keeps one listing per directory, and per-listing
+    objects would each be looked at by every run of the garbage collector."""
 
-    head: str
-    names: Sequence[str]
-    inodes: Sequence[int]
+    __slots__ = ("_indexed", "_where", "heads", "inodes", "names", "starts")
+
+    def __init__(self) -> None:
+        self.heads: list[str] = []
+        #: Per listing, its names between newlines (``"\n" + "\n".join(names) +
+        #: "\n"``), or, when a name holds a newline, the names themselves.
+        self.names: list[str | tuple[str, ...]] = []
+        #: Where each listing's inodes start in :attr:`inodes`.
+        self.starts = array("Q")
+        self.inodes = array("Q")
+        #: inode -> its position in :attr:`inodes`, for positions below ``_indexed``.
+        self._where: dict[int, int] = {}
+        self._indexed = 0
+
+    def add(self, head: str, names: Sequence[str], inodes: Sequence[int],
+            joined: str | None = None) -> bool:
+        """Keep one listing; False (keeping nothing) for an identity wider than 64 bits."""
+        try:
+            numbers = array("Q", inodes)
+        except OverflowError:
+            return False
+        if joined is None:
+            joined = "\n" + "\n".join(names) + "\n"
+        self.heads.append(head)
+        self.names.append(joined if joined.count("\n") == len(names) + 1 else tuple(names))
+        self.starts.append(len(self.inodes))
+        self.inodes.extend(numbers)
+        return True
+
+    def find(self, ino: int) -> str | None:
+        """``head + name`` of the entry with inode ``ino``, if a listing holds it."""
+        inodes = self.inodes
+        if self._indexed < len(inodes):
+            self._where.update(zip(inodes[self._indexed:], range(self._indexed, len(inodes)),
+                                   strict=True))
+            self._indexed = len(inodes)
+        at = self._where.get(ino)
+        if at is None:
+            return None
+        i = bisect_right(self.starts, at) - 1
+        names = self.names[i]
+        k = at - self.starts[i]
+        return self.heads[i] + (names[k] if isinstance(names, tuple)
+                                else names[1:-1].split("\n")[k])
 
 
 class _Start(NamedTuple):

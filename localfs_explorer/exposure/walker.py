@@ -48,6 +48,11 @@ from .records import (
 from .rules import _Executed, _rules
 
 
+def _lstat_size(entry: os.DirEntry[str]) -> int:
+    """The size ``lstat`` gives for a listed entry."""
+    return entry.stat(follow_symlinks=False).st_size
+
+
 class _Walker:
     """One inventory: walks the starts, checks every entry, collects findings."""
 
@@ -113,7 +118,7 @@ class _Walker:
         #: Directories holding a file an executed-file rule names exactly.
         self.executed_heads = frozenset(p[:p.rfind("/") + 1] for p in self.executed.exact)
         #: Whether :meth:`_directory_bulk` may decide directories at a time.
-        self._bulk = self.host and not sizes and self.BULK
+        self._bulk = self.host and self.BULK
         self.pseudo_skipped: list[str] = []
 
     def _resolved(self, path: str) -> str:
@@ -328,9 +333,11 @@ class _Walker:
 
     def _directory_bulk(self, directory: str, depth: int, dev: int,
                         stack: list[tuple[str, int, int]], counts: list[int]) -> None:
-        """One directory of a walk without sizes on a device whose listings carry
-        stat's inode numbers: decided a directory at a time where that gives exactly
-        what :meth:`_directory` gives entry by entry, else handed to it.
+        """One directory of a walk on a device whose listings carry stat's inode
+        numbers: decided a directory at a time where that gives exactly what
+        :meth:`_directory` gives entry by entry, else handed to it. With sizes, each
+        file is lstat'ed for its size (a file gone since the listing hands the
+        directory over).
 
         The directory is decided at once when its listing holds no symlink and no
         mount point, every file in it is allowed for read and write with the same
@@ -391,6 +398,13 @@ class _Walker:
         ):
             self._fallback(directory, depth, dev, stack, counts, listed, None)
             return
+        total = 0
+        if self.sizes:
+            try:
+                total = sum(map(_lstat_size, files))
+            except OSError:
+                self._fallback(directory, depth, dev, stack, counts, listed, None)
+                return
         # Progress and cancellation a directory at a time: before anything is noted.
         before = self.entries
         every = self.PROGRESS_EVERY
@@ -398,7 +412,8 @@ class _Walker:
             self._tick(directory)
             if self.halted:
                 return
-        if refused is None and not self.seen.add_listing(dev, prefix, names, inodes):
+        if refused is None and not self.seen.add_listing(dev, prefix, names, inodes,
+                                                                   verdicts.joined):
             self._fallback(directory, depth, dev, stack, counts, listed, None)
             return
         # Decided: nothing below hands the directory back.
@@ -408,8 +423,10 @@ class _Walker:
             files_n = len(names)
             counts[1] += files_n
             counts[2] += files_n
+            counts[3] += total
+            counts[4] += total
             if files_n:
-                self.dir_sizes[directory] = (files_n, 0)
+                self.dir_sizes[directory] = (files_n, total)
             if self.readable is not None and self.writable is not None:
                 paths = [prefix + name for name in names]
                 self.readable.update(paths)
