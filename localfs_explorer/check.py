@@ -700,8 +700,10 @@ class DirVerdicts:
             # each directory once: not kept).
             known = batch._heads.get(prefix)
             if known is None:
-                with contextlib.suppress(ValueError):  # then the batch refuses each entry
+                try:
                     known = batch._head(prefix)
+                except ValueError:  # then the batch refuses each entry
+                    known = None
             if known is not None:
                 head = known[0]
         self.resolved_prefix = head

@@ -30,15 +30,14 @@ f2fs) and for entries that are not mount points; a subdirectory is lstat'ed only
 whose subvolumes have their own device without being mount points. It isn't exact on
 overlayfs, network and FUSE filesystems (a listing's inode may differ from what stat
 reports) nor for a mount point (the listing names the directory below the mount), so
-there every entry is lstat'ed. Without sizes, such a directory is then decided at once
-where that gives what the entry-by-entry walk gives: the batch states the verdict of all
-its files together (``BatchChecker.check_entries``), their inodes are checked against
-those seen before and the known credentials' with set operations, and only the names a
+there every entry is lstat'ed. On the others, a directory is decided at once where that
+gives what the entry-by-entry walk gives: the batch states the verdict of all its files
+together (``BatchChecker.check_entries``), their inodes are checked against those seen
+before and the known credentials' with set operations, and only the names a
 sensitive-file glob can match are looked at one by one; a directory holding a symlink, a
 hardlink of a file seen before, a deny-listed entry or a file a rule names by path is
-walked entry by entry instead. ``sizes=True`` (the default) lstats every entry for the
-byte counts and walks entry by entry; ``sizes=False`` gives counts without bytes and the
-fastest walk.
+walked entry by entry instead. ``sizes=True`` (the default) adds one lstat per file for
+the byte counts; ``sizes=False`` gives counts without bytes and the fastest walk.
 """
 
 from __future__ import annotations
