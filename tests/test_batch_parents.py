@@ -16,6 +16,7 @@ import random
 from pathlib import Path
 
 import pytest
+from conftest import can_hardlink
 from random_trees import add_entry
 
 from localfs_explorer import load_env, resolve_policy
@@ -76,3 +77,60 @@ def test_a_symlink_met_last_is_followed(tmp_path: Path):
         assert batch.check_read(str(base / "real" / "dir" / "f.txt")).allowed
         d = batch.check_read(str(base / "link" / "dir" / "f.txt"))
     assert d.allowed and d.resolved == str(base / "real" / "dir" / "f.txt")
+
+
+def test_the_batch_refuses_what_its_per_parent_shortcut_must_not_allow(layout):
+    """Entries whose refusal depends on the parent (outside the roots, inside the deny-listed
+    cache directory, a '//' spelling) or on the name or inode (a deny-listed name, the
+    cache directory itself in another case, a hardlink of the token) are refused by the
+    batch exactly as by the single check, whatever was asked before them."""
+    cache = layout.home / ".cache" / "mcp-gee-sweet"
+    cache.mkdir(parents=True)
+    (cache / "cache.db").write_text("x")
+    (cache / "other.txt").write_text("x")  # refused by the deny dir alone
+    (layout.home / "plain.txt").write_text("x")
+    (layout.home / ".cache" / "MCP-GEE-SWEET.txt").write_text("x")
+    expected = {
+        layout.home / "plain.txt": "allowed",
+        cache / "cache.db": "denied",
+        cache / "other.txt": "denied",
+        layout.home / ".cache" / "mcp-gee-sweet": "denied",
+        layout.app / "token.json": "denied",
+        layout.app / "credentials.json": "denied",
+        layout.app / ".env": "denied",
+        layout.outside / "other.txt": "outside_roots",
+        layout.data / "report.csv": "allowed",
+    }
+    if can_hardlink(layout.data):
+        os.link(layout.app / "token.json", layout.data / "token-copy.json")
+        expected[layout.data / "token-copy.json"] = "denied"
+    policy = layout.roots(layout.data, layout.app, layout.home)
+    paths = [str(p) for p in expected]
+    paths.append("/" + str(layout.data / "report.csv"))  # "//": outside the roots
+    paths.append(str(layout.home / ".cache" / "MCP-GEE-SWEET"))  # missing: no identity
+    rng = random.Random(5)
+    for _ in range(4):
+        rng.shuffle(paths)
+        with policy.many_checks() as batch:
+            for p in paths:
+                # Warm the parent first, so the shortcut is the one asked.
+                batch.check_read(os.path.dirname(p) + "/plain.txt")
+                got = batch.check_read(p)
+                single = policy.check_read(p)
+                assert (got.allowed, got.reason, got.message, got.resolved) == (
+                    single.allowed, single.reason, single.message, single.resolved), p
+                if Path(p) in expected:
+                    assert got.reason == expected[Path(p)], p
+
+
+def test_a_deny_listed_name_made_during_the_batch_is_refused(layout):
+    """The batch's snapshot of the deny-list's identities predates the token; its path
+    is still refused (the server compares paths as well as identities)."""
+    (layout.app / "token.json").unlink()
+    policy = layout.roots(layout.data, layout.app)
+    with policy.many_checks() as batch:
+        assert batch.check_write(str(layout.app / "credentials.json")).reason == "denied"
+        assert batch.check_write(str(layout.app / "plain.txt")).reason == "allowed"
+        (layout.app / "token.json").write_text("{}")
+        d = batch.check_read(str(layout.app / "token.json"))
+    assert (d.allowed, d.reason) == (False, "denied")
