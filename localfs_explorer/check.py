@@ -338,22 +338,10 @@ def _entry_verdict(c: CompiledPolicy, path: str, op: Op, over_http: bool, resolv
     """The batch's verdict on an existing, non-symlink entry: ``resolved`` is its
     parent's realpath joined to its name, ``identity`` what ``lstat`` of it says.
 
-    :class:`DirVerdicts` decides whole directories by the same conditions, taken apart
-    into a part that depends on the directory alone and a part that depends on the
-    name or the identity; ``tests/test_check_entries.py`` holds the two to each other.
+    The common case (allowed) is decided before this by :meth:`BatchChecker.check` and
+    :class:`DirVerdicts` from what they know of the parent (see :class:`_EntryTables`);
+    what reaches this is the rest, given the full verdict on the known identity.
     """
-    if (
-        c.fast_batch
-        and identity not in c.deny_ids
-        and resolved not in c.deny_paths
-        and not resolved.startswith("//")
-        and (not c.roots_mode or resolved.startswith(c.root_prefixes))
-        and not _folded_in(resolved.casefold(), c)
-    ):
-        # A walk's common case, decided inline: regular spelling, strictly inside a
-        # root, not a deny-list entry, not under a (case-folded) deny dir.
-        return Decision(path, op, True, "allowed", "", resolved, c.policy, over_http,
-                        None, True)
     return _verdict(c, path, op, over_http, resolved, identity, True)
 
 
