@@ -67,16 +67,16 @@ def test_a_parent_resolves_as_realpath_does(tmp_path: Path, seed: int):
 
 def test_a_symlink_met_last_is_followed(tmp_path: Path):
     base = tmp_path.resolve()
-    (base / "real" / "dir").mkdir(parents=True)
-    (base / "real" / "dir" / "f.txt").write_text("x")
+    (base / "real" / "dirX").mkdir(parents=True)
+    (base / "real" / "dirX" / "f.txt").write_text("x")
     (base / "link").symlink_to(base / "real", target_is_directory=True)
     policy = resolve_policy(load_env(None, overrides={
         "LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": str(base / "real"),
         "HOME": str(base)}), cwd=str(base))
     with policy.many_checks() as batch:
-        assert batch.check_read(str(base / "real" / "dir" / "f.txt")).allowed
-        d = batch.check_read(str(base / "link" / "dir" / "f.txt"))
-    assert d.allowed and d.resolved == str(base / "real" / "dir" / "f.txt")
+        assert batch.check_read(str(base / "real" / "dirX" / "f.txt")).allowed
+        d = batch.check_read(str(base / "link" / "dirX" / "f.txt"))
+    assert d.allowed and d.resolved == str(base / "real" / "dirX" / "f.txt")
 
 
 def test_the_batch_refuses_what_its_per_parent_shortcut_must_not_allow(layout):
@@ -134,3 +134,15 @@ def test_a_deny_listed_name_made_during_the_batch_is_refused(layout):
         (layout.app / "token.json").write_text("{}")
         d = batch.check_read(str(layout.app / "token.json"))
     assert (d.allowed, d.reason) == (False, "denied")
+
+
+def test_the_batch_asks_for_read_unless_told(layout):
+    policy = layout.roots()
+    path = str(layout.data / "report.csv")
+    st = os.lstat(path)
+    with policy.many_checks() as batch:
+        assert batch.policy is policy
+        assert batch.check(path).op == "read"
+        verdicts = batch.check_entries(str(layout.data), ["report.csv"], inodes=[st.st_ino],
+                                       dev=st.st_dev)
+        assert verdicts.decision("report.csv").op == "read"

@@ -20,7 +20,7 @@ from conftest import can_hardlink
 from random_trees import add_entry
 
 from localfs_explorer import Policy, load_env, resolve_policy
-from localfs_explorer.check import UnsupportedPathError
+from localfs_explorer.check import UnsupportedPathError, check_path
 from localfs_explorer.vocab import OPS
 
 NAMES = (
@@ -75,7 +75,9 @@ def _policies(t: dict[str, Path], rng: random.Random) -> list[tuple[Policy, bool
          False),
         (make(LOCAL_FILE_ACCESS="full"), True),
         (make(LOCAL_FILE_ACCESS="full", platform="macos"), False),
-        (make(transport="streamable-http"), True),  # a defaulted full mode: the tripwire
+        (make(), True),  # a defaulted full mode asked over HTTP: the tripwire
+        (make(), None),  # the transport's own default (stdio: not over HTTP)
+        (make(transport="streamable-http"), None),  # defaulted over HTTP: off
         (make(transport="streamable-http"), False),
         (make(LOCAL_FILE_ACCESS="off"), False),
         (make(LOCAL_FILE_ACCESS="roots", LOCAL_FILE_ROOTS="relative/dir"), False),
@@ -117,7 +119,8 @@ def _listing(directory: str) -> tuple[list[str], list[int], list[str], list[str]
 
 
 def _same(a, b) -> bool:
-    return a.key() == b.key() and a.deny_setting == b.deny_setting and a._batch == b._batch
+    return (a.key() == b.key() and a.deny_setting == b.deny_setting and a._batch == b._batch
+            and a._over_http is b._over_http and a._policy is b._policy)
 
 
 def _answer(ask, *args, **kwargs):
@@ -147,6 +150,11 @@ def test_decisions_equal_the_batch_check_for_every_entry(tmp_path: Path, seed: i
                                                over_http=over_http, dirs=subdirs)
                 bare = batch.check_entries(directory, names, over_http=over_http)
                 head = verdicts.resolved_prefix
+                assert verdicts.directory == directory
+                if verdicts.uniform:
+                    assert verdicts.joined == "\n" + "\n".join(names) + "\n"
+                else:
+                    assert verdicts.joined is None
                 if head is not None:
                     for name in subdirs:
                         spelled = verdicts.prefix + name
@@ -166,6 +174,22 @@ def test_decisions_equal_the_batch_check_for_every_entry(tmp_path: Path, seed: i
                         if (verdicts.uniform and name in names
                                 and name not in verdicts.exceptions):
                             assert expected.allowed and expected.resolved == head + name
+
+
+@pytest.mark.parametrize("odd", ["", ".", "..", "a/b", "nul\0byte"])
+def test_each_name_the_batch_does_not_join_is_an_exception(tmp_path: Path, odd: str):
+    base = tmp_path.resolve()
+    (base / "f").write_text("x")
+    policy = resolve_policy(load_env(None, overrides={"LOCAL_FILE_ACCESS": "full",
+                                                     "HOME": str(base)}),
+                            cwd=str(base), package_dir=str(base))
+    ino, dev = os.lstat(base / "f").st_ino, os.lstat(base).st_dev
+    with policy.many_checks() as batch, policy.many_checks() as reference:
+        verdicts = batch.check_entries(str(base), ["f", odd], inodes=[ino, ino + 1], dev=dev)
+        assert verdicts.uniform and verdicts.exceptions == {odd}
+        for name in ("f", odd):
+            assert _same(verdicts.decision(name, "write"),
+                         reference.check(f"{base}/{name}", "write"))
 
 
 def test_names_the_batch_does_not_join_are_exceptions(tmp_path: Path):
@@ -217,3 +241,85 @@ def test_a_deny_listed_inode_or_name_is_an_exception(tmp_path: Path):
         assert verdicts.exceptions == {"alias.txt", "credentials.json"}
         assert verdicts.decision("alias.txt", "read").reason == "denied"
         assert verdicts.decision("other.txt", "write").allowed
+
+
+def test_over_http_reaches_every_batch_answer(tmp_path: Path):
+    """A defaulted full mode refuses HTTP requests (the tripwire): whether a batch
+    answer is for one is passed on by every entry point, and None means the transport's
+    own default."""
+    base = tmp_path.resolve()
+    (base / "f").write_text("x")
+    policy = resolve_policy(load_env(None, overrides={"HOME": str(base)}),
+                            cwd=str(base), package_dir=str(base))
+    path = str(base / "f")
+    st = os.lstat(path)
+    assert check_path(policy, path, "read", over_http=True).reason == "tripwire"
+    with policy.many_checks() as batch:
+        for ask in (batch.check_read, batch.check_write, batch.check_read_write):
+            assert ask(path, over_http=True).reason == "tripwire"
+            assert ask(path, over_http=False).allowed
+            assert ask(path).allowed  # stdio: not over HTTP
+        for over_http, reason in ((True, "tripwire"), (False, "allowed"), (None, "allowed")):
+            verdicts = batch.check_entries(str(base), ["f"], inodes=[st.st_ino],
+                                           dev=st.st_dev, over_http=over_http)
+            assert verdicts.over_http is bool(over_http)
+            assert verdicts.refused == (reason if reason != "allowed" else None)
+            for name in ("f", "not-listed"):
+                assert verdicts.decision(name, "read").reason in (reason, "allowed")
+            assert verdicts.decision("f", "read").reason == reason
+
+
+def test_a_directory_spelled_with_a_trailing_slash_or_unusable(tmp_path: Path):
+    base = tmp_path.resolve()
+    (base / "f").write_text("x")
+    policy = resolve_policy(load_env(None, overrides={"LOCAL_FILE_ACCESS": "full",
+                                                     "HOME": str(base)}),
+                            cwd=str(base), package_dir=str(base))
+    st = os.lstat(base / "f")
+    with policy.many_checks() as batch, policy.many_checks() as reference:
+        slashed = batch.check_entries(str(base) + "/", ["f"], inodes=[st.st_ino], dev=st.st_dev)
+        assert slashed.prefix == str(base) + "/" and slashed.uniform
+        assert slashed.decision("f", "read").path == f"{base}/f"
+        # realpath can't take the name (a lone surrogate): each entry as the batch says.
+        odd = str(base / "bad\ud800")
+        unusable = batch.check_entries(odd, ["f"], inodes=[st.st_ino], dev=st.st_dev)
+        assert unusable.resolved_prefix is None and not unusable.uniform
+        assert _same(unusable.decision("f", "read"), reference.check(f"{odd}/f", "read"))
+
+
+def test_inodes_without_a_device_or_of_another_length_are_not_used(tmp_path: Path):
+    base = tmp_path.resolve()
+    app, data = base / "app", base / "data"
+    for d in (app, data):
+        d.mkdir()
+    (app / "token.json").write_text("x")
+    (data / "other.txt").write_text("x")
+    if not can_hardlink(base):
+        pytest.skip("no hardlinks here")
+    os.link(app / "token.json", data / "alias.txt")
+    policy = resolve_policy(
+        load_env(None, overrides={"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": str(data),
+                                  "HOME": str(base / "home")}),
+        cwd=str(app), package_dir=str(app))
+    names, inodes, _subdirs, _links, dev = _listing(str(data))
+    with policy.many_checks() as batch:
+        for given in (dict(inodes=inodes, dev=None), dict(inodes=inodes[:-1], dev=dev)):
+            verdicts = batch.check_entries(str(data), names, **given)
+            assert not verdicts.uniform
+            assert verdicts.decision("alias.txt", "read").reason == "denied"
+            assert verdicts.decision("other.txt", "read").allowed
+
+
+def test_a_case_variant_of_a_deny_dir_is_the_only_exception(tmp_path: Path):
+    base = tmp_path.resolve()
+    home = base / "home"
+    cache = home / ".cache"
+    (cache / "MCP-GEE-SWEET").mkdir(parents=True)
+    (cache / "plain.txt").write_text("x")
+    policy = resolve_policy(load_env(None, overrides={"HOME": str(home)}),
+                            cwd=str(base), package_dir=str(base))
+    names, inodes, _subdirs, _links, dev = _listing(str(cache))
+    with policy.many_checks() as batch:
+        verdicts = batch.check_entries(str(cache), names, inodes=inodes, dev=dev)
+        assert verdicts.uniform and verdicts.exceptions == {"MCP-GEE-SWEET"}
+        assert verdicts.decision("MCP-GEE-SWEET", "read").reason == "denied"
