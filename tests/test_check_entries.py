@@ -178,11 +178,7 @@ def test_decisions_equal_the_batch_check_for_every_entry(tmp_path: Path, seed: i
 
 @pytest.mark.parametrize("odd", ["", ".", "..", "a/b", "nul\0byte"])
 def test_each_name_the_batch_does_not_join_is_an_exception(tmp_path: Path, odd: str):
-    base = tmp_path.resolve()
-    (base / "f").write_text("x")
-    policy = resolve_policy(load_env(None, overrides={"LOCAL_FILE_ACCESS": "full",
-                                                     "HOME": str(base)}),
-                            cwd=str(base), package_dir=str(base))
+    base, policy = _one_file(tmp_path)
     ino, dev = os.lstat(base / "f").st_ino, os.lstat(base).st_dev
     with policy.many_checks() as batch, policy.many_checks() as reference:
         verdicts = batch.check_entries(str(base), ["f", odd], inodes=[ino, ino + 1], dev=dev)
@@ -193,11 +189,7 @@ def test_each_name_the_batch_does_not_join_is_an_exception(tmp_path: Path, odd: 
 
 
 def test_names_the_batch_does_not_join_are_exceptions(tmp_path: Path):
-    base = tmp_path.resolve()
-    (base / "f").write_text("x")
-    policy = resolve_policy(load_env(None, overrides={"LOCAL_FILE_ACCESS": "full",
-                                                     "HOME": str(base)}),
-                            cwd=str(base), package_dir=str(base))
+    base, policy = _one_file(tmp_path)
     ino, dev = os.lstat(base / "f").st_ino, os.lstat(base).st_dev
     odd = ["", ".", "..", "a/b", "nul\0byte"]
     with policy.many_checks() as batch, policy.many_checks() as reference:
@@ -217,7 +209,19 @@ def test_names_the_batch_does_not_join_are_exceptions(tmp_path: Path):
         assert _same(twice.decision("f", "read"), reference.check(f"{base}/f", "read"))
 
 
-def test_a_deny_listed_inode_or_name_is_an_exception(tmp_path: Path):
+def _one_file(tmp_path: Path) -> tuple[Path, Policy]:
+    """A directory holding one file, f, under a full-mode policy."""
+    base = tmp_path.resolve()
+    (base / "f").write_text("x")
+    policy = resolve_policy(load_env(None, overrides={"LOCAL_FILE_ACCESS": "full",
+                                                     "HOME": str(base)}),
+                            cwd=str(base), package_dir=str(base))
+    return base, policy
+
+
+def _token_alias(tmp_path: Path, **settings: str) -> tuple[Path, Policy]:
+    """A data root holding other.txt and alias.txt, a hardlink of the server's token,
+    and the roots policy over it."""
     base = tmp_path.resolve()
     app, data = base / "app", base / "data"
     for d in (app, data):
@@ -229,9 +233,14 @@ def test_a_deny_listed_inode_or_name_is_an_exception(tmp_path: Path):
     os.link(app / "token.json", data / "alias.txt")
     policy = resolve_policy(
         load_env(None, overrides={"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": str(data),
-                                  "HOME": str(base / "home"),
-                                  "CREDENTIALS_PATH": str(data / "credentials.json")}),
+                                  "HOME": str(base / "home"), **settings}),
         cwd=str(app), package_dir=str(app))
+    return data, policy
+
+
+def test_a_deny_listed_inode_or_name_is_an_exception(tmp_path: Path):
+    data, policy = _token_alias(
+        tmp_path, CREDENTIALS_PATH=str(tmp_path.resolve() / "data" / "credentials.json"))
     names, inodes, _subdirs, _links, dev = _listing(str(data))
     names.append("credentials.json")  # deny-listed by path, missing on disk
     inodes.append(10**9)
@@ -270,11 +279,7 @@ def test_over_http_reaches_every_batch_answer(tmp_path: Path):
 
 
 def test_a_directory_spelled_with_a_trailing_slash_or_unusable(tmp_path: Path):
-    base = tmp_path.resolve()
-    (base / "f").write_text("x")
-    policy = resolve_policy(load_env(None, overrides={"LOCAL_FILE_ACCESS": "full",
-                                                     "HOME": str(base)}),
-                            cwd=str(base), package_dir=str(base))
+    base, policy = _one_file(tmp_path)
     st = os.lstat(base / "f")
     with policy.many_checks() as batch, policy.many_checks() as reference:
         slashed = batch.check_entries(str(base) + "/", ["f"], inodes=[st.st_ino], dev=st.st_dev)
@@ -288,19 +293,7 @@ def test_a_directory_spelled_with_a_trailing_slash_or_unusable(tmp_path: Path):
 
 
 def test_inodes_without_a_device_or_of_another_length_are_not_used(tmp_path: Path):
-    base = tmp_path.resolve()
-    app, data = base / "app", base / "data"
-    for d in (app, data):
-        d.mkdir()
-    (app / "token.json").write_text("x")
-    (data / "other.txt").write_text("x")
-    if not can_hardlink(base):
-        pytest.skip("no hardlinks here")
-    os.link(app / "token.json", data / "alias.txt")
-    policy = resolve_policy(
-        load_env(None, overrides={"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": str(data),
-                                  "HOME": str(base / "home")}),
-        cwd=str(app), package_dir=str(app))
+    data, policy = _token_alias(tmp_path)
     names, inodes, _subdirs, _links, dev = _listing(str(data))
     with policy.many_checks() as batch:
         for given in (dict(inodes=inodes, dev=None), dict(inodes=inodes[:-1], dev=dev)):
