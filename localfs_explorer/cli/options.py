@@ -68,6 +68,15 @@ def environment_options() -> argparse.ArgumentParser:
     return parent
 
 
+def report_outputs(group: Any) -> None:
+    """``-o/--output`` (repeatable report files) and ``--force``, on a parser or an
+    argument group, for the commands that write reports."""
+    group.add_argument("-o", "--output", metavar="FILE", action="append", default=[],
+                       help="write a report (.html, .csv or .json; repeatable)")
+    group.add_argument("--force", action="store_true",
+                       help="replace existing output files (each kept as a .bak)")
+
+
 def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
     """The :class:`ServerConfig` the shared options describe (``changes`` on top).
 

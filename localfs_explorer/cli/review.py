@@ -42,13 +42,10 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--junit-xml", metavar="PATH", help="write a JUnit XML report for CI")
     p.add_argument("--coverage", action="store_true",
                    help="list which rules of the check the scenarios exercised")
-    p.add_argument("-o", "--output", metavar="FILE", action="append", default=[],
-                   help="write a report (.html, .csv or .json; repeatable)")
+    cli.report_outputs(p)
     p.add_argument("--json", action="store_true",
                    help="print the run as one JSON object (passed, failed, errors, cases, "
                    "coverage) instead of text")
-    p.add_argument("--force", action="store_true",
-                   help="replace existing output files (each kept as a .bak)")
     p.set_defaults(handler=cmd_test)
 
     p = sub.add_parser(
@@ -275,15 +272,12 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
     res.add_argument("--json", action="store_true", help="print the changes as JSON")
     res.add_argument("--show-unchanged", action="store_true",
                      help="with --json or -o, include the probes whose answer didn't change")
-    res.add_argument("-o", "--output", metavar="FILE", action="append", default=[],
-                     help="write a report (.html, .csv or .json; repeatable)")
     res.add_argument("--sarif", metavar="PATH",
                      help="write the new-access findings as SARIF 2.1.0, placed on the "
                      "after .env's changed setting (for code scanning)")
     res.add_argument("--junit-xml", metavar="PATH",
                      help="write the changed verdicts as JUnit XML (new access fails)")
-    res.add_argument("--force", action="store_true",
-                     help="replace existing output files (each kept as a .bak)")
+    cli.report_outputs(res)
 
 
 class _Side:
