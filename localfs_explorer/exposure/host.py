@@ -8,7 +8,6 @@ import threading
 from array import array
 from bisect import bisect_right
 from collections.abc import Sequence
-from operator import attrgetter
 from typing import Any, NamedTuple
 
 from ..fs import FileSystem
@@ -17,7 +16,6 @@ from ..policy import Policy
 _is_symlink = os.DirEntry.is_symlink
 _is_dir = os.DirEntry.is_dir
 _inode = os.DirEntry.inode
-_name = attrgetter("name")
 
 
 class _EntryStat(NamedTuple):
@@ -226,17 +224,27 @@ class _Seen:
         seen = self.inodes.get(dev)
         if seen is None:
             seen = self.inodes[dev] = set()
-        # Tested first: after a clash, telling which inodes came with this listing
-        # would need every earlier listing indexed.
-        if not seen.isdisjoint(inodes):
-            return False  # a hardlink of a file seen before
+        # One pass: the set grows by one for each inode that is new and not repeated.
         before = len(seen)
         seen.update(inodes)
+        grown = len(seen) - before
+        if grown != len(inodes):
+            # A hardlink of a file seen before, or one listed twice here: take back
+            # just the inodes this listing brought. The ones noted one at a time
+            # usually account for all that were there (an earlier listing is looked
+            # into only when they don't).
+            distinct = set(inodes)
+            paths = self._paths
+            had = {ino for ino in distinct if (dev, ino) in paths}
+            if len(had) != len(distinct) - grown:
+                listings = self._listings.get(dev)
+                if listings is not None:
+                    had.update(ino for ino in distinct if listings.holds(ino))
+            seen.difference_update(distinct - had)
+            return False
         watched = self._watched.get(dev)
-        if len(seen) - before != len(inodes) or (
-            # Watched inodes are unseen ones: one in the set now came with this listing.
-            watched and not seen.isdisjoint(watched)
-        ):
+        # Watched inodes are unseen ones: one in the set now came with this listing.
+        if watched and not seen.isdisjoint(watched):
             seen.difference_update(inodes)  # all of them were new
             return False
         listings = self._listings.get(dev)
@@ -282,14 +290,22 @@ class _Listings:
         self.inodes.extend(numbers)
         return True
 
-    def find(self, ino: int) -> str | None:
-        """``head + name`` of the entry with inode ``ino``, if a listing holds it."""
+    def _index(self) -> dict[int, int]:
+        """inode -> its position in :attr:`inodes`, brought up to date."""
         inodes = self.inodes
         if self._indexed < len(inodes):
             self._where.update(zip(inodes[self._indexed:], range(self._indexed, len(inodes)),
                                    strict=True))
             self._indexed = len(inodes)
-        at = self._where.get(ino)
+        return self._where
+
+    def holds(self, ino: int) -> bool:
+        """Whether a listing holds an entry with inode ``ino``."""
+        return ino in self._index()
+
+    def find(self, ino: int) -> str | None:
+        """``head + name`` of the entry with inode ``ino``, if a listing holds it."""
+        at = self._index().get(ino)
         if at is None:
             return None
         i = bisect_right(self.starts, at) - 1

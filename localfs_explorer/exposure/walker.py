@@ -29,7 +29,6 @@ from .host import (
     _is_dir,
     _is_symlink,
     _Mounts,
-    _name,
     _PrimedFS,
     _Seen,
     _Start,
@@ -367,8 +366,8 @@ class _Walker:
         ):
             self._fallback(directory, depth, dev, stack, counts, listed, None)
             return
-        is_dir = list(map(_is_dir, listed))  # not symlinks: their own type
-        if True in is_dir:
+        if True in map(_is_dir, listed):  # not symlinks: their own type
+            is_dir = list(map(_is_dir, listed))
             dirs = list(compress(listed, is_dir))
             files = list(compress(listed, map(not_, is_dir)))
             subdirs: list[tuple[str, str, Any]] = []
@@ -387,7 +386,7 @@ class _Walker:
                         return
         else:
             files, subdirs = listed, []
-        names = list(map(_name, files))
+        names = [entry.name for entry in files]  # quicker than map(attrgetter) here
         inodes = list(map(_inode, files))
         verdicts = self.batch.check_entries(
             directory, names, inodes=inodes, dev=dev, over_http=self.over_http,

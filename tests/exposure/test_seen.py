@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 from localfs_explorer.exposure.host import _Seen
 
 DEV = 7
@@ -76,3 +78,44 @@ def test_listings_are_found_across_many_additions():
     assert seen.get((DEV, 492)) is None  # /d49 holds two files only
     assert seen.get((DEV, 14)) is None  # /d1 holds two files only
     assert seen.get((DEV, 11)) == "/d1/f1"
+
+
+def test_a_repeat_and_an_old_inode_in_one_listing_keep_only_the_old_one():
+    seen = _Seen()
+    assert seen.add_listing(DEV, "/a/", ["x"], [1])
+    assert not seen.add_listing(DEV, "/b/", ["p", "q", "r", "s"], [6, 1, 6, 9])
+    assert seen.inodes[DEV] == {1}
+    assert seen.add_listing(DEV, "/c/", ["t", "u"], [6, 9])  # 6 and 9 are still new
+
+
+def test_matches_a_plain_model_on_random_sequences():
+    """Whatever the order of names, listings and watches, a listing is taken exactly when
+    a plain set of everything noted says its inodes are new, distinct and unwatched."""
+    rng = random.Random(20261202)
+    for _ in range(200):
+        seen, noted, watched = _Seen(), {}, set()
+        for step in range(40):
+            kind = rng.random()
+            if kind < 0.2:
+                ino = rng.randrange(30)
+                if (DEV, ino) not in noted:
+                    seen.add((DEV, ino), f"/one/{step}")
+                    noted[DEV, ino] = f"/one/{step}"
+                    watched.discard(ino)
+            elif kind < 0.3:
+                ino = rng.randrange(30)
+                seen.watch((DEV, ino))
+                if (DEV, ino) not in noted:
+                    watched.add(ino)
+            else:
+                inodes = [rng.randrange(30) for _ in range(rng.randrange(1, 5))]
+                names = [f"n{i}" for i in range(len(inodes))]
+                fresh = (len(set(inodes)) == len(inodes) and not watched & set(inodes)
+                         and not any((DEV, i) in noted for i in inodes))
+                assert seen.add_listing(DEV, f"/l{step}/", names, inodes) == fresh
+                if fresh:
+                    for n, i in zip(names, inodes, strict=True):
+                        noted[DEV, i] = f"/l{step}/{n}"
+            assert seen.inodes.get(DEV, set()) == {i for _, i in noted}
+            for ino in range(30):
+                assert seen.get((DEV, ino)) == noted.get((DEV, ino))
