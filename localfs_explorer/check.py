@@ -494,6 +494,7 @@ class BatchChecker:
         dev: int | None = None,
         over_http: bool | None = None,
         dirs: Iterable[str] = (),
+        listed: bool = False,
     ) -> DirVerdicts:
         """The batched checks of the entries ``names`` of ``directory``, decided together.
 
@@ -508,8 +509,12 @@ class BatchChecker:
         takes the realpath of each to be the directory's realpath joined to its name,
         which is what ``realpath`` finds when the last component is no symlink, so a
         walk's next :meth:`check_entries` below it needs no realpath of its own.
+
+        ``listed=True`` promises that ``names`` are a directory listing's (str, none
+        empty, ``.`` or ``..``, none holding ``/`` or NUL), so they aren't searched for
+        the names the batch never joins to their parent.
         """
-        verdicts = DirVerdicts(self, directory, names, inodes, dev, over_http)
+        verdicts = DirVerdicts(self, directory, names, inodes, dev, over_http, listed)
         head = verdicts.resolved_prefix
         if head is not None:
             parents, prefix = self._parents, verdicts.prefix
@@ -665,7 +670,7 @@ class DirVerdicts:
 
     def __init__(self, batch: BatchChecker, directory: str, names: Sequence[str],
                  inodes: Sequence[int] | None, dev: int | None,
-                 over_http: bool | None) -> None:
+                 over_http: bool | None, listed: bool = False) -> None:
         # A walk makes one of these per directory: the common case runs few lines.
         c = batch._c
         self._batch = batch
@@ -711,16 +716,10 @@ class DirVerdicts:
         if not fast:
             return  # decided entry by entry
         odd: set[str] = set()
-        try:
-            joined = self.joined = "\n" + "\n".join(names) + "\n"
-        except TypeError:
-            odd.update(n for n in names if not _plain_name(n))
+        if listed:  # plain names, as the caller promises
+            self.joined = "\n" + "\n".join(names) + "\n"
         else:
-            # Each name stands between newlines: "", "." and ".." show as "\n\n",
-            # "\n.\n" and "\n..\n" (a newline inside a name can only add a false alarm).
-            if ("/" in joined or "\0" in joined or "\n\n" in joined or "\n.\n" in joined
-                    or "\n..\n" in joined):
-                odd.update(n for n in names if not _plain_name(n))
+            self._odd_names(names, odd)
         if tails:
             odd.update(tails.intersection(n for n in names if n not in odd))
         deny_inodes = (batch._entry_tables or batch._tables()).inodes.get(dev)
@@ -731,6 +730,20 @@ class DirVerdicts:
         if odd:
             self.exceptions = frozenset(odd)
         self.uniform = True
+
+    def _odd_names(self, names: Sequence[str], odd: set[str]) -> None:
+        """Join the names (:attr:`joined`) and add to ``odd`` those the batch doesn't
+        join to their parent."""
+        try:
+            joined = self.joined = "\n" + "\n".join(names) + "\n"
+        except TypeError:
+            odd.update(n for n in names if not _plain_name(n))
+            return
+        # Each name stands between newlines: "", "." and ".." show as "\n\n",
+        # "\n.\n" and "\n..\n" (a newline inside a name can only add a false alarm).
+        if ("/" in joined or "\0" in joined or "\n\n" in joined or "\n.\n" in joined
+                or "\n..\n" in joined):
+            odd.update(n for n in names if not _plain_name(n))
 
     def decision(self, name: str, op: Op = "read") -> Decision:
         """The batch's check of ``directory/name`` for ``op``."""

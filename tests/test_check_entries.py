@@ -149,6 +149,11 @@ def test_decisions_equal_the_batch_check_for_every_entry(tmp_path: Path, seed: i
                 verdicts = batch.check_entries(directory, names, inodes=inodes, dev=dev,
                                                over_http=over_http, dirs=subdirs)
                 bare = batch.check_entries(directory, names, over_http=over_http)
+                # A listing's names: the promise spares the search for odd names only.
+                listed = batch.check_entries(directory, names, inodes=inodes, dev=dev,
+                                             over_http=over_http, listed=True)
+                assert (listed.uniform, listed.exceptions, listed.joined) == (
+                    verdicts.uniform, verdicts.exceptions, verdicts.joined)
                 head = verdicts.resolved_prefix
                 assert verdicts.directory == directory
                 if verdicts.uniform:
@@ -166,6 +171,7 @@ def test_decisions_equal_the_batch_check_for_every_entry(tmp_path: Path, seed: i
                         got = _answer(verdicts.decision, name, op)
                         assert _agree(got, expected), (directory, name, op, got, expected)
                         assert _agree(_answer(bare.decision, name, op), expected)
+                        assert _agree(_answer(listed.decision, name, op), expected)
                         if isinstance(expected, tuple):
                             assert not verdicts.uniform
                             continue

@@ -106,10 +106,62 @@ def test_the_wheel_alone_runs_every_command(wheel, tmp_path) -> None:
     assert (work / "tree.json").is_file() and (work / "r.html").is_file()
 
 
+def _compiler() -> str | None:
+    import sysconfig
+
+    return shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0])
+
+
+def _helper_in(names: list[str]) -> bool:
+    return any(n.startswith("localfs_explorer/_listing.") and n.endswith((".so", ".pyd"))
+               for n in names)
+
+
+def test_a_build_without_a_c_compiler_still_installs_and_walks(tmp_path) -> None:
+    """The listing helper is optional: with no working compiler the wheel is built
+    without it, and the exposure inventory walks with os.scandir instead."""
+    import zipfile
+
+    env = _pip_env(tmp_path)
+    # A clean copy of the sources: a helper compiled earlier (in place, or under build/)
+    # would otherwise be packed as it is.
+    source = tmp_path / "source"
+    shutil.copytree(ROOT / "localfs_explorer", source / "localfs_explorer",
+                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
+    for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
+        shutil.copy2(ROOT / name, source / name)
+    out = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(source)],
+                   check=True, capture_output=True, text=True,
+                   env={**env, "CC": "false", "LDSHARED": "false"})
+    (built,) = out.glob("localfs_explorer-*.whl")
+    assert not _helper_in(zipfile.ZipFile(built).namelist())
+    fresh = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(fresh)
+    subprocess.run([str(fresh / "bin" / "python"), "-m", "pip", "install", "-q", str(built)],
+                   check=True, env=env)
+    tree = tmp_path / "tree"
+    (tree / "sub").mkdir(parents=True)
+    (tree / "sub" / "f.txt").write_text("x")
+    (tree / "server.pem").write_text("x")
+    proc = subprocess.run(
+        [str(fresh / "bin" / "localfs-explorer"), "exposure", "--set", "LOCAL_FILE_ACCESS=roots",
+         "--set", f"LOCAL_FILE_ROOTS={tree}", "--json"],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 1, proc.stderr  # the readable key is a high finding
+    assert "Traceback" not in proc.stderr
+    findings = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert {"severity": "high", "kind": "credential", "path": str(tree / "server.pem")}.items() \
+        <= findings[0].items()
+
+
 def test_the_wheel_ships_its_data_and_license(wheel) -> None:
     import zipfile
 
     names = zipfile.ZipFile(wheel).namelist()
+    assert "localfs_explorer/_listing.pyi" in names
+    if _compiler() is not None:
+        assert _helper_in(names)
     for needed in ("localfs_explorer/py.typed", "localfs_explorer/data/explorer.ipynb",
                    "localfs_explorer/data/completion/bash",
                    "localfs_explorer/data/scenarios/spec-000.toml"):

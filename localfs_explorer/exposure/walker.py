@@ -20,7 +20,10 @@ from ..sensitive import (
     sensitive_names,
     sensitive_reason,
 )
+from . import host
 from .host import (
+    DT_DIR,
+    DT_REG,
     _cancelled,
     _EntryStat,
     _home,
@@ -47,9 +50,17 @@ from .records import (
 from .rules import _Executed, _rules
 
 
-def _lstat_size(entry: os.DirEntry[str]) -> int:
-    """The size ``lstat`` gives for a listed entry."""
-    return entry.stat(follow_symlinks=False).st_size
+def _flat_listing(directory: str) -> tuple[list[str], bytes, list[int]] | None:
+    """``list_dir(directory)`` of the compiled helper: names, ``d_type`` bytes and
+    inodes; None when it fails (then ``os.scandir`` lists the directory again and meets
+    the error as the entry-by-entry walk does)."""
+    list_dir = host.list_dir
+    if list_dir is None:
+        return None
+    try:
+        return list_dir(directory)
+    except (OSError, ValueError):
+        return None
 
 
 class _Walker:
@@ -345,64 +356,72 @@ class _Walker:
         at its files by more than their names. Then each file is counted once, readable
         and writable, and only the names a sensitive-name glob matches
         (:func:`~localfs_explorer.sensitive.sensitive_names`) are looked at one by one.
+
+        The listing comes from the compiled helper (:func:`_flat_listing`) when the
+        package has it, else from ``os.scandir`` (:meth:`_scandir_listing`); both give
+        the same names, types and inodes, the helper without a ``DirEntry`` for each.
         """
         prefix = directory if directory.endswith("/") else directory + "/"
-        listed: list[os.DirEntry[str]] = []
-        try:
-            with os.scandir(directory) as it:
-                listed.extend(it)
-        except OSError as exc:
-            self._fallback(directory, depth, dev, stack, counts, listed, exc)
-            return
-        n = len(listed)
-        if (
-            not n
-            or self.entries + n > self.max_entries
-            or prefix in self.mount_heads
-            or prefix in self.executed_heads
-            or self.executed.hot(directory)
-            or home_entries_near(directory, home=self.home)
-            or True in map(_is_symlink, listed)
-        ):
-            self._fallback(directory, depth, dev, stack, counts, listed, None)
-            return
-        if True in map(_is_dir, listed):  # not symlinks: their own type
-            is_dir = list(map(_is_dir, listed))
-            dirs = list(compress(listed, is_dir))
-            files = list(compress(listed, map(not_, is_dir)))
-            subdirs: list[tuple[str, str, Any]] = []
+        listing = _flat_listing(directory)
+        if listing is None:
+            got = self._scandir_listing(directory, prefix, depth, dev, stack, counts)
+            if got is None:
+                return  # handed over already
+            names, inodes, dirs, again = got
+        else:
+            all_names, types, all_inodes = listing
+            n = len(all_names)
+            if n and self._plain_enough(directory, prefix, n):
+                if types.count(DT_REG) == n:
+                    names, inodes, dirs = all_names, all_inodes, []
+                elif types.count(DT_REG) + types.count(DT_DIR) == n:
+                    is_dir = list(map(DT_DIR.__eq__, types))
+                    names = list(compress(all_names, map(not_, is_dir)))
+                    inodes = list(compress(all_inodes, map(not_, is_dir)))
+                    dirs = list(zip(compress(all_names, is_dir), compress(all_inodes, is_dir),
+                                    strict=False))
+                else:
+                    listing = None  # symlinks, other types, or types the system didn't say
+            else:
+                listing = None
+            if listing is None:
+                # The entry-by-entry walk, on a listing of its own.
+                self._directory(directory, depth, dev, stack, counts, self._list_host)
+                return
+
+            def again() -> None:
+                self._directory(directory, depth, dev, stack, counts, self._list_host)
+
+        subdirs: list[tuple[str, str, Any]] = []
+        if dirs:
             if dev in self.one_device:
                 # No mount point here (checked above) and no subvolumes on this
                 # filesystem: the directory's device is this one, its inode the listing's.
-                subdirs.extend((entry.name, entry.path, _EntryStat(_stat.S_IFDIR, entry.inode(),
-                                                                    dev)) for entry in dirs)
+                subdirs.extend((name, prefix + name, _EntryStat(_stat.S_IFDIR, ino, dev))
+                               for name, ino in dirs)
             else:
-                for entry in dirs:
+                for name, _ino in dirs:
                     try:
-                        subdirs.append((entry.name, entry.path,
-                                        entry.stat(follow_symlinks=False)))
+                        subdirs.append((name, prefix + name, os.lstat(prefix + name)))
                     except OSError:  # gone since the listing: the entry-wise walk skips it
-                        self._fallback(directory, depth, dev, stack, counts, listed, None)
+                        again()
                         return
-        else:
-            files, subdirs = listed, []
-        names = [entry.name for entry in files]  # quicker than map(attrgetter) here
-        inodes = list(map(_inode, files))
+        n = len(names) + len(subdirs)
         verdicts = self.batch.check_entries(
             directory, names, inodes=inodes, dev=dev, over_http=self.over_http,
-            dirs=[name for name, _, _ in subdirs])
+            dirs=[name for name, _, _ in subdirs], listed=True)
         refused = verdicts.refused
         if refused is None and (
             not verdicts.uniform or verdicts.exceptions or verdicts.resolved_prefix != prefix
         ):
-            self._fallback(directory, depth, dev, stack, counts, listed, None)
+            again()
             return
         total = 0
         if self.sizes:
             try:
-                total = sum(map(_lstat_size, files))
+                total = sum(st.st_size for st in map(os.lstat, [prefix + name for name in names]))
             except OSError:
-                self._fallback(directory, depth, dev, stack, counts, listed, None)
+                again()
                 return
         # Progress and cancellation a directory at a time: before anything is noted.
         before = self.entries
@@ -412,8 +431,8 @@ class _Walker:
             if self.halted:
                 return
         if refused is None and not self.seen.add_listing(dev, prefix, names, inodes,
-                                                                   verdicts.joined):
-            self._fallback(directory, depth, dev, stack, counts, listed, None)
+                                                         verdicts.joined):
+            again()
             return
         # Decided: nothing below hands the directory back.
         self.entries = before + n
@@ -442,6 +461,50 @@ class _Walker:
                 if write.allowed:
                     self.writable.add(write.resolved or path)
             self._descend(path, depth, st, stack)
+
+    def _plain_enough(self, directory: str, prefix: str, n: int) -> bool:
+        """Whether a directory of ``n`` entries may be decided at once as far as its
+        place goes: within the entry limit, holding no mount point and no file an
+        executed-file rule names, and looked into by no rule or home entry."""
+        return not (
+            self.entries + n > self.max_entries
+            or prefix in self.mount_heads
+            or prefix in self.executed_heads
+            or self.executed.hot(directory)
+            or home_entries_near(directory, home=self.home)
+        )
+
+    def _scandir_listing(
+        self, directory: str, prefix: str, depth: int, dev: int,
+        stack: list[tuple[str, int, int]], counts: list[int],
+    ) -> tuple[list[str], list[int], list[tuple[str, int]], Callable[[], None]] | None:
+        """The names and inodes of a directory's files, its subdirectories' (name,
+        inode) and how to hand it to the entry-by-entry walk, from ``os.scandir``; None
+        when it was handed over already (a symlink in it, a listing error...)."""
+        listed: list[os.DirEntry[str]] = []
+        try:
+            with os.scandir(directory) as it:
+                listed.extend(it)
+        except OSError as exc:
+            self._fallback(directory, depth, dev, stack, counts, listed, exc)
+            return None
+        n = len(listed)
+        if not n or not self._plain_enough(directory, prefix, n) or True in map(
+                _is_symlink, listed):
+            self._fallback(directory, depth, dev, stack, counts, listed, None)
+            return None
+        if True in map(_is_dir, listed):  # not symlinks: their own type
+            is_dir = list(map(_is_dir, listed))
+            files = list(compress(listed, map(not_, is_dir)))
+            dirs = [(entry.name, entry.inode()) for entry in compress(listed, is_dir)]
+        else:
+            files, dirs = listed, []
+
+        def again() -> None:
+            self._fallback(directory, depth, dev, stack, counts, listed, None)
+
+        names = [entry.name for entry in files]  # quicker than map(attrgetter) here
+        return names, list(map(_inode, files)), dirs, again
 
     def _fallback(self, directory: str, depth: int, dev: int,
                   stack: list[tuple[str, int, int]], counts: list[int],

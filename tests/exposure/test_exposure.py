@@ -589,6 +589,8 @@ def _random_host_tree(base: Path, rng) -> dict[str, Path]:
                 continue
             if links and files and rng.random() < 0.15:
                 os.link(rng.choice(files), path)
+            elif rng.random() < 0.05:
+                os.mkfifo(path)  # neither file nor directory nor symlink
             else:
                 path.write_text("x")
             files.append(path)
@@ -609,10 +611,25 @@ def _everything(inv: Inventory) -> dict:
     return {**inv.model_dump(), "readable": inv.readable, "writable": inv.writable}
 
 
+@pytest.fixture(params=["compiled", "scandir"])
+def listing(request, monkeypatch) -> str:
+    """The walk's listing of a directory decided at once: the compiled helper, or
+    ``os.scandir`` as in a build without it."""
+    from localfs_explorer.exposure import host
+
+    if request.param == "scandir":
+        monkeypatch.setattr(host, "list_dir", None)
+    elif host.list_dir is None:
+        pytest.skip("the package was built without its compiled listing helper")
+    return request.param
+
+
 @pytest.mark.parametrize("seed", range(20))
-def test_a_directory_at_a_time_gives_the_entry_by_entry_inventory(tmp_path: Path, seed):
+def test_a_directory_at_a_time_gives_the_entry_by_entry_inventory(tmp_path: Path, seed,
+                                                                   listing):
     """The walk decides most directories at once (check_entries, one scan of the names),
-    with or without sizes; whatever the tree, its inventory is the entry-by-entry walk's."""
+    with or without sizes, listed by the compiled helper or by os.scandir; whatever the
+    tree, its inventory is the entry-by-entry walk's."""
     import random
 
     from localfs_explorer import exposure as module
@@ -679,7 +696,7 @@ def test_the_walk_without_sizes_reports_progress_and_can_be_cancelled(layout: La
     assert halfway.cancelled and 0 < halfway.entries < done.entries
 
 
-def test_a_hardlink_met_again_after_a_directory_walked_entry_by_entry(layout: Layout):
+def test_a_hardlink_met_again_after_a_directory_walked_entry_by_entry(layout: Layout, listing):
     """A file noted one by one, then met again (as a hardlink) in a directory that could
     otherwise be decided at once, and again below it: each name is one file, counted once."""
     from localfs_explorer import exposure as module
