@@ -228,8 +228,10 @@ def test_no_import_of_the_package_is_guarded_as_optional():
             if not caught & {"ImportError", "ModuleNotFoundError"}:
                 continue
             for stmt in node.body:
-                if isinstance(stmt, ast.ImportFrom) and (stmt.level or (
-                        stmt.module or "").startswith("localfs_explorer")):
-                    if _absolute(module, path, stmt) not in OPTIONAL_COMPILED:
-                        guarded.append(f"{module}:{stmt.lineno}")
+                if (
+                    isinstance(stmt, ast.ImportFrom)
+                    and (stmt.level or (stmt.module or "").startswith("localfs_explorer"))
+                    and _absolute(module, path, stmt) not in OPTIONAL_COMPILED
+                ):
+                    guarded.append(f"{module}:{stmt.lineno}")
     assert guarded == []

@@ -23,8 +23,11 @@ inside a root is that file again (counted once) and a link leading out of the ro
 refusal, not a walk. The walk is bounded (entries, depth), says where it stopped, reports
 progress and can be cancelled.
 
-Speed. The walk is one ``scandir`` per directory. Entry types and inodes come from the
-listing instead of a second system call where that is exactly what lstat would say: on
+Speed. The walk is one listing per directory: the compiled helper's ``readdir`` pass
+(names, ``d_type`` bytes, inodes) where the package has it, else ``os.scandir``, which
+also lists any directory holding more than files and directories. Entry types and
+inodes come from the listing instead of a second system call where that is exactly what
+lstat would say: on
 filesystems whose listing carries the real inode number (ext2/3/4, xfs, btrfs, tmpfs,
 f2fs) and for entries that are not mount points; a subdirectory is lstat'ed only on btrfs,
 whose subvolumes have their own device without being mount points. It isn't exact on
