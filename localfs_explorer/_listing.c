@@ -34,10 +34,13 @@ list_dir(PyObject *module, PyObject *arg)
     }
 
     DIR *dir;
+    int open_error;
     Py_BEGIN_ALLOW_THREADS
     dir = opendir(PyBytes_AS_STRING(encoded));
+    open_error = errno;
     Py_END_ALLOW_THREADS
     if (dir == NULL) {
+        errno = open_error;
         PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, arg);
         Py_DECREF(encoded);
         return NULL;

@@ -363,31 +363,32 @@ class _Walker:
         """
         prefix = directory if directory.endswith("/") else directory + "/"
         listing = _flat_listing(directory)
+        if listing is not None:
+            all_names, types, all_inodes = listing
+            n = len(all_names)
+            if not n or not self._plain_enough(directory, prefix, n):
+                # The entry-by-entry walk, on a listing of its own.
+                self._directory(directory, depth, dev, stack, counts, self._list_host)
+                return
+            regular = types.count(DT_REG)
+            if regular == n:
+                names, inodes, dirs = all_names, all_inodes, []
+            elif regular + types.count(DT_DIR) == n:
+                is_dir = list(map(DT_DIR.__eq__, types))
+                names = list(compress(all_names, map(not_, is_dir)))
+                inodes = list(compress(all_inodes, map(not_, is_dir)))
+                dirs = list(zip(compress(all_names, is_dir), compress(all_inodes, is_dir),
+                                strict=False))
+            else:
+                # A symlink, another type, or one the filesystem didn't give (DT_UNKNOWN):
+                # os.scandir's entries tell, as in a build without the helper.
+                listing = None
         if listing is None:
             got = self._scandir_listing(directory, prefix, depth, dev, stack, counts)
             if got is None:
                 return  # handed over already
             names, inodes, dirs, again = got
         else:
-            all_names, types, all_inodes = listing
-            n = len(all_names)
-            if n and self._plain_enough(directory, prefix, n):
-                if types.count(DT_REG) == n:
-                    names, inodes, dirs = all_names, all_inodes, []
-                elif types.count(DT_REG) + types.count(DT_DIR) == n:
-                    is_dir = list(map(DT_DIR.__eq__, types))
-                    names = list(compress(all_names, map(not_, is_dir)))
-                    inodes = list(compress(all_inodes, map(not_, is_dir)))
-                    dirs = list(zip(compress(all_names, is_dir), compress(all_inodes, is_dir),
-                                    strict=False))
-                else:
-                    listing = None  # symlinks, other types, or types the system didn't say
-            else:
-                listing = None
-            if listing is None:
-                # The entry-by-entry walk, on a listing of its own.
-                self._directory(directory, depth, dev, stack, counts, self._list_host)
-                return
 
             def again() -> None:
                 self._directory(directory, depth, dev, stack, counts, self._list_host)

@@ -611,17 +611,57 @@ def _everything(inv: Inventory) -> dict:
     return {**inv.model_dump(), "readable": inv.readable, "writable": inv.writable}
 
 
-@pytest.fixture(params=["compiled", "scandir"])
+@pytest.fixture(params=["compiled", "untyped", "scandir"])
 def listing(request, monkeypatch) -> str:
-    """The walk's listing of a directory decided at once: the compiled helper, or
-    ``os.scandir`` as in a build without it."""
+    """The walk's listing of a directory decided at once: the compiled helper, the
+    helper on a filesystem that gives no entry types (DT_UNKNOWN), or ``os.scandir`` as
+    in a build without the helper."""
     from localfs_explorer.exposure import host
 
+    helper = host.list_dir
     if request.param == "scandir":
         monkeypatch.setattr(host, "list_dir", None)
-    elif host.list_dir is None:
+    elif helper is None:
         pytest.skip("the package was built without its compiled listing helper")
+    elif request.param == "untyped":
+
+        def untyped(path: str):
+            names, types, inodes = helper(path)
+            return names, bytes(len(types)), inodes
+
+        monkeypatch.setattr(host, "list_dir", untyped)
     return request.param
+
+
+@pytest.mark.parametrize("typed", [True, False])
+def test_plain_directories_are_decided_at_once_whatever_the_listing_says_of_types(
+        layout: Layout, monkeypatch, typed: bool):
+    """Without entry types from the helper, os.scandir's entries tell them, and a
+    directory of files is still decided at once, not walked entry by entry."""
+    from localfs_explorer.exposure import host, walker
+
+    if host.list_dir is None:
+        pytest.skip("the package was built without its compiled listing helper")
+    helper = host.list_dir
+    if not typed:
+        monkeypatch.setattr(host, "list_dir",
+                            lambda p: (lambda n, t, i: (n, bytes(len(t)), i))(*helper(p)))
+    plain = layout.data / "plain"
+    (plain / "sub").mkdir(parents=True)
+    for i in range(5):
+        (plain / f"f{i}.csv").write_text("x")
+        (plain / "sub" / f"g{i}.csv").write_text("x")
+    one_by_one: list[str] = []
+    entrywise = walker._Walker._directory
+
+    def spy(self, directory, *args):
+        one_by_one.append(directory)
+        return entrywise(self, directory, *args)
+
+    monkeypatch.setattr(walker._Walker, "_directory", spy)
+    inv = exposure(layout.roots(), sizes=False)
+    assert inv.entries >= 12
+    assert str(plain) not in one_by_one and str(plain / "sub") not in one_by_one
 
 
 @pytest.mark.parametrize("seed", range(20))
