@@ -15,6 +15,7 @@ import venv
 from pathlib import Path
 
 import pytest
+from conftest import c_compiler
 
 from localfs_explorer.cli.main import build_parser
 
@@ -106,12 +107,6 @@ def test_the_wheel_alone_runs_every_command(wheel, tmp_path) -> None:
     assert (work / "tree.json").is_file() and (work / "r.html").is_file()
 
 
-def _compiler() -> str | None:
-    import sysconfig
-
-    return shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0])
-
-
 def _helper_in(names: list[str]) -> bool:
     return any(n.startswith("localfs_explorer/_listing.") and n.endswith((".so", ".pyd"))
                for n in names)
@@ -160,7 +155,7 @@ def test_the_wheel_ships_its_data_and_license(wheel) -> None:
 
     names = zipfile.ZipFile(wheel).namelist()
     assert "localfs_explorer/_listing.pyi" in names
-    if _compiler() is not None:
+    if c_compiler() is not None:
         assert _helper_in(names)
     for needed in ("localfs_explorer/py.typed", "localfs_explorer/data/explorer.ipynb",
                    "localfs_explorer/data/completion/bash",

@@ -357,46 +357,17 @@ class _Walker:
         and writable, and only the names a sensitive-name glob matches
         (:func:`~localfs_explorer.sensitive.sensitive_names`) are looked at one by one.
 
-        The listing comes from the compiled helper (:func:`_flat_listing`) when the
-        package has it, else from ``os.scandir`` (:meth:`_scandir_listing`); both give
-        the same names, types and inodes, the helper without a ``DirEntry`` for each.
+        The listing is :meth:`_bulk_listing`'s.
         """
         prefix = directory if directory.endswith("/") else directory + "/"
-        listing = _flat_listing(directory)
-        if listing is not None:
-            all_names, types, all_inodes = listing
-            n = len(all_names)
-            if not n or not self._plain_enough(directory, prefix, n):
-                # The entry-by-entry walk, on a listing of its own.
-                self._directory(directory, depth, dev, stack, counts, self._list_host)
-                return
-            regular = types.count(DT_REG)
-            if regular == n:
-                names, inodes, dirs = all_names, all_inodes, []
-            elif regular + types.count(DT_DIR) == n:
-                is_dir = list(map(DT_DIR.__eq__, types))
-                names = list(compress(all_names, map(not_, is_dir)))
-                inodes = list(compress(all_inodes, map(not_, is_dir)))
-                dirs = list(zip(compress(all_names, is_dir), compress(all_inodes, is_dir),
-                                strict=False))
-            else:
-                # A symlink, another type, or one the filesystem didn't give (DT_UNKNOWN):
-                # os.scandir's entries tell, as in a build without the helper.
-                listing = None
-        if listing is None:
-            got = self._scandir_listing(directory, prefix, depth, dev, stack, counts)
-            if got is None:
-                return  # handed over already
-            names, inodes, dirs, again = got
-        else:
-
-            def again() -> None:
-                self._directory(directory, depth, dev, stack, counts, self._list_host)
-
+        got = self._bulk_listing(directory, prefix, depth, dev, stack, counts)
+        if got is None:
+            return  # handed over already
+        names, inodes, dirs, again = got
         subdirs: list[tuple[str, str, Any]] = []
         if dirs:
             if dev in self.one_device:
-                # No mount point here (checked above) and no subvolumes on this
+                # No mount point here (_plain_enough) and no subvolumes on this
                 # filesystem: the directory's device is this one, its inode the listing's.
                 subdirs.extend((name, prefix + name, _EntryStat(_stat.S_IFDIR, ino, dev))
                                for name, ino in dirs)
@@ -474,6 +445,36 @@ class _Walker:
             or self.executed.hot(directory)
             or home_entries_near(directory, home=self.home)
         )
+
+    def _bulk_listing(
+        self, directory: str, prefix: str, depth: int, dev: int,
+        stack: list[tuple[str, int, int]], counts: list[int],
+    ) -> tuple[list[str], list[int], list[tuple[str, int]], Callable[[], None]] | None:
+        """What :meth:`_scandir_listing` gives, from the compiled helper when the
+        package has it (names, types and inodes without a ``DirEntry`` for each); a
+        directory holding anything but files and directories, or whose types the
+        filesystem didn't give (DT_UNKNOWN), is left to :meth:`_scandir_listing`."""
+        listing = _flat_listing(directory)
+        if listing is None:
+            return self._scandir_listing(directory, prefix, depth, dev, stack, counts)
+        names, types, inodes = listing
+
+        def again() -> None:  # the entry-by-entry walk, on a listing of its own
+            self._directory(directory, depth, dev, stack, counts, self._list_host)
+
+        n = len(names)
+        if not n or not self._plain_enough(directory, prefix, n):
+            again()
+            return None
+        regular = types.count(DT_REG)
+        if regular == n:
+            return names, inodes, [], again
+        if regular + types.count(DT_DIR) != n:
+            return self._scandir_listing(directory, prefix, depth, dev, stack, counts)
+        is_dir = list(map(DT_DIR.__eq__, types))
+        dirs = list(zip(compress(names, is_dir), compress(inodes, is_dir), strict=False))
+        return (list(compress(names, map(not_, is_dir))),
+                list(compress(inodes, map(not_, is_dir))), dirs, again)
 
     def _scandir_listing(
         self, directory: str, prefix: str, depth: int, dev: int,

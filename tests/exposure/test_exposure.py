@@ -633,19 +633,12 @@ def listing(request, monkeypatch) -> str:
     return request.param
 
 
-@pytest.mark.parametrize("typed", [True, False])
 def test_plain_directories_are_decided_at_once_whatever_the_listing_says_of_types(
-        layout: Layout, monkeypatch, typed: bool):
+        layout: Layout, monkeypatch, listing):
     """Without entry types from the helper, os.scandir's entries tell them, and a
     directory of files is still decided at once, not walked entry by entry."""
-    from localfs_explorer.exposure import host, walker
+    from localfs_explorer.exposure import walker
 
-    if host.list_dir is None:
-        pytest.skip("the package was built without its compiled listing helper")
-    helper = host.list_dir
-    if not typed:
-        monkeypatch.setattr(host, "list_dir",
-                            lambda p: (lambda n, t, i: (n, bytes(len(t)), i))(*helper(p)))
     plain = layout.data / "plain"
     (plain / "sub").mkdir(parents=True)
     for i in range(5):

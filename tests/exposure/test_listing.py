@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 import socket
 import stat
-import sysconfig
 from pathlib import Path
 
 import pytest
+from conftest import c_compiler
 
 from localfs_explorer.exposure import host
 
@@ -21,15 +20,10 @@ needs_helper = pytest.mark.skipif(list_dir is None, reason="built without the C 
 DT = {"file": 8, "dir": 4, "symlink": 10, "fifo": 1, "socket": 12}
 
 
-def _compiler() -> str | None:
-    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    return shutil.which(cc)
-
-
 def test_the_helper_is_built_wherever_a_compiler_is() -> None:
     """The build skips the helper only without a C compiler; a broken helper must not
     pass as a machine without one."""
-    if _compiler() is None:
+    if c_compiler() is None:
         pytest.skip("no C compiler here: the walk lists with os.scandir")
     assert list_dir is not None
 
