@@ -264,6 +264,41 @@ def test_described_hosts(layout: Layout):
     assert ("medium", "symlink-root", "/tmp") in kinds(inv)
 
 
+def test_crontabs_user_units_and_cloud_credentials_are_findings():
+    """The issue names these: writable crontabs and systemd user units are critical,
+    gcloud's credentials.db, a .netrc, docker's config and a .p12 readable are high;
+    roots around their neighbours alone keep them out."""
+    from localfs_explorer.fs.spec import load_fs
+
+    named = {
+        "/etc/crontab": "executed", "/etc/cron.d/backup": "executed",
+        "/var/spool/cron/crontabs/op": "executed",
+        "/home/op/.config/systemd/user/sync.service": "executed",
+        "/home/op/.config/gcloud/credentials.db": "credential",
+        "/home/op/.netrc": "credential", "/home/op/.docker/config.json": "credential",
+        "/home/op/certs/client.p12": "credential",
+    }
+    spec = {"version": 1, "home": "/home/op", "cwd": "/srv/app",
+            "entries": {"/": {"type": "dir"}, "/srv/app/server.py": {"type": "file"},
+                        "/home/op/notes/todo.md": {"type": "file"},
+                        **{path: {"type": "file"} for path in named}}}
+    fs = load_fs(spec)
+
+    def inventory(**settings: str) -> Inventory:
+        env = load_env(None, overrides={"HOME": "/home/op", **settings})
+        return exposure(resolve_policy(env, fs=fs, cwd="/srv/app", package_dir="/srv/app"),
+                        ["/"])
+
+    found = {(f.kind, f.resolved or f.path): f.severity for f in
+             inventory(LOCAL_FILE_ACCESS="full").findings}
+    for path, kind in named.items():
+        severity = "critical" if kind == "executed" else "high"
+        anchored = [k for k in found if k[0] == kind and path.startswith(k[1])]
+        assert anchored and all(found[k] == severity for k in anchored), path
+    narrow = inventory(LOCAL_FILE_ACCESS="roots", LOCAL_FILE_ROOTS="/home/op/notes")
+    assert {f.severity for f in narrow.findings} <= {"info"}
+
+
 def test_case_sensitive_host_root_is_not_flagged(layout: Layout):
     inv = exposure(layout.roots())
     from conftest import case_insensitive
