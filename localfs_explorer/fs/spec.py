@@ -8,6 +8,7 @@ A host spec is one JSON object::
       "description": "what this host shows", # optional: free text
       "case_insensitive": false,             # lookups ignore case (macOS default volume)
       "home": "/root",                       # the account's home (pw_dir), need not exist
+      "users": {"www-data": "/var/www"},     # optional: other accounts' homes (~www-data)
       "cwd": "/app",                         # the server's working directory; must exist
       "entries": {
         "/app": {"type": "dir"},
@@ -32,6 +33,9 @@ A host spec is one JSON object::
 - ``{"type": "symlink", "target": TEXT}``: TEXT is stored verbatim, absolute or
   relative, and may point nowhere. An ``"inode"`` KEY shared by symlinks makes them one
   link under several names (what hardlinking a symlink does on Linux).
+
+``users`` names the host's other accounts and their homes, which is what ``~name`` in a
+tool's arguments means on that host; a name it doesn't list has no home there.
 
 Parent directories need not be listed; they are created as plain directories. Files have
 no contents: the policy never reads them. Anything else is an error naming the entry
@@ -131,6 +135,7 @@ class HostSpec(BaseModel):
     case_insensitive: bool = False
     home: str = "/"
     cwd: str = "/"
+    users: dict[str, str] | None = None
     entries: dict[str, Entry] = Field(default_factory=dict)
 
 
@@ -268,6 +273,7 @@ def _build(spec: HostSpec) -> VirtualFS:
         label=spec.label,
         description=spec.description,
         root_device=root_device,
+        users=spec.users,
     )
     if root_entry is not None:
         fs.mkdir("/", device=root_entry.device)
@@ -433,6 +439,8 @@ def to_spec(fs: VirtualFS) -> dict[str, Any]:
     spec["case_insensitive"] = fs.case_insensitive
     spec["home"] = fs.home()
     spec["cwd"] = fs.cwd
+    if fs.users:
+        spec["users"] = fs.users
     spec["entries"] = fs.spec_entries()
     return spec
 

@@ -45,7 +45,7 @@ import os
 import posixpath
 import stat as _stat
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 from ..errors import LocalfsError
@@ -180,10 +180,21 @@ class VirtualFS(FileSystem):
         label: str | None = None,
         description: str | None = None,
         root_device: str = "root",
+        users: Mapping[str, str] | None = None,
     ) -> None:
         for what, value in (("home", home), ("cwd", cwd)):
             if not value.startswith("/"):
                 raise HostSpecError(f"{what} must be an absolute path, not {value!r}")
+        #: The host's accounts by name and their home directories (``~name``).
+        self._users: dict[str, str] = {}
+        for user, user_home in (users or {}).items():
+            if not user or any(ch in user for ch in "/:\x00") or user.strip() != user:
+                raise HostSpecError(f"users: {user!r} is not an account name")
+            if not isinstance(user_home, str) or not user_home.startswith("/"):
+                raise HostSpecError(
+                    f"users: {user!r}'s home must be an absolute path, not {user_home!r}"
+                )
+            self._users[user] = user_home
         self.case_insensitive = case_insensitive
         self._fold = _fold_caseless if case_insensitive else _fold_exact
         self._home = home
@@ -579,6 +590,15 @@ class VirtualFS(FileSystem):
     def home(self) -> str:
         """The simulated account's home directory, as the password database would say."""
         return self._home
+
+    def user_home(self, name: str) -> str | None:
+        """Account ``name``'s home as the host spec's ``users`` names it, or None."""
+        return self._users.get(name)
+
+    @property
+    def users(self) -> dict[str, str]:
+        """The described accounts and their homes (a copy, sorted by name)."""
+        return dict(sorted(self._users.items()))
 
     def default_cwd(self) -> str:
         """The simulated working directory, symlink-free as ``os.getcwd`` reports it."""
