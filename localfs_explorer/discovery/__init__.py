@@ -60,18 +60,19 @@ catalog already names): :func:`nothing_to_find` says so without a walk, and
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from os import PathLike, fspath
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import locations
 from ..errors import LocalfsError
-from ..sensitive import sensitive_reason
+from ..sensitive import check_extra_patterns, sensitive_advice, sensitive_reason
 from .words import (
     _ASSIGNMENT,
     _GLUED_REDIRECT,
@@ -81,6 +82,7 @@ from .words import (
     _MARKUP_TARGET,
     _NOISE,
     _OPTION,
+    _PATH_CHARS,
     _REDIRECT_TARGET,
     _SHELL_SYNTAX,
     _TAG,
@@ -92,10 +94,16 @@ from .words import (
     _plausible_value,
     _redirects_to_file,
     argument_name_kind,
+    is_encoded_argument_name,
     is_path_argument_name,
     looks_like_path,
+    not_a_path_shape,
+    reference_candidate,
     shell_words,
 )
+
+if TYPE_CHECKING:
+    from ..fs import FileSystem
 
 __all__ = [
     "DiscoveryError",
@@ -154,14 +162,20 @@ class FoundPath(BaseModel):
     raw: str
     #: Which rule found it: ``checkpaths``, ``expected``, ``argument name``,
     #: ``path-like value``, ``credential file name``, ``shell word``, ``redirection``,
-    #: ``option value``, ``assignment``, ``link target`` or ``path-like word``.
+    #: ``option value``, ``assignment``, ``command substitution``, ``link target`` or
+    #: ``path-like word``.
     rule: str
-    #: Sensitive-file advice (``"inside ~/.ssh"``), or None.
+    #: Sensitive-file advice (``"inside ~/.ssh"``) on the path as spelt or, when only
+    #: that matches, on where it leads (``"k resolves to /home/ada/.ssh/id_rsa, inside
+    #: ~/.ssh"``); None when neither looks like a credential file.
     sensitive: str | None = None
     #: Caveats: ``~user`` left unexpanded, a NUL byte, a host in a ``file:`` URI ...
     notes: tuple[str, ...] = ()
     #: Other locations where the same path was found.
     also_found_at: tuple[str, ...] = ()
+    #: Where the path leads on the host when a symlink on the way takes it elsewhere
+    #: (its realpath); None when it leads where it says, or wasn't resolved.
+    resolved: str | None = None
 
 
 class FoundPaths(list[FoundPath]):
@@ -184,16 +198,35 @@ class FoundPaths(list[FoundPath]):
 class _Search:
     """State of one discovery: found paths by path, budgets, and what stopped it."""
 
-    def __init__(self, home: str, cwd: str | None, limits: DiscoveryLimits) -> None:
+    def __init__(self, home: str, cwd: str | None, limits: DiscoveryLimits,
+                 fs: FileSystem | None = None, extra: tuple[str, ...] = (),
+                 resolve: bool = True) -> None:
         self.home = home
         # "~/x" → home + "/x"; rstrip so a home of "/" doesn't give "//x".
         self.home_prefix = home.rstrip("/")
         self.cwd = cwd
         self.limits = limits
+        self.fs = fs
+        self.extra = extra
+        self.resolve_links = resolve
+        self.users: dict[str, str | None] = {}
         self.found: dict[str, dict[str, Any]] = {}
         self.stopped: list[str] = []
         self.nodes = 0
         self.strings = 0
+
+    def user_home(self, name: str) -> str | None:
+        """``~name``'s home on the host, asked once per name (None: unknown)."""
+        if name in self.users:
+            return self.users[name]
+        home = None
+        if self.fs is not None and name and len(self.users) < 64:
+            try:
+                home = self.fs.user_home(name)
+            except (OSError, ValueError):
+                home = None
+        self.users[name] = home
+        return home
 
     def stop(self, message: str) -> None:
         if message not in self.stopped:
@@ -248,7 +281,18 @@ class _Search:
         elif path.startswith("~/"):
             path = self.home_prefix + path[1:]
         elif path.startswith("~"):
-            notes.append("~user names another account's home; not expanded")
+            name, slash, rest = path[1:].partition("/")
+            user_home = self.user_home(name)
+            if user_home is not None:
+                path = user_home.rstrip("/") + (f"/{rest}" if slash else "")
+                if not path:
+                    path = "/"
+                notes.append(f"~{name} expanded from the host's accounts")
+            elif not slash:
+                # A lone "~word" naming no account is prose ("~5 minutes"), not a path.
+                return "", notes
+            else:
+                notes.append(f"~{name} names an account this host doesn't know; not expanded")
         if shell and "$" in path:
             notes.append("contains a shell variable the shell would expand")
         if "\x00" in path:
@@ -332,15 +376,15 @@ class _Search:
             return
         kind = argument_name_kind(name)
         if kind == "data":
-            return
-        if kind == "path" and _plausible_value(value):
-            self.add(value, tier="guess", source=label, rule="argument name")
-            return
-        if kind == "weak" and _plausible_value(value) and (
-            looks_like_path(value) or _looks_like_file_name(value)
+            if is_encoded_argument_name(name):
+                return  # base64 and the like: full of '/', never a path
+            kind = None  # an id, a URL, an address: searched like any other value
+        if kind in ("path", "weak") and _plausible_value(value) and (
+            kind == "path" or looks_like_path(value) or _looks_like_file_name(value)
         ):
             self.add(value, tier="guess", source=label, rule="argument name")
-            return
+        # Whatever the name, the value's words are searched too: "cat /etc/passwd" given
+        # as a file_path names /etc/passwd as well.
         has_space = any(ch.isspace() for ch in value)
         if kind == "command" or (
             has_space and _SHELL_SYNTAX.search(value) and not _MARKUP.search(value)
@@ -350,6 +394,7 @@ class _Search:
             self.text(self._bounded(value, label), label)
         else:
             self.word(value, label, rule="path-like value", bare_names=_has_dot(value))
+            self.reference(value, label, "path-like value")
 
     def _bounded(self, value: str, label: str) -> str:
         if len(value) > self.limits.max_text_chars:
@@ -376,11 +421,39 @@ class _Search:
             bare_names
             and "/" not in word
             and not _is_url(word)
-            and sensitive_reason(word, home=self.home) is not None
+            and sensitive_reason(word, home=self.home, extra=self.extra) is not None
         ):
             self.add(word, tier="guess", source=label, rule="credential file name", raw=raw)
 
-    def command(self, text: str, label: str) -> None:
+    def reference(self, token: str, label: str, rule: str, *, prose: bool = False) -> None:
+        """Add what the reference design takes from ``token`` (see
+        :func:`~localfs_explorer.discovery.words.reference_candidate`), unless it is a
+        shape this explorer deliberately doesn't take for a path."""
+        if _PATH_CHARS.search(token) is None:
+            return  # nothing path-like can be left of it
+        found = reference_candidate(token)
+        if found is None:
+            return
+        candidate, how = found
+        if prose:
+            # Sentence punctuation is not part of a name ("see /etc/passwd.").
+            candidate = candidate.rstrip(_TRIM_RIGHT)
+            if not candidate or candidate == "~":
+                return
+        elif how is None and candidate == token and looks_like_path(token):
+            return  # the word rules took this very word already
+        if not_a_path_shape(candidate):
+            return
+        self.add(candidate, tier="guess", source=label, rule=how or rule, raw=token,
+                 shell=not prose)
+
+    def command(self, text: str, label: str, depth: int = 0) -> None:
+        if depth < 4 and ("$(" in text or "`" in text):
+            # A command substitution runs a command of its own, quoted or not.
+            for match in _SUBSTITUTION.finditer(text):
+                inner = match.group(1) if match.group(1) is not None else match.group(2)
+                if inner.strip():
+                    self.command(inner, label, depth + 1)
         words, exact = shell_words(text)
         words = self._words(words, label)
         rule = "shell word" if exact else "shell word (quotes unbalanced: split on spaces)"
@@ -394,8 +467,10 @@ class _Search:
                         and _REDIRECT_TARGET.search(following):
                     self.add(following, tier="guess", source=label, rule="redirection",
                              shell=True)
+                    self.reference(following, label, "redirection")
                     index += 1
                 continue
+            self.reference(word, label, rule)
             if not exact:
                 # Operators still stuck to their neighbours: "2>>log", "a;", "(cd".
                 word = word.strip("(){}")
@@ -407,9 +482,12 @@ class _Search:
             if following is not None and _takes_path(word, following):
                 self.add(following, tier="guess", source=label, rule="option value",
                          raw=f"{word} {following}", shell=True)
+                self.reference(following, label, "option value")
                 index += 1
 
     def shell_word(self, word: str, label: str, rule: str) -> None:
+        if "$(" in word or "`" in word:
+            return  # a quoted command substitution: its own words were searched
         glued = _GLUED_REDIRECT.match(word)
         if glued and _REDIRECT_TARGET.search(glued.group("target")):
             self.add(glued.group("target"), tier="guess", source=label, rule="redirection",
@@ -434,31 +512,70 @@ class _Search:
         self.word(word, label, rule=rule, shell=True)
 
     def text(self, text: str, label: str) -> None:
-        for match in _MARKUP_TARGET.finditer(text):
-            target = next(g for g in match.groups() if g is not None)
-            if target and not _is_url(target) and not target.startswith("#"):
-                self.add(target, tier="guess", source=label, rule="link target")
-        # Link targets are taken above; tags themselves ("</p>") are not words.
-        words = self._words(_TAG.sub(" ", _MARKUP_TARGET.sub(" ", text)).split(), label)
+        markup = _MARKUP.search(text) is not None
+        if markup:
+            for match in _MARKUP_TARGET.finditer(text):
+                target = next(g for g in match.groups() if g is not None)
+                if target and not _is_url(target) and not target.startswith("#"):
+                    self.add(target, tier="guess", source=label, rule="link target")
+            # Link targets are taken above; tags themselves ("</p>") are not words.
+            plain = _TAG.sub(" ", _MARKUP_TARGET.sub(" ", text))
+        else:
+            plain = text
+        words = self._words(plain.split(), label)
         for raw_word in words:
             word = raw_word.lstrip(_TRIM_LEFT).rstrip(_TRIM_RIGHT)
             if not word or word == "~":
                 continue  # a lone "~" in prose is an approximation, not the home folder
+            if "=" in word:
+                unwrapped = reference_candidate(word)
+                if unwrapped is not None and unwrapped[1] in ("assignment", "option value"):
+                    continue  # FOO=/opt/y: the value is the path (taken below), not FOO=
             glued = _GLUED_REDIRECT.match(word)
             if glued and looks_like_path(glued.group("target")):
                 word = glued.group("target")
-            self.word(word, label, rule="path-like word", bare_names=False, raw=raw_word)
+            self.word(word, label, rule="path-like word", bare_names=_has_dot(word),
+                      raw=raw_word)
+        if _PATH_CHARS.search(plain) is not None:
+            # The reference design splits every value as a shell command: its tokens
+            # (quotes grouping words, '=' and '<' unwrapped) are found here as well. In
+            # markup the tags are gone first: "</p>" is a closing tag, not a path "/p".
+            tokens, _ = shell_words(plain)
+            for token in self._words(tokens, label):
+                if not _is_operator(token):
+                    self.reference(token, label, "path-like word", prose=True)
+
+    def resolve(self, path: str, cwd: str | None) -> str | None:
+        """Where ``path`` leads on the host, when that differs from how it is spelt."""
+        if self.fs is None or not self.resolve_links:
+            return None
+        if path.startswith("/"):
+            absolute = path
+        elif cwd and cwd.startswith("/") and not path.startswith("~"):
+            absolute = posixpath.join(cwd, path)
+        else:
+            return None  # an unexpanded ~user, or relative with nothing to anchor it
+        try:
+            resolved = self.fs.realpath(absolute)
+        except (OSError, ValueError, RecursionError):
+            return None
+        if resolved == posixpath.normpath(absolute) or not isinstance(resolved, str):
+            return None
+        return resolved
 
     def result(self, home: str, cwd: str | None) -> FoundPaths:
         ordered = sorted(self.found.values(), key=lambda e: _TIER_RANK[e["tier"]])
-        paths = [
-            FoundPath(
-                path=e["path"], tier=e["tier"], source=e["source"], raw=e["raw"],
-                rule=e["rule"], sensitive=sensitive_reason(e["path"], home=home, cwd=cwd),
-                notes=tuple(e["notes"]), also_found_at=tuple(e["also"]),
-            )
-            for e in ordered
-        ]
+        paths = []
+        for e in ordered:
+            path = e["path"]
+            resolved = self.resolve(path, cwd)
+            paths.append(FoundPath(
+                path=path, tier=e["tier"], source=e["source"], raw=e["raw"],
+                rule=e["rule"],
+                sensitive=sensitive_advice(path, resolved, home=home, cwd=cwd,
+                                           extra=self.extra),
+                notes=tuple(e["notes"]), also_found_at=tuple(e["also"]), resolved=resolved,
+            ))
         return FoundPaths(paths, self.stopped)
 
 
@@ -471,6 +588,10 @@ def _mapping_children(
         key = str(k)
         child = locations.child_label(label, key)
         yield child, child if same else locations.child_label(generic, key), key, v
+
+
+#: A command substitution with nothing nested in it: ``$(...)`` or backquotes.
+_SUBSTITUTION = re.compile(r"\$\(([^()]*)\)|`([^`]*)`")
 
 
 def _has_dot(word: str) -> bool:
@@ -563,8 +684,11 @@ class _Skip:
                 kind = _SKIPPED
             else:
                 name_kind = argument_name_kind(name)
-                kind = (_DATA_NAME if name_kind == "data"
-                        else _PLAIN_NAME if name_kind is None else _SEARCHED)
+                if name_kind == "data":
+                    # Encoded bytes are never searched; an id or URL is, word by word.
+                    kind = _DATA_NAME if is_encoded_argument_name(name) else _PLAIN_NAME
+                else:
+                    kind = _PLAIN_NAME if name_kind is None else _SEARCHED
             if len(self.kinds) >= 4096:
                 self.kinds.clear()  # names are few; a flood of odd ones isn't kept
             found = self.kinds[key] = (label, kind)
@@ -702,6 +826,9 @@ def discover_paths(
     cwd: str | None = None,
     skip: Iterable[str] = (),
     limits: DiscoveryLimits | None = None,
+    fs: FileSystem | None = None,
+    resolve: bool = True,
+    extra_sensitive: Iterable[str] = (),
 ) -> FoundPaths:
     """The local paths a tool call's ``arguments`` would touch, strongest tier first.
 
@@ -709,9 +836,17 @@ def discover_paths(
     ``attachments[].local_path``); ``expected`` lists paths the caller says the call
     will touch; ``skip`` lists argument locations already described elsewhere (by the
     catalog), which are not searched at all, nor is anything under them. ``home``
-    expands ``~``; ``cwd`` anchors relative paths for the sensitive-file advice only
-    (paths stay relative). The result is a list of :class:`FoundPath`; its
-    ``truncated`` attribute says whether a bound in ``limits`` stopped the search.
+    expands ``~``; ``cwd`` anchors relative paths for the sensitive-file advice and
+    for resolving them (paths stay relative).
+
+    ``fs`` is the host the tools run on (this machine when None): ``~name`` expands
+    to the home its account database gives (:meth:`FileSystem.user_home`), and, with
+    ``resolve``, each path is followed through symlinks there so the sensitive-file
+    advice covers where it leads (:attr:`FoundPath.resolved`). ``extra_sensitive``
+    adds name globs to the sensitive-file list (``*.kdbx``).
+
+    The result is a list of :class:`FoundPath`; its ``truncated`` attribute says
+    whether a bound in ``limits`` stopped the search.
     """
     if type(arguments) is not dict and not isinstance(arguments, Mapping):
         raise DiscoveryError(f"arguments must be a JSON object, not {type(arguments).__name__}")
@@ -727,12 +862,21 @@ def discover_paths(
                 f"checkpaths[{index}] must be an argument location string, not "
                 f"{type(location).__name__}"
             )
-    search = _Search(home, cwd, limits)
+    try:
+        extra = check_extra_patterns(extra_sensitive)
+    except LocalfsError as exc:
+        raise DiscoveryError(str(exc)) from None
+    if fs is None:
+        from ..fs import HostFS
+
+        fs = HostFS()
+    search = _Search(home, cwd, limits, fs, extra, resolve)
     for location in checkpaths:
         search.declared(arguments, location, described)
     search.expected(expected)
-    # The guess walk leaves declared arguments alone: a declared path with spaces
-    # would otherwise come back again as a handful of guessed words.
-    walk_skip = _skip_filter((*described.locations, *checkpaths)) if checkpaths else described
-    search.walk(arguments, "", "", "", walk_skip, 0)
+    # Declared arguments are searched by the guess walk as well, as every argument is
+    # in the reference design: "/a b/c" declared finds "/a" and "b/c" too (guesses),
+    # and "cat /etc/passwd" declared finds /etc/passwd.
+    search.walk(arguments, "", "", "", described, 0)
     return search.result(home, cwd)
+
