@@ -371,6 +371,9 @@ def sensitive_advice(
     target = sensitive_reason(resolved, home=home, cwd=cwd, extra=extra)
     if target is None:
         return None
+    spelt = _absolute(path, home, cwd)
+    if spelt is not None and posixpath.normpath(spelt) == resolved:
+        return target  # the same place spelt another way (relative, "..", "~")
     return f"{path} resolves to {resolved}, {target}"
 
 

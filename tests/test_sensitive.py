@@ -304,3 +304,13 @@ def test_every_shipped_name_glob_has_a_needle():
     assert _needle("*.pem") == ".pem\n" and _needle("id_*") == "\nid_"
     assert _needle(".env*") == ".env"
     assert _needle("token.json") == ".json\n" and _needle("client_secret*.json") == ".json\n"
+
+
+def test_advice_on_a_respelling_of_the_same_place_names_one_path() -> None:
+    from localfs_explorer.sensitive import sensitive_advice
+
+    key = "/home/ada/.ssh/id_ed25519"
+    assert sensitive_advice(".ssh/id_ed25519", key, home=HOME, cwd="/home/ada") == (
+        "inside ~/.ssh")
+    assert sensitive_advice("/home/ada/x/../.ssh/id_ed25519", key, home=HOME) == (
+        "inside ~/.ssh")

@@ -376,9 +376,9 @@ class _Search:
             return
         kind = argument_name_kind(name)
         if kind == "data":
-            if is_encoded_argument_name(name):
-                return  # base64 and the like: full of '/', never a path
-            kind = None  # an id, a URL, an address: searched like any other value
+            if not is_encoded_argument_name(name):  # base64 and the like: never searched
+                self.anchored(value, label)
+            return
         if kind in ("path", "weak") and _plausible_value(value) and (
             kind == "path" or looks_like_path(value) or _looks_like_file_name(value)
         ):
@@ -395,6 +395,24 @@ class _Search:
         else:
             self.word(value, label, rule="path-like value", bare_names=_has_dot(value))
             self.reference(value, label, "path-like value")
+
+    def anchored(self, value: str, label: str) -> None:
+        """An id, URL, address or type: only words spelt as local paths are taken
+        (``file:`` URIs, ``/x``, ``~/x``, ``./x``, ``../x``). A relative ``a/b`` there is a
+        Gmail id (``m/1``), a URL without its scheme, a MIME type, not a path."""
+        if any(ch.isspace() for ch in value):
+            tokens = self._words(shell_words(self._bounded(value, label))[0], label)
+        else:
+            tokens = [value]
+        for token in tokens:
+            found = reference_candidate(token)
+            if found is None:
+                continue
+            candidate, how = found
+            if (candidate[0] in "/~" or candidate.startswith(("./", "../"))
+                    or candidate[:5].lower() == "file:") and not not_a_path_shape(candidate):
+                self.add(candidate, tier="guess", source=label, rule=how or "path-like value",
+                         raw=token)
 
     def _bounded(self, value: str, label: str) -> str:
         if len(value) > self.limits.max_text_chars:

@@ -13,7 +13,7 @@ from ..catalog import (
     default_catalog,
     register_tools,
 )
-from .call import _probe, _resolve_access
+from .call import _probe, _resolve_access, extra_sensitive_patterns
 from .records import CallVerdict, ProbeError, verdicts_frame
 
 if TYPE_CHECKING:
@@ -33,6 +33,7 @@ def iter_call_verdicts(
     expected_paths: Sequence[str] = (),
     walk_limit: int = 10000,
     discover: bool = True,
+    extra_sensitive: Sequence[str] = (),
 ) -> Iterator[CallVerdict]:
     """Probe each call in turn, yielding one :class:`CallVerdict` per call.
 
@@ -40,12 +41,15 @@ def iter_call_verdicts(
     {...}}``, optionally with ``drive_names``/``expected_paths``) or the path of a JSONL
     file of them, read by :func:`localfs_explorer.calls_file.read_calls`. A malformed call
     yields a verdict with outcome ``error`` whose message names the file and line
-    (``FILE:LINE: ...``); the rest still run. An unreadable file raises :class:`ProbeError`.
+    (``FILE:LINE: ...``); the rest still run. An unreadable file raises :class:`ProbeError`,
+    and so does a bad ``extra_sensitive`` glob (name globs added to the sensitive-file
+    advice, as in :func:`~localfs_explorer.probe.probe_call`).
     """
     catalog = catalog or default_catalog()
     registration = registration or register_tools(policy, catalog)
     access = _resolve_access(access)
     expected_paths = tuple(expected_paths)
+    extra = extra_sensitive_patterns(extra_sensitive)
     for index, call in enumerate(read_calls(calls, error=ProbeError)):
         if isinstance(call, BadCall):
             yield CallVerdict(
@@ -56,7 +60,7 @@ def iter_call_verdicts(
         yield _probe(
             policy, call.name, call.arguments, over_http, access, catalog, registration,
             expected_paths + call.expected_paths, walk_limit, call.drive_names, discover,
-            index, call.line,
+            index, call.line, extra,
         )
 
 

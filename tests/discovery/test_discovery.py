@@ -134,13 +134,16 @@ def test_encoded_and_type_arguments_are_not_searched() -> None:
     assert paths(args) == []
 
 
-def test_identifier_and_url_arguments_are_searched_word_by_word() -> None:
-    # Never taken whole for a path, but a word in them that is one is found.
+def test_identifier_and_url_arguments_give_only_words_spelt_as_local_paths() -> None:
+    # A file: URI or an absolute path in them is local; a relative "a/b" is an id.
     result = found({"file_id": "1AbC/xyz", "url": "file:///etc/passwd",
-                    "uri": "https://example.com/a/b", "id": "abc123"})
-    assert set(result) == {"1AbC/xyz", "/etc/passwd"}
+                    "uri": "https://example.com/a/b", "id": "abc123", "message_id": "m/1",
+                    "source_url": "example.com/a/b", "ids": ["~/k.txt", "../up.txt", "a/b"],
+                    "email": "see /srv/mail.txt and x/y"})
+    assert set(result) == {"/etc/passwd", "/home/ada/k.txt", "../up.txt", "/srv/mail.txt"}
     assert result["/etc/passwd"].rule == "path-like value"
     assert result["/etc/passwd"].source == "url"
+    assert result["/home/ada/k.txt"].source == "ids[0]"
 
 
 def test_names_apply_inside_nested_objects_and_lists() -> None:
