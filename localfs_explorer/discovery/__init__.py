@@ -99,6 +99,7 @@ from .words import (
     looks_like_path,
     not_a_path_shape,
     reference_candidate,
+    reference_clean,
     shell_words,
 )
 
@@ -390,6 +391,9 @@ class _Search:
             has_space and _SHELL_SYNTAX.search(value) and not _MARKUP.search(value)
         ):
             self.command(self._bounded(value, label), label)
+            if not has_space:
+                # One word is one token to the reference design, quotes and all.
+                self.reference(value, label, "shell word")
         elif has_space:
             self.text(self._bounded(value, label), label)
         else:
@@ -448,18 +452,34 @@ class _Search:
         :func:`~localfs_explorer.discovery.words.reference_candidate`), unless it is a
         shape this explorer deliberately doesn't take for a path."""
         if _PATH_CHARS.search(token) is None:
-            return  # nothing path-like can be left of it
+            # Nothing path-like can be left of it; in a command, what is left may still
+            # be a credential file's name the word rules didn't unwrap (">> FOO=.env").
+            if not prose and _UNWRAPS.search(token) is not None:
+                bare, how = reference_clean(token)
+                if bare and bare != token and not any(ch.isspace() for ch in bare) \
+                        and not _is_url(bare) and bare[0] not in "-*?[" \
+                        and sensitive_reason(bare, home=self.home, extra=self.extra):
+                    self.add(bare, tier="guess", source=label, rule="credential file name",
+                             raw=token)
+            return
         found = reference_candidate(token)
         if found is None:
             return
         candidate, how = found
+        if "`" in candidate:
+            # A backquote opens or closes a command substitution (or, in prose, a code
+            # span); it is not part of a name.
+            candidate = candidate.strip("`")
         if prose:
             # Sentence punctuation is not part of a name ("see /etc/passwd.").
             candidate = candidate.rstrip(_TRIM_RIGHT)
             if not candidate or candidate == "~":
                 return
-        elif how is None and candidate == token and looks_like_path(token):
+        elif how is None and candidate == token and looks_like_path(token) \
+                and "$(" not in token and "`" not in token:
             return  # the word rules took this very word already
+        if not candidate:
+            return
         if not_a_path_shape(candidate):
             return
         self.add(candidate, tier="guess", source=label, rule=how or rule, raw=token,
@@ -483,8 +503,10 @@ class _Search:
             if _is_operator(word):
                 if _redirects_to_file(word, following) and following is not None \
                         and _REDIRECT_TARGET.search(following):
-                    self.add(following, tier="guess", source=label, rule="redirection",
-                             shell=True)
+                    target = following.strip("`") if "`" in following else following
+                    if target:
+                        self.add(target, tier="guess", source=label, rule="redirection",
+                                 raw=following, shell=True)
                     self.reference(following, label, "redirection")
                     index += 1
                 continue
@@ -608,6 +630,8 @@ def _mapping_children(
         yield child, child if same else locations.child_label(generic, key), key, v
 
 
+#: What the reference design's clean-up of a token can strip or unwrap.
+_UNWRAPS = re.compile(r"[<>=(){};|&]")
 #: A command substitution with nothing nested in it: ``$(...)`` or backquotes.
 _SUBSTITUTION = re.compile(r"\$\(([^()]*)\)|`([^`]*)`")
 
@@ -658,10 +682,10 @@ def _strings_at(label: str, value: Any) -> Iterator[tuple[str, str]]:
 
 
 _SKIPPED, _DATA_NAME, _SEARCHED, _PLAIN_NAME = 0, 1, 2, 3
-# One word with no '/', '.', '~' or ':': under a name that says nothing about paths
+# One word with no '/', '.', '~', ':' or '\\': under a name that says nothing about paths
 # (_PLAIN_NAME) the walk takes it whole as a single word, and such a word is never a
 # path, a file: URI or a credential file's name, so it finds nothing there.
-_INERT_WORD = re.compile(r"[^\s/.~:]+")
+_INERT_WORD = re.compile(r"[^\s/.~:\\]+")
 
 
 class _Skip:

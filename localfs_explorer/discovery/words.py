@@ -172,7 +172,7 @@ _HTML_ELEMENTS = (
     "sup|svg|table|tbody|td|textarea|tfoot|th|thead|time|title|tr|tt|u|ul|video"
 )
 _TAG = re.compile(
-    rf"<!--.*?-->|<!doctype\b[^<>]*>|</?(?:{_HTML_ELEMENTS})(?=[\s/>])[^<>]*>",
+    rf"<!--.*?-->|<!doctype\b[^<>]*>|</?(?:{_HTML_ELEMENTS})(?=\s|/?>)[^<>]*>",
     re.IGNORECASE | re.DOTALL,
 )
 _MARKUP = re.compile(rf"{_TAG.pattern}|\]\(", re.IGNORECASE | re.DOTALL)
@@ -223,16 +223,9 @@ def shell_words(text: str) -> tuple[list[str], bool]:
 _PATH_CHARS = re.compile(r"[/~\\]")
 
 
-def reference_candidate(token: str) -> tuple[str, str | None] | None:
-    """A word cleaned the way the reference design cleans a token, if what is left is
-    path-like by its rule; with how it was unwrapped (None: not at all).
-
-    The rule: keep what follows the last ``>``, then the last ``<`` (a redirection glued
-    on, or inside a quoted word); drop a leading ``$(``, surrounding ``(){}`` and trailing
-    ``;|&)``; unwrap ``NAME=value`` and ``--opt=value`` when the part before ``=`` is a
-    word. Path-like: not a flag, a non-``file:`` URL, a bare glob or ``.``/``..``, and
-    starts with ``~`` or holds ``/`` or ``\\``.
-    """
+def reference_clean(token: str) -> tuple[str, str | None]:
+    """A word cleaned the way the reference design cleans a token, and how it was
+    unwrapped (None: not at all); see :func:`reference_candidate`."""
     how: str | None = None
     text = token
     if ">" in text:
@@ -248,6 +241,20 @@ def reference_candidate(token: str) -> tuple[str, str | None] | None:
         if left and left.lstrip("-").replace("_", "").isalnum():
             how = "option value" if left.startswith("-") else "assignment"
             text = right
+    return text, how
+
+
+def reference_candidate(token: str) -> tuple[str, str | None] | None:
+    """A word cleaned the way the reference design cleans a token, if what is left is
+    path-like by its rule; with how it was unwrapped (None: not at all).
+
+    The rule: keep what follows the last ``>``, then the last ``<`` (a redirection glued
+    on, or inside a quoted word); drop a leading ``$(``, surrounding ``(){}`` and trailing
+    ``;|&)``; unwrap ``NAME=value`` and ``--opt=value`` when the part before ``=`` is a
+    word. Path-like: not a flag, a non-``file:`` URL, a bare glob or ``.``/``..``, and
+    starts with ``~`` or holds ``/`` or ``\\``.
+    """
+    text, how = reference_clean(token)
     if not text or text[0] in "-*?[" or text in (".", ".."):
         return None
     if "://" in text and text.partition("://")[0].lower() != "file":
