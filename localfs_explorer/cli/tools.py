@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import Any, TextIO
 
 from ..textsafe import one_line
@@ -47,6 +48,10 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
                    help="stop a folder walk after N entries, saying so (default 10000)")
     p.add_argument("--no-discover", dest="discover", action="store_false",
                    help="check only the paths the catalog describes")
+    p.add_argument("--sensitive-pattern", metavar="GLOB", action="append", default=[],
+                   help="a file-name glob to add to the sensitive-file advice, e.g. "
+                   "'*.kdbx' (repeatable; also LOCALFS_EXPLORER_SENSITIVE_PATTERNS, "
+                   "comma-separated)")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="one JSON object per call")
     fmt.add_argument("--csv", action="store_true", help="one CSV row per (call, path)")
@@ -107,6 +112,25 @@ def _calls(args: argparse.Namespace) -> Any:
     return [call]
 
 
+def sensitive_patterns_option(args: argparse.Namespace) -> tuple[str, ...]:
+    """The extra sensitive-name globs: the environment's, then ``--sensitive-pattern``."""
+    from ..sensitive import (
+        SENSITIVE_PATTERNS_ENV,
+        SensitivePatternsError,
+        check_extra_patterns,
+        extra_patterns_from_env,
+    )
+
+    try:
+        from_env = extra_patterns_from_env(os.environ)
+    except SensitivePatternsError as exc:
+        raise cli.UsageError(f"{SENSITIVE_PATTERNS_ENV}: {exc}") from None
+    try:
+        return check_extra_patterns((*from_env, *args.sensitive_pattern))
+    except SensitivePatternsError as exc:
+        raise cli.UsageError(f"--sensitive-pattern: {exc}") from None
+
+
 def cmd_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..access import AccessListError, load_access
     from ..probe import ProbeError, VerdictCsv, iter_call_verdicts
@@ -119,6 +143,7 @@ def cmd_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             access = load_access(args.access)
         except (AccessListError, OSError, ValueError) as exc:
             raise cli.UsageError(f"--access {args.access}: {exc}") from None
+    extra_sensitive = sensitive_patterns_option(args)
     table = VerdictCsv(out) if args.csv else None
     all_ok = True
     errors = False
@@ -127,6 +152,7 @@ def cmd_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             policy, _calls(args), over_http=args.over_http, access=access,
             catalog=load_catalog_option(args), expected_paths=tuple(args.expect),
             walk_limit=args.walk_limit, discover=args.discover,
+            extra_sensitive=extra_sensitive,
         )
         for verdict in verdicts:
             all_ok = all_ok and verdict.outcome == "ok"
