@@ -80,12 +80,13 @@ _CONFIG_INPUTS = (
     "export_overrides",
 )
 _PATH_INPUTS = ("paths_text", "op", "over_http")
-_TOOL_INPUTS = ("tool_name", "tool_args_text", "access_text")
+_TOOL_INPUTS = ("tool_name", "tool_args_text", "access_text", "sensitive_text")
 _BATCH_INPUTS = ("batch_path", "batch_text")
 # Inputs typed character by character: coalesced. Everything else (dropdowns, buttons,
 # uploads) is computed at once.
 _TYPED = frozenset({
     "overrides", "unset", "cwd", "package_dir", "paths_text", "tool_args_text", "access_text",
+    "sensitive_text",
 })
 
 
@@ -143,6 +144,8 @@ class ExplorerModel(StagedModel):
     tool_args_text = Unicode("{}")
     #: Optional tool access lists as JSON (``{"server": {"approval_list": [...]}}``).
     access_text = Unicode("")
+    #: Extra sensitive-file name globs for the advice, by comma or line (``*.kdbx``).
+    sensitive_text = Unicode("")
     batch_path = Unicode("")
     batch_text = Unicode(None, allow_none=True)
     batch_name = Unicode("")
@@ -211,6 +214,8 @@ class ExplorerModel(StagedModel):
             stages = {"config", "paths", "tool", "batch"}
         elif name in _PATH_INPUTS:
             stages = {"paths"}
+        elif name == "sensitive_text":
+            stages = {"tool", "batch"}  # the advice of every probed call
         elif name in _TOOL_INPUTS:
             stages = {"tool"}
         else:
@@ -687,6 +692,7 @@ class ExplorerModel(StagedModel):
                 self.call_verdict = probe_call(
                     self.policy, self.tool_name, arguments, over_http=self._over_http(),
                     access=access, registration=self.registration,
+                    extra_sensitive=self.extra_sensitive(),
                 )
             except (ArgumentsError, ProbeError, ExplorerError) as exc:
                 self.call_error = self.clean(str(exc))
@@ -694,6 +700,16 @@ class ExplorerModel(StagedModel):
                 self.call_error = self.clean(str(exc))
         finally:
             self.tool_rev += 1
+
+    def extra_sensitive(self) -> tuple[str, ...]:
+        """The globs of :attr:`sensitive_text`, checked (an :class:`ExplorerError` if bad)."""
+        from ..sensitive import SensitivePatternsError, check_extra_patterns
+
+        globs = [g for g in self.sensitive_text.replace("\n", ",").split(",") if g.strip()]
+        try:
+            return check_extra_patterns(globs)
+        except SensitivePatternsError as exc:
+            raise ExplorerError(f"sensitive-file patterns: {exc}") from None
 
     def _access(self) -> Any:
         if not self.access_text.strip():
@@ -742,7 +758,8 @@ class ExplorerModel(StagedModel):
             for v in iter_call_verdicts(self.policy, calls,
                                         over_http=self._over_http(),
                                         access=self._access(),
-                                        registration=self.registration):
+                                        registration=self.registration,
+                                        extra_sensitive=self.extra_sensitive()):
                 verdicts.append(v)
                 if len(verdicts) % step == 0:
                     self.batch_done = len(verdicts)
