@@ -24,10 +24,10 @@ from ..catalog import (
     register_tools,
 )
 from ..discovery import DiscoveryError, DiscoveryLimits, discover_paths, nothing_to_find
-from ..sensitive import check_extra_patterns, sensitive_advice
+from ..sensitive import SensitivePatternsError, check_extra_patterns, sensitive_advice
 from ..vocab import Gate, Outcome
 from .images import extract_image_sources
-from .records import CallVerdict, PathVerdict
+from .records import CallVerdict, PathVerdict, ProbeError
 from .walk import (
     _absolute,
     _child,
@@ -554,9 +554,8 @@ def probe_call(
 
 def extra_sensitive_patterns(globs: Sequence[str]) -> tuple[str, ...]:
     """An operator's extra sensitive-name globs, checked (a :class:`ProbeError` if bad)."""
-    from ..sensitive import SensitivePatternsError
-    from .records import ProbeError
-
+    if not globs:
+        return ()  # the usual case, once per call: nothing to check
     try:
         return check_extra_patterns(globs)
     except SensitivePatternsError as exc:
