@@ -6,50 +6,80 @@ Three tiers, strongest first:
   tool's own statement of which arguments are paths);
 - ``expected``: paths the caller says the call will touch;
 - ``guess``: everything else, found by looking. An argument whose *name* says it holds
-  a path (``local_path``, ``output_file``, ``dest_dir`` ...), and anywhere in the
-  arguments a *value* that looks like a path (``/x``, ``~/x``, ``./x``, ``a/b.txt``),
+  a path (``local_path``, ``output_file``, ``dest_dir`` ...), and in *every* argument's
+  value the words that look like paths (``/x``, ``~/x``, ``./x``, ``a/b.txt``),
   including the words of shell command strings.
 
 Discovery is advice about what to check, not a verdict. A tool can ignore its
 arguments and open any file, and a word that looks like a path may not be one; the
 engine decides what each path means for the server.
 
-The rules of the guess tier, and why:
+It finds at least what the layered discovery of a client-side permission gate (the
+reference design: declared checkpaths, picker paths, argument names, then each
+argument's shell tokens) finds; ``tests/discovery/test_reference_design.py`` holds it
+to an oracle of that design's rules. The rules of the guess tier, and why:
 
 - **Names.** An argument name is split into words (``localPath`` → ``local path``) and
   its last word decides, because that is the noun: ``output_file`` holds a file,
   ``file_id`` holds an id (Drive ids are everywhere in this server's arguments).
   Strong nouns (``path``, ``file``, ``dir``, ``folder``, ``cwd`` ...) take any
-  plausible value; weak ones (``dest``, ``output``, ``source``, ``target``, ``root``
-  ...) and ``file_name`` take a value only when it looks like a path or a file name
+  plausible value whole; weak ones (``dest``, ``output``, ``source``, ``target``,
+  ``root`` ...) and ``file_name`` only a value that looks like a path or a file name
   (``report.pdf``), since ``output="json"`` and ``source="drive"`` are not paths.
-- **Values.** A word is path-like when it starts with ``/``, ``~/``, ``./`` or ``../``,
-  or contains ``/`` and isn't something else that does: a URL (any ``scheme://``
-  other than ``file:``, ``mailto:``, ``data:`` ..., ``user@host:path``), a MIME type
-  (``text/plain``), a date or fraction (``2024/01/31``), a short ``and/or``, or a
-  string with a name longer than a file system allows (base64). A ``file:`` URI is
-  decoded to its path. A bare credential file name (``.env``, ``id_rsa``,
-  ``server.pem``) counts too, so ``cat .env`` is noticed.
+  Whatever the name, the value's words are searched as well: ``{"file_path": "cat
+  /etc/passwd"}`` gives the whole value and ``/etc/passwd``, and a declared argument's
+  words are guesses beside its declared value, as in the reference design.
+- **Values.** A word is path-like when it starts with ``/``, ``~``, ``./`` or ``../``,
+  or contains ``/`` (or ``\\``) and isn't something else that does: a URL (any
+  ``scheme://`` other than ``file:``, ``mailto:``, ``data:`` ..., ``user@host:path``),
+  a MIME type (``text/plain``), a date or fraction (``2024/01/31``), a short
+  ``and/or``, or a string with a name longer than a file system allows. A ``file:`` URI
+  is decoded to its path. A bare credential file name (``.env``, ``id_rsa``,
+  ``server.pem``) counts too, so ``cat .env`` is noticed; outside a command only one
+  with a dot in it (a lone ``credentials`` in prose is a word).
+- **Ids, URLs, addresses** (``file_id``, ``url``, ``uri``, ``email`` ...) are never
+  taken whole, and of their words only those spelt as local paths count (``file:``
+  URIs, ``/x``, ``~/x``, ``./x``): ``{"url": "file:///etc/passwd"}`` is
+  ``/etc/passwd``, while a Gmail id ``m/1`` or ``example.com/a`` is not a path.
+  Encoded bytes (``content_base64``) are not searched at all: base64 is full of ``/``.
 - **Shell commands.** A value is split as a shell command when its argument is named
   ``command``/``cmd``/``script``/``shell`` or it contains shell syntax (``| < > ; &``,
-  ``$(``, backquotes). :func:`shlex.split` rules apply, with operators split off; on a
-  quoting error the value is split on whitespace instead. The word after a
-  redirection (``> out``, ``2>>log``, ``< in``) is a path whatever it looks like;
-  ``--opt=value`` and ``VAR=value`` are unwrapped, and ``--output file`` takes the
-  next word when the option's name says it holds a path. ``$HOME`` and ``~`` expand
-  to the given home (even inside quotes, where a shell wouldn't: finding the file
-  matters more than the exact spelling). Other text is split on whitespace, with
-  surrounding quotes and punctuation trimmed and Markdown/HTML link targets taken
-  out first.
-- **Home.** ``~`` and ``~/x`` expand to ``home``. ``~user/x`` is kept as written and
-  noted, because looking ``user`` up on this machine says nothing about the server's.
+  ``$(``, backquotes) and isn't markup. :func:`shlex.split` rules apply, with
+  operators split off; on a quoting error the value is split on whitespace instead.
+  The word after a redirection (``> out``, ``2>>log``, ``< in``) is a path whatever it
+  looks like; ``--opt=value`` and ``VAR=value`` are unwrapped, and ``--output file``
+  takes the next word when the option's name says it holds a path. ``$(...)`` and
+  backquoted commands are searched as commands of their own, quoted or not
+  (``echo "$(wc -l < /etc/passwd)"``). ``$HOME`` and ``~`` expand to the given home
+  (even inside quotes, where a shell wouldn't: finding the file matters more than the
+  exact spelling).
+- **Other text** is split on whitespace, with surrounding quotes and punctuation
+  trimmed and Markdown/HTML link targets taken out first; and, as the reference design
+  splits every value as a command, its shell tokens are searched too (quotes grouping
+  a path with spaces, ``FOO=/opt/y`` and ``--out=/etc/x`` unwrapped, ``<``/``>`` split
+  off). Only a known HTML element (``<p>``, ``<img src=...>``, ``</a>``), a comment or a
+  doctype counts as markup, so ``sort </etc/passwd 2>&1`` is a redirection, not a tag.
+- **Home.** ``~`` and ``~/x`` expand to ``home``; ``~name/x`` to the home the host's
+  account database gives (:meth:`~localfs_explorer.fs.FileSystem.user_home`: this
+  machine's password database, or a described host's ``users``). An account the host
+  doesn't know is kept as written with a note, and a lone ``~word`` naming none is
+  prose (``~5 minutes``), as the reference design, which gives up on it, treats it.
 - **Relative paths** stay relative: the engine resolves them against the cwd of the
   server. ``cd`` inside a command is not followed.
-- ``/dev/null`` and the standard streams are dropped as noise.
+
+Where it differs from the reference design on purpose: it also searches nested
+objects and lists (arguments are JSON, and paths sit in ``attachments[0].local_path``);
+it drops ``/dev/null`` and the standard streams (never files a policy is about); it
+trims sentence punctuation from prose words and takes quotes and backquotes as shell
+syntax in one-word values too (``see /etc/passwd.`` is ``/etc/passwd``, not
+``/etc/passwd.``); it leaves out the non-path shapes listed under *Values* and the
+words of ids, URLs and encoded bytes said above; a lone ``~`` in prose is an
+approximation, not the home folder.
 
 Every found path keeps where it was found (``source``: an argument location such as
 ``attachments[0].local_path``, or ``expected``), the rule that found it, the original
-string (``raw``) and sensitive-file advice. Paths are deduplicated, keeping the
+string (``raw``) and sensitive-file advice, asked of the path as spelt and of where it
+leads on the host (:attr:`FoundPath.resolved`). Paths are deduplicated, keeping the
 strongest tier. The walk is bounded (depth, strings, characters, words, paths); when
 a bound stops it, the result says so (:attr:`FoundPaths.truncated`).
 
