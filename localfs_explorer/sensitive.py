@@ -187,6 +187,10 @@ class _Prepared(NamedTuple):
     any_dir: re.Pattern[str]
     #: Folder-name entries by case-folded name.
     dirs: dict[str, SensitivePattern]
+    #: True when every folder name starts with a dot: a path holds one only if it has
+    #: a component starting with one ("/." in it, or a leading "."), a test far cheaper
+    #: than the search, and most paths fail it.
+    dotted_dirs: bool
     #: Matches any name glob: most names match none, so one test goes first.
     any_name: re.Pattern[str]
     names: tuple[tuple[re.Pattern[str], SensitivePattern], ...]
@@ -230,7 +234,8 @@ def _prepare(patterns: tuple[SensitivePattern, ...]) -> _Prepared:
         "|".join([*(f"(?:{rx.pattern})" for rx, _ in names),
                   *(f"(?:{re.escape(d)})\\Z" for d in dirs)]) or r"(?!)"
     )
-    return _Prepared(home, below_home, any_dir, dirs, any_name, names)
+    dotted = all(d.startswith(".") for d in dirs)
+    return _Prepared(home, below_home, any_dir, dirs, dotted, any_name, names)
 
 
 @lru_cache(maxsize=32)
@@ -324,7 +329,8 @@ def _match(
         # The components as written (after lexical normalisation), so a relative
         # ``.env`` or ``.ssh/config`` with no cwd is still recognised.
         folder_text = "/".join(_components(path))
-    if prepared.dirs:
+    if prepared.dirs and (not prepared.dotted_dirs or "/." in folder_text
+                          or folder_text.startswith(".")):
         folder = prepared.any_dir.search(folder_text)
         if folder is not None:
             pattern = prepared.dirs[folder.group(1)]
@@ -400,7 +406,8 @@ def home_entries_near(directory: str, *, home: str) -> bool:
         return True  # nothing to compare against: let the full match decide
     normal, home_normal = _normal(directory), _home_normal(home)
     prepared = _prepare_shipped()
-    if prepared.dirs and prepared.any_dir.search(normal) is not None:
+    if prepared.dirs and (not prepared.dotted_dirs or "/." in normal) \
+            and prepared.any_dir.search(normal) is not None:
         return True
     if home_normal == "/":
         rest = normal[1:]
@@ -449,6 +456,9 @@ class _NameFinder(NamedTuple):
     #: str.find needles (groups of one) and regexes (one per leading character).
     needles: tuple[str, ...]
     regexes: tuple[re.Pattern[str], ...]
+    #: Case-folded whole names (the globs and folder names with no wildcard): looked up
+    #: all at once in a set of the listing's names, not searched for one by one.
+    literals: frozenset[str]
 
 
 @lru_cache(maxsize=1)
@@ -456,29 +466,66 @@ def _name_finder() -> _NameFinder | None:
     """The shipped name globs as a few searches over the joined names, or None when a
     glob offers no needle (then the names are asked one by one)."""
     groups: dict[str, set[str]] = {}
+    literals: set[str] = set()
     for p in sensitive_patterns():
         if p.kind == "home":
             continue
-        # A folder entry is a literal name (see _prepare): its needle is the name itself.
-        needle = _needle(p.pattern.casefold())
+        folded = p.pattern.casefold()
+        if not any(ch in folded for ch in _WILD) and "\n" not in folded:
+            # A whole name (a folder entry is one too, see _prepare).
+            literals.add(folded)
+            continue
+        needle = _needle(folded)
         if needle is None:
             return None
         groups.setdefault(needle[0], set()).add(needle[1:])
-    needles, regexes = [], []
+    needles: list[str] = []
+    regexes: list[re.Pattern[str]] = []
     for first, rests in sorted(groups.items()):
-        if len(rests) == 1:
-            needles.append(first + next(iter(rests)))
+        if len(rests) <= 3:
+            # A few str.find calls beat one regex that stops at every occurrence of the
+            # first character (a newline starts every name).
+            needles.extend(_findable(first + rest) for rest in sorted(rests))
+            continue
+        # A rest that shares its next character with no other is one str.find of its own;
+        # the others make a regex whose lookahead turns most occurrences of ``first``
+        # away at once (".csv" is refused at the "c", not after a dozen tries), then
+        # branches a character at a time.
+        seconds: dict[str, int] = {}
+        for rest in rests:
+            seconds[rest[:1]] = seconds.get(rest[:1], 0) + 1
+        shared = sorted(r for r in rests if r and seconds[r[0]] > 1)
+        needles.extend(_findable(first + r) for r in sorted(rests) if r not in shared)
+        if shared:
+            ahead = "".join(re.escape(ch) for ch in sorted({r[0] for r in shared}))
+            regexes.append(re.compile(f"{re.escape(first)}(?=[{ahead}]){_trie(shared)}"))
+    return _NameFinder(tuple(needles), tuple(regexes), frozenset(literals))
+
+
+def _findable(needle: str) -> str:
+    """``needle`` without a last character that most names end near (a newline, a dot):
+    str.find tests each place the last character occurs, and those are everywhere. A
+    shorter needle only finds more places, which the full match then turns away."""
+    trimmed = needle.rstrip("\n.")
+    return trimmed if len(trimmed) >= 3 else needle
+
+
+def _trie(words: Sequence[str]) -> str:
+    """A regex matching any of ``words`` (at least one non-empty) that branches on one
+    character at a time; an empty word is the last alternative of its branch."""
+    branches: dict[str, list[str]] = {}
+    ends = False
+    for word in words:
+        if word:
+            branches.setdefault(word[0], []).append(word[1:])
         else:
-            # A literal first character lets the regex engine skip to it; where each
-            # alternative starts with a character, one class test turns most of them
-            # away at once (".csv" is refused at the "c", not after a dozen tries).
-            alternatives = "|".join(re.escape(r) for r in sorted(rests, key=len, reverse=True))
-            ahead = ""
-            if all(rests):
-                firsts = "".join(re.escape(ch) for ch in sorted({r[0] for r in rests}))
-                ahead = f"(?=[{firsts}])"
-            regexes.append(re.compile(f"{re.escape(first)}{ahead}(?:{alternatives})"))
-    return _NameFinder(tuple(needles), tuple(regexes))
+            ends = True
+    parts = [re.escape(ch) + _trie(rests) for ch, rests in sorted(branches.items())]
+    if ends:
+        parts.append("")
+    if len(parts) == 1:
+        return parts[0]
+    return "(?:" + "|".join(parts) + ")"
 
 
 def sensitive_names(names: Sequence[str], joined: str | None = None) -> list[int]:
@@ -499,6 +546,17 @@ def sensitive_names(names: Sequence[str], joined: str | None = None) -> list[int
         return [i for i, name in enumerate(names) if name_may_be_sensitive(name)]
     text = joined if joined is not None else "\n" + "\n".join(names) + "\n"
     folded = text.casefold()
+    lines: set[int] = set()
+    if finder.literals:
+        if folded == text:
+            listed: Sequence[str] = names  # nothing to fold: the names as they are
+        else:
+            listed = folded[1:-1].split("\n")
+            if len(listed) != len(names):
+                # A name with a newline in it: lines are not names, so name by name.
+                return [i for i, name in enumerate(names) if name_may_be_sensitive(name)]
+        if not finder.literals.isdisjoint(listed):
+            lines.update(i for i, name in enumerate(listed) if name in finder.literals)
     starts: list[int] = []
     for needle in finder.needles:
         at = folded.find(needle)
@@ -508,7 +566,7 @@ def sensitive_names(names: Sequence[str], joined: str | None = None) -> list[int
     for regex in finder.regexes:
         if regex.search(folded) is not None:  # most directories: no match at all
             starts.extend(m.start() for m in regex.finditer(folded))
-    if not starts:
+    if not starts and not lines:
         # A name a glob matches holds its needle even with a newline in it (the
         # newline joining it to the next name still ends it), so none matches.
         return []
@@ -517,5 +575,5 @@ def sensitive_names(names: Sequence[str], joined: str | None = None) -> list[int
         return [i for i, name in enumerate(names) if name_may_be_sensitive(name)]
     # A needle starting at ``at`` lies in the name after the last newline up to
     # ``at`` (a needle's own leading newline counts as that one).
-    lines = {folded.count("\n", 0, at + 1) - 1 for at in starts}
+    lines.update(folded.count("\n", 0, at + 1) - 1 for at in starts)
     return [i for i in sorted(lines) if name_may_be_sensitive(names[i])]
