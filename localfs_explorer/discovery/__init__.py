@@ -485,7 +485,7 @@ class _Search:
             # Nothing path-like can be left of it; in a command, what is left may still
             # be a credential file's name the word rules didn't unwrap (">> FOO=.env").
             if not prose and _UNWRAPS.search(token) is not None:
-                bare, how = reference_clean(token)
+                bare, _ = reference_clean(token)
                 if bare and bare != token and not any(ch.isspace() for ch in bare) \
                         and not _is_url(bare) and bare[0] not in "-*?[" \
                         and sensitive_reason(bare, home=self.home, extra=self.extra):
