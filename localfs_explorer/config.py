@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .env import ServerEnv, load_env
+from .envfile.load import ServerEnv, load_env
 from .errors import LocalfsError
 from .fs import FileSystem, HostFS
 from .fs.spec import list_example_hosts, load_fs

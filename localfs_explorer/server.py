@@ -77,9 +77,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .errors import LocalfsError
 
 if TYPE_CHECKING:
-    from .catalog.model import Catalog
-    from .catalog.registration import Registration
-    from .env import ServerEnv
+    from .catalog.model import Catalog, Registration
+    from .envfile.load import ServerEnv
     from .fs.base import FileSystem
     from .vocab import Op
 
@@ -97,6 +96,7 @@ __all__ = [
     "get_server",
     "list_servers",
     "register_server",
+    "server_of",
 ]
 
 #: The server a configuration means when it names none.
@@ -193,13 +193,18 @@ class BatchChecks(Protocol):
 class ServerPolicy(Protocol):
     """A server's resolved configuration and the check that enforces it.
 
-    The attributes are what the shared machinery reads: the target host (``fs``), the
+    The attributes are what the shared machinery reads: the registry id of the server it
+    belongs to (``server_id``, so :func:`server_of` finds its catalog and rules), the
+    target host (``fs``), the
     startup directory (``cwd``), the process environment (``env``, for ``HOME`` and
     secrets), whether the server starts (``serves``, ``errors``, ``exit_message``,
     ``exit_line``), ``warnings``, the release it reproduces (``server_version``), the
     default of "did this request come over HTTP" (``over_http_default``; False for a
     server without HTTP transports) and a JSON-ready ``summary()`` for ``validate``.
     """
+
+    @property
+    def server_id(self) -> str: ...  # pragma: no cover - protocol
 
     @property
     def fs(self) -> FileSystem: ...  # pragma: no cover - protocol
@@ -419,6 +424,12 @@ def get_server(name: str | None = None) -> Server:
     cls = getattr(importlib.import_module(module), attribute)
     instance = _REGISTRY[key] = cls()
     return instance
+
+
+def server_of(policy: Any) -> Server:
+    """The server a resolved policy belongs to (by its ``server_id``; the default server
+    for a policy that names none)."""
+    return get_server(getattr(policy, "server_id", None) or DEFAULT_SERVER)
 
 
 def list_servers() -> list[str]:

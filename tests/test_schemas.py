@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli as _run
 
-from localfs_explorer.schemas import SCHEMAS, SchemaError, json_schema
+from localfs_explorer.cli.schemas import SCHEMAS, SchemaError, json_schema
 
 jsonschema = pytest.importorskip("jsonschema")
 

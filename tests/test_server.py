@@ -83,7 +83,7 @@ def test_gee_sweet_answers_through_the_interface(tmp_path) -> None:
 
 
 def test_the_prediction_through_the_interface_is_verify_s(tmp_path) -> None:
-    from localfs_explorer.verify import predict
+    from localfs_explorer.live.verify import predict
 
     resolved = resolve_config(ServerConfig(settings={"LOCAL_FILE_ACCESS": "off"},
                                            base_dir=str(tmp_path)))

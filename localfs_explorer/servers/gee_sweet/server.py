@@ -15,9 +15,8 @@ from ...server import Server, ServerError, Setup
 from ...vocab import TRANSPORTS
 
 if TYPE_CHECKING:
-    from ...catalog.model import Catalog
-    from ...catalog.registration import Registration
-    from ...policy import Policy
+    from ...catalog.model import Catalog, Registration
+    from .policy import Policy
 
 
 class GeeSweetServer(Server):
@@ -31,8 +30,8 @@ class GeeSweetServer(Server):
                                               "unregistered_tools")
 
     def resolve(self, setup: Setup) -> Policy:
-        from ...policy import resolve_policy
-        from ...profile import load_profile
+        from .policy import resolve_policy
+        from .profile import load_profile
 
         self.version(setup.version)
         profile = None
@@ -54,20 +53,20 @@ class GeeSweetServer(Server):
         return default_catalog() if path is None else load_catalog(path)
 
     def register_tools(self, policy: Any, catalog: Catalog) -> Registration:
-        from ...catalog import register_tools
+        from .registration import register_tools
 
         return register_tools(policy, catalog)
 
     def status(self, policy: Any, registration: Registration | None = None
                ) -> dict[str, Any]:
-        from ...auth_status import auth_status_preview
+        from .auth_status import auth_status_preview
 
         return auth_status_preview(policy, registration=registration)
 
     def predict(self, policy: Any, catalog: Catalog | None = None) -> dict[str, Any]:
         """``server://auth-status``'s ``local_file_access`` object and the registration,
         as a running server started this way reports them."""
-        from ...auth_status import local_file_access
+        from .auth_status import local_file_access
 
         catalog = catalog or self.catalog()
         registration = self.register_tools(policy, catalog)
