@@ -10,8 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from localfs_explorer.catalog import locations
-from localfs_explorer.catalog import PathParam, iter_locations
+from localfs_explorer.catalog import PathParam, iter_locations, locations
 from localfs_explorer.catalog.locations import (
     LocationError,
     Shape,
