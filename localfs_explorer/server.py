@@ -146,7 +146,12 @@ class Verdict(Protocol):
     @property
     def trace(self) -> Sequence[Any]: ...  # pragma: no cover - protocol
 
-    def to_dict(self) -> dict[str, Any]: ...  # pragma: no cover - protocol
+    def to_dict(self, *, other: Any = None) -> dict[str, Any]:
+        """JSON-ready fields (``check --json``): the six above, ``trace`` as a list of
+        ``{step, outcome, detail}`` and ``hint``. ``other`` is a batch
+        (``many_checks()``) of the same policy that a server with two ways of checking
+        may compare this answer with; others ignore it."""
+        ...  # pragma: no cover - protocol
 
 
 @dataclass(frozen=True)
@@ -174,7 +179,8 @@ class BasicVerdict:
     hint: str = ""
     trace: tuple[TraceLine, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, other: Any = None) -> dict[str, Any]:
+        """JSON-ready fields (``other`` is ignored: one way of checking)."""
         return {
             "path": self.path, "op": self.op, "allowed": self.allowed,
             "reason": self.reason, "message": self.message, "resolved": self.resolved,
