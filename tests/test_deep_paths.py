@@ -48,7 +48,7 @@ def test_the_paths_are_deeper_than_any_recursion_would_go(deep) -> None:
 
 @pytest.mark.parametrize("op", ["read", "write"])
 def test_a_deep_path_is_answered_alike_single_and_batch(deep, op) -> None:
-    policy, root, inside, outside = deep
+    policy, _root, inside, outside = deep
     single_in, single_out = policy.check(inside, op), policy.check(outside, op)
     assert single_in.allowed and single_in.resolved == inside
     assert single_out.reason == "outside_roots"
