@@ -375,3 +375,27 @@ def test_the_dashboards_csv_downloads_keep_a_bare_cr_inside_its_cell(tmp_path) -
     link = panel.csv.value
     data = base64.b64decode(re.search(r"base64,([^\"]+)", link).group(1)).decode("utf-8")
     _check_csv(data)
+
+
+def test_a_saved_host_spec_needs_force_and_never_follows_a_link(tmp_path) -> None:
+    from localfs_explorer.fs.snapshot import snapshot
+    from localfs_explorer.fs.spec import HostSpecError
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    shot = snapshot(tree)
+    target = tmp_path / "spec.json"
+    target.write_text("precious\n")
+    with pytest.raises(HostSpecError, match="exists; pass --force"):
+        shot.write(target)
+    assert target.read_text() == "precious\n"
+    shot.write(target, force=True)
+    assert json.loads(target.read_text())["entries"]
+    assert (tmp_path / "spec.json.bak").read_text() == "precious\n"
+    victim = tmp_path / "victim"
+    victim.write_text("keep me\n")
+    link = tmp_path / "link.json"
+    link.symlink_to(victim)
+    with pytest.raises(HostSpecError, match="symlink"):
+        shot.write(link, force=True)
+    assert victim.read_text() == "keep me\n"
