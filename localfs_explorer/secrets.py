@@ -134,22 +134,52 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
     another library) that might quote a secret outside its own setting. Longer values are
     replaced first, so a secret that contains another is hidden whole.
     """
-    pattern = _pattern(frozenset(secrets))
-    return pattern.sub(MASK, text) if pattern is not None else text
+    matcher = _matcher(frozenset(secrets))
+    if matcher is None:
+        return text
+    folded, minimal = matcher
+    # Most text holds no secret: plain substring searches of the case-folded text decide
+    # that quickly (only the spellings that contain no other spelling need searching).
+    haystack = text.casefold()
+    if not any(form in haystack for form in minimal):
+        return text
+    if len(haystack) != len(text):  # folding changed lengths (ß -> ss): match by pattern
+        hits = sorted((f for f in folded if f in haystack), key=len, reverse=True)
+        return re.compile("|".join(map(re.escape, hits)), re.IGNORECASE).sub(MASK, text)
+    spans: list[tuple[int, int]] = []
+    for form in folded:
+        at = haystack.find(form)
+        while at >= 0:
+            spans.append((at, at + len(form)))
+            at = haystack.find(form, at + 1)
+    spans.sort()
+    pieces, done = [], 0
+    for begin, finish in spans:  # overlapping spans are hidden as one
+        if begin < done:
+            done = max(done, finish)
+            continue
+        pieces += [text[done:begin], MASK]
+        done = finish
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 @functools.lru_cache(maxsize=64)
-def _pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
-    """One case-insensitive pattern matching every spelling of every secret, longest
-    first (so a secret that contains another is hidden whole)."""
-    forms: set[str] = set()
+def _matcher(secrets: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """Every spelling of every secret, case-folded; and those of them that contain no
+    other spelling (if any spelling is in a text, one of those is)."""
+    folded: set[str] = set()
     for secret in secrets:
         if len(secret) >= MIN_SCRUB_LENGTH:
-            forms |= _spellings(secret)
-    if not forms:
+            folded |= {form.casefold() for form in _spellings(secret)}
+    if not folded:
         return None
-    ordered = sorted(forms, key=lambda form: (-len(form), form))
-    return re.compile("|".join(map(re.escape, ordered)), re.IGNORECASE)
+    ordered = tuple(sorted(folded, key=len))
+    minimal: list[str] = []
+    for form in ordered:
+        if not any(kept in form for kept in minimal):
+            minimal.append(form)
+    return ordered, tuple(minimal)
 
 
 def mentions_secret_key(text: str) -> bool:
