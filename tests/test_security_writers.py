@@ -127,6 +127,16 @@ def test_a_secret_holding_slashes_stays_hidden_once_normalised(tmp_path) -> None
     assert f"{tmp_path}/{MASK}" in out
 
 
+def test_a_secret_split_into_two_roots_is_hidden_in_both(tmp_path) -> None:
+    env = tmp_path / ".env"
+    env.write_text("API_TOKEN=pieceOne1,/pieceTwo2\nLOCAL_FILE_ACCESS=roots\n"
+                   f"LOCAL_FILE_ROOTS={tmp_path}/${{API_TOKEN}}\n")
+    for argv in (["validate", "--env", env], ["validate", "--env", env, "--json"]):
+        _code, out, err = run_cli(*argv)
+        assert "LOCAL_FILE_ROOTS" in out + err
+        assert not _leaks(out + err, "pieceOne1") and not _leaks(out + err, "pieceTwo2")
+
+
 def test_scrub_hides_every_spelling_the_tool_derives() -> None:
     from localfs_explorer.secrets import scrub
 
@@ -334,6 +344,14 @@ def test_report_csv_keeps_a_bare_cr_inside_its_cell(tmp_path) -> None:
     code, _out, err = run_cli("report", f"--path={FORGED}", "-o", out)
     assert code == 0, err
     _check_csv(out.read_text(encoding="utf-8"))
+    # A tool name carrying one, from a calls file.
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text(json.dumps({"name": "x" + FORGED,
+                                 "arguments": {"local_path": "/tmp/x"}}) + "\n")
+    tools = tmp_path / "t.csv"
+    _code, _out, err = run_cli("report", "--calls", calls, "-o", tools)
+    assert tools.exists(), err
+    _check_csv(tools.read_text(encoding="utf-8"))
 
 
 def test_probe_csv_keeps_a_bare_cr_in_a_tool_name_inside_its_cell(tmp_path) -> None:
