@@ -128,21 +128,24 @@ def secret_values(values: Mapping[str, str | None]) -> set[str]:
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every occurrence of a known secret value replaced by :data:`MASK`.
+    """``text`` with every occurrence of a known secret value, in any spelling the tool
+    derives from it (see :func:`_spellings`) and in any case, replaced by :data:`MASK`.
 
     A second line of defence for free text (a comment, a malformed line, an error from
-    another library) that might quote a secret outside its own setting. Longer values are
-    replaced first, so a secret that contains another is hidden whole.
+    another library) that might quote a secret outside its own setting. Overlapping
+    occurrences are hidden as one, so a secret that contains another is hidden whole.
     """
     matcher = _matcher(frozenset(secrets))
     if matcher is None:
         return text
-    folded, minimal = matcher
     # Most text holds no secret: plain substring searches of the case-folded text decide
-    # that quickly (only the spellings that contain no other spelling need searching).
+    # that quickly. Only the spellings that contain no other spelling are searched first;
+    # the others are searched only when one they contain was found.
     haystack = text.casefold()
-    if not any(form in haystack for form in minimal):
+    found = [form for form in matcher if form in haystack]
+    if not found:
         return text
+    folded = {longer for form in found for longer in matcher[form]}
     if len(haystack) != len(text):  # folding changed lengths (ß -> ss): match by pattern
         hits = sorted((f for f in folded if f in haystack), key=len, reverse=True)
         return re.compile("|".join(map(re.escape, hits)), re.IGNORECASE).sub(MASK, text)
@@ -165,9 +168,10 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _matcher(secrets: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """Every spelling of every secret, case-folded; and those of them that contain no
-    other spelling (if any spelling is in a text, one of those is)."""
+def _matcher(secrets: frozenset[str]) -> dict[str, tuple[str, ...]] | None:
+    """Every spelling of every secret, case-folded, grouped under the spellings that
+    contain no other (if any spelling is in a text, one of those is): each of those maps
+    to every spelling that contains it, itself included."""
     folded: set[str] = set()
     for secret in secrets:
         if len(secret) >= MIN_SCRUB_LENGTH:
@@ -179,7 +183,7 @@ def _matcher(secrets: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]
     for form in ordered:
         if not any(kept in form for kept in minimal):
             minimal.append(form)
-    return ordered, tuple(minimal)
+    return {kept: tuple(form for form in ordered if kept in form) for kept in minimal}
 
 
 def mentions_secret_key(text: str) -> bool:
