@@ -50,7 +50,8 @@ _URL_PASSWORD = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s]*:[^/?#@\s]+@")
 #: Secret values shorter than this are not searched for in free text by :func:`scrub`:
 #: replacing every "1" or "on" in a message would mangle it while hiding nothing.
 MIN_SCRUB_LENGTH = 4
-#: A secret's path components and trailing parts are hidden on their own from this length.
+#: The path components and trailing parts of a secret holding JSON or a URL are hidden on
+#: their own from this length (those of any other secret from :data:`MIN_SCRUB_LENGTH`).
 MIN_PART_LENGTH = 8
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -217,10 +218,12 @@ def _spellings(value: str) -> set[str]:
     path check walks (``a/b`` of ``a/b/c``) and the components a view shows apart, each in
     upper, lower and folded case, and as inside JSON or HTML.
 
-    Components and trailing parts count only from :data:`MIN_PART_LENGTH` characters: an
-    OAuth client's JSON holds ``.../oauth2/auth``, and hiding every "auth" would mangle
-    the output while hiding nothing of the secret.
+    In a secret holding JSON or a URL, components and trailing parts count only from
+    :data:`MIN_PART_LENGTH` characters: an OAuth client's JSON holds ``.../oauth2/auth``,
+    and hiding every "auth" would mangle the output while hiding nothing of the secret.
     """
+    structured = "://" in value or value.lstrip().startswith(("{", "["))
+    part_length = MIN_PART_LENGTH if structured else MIN_SCRUB_LENGTH
     pieces = {value, *_LIST_SEPARATORS.split(value)}
     for piece in list(pieces):
         collapsed = _REPEATED_SLASHES.sub("/", piece.replace("\\", "/"))
@@ -230,9 +233,9 @@ def _spellings(value: str) -> set[str]:
         for i in range(1, len(parts)):
             head, tail = "/".join(parts[:i]), "/".join(parts[i:])
             pieces.add(head)
-            if len(tail) >= MIN_PART_LENGTH:
+            if len(tail) >= part_length:
                 pieces.add(tail)
-        pieces |= {part for part in parts if len(part) >= MIN_PART_LENGTH}
+        pieces |= {part for part in parts if len(part) >= part_length}
     cased = set()
     for piece in pieces:
         cased |= {piece, piece.upper(), piece.lower(), piece.casefold()}

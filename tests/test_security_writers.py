@@ -112,6 +112,19 @@ def test_case_variant_probes_never_spell_a_secret(tmp_path) -> None:
     assert f"/app/{MASK}.JSON" in out
 
 
+def test_a_case_variant_of_a_secrets_last_component_is_hidden(tmp_path) -> None:
+    from localfs_explorer.secrets import scrub
+
+    env = tmp_path / ".env"
+    env.write_text("LOCAL_FILE_ACCESS=full\nTOKEN_PATH=/app/${DB_PASSWORD}.json\n")
+    _code, out, err = run_cli("diff", "--before-env", env, "--after-env", env,
+                              "--set", "DB_PASSWORD=q/shortpw", "--show-unchanged", "--json")
+    assert "case variant" in out
+    assert not _leaks(out + err, "shortpw")
+    # A view that shows the last component alone, in another case.
+    assert scrub("file SHORTPW.JSON", {"q/shortpw"}) == f"file {MASK}.JSON"
+
+
 def test_a_secret_holding_slashes_stays_hidden_once_normalised(tmp_path) -> None:
     secret = "ab12//cd34efgh/"
     (tmp_path / "ab12" / "cd34efgh").mkdir(parents=True)
