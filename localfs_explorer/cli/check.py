@@ -69,6 +69,10 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     files = list(getattr(args, "env_files", None) or [])
     if files and args.env:
         raise UsageError("give the .env files either as --env FILE or as ENV_FILE, not both")
+    if getattr(args, "sarif", None):
+        from .review import _check_outputs
+
+        _check_outputs([args.sarif], args.force)  # before any work, as every writer
     policies = []
     code = 0
     for name in files or [args.env]:
@@ -81,10 +85,8 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if getattr(args, "sarif", None):
         from ..review import sarif
 
-        try:
-            sarif.write([r for p in policies for r in sarif.validate_results(p)], args.sarif)
-        except OSError as exc:
-            raise UsageError(f"{args.sarif}: can't be written ({exc.strerror or exc})") from None
+        sarif.write([r for p in policies for r in sarif.validate_results(p)], args.sarif,
+                    error=UsageError, force=args.force)
     return code
 
 
@@ -158,4 +160,6 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--sarif", metavar="PATH",
                    help="also write errors and warnings as SARIF 2.1.0, placed on the .env "
                    "line of the setting (for code scanning)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing --sarif file (kept as a .bak)")
     p.set_defaults(handler=cmd_validate)

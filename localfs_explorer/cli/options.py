@@ -9,7 +9,9 @@ a problem with the command line as a :class:`UsageError`.
 from __future__ import annotations
 
 import argparse
+import io
 import os
+import stat
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -181,15 +183,32 @@ def stdin_to_file(args: argparse.Namespace, stdin: TextIO, directory: str) -> st
     # A scenario file read from stdin keeps the extension the readers look for.
     path = Path(directory) / ("stdin.toml" if given[0] == "targets" else "stdin")
     try:
-        path.write_text(stdin.read(), encoding="utf-8")
+        text = stdin.read()
     except UnicodeDecodeError:
         raise UsageError("stdin: not UTF-8 text") from None
+    # Private, as what stdin carries may be secret: a .env exported from it is 0600, or
+    # the bits of the file stdin was redirected from when those are stricter.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.chmod(path, _stdin_mode(stdin))
     args.stdin_file = str(path)
     if isinstance(value, list):
         setattr(args, given[0], [str(path) if v == STDIN else v for v in value])
     else:
         setattr(args, given[0], str(path))
     return str(path)
+
+
+def _stdin_mode(stdin: Any) -> int:
+    """0600, or the bits of the regular file stdin reads when stricter (owner can read)."""
+    try:
+        info = os.fstat(stdin.fileno())
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return 0o600
+    if not stat.S_ISREG(info.st_mode):
+        return 0o600
+    return (stat.S_IMODE(info.st_mode) & 0o600) | 0o400
 
 
 def positive_int(text: str) -> int:
