@@ -11,7 +11,7 @@ import json
 from typing import Any, TextIO
 
 from ..check import Decision, UnsupportedPathError
-from ..policy import Policy
+from ..servers.gee_sweet.policy import Policy
 from ..textsafe import one_line
 from ..vocab import OPS
 from .options import UsageError, build_policy, read_paths_file, warn_config
@@ -41,18 +41,25 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     policy = build_policy(args)
     warn_config(policy, err)
     try:
-        if args.batch:
-            # The server's many_checks, as in a folder walk: one deny-list snapshot and
-            # one resolution per parent directory for all the paths.
-            with policy.many_checks() as batch:
-                decisions = [batch.check(p, args.op, over_http=args.over_http) for p in paths]
-        else:
-            # Each path as the server's single check answers it, however many are given.
-            decisions = [policy.check(p, args.op, over_http=args.over_http) for p in paths]
+        with policy.many_checks() as batch:
+            if args.batch:
+                # The server's many_checks, as in a folder walk: one deny-list snapshot
+                # and one resolution per parent directory for all the paths.
+                decisions = [batch.check(p, args.op, over_http=args.over_http)
+                             for p in paths]
+            else:
+                # Each path as the server's single check answers it, however many.
+                decisions = [policy.check(p, args.op, over_http=args.over_http)
+                             for p in paths]
+            for d in decisions:
+                # Each path is checked once; its explanation compares with the one
+                # batch of this run (a single check's) rather than a new one per path.
+                if args.json:
+                    _emit_json(d.to_dict(other=None if args.batch else batch), out)
+                else:
+                    _print_decision(d, out)
     except UnsupportedPathError as exc:
         raise UsageError(str(exc)) from None
-    for d in decisions:
-        _emit_json(d.to_dict(), out) if args.json else _print_decision(d, out)
     if policy.errors:
         return 2
     return 0 if all(d.allowed for d in decisions) else 1
@@ -62,6 +69,10 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     files = list(getattr(args, "env_files", None) or [])
     if files and args.env:
         raise UsageError("give the .env files either as --env FILE or as ENV_FILE, not both")
+    if getattr(args, "sarif", None):
+        from .review import _check_outputs
+
+        _check_outputs([args.sarif], args.force)  # before any work, as every writer
     policies = []
     code = 0
     for name in files or [args.env]:
@@ -72,12 +83,10 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         policies.append(policy)
         code = max(code, _validate_one(policy, args, out))
     if getattr(args, "sarif", None):
-        from .. import sarif
+        from ..review import sarif
 
-        try:
-            sarif.write([r for p in policies for r in sarif.validate_results(p)], args.sarif)
-        except OSError as exc:
-            raise UsageError(f"{args.sarif}: can't be written ({exc.strerror or exc})") from None
+        sarif.write([r for p in policies for r in sarif.validate_results(p)], args.sarif,
+                    error=UsageError, force=args.force)
     return code
 
 
@@ -85,6 +94,18 @@ def _validate_one(policy: Policy, args: argparse.Namespace, out: TextIO) -> int:
     summary = policy.summary()
     if args.json:
         _emit_json(summary, out)
+    elif not isinstance(policy, Policy):
+        # Another server: its summary's own fields, then whether it would start.
+        out.write(f"server: {policy.server_id} {policy.server_version}\n")
+        for key, value in summary.items():
+            if key not in ("errors", "warnings", "serves", "exit_message", "exit_line"):
+                out.write(f"{key}: {one_line(json.dumps(value, ensure_ascii=False))}\n")
+        for w in (*policy.warnings,):
+            out.write(f"warning: {w}\n")
+        for e2 in policy.errors:
+            out.write(f"error: {e2}\n")
+        out.write("the server would start\n" if policy.serves
+                  else f"the server would exit, printing: {policy.exit_line}\n")
     else:
         how = "explicit" if policy.explicit else f"defaulted for {policy.transport}"
         out.write(f"server: {policy.profile.name} {policy.profile.server_version}\n")
@@ -139,4 +160,6 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--sarif", metavar="PATH",
                    help="also write errors and warnings as SARIF 2.1.0, placed on the .env "
                    "line of the setting (for code scanning)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing --sarif file (kept as a .bak)")
     p.set_defaults(handler=cmd_validate)

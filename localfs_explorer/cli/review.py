@@ -21,7 +21,6 @@ import os
 import re
 from typing import Any, TextIO
 
-from ..secrets import scrub_noted
 from ..textsafe import one_line
 from ..userfiles import write_output
 from ..vocab import OPS, PLATFORMS, TRANSPORTS
@@ -164,8 +163,8 @@ def write_junit(run: Any, path: str, *, force: bool = False) -> None:
     ET.indent(tree)
     buffer = io.BytesIO()
     tree.write(buffer, encoding="utf-8", xml_declaration=True)
-    text = scrub_noted(buffer.getvalue().decode("utf-8"))
-    write_output(path, text, cli.UsageError, force=force)
+    # The shared writer masks the noted secrets, as in every report file.
+    write_output(path, buffer.getvalue().decode("utf-8"), cli.UsageError, force=force)
 
 
 def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -411,6 +410,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..review.report import ReportError, diff_report, write_reports
 
     paths = _outputs_and_paths(args)
+    _check_outputs([*args.output, *(p for p in (args.sarif, args.junit_xml) if p)],
+                   args.force)
     before, after = _side(args, "before"), _side(args, "after")
     for label, side in (("before", before), ("after", after)):
         for warning in (*side.policy.env.warnings, *side.policy.warnings):
@@ -446,9 +447,10 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         except ReportError as exc:
             raise cli.UsageError(str(exc)) from None
     if getattr(args, "sarif", None):
-        _write_diff_sarif(result, before.policy, after.policy, args.sarif)
+        _write_diff_sarif(result, before.policy, after.policy, args.sarif, force=args.force)
     if getattr(args, "junit_xml", None):
-        write_diff_junit(result, args.junit_xml, allow_new_access=args.allow_new_access)
+        write_diff_junit(result, args.junit_xml, allow_new_access=args.allow_new_access,
+                         force=args.force)
     for message in result.errors:
         err.write(f"error: {message}\n")
     if counts["new_access"] and not args.allow_new_access:
@@ -459,16 +461,16 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 1 if counts["new_access"] and not args.allow_new_access else 0
 
 
-def _write_diff_sarif(result: Any, before: Any, after: Any, path: str) -> None:
-    from .. import sarif
+def _write_diff_sarif(result: Any, before: Any, after: Any, path: str, *,
+                      force: bool = False) -> None:
+    from ..review import sarif
 
-    try:
-        sarif.write(sarif.diff_results(result, before, after), path)
-    except OSError as exc:
-        raise cli.UsageError(f"{path}: can't be written ({exc.strerror or exc})") from None
+    sarif.write(sarif.diff_results(result, before, after), path, error=cli.UsageError,
+                force=force)
 
 
-def write_diff_junit(result: Any, path: str, *, allow_new_access: bool = False) -> None:
+def write_diff_junit(result: Any, path: str, *, allow_new_access: bool = False,
+                     force: bool = False) -> None:
     """Write the changed verdicts as JUnit XML: one testcase each; new access fails."""
     import xml.etree.ElementTree as ET
 
@@ -488,10 +490,9 @@ def write_diff_junit(result: Any, path: str, *, allow_new_access: bool = False) 
     root.append(suite)
     tree = ET.ElementTree(root)
     ET.indent(tree)
-    try:
-        tree.write(path, encoding="utf-8", xml_declaration=True)
-    except OSError as exc:
-        raise cli.UsageError(f"{path}: can't be written ({exc.strerror or exc})") from None
+    buffer = io.BytesIO()
+    tree.write(buffer, encoding="utf-8", xml_declaration=True)
+    write_output(path, buffer.getvalue().decode("utf-8"), cli.UsageError, force=force)
 
 
 # ------------------------------------------------------------------------------ report

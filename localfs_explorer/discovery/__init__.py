@@ -100,7 +100,7 @@ from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import locations
+from ..catalog import locations
 from ..errors import LocalfsError
 from ..sensitive import check_extra_patterns, sensitive_advice, sensitive_reason
 from .words import (

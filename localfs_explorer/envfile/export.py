@@ -2,8 +2,8 @@
 
 Three steps, each at its own layer:
 
-1. :func:`~localfs_explorer.dotenv_edit.edit_env_text` computes the new text as a pure
-   function of the old one (:mod:`localfs_explorer.dotenv_edit` says how, and its rules).
+1. :func:`~localfs_explorer.envfile.edit.edit_env_text` computes the new text as a pure
+   function of the old one (:mod:`localfs_explorer.envfile.edit` says how, and its rules).
 2. :func:`export_env` validates the result with the engine: the new text is loaded the
    way the server loads it and :func:`~localfs_explorer.resolve_policy` is run on it. A
    configuration the server would refuse to serve makes the plan's ``errors`` non-empty,
@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .dotenv_edit import Change, ExportError, edit_env_text, secret_values_in, unified_diff
-from .env import EnvFileError, load_env, read_env_text
-from .errors import LocalfsError
-from .secrets import scrub, secret_values
+from ..errors import LocalfsError
+from ..secrets import scrub, secret_values
+from .edit import Change, ExportError, edit_env_text, secret_values_in, unified_diff
+from .load import EnvFileError, load_env, read_env_text
 
 if TYPE_CHECKING:
-    from .config import ServerConfig
+    from ..config import ServerConfig
 
 __all__ = [
     "ExportError",
@@ -84,6 +84,9 @@ class ExportPlan(BaseModel):
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
     source: str | None = None
+    #: The permission bits of the source file read (None when the text came from
+    #: elsewhere, an upload: its name then says nothing about who may read it).
+    source_mode: int | None = Field(default=None, repr=False)
     original: str = Field(default="", repr=False)
     text: str = Field(repr=False)
     changes: tuple[Change, ...] = ()
@@ -95,7 +98,7 @@ class ExportPlan(BaseModel):
 
     def _repr_html_(self) -> str:
         """Rich display in a notebook (the dashboard's renderer)."""
-        from .render import export_plan_repr
+        from ..render import export_plan_repr
 
         return export_plan_repr(self)
 
@@ -178,7 +181,7 @@ class ExportPlan(BaseModel):
                 return WriteResult(path=str(path), written=False)
         elif not path.parent.is_dir():
             raise ExportError(f"{path.parent}: no such directory")
-        mode = _mode_for(path if current is not None else None, self.source)
+        mode = _mode_for(path if current is not None else None, self.source_mode)
         backup = _make_backup(path, current, mode) if current is not None else None
         try:
             _atomic_write(path, new_bytes, mode, owner_of=path if current is not None else None)
@@ -211,15 +214,13 @@ def _read_existing(path: Path) -> bytes | None:
         raise ExportError(f"{path}: can't be read ({exc.strerror or exc})") from None
 
 
-def _mode_for(replaced: Path | None, source: str | None) -> int:
-    for candidate in (replaced, Path(source) if source else None):
-        if candidate is None:
-            continue
-        try:
-            return stat.S_IMODE(candidate.stat().st_mode)
-        except OSError:
-            continue
-    return NEW_FILE_MODE
+def _mode_for(replaced: Path | None, source_mode: int | None) -> int:
+    """The replaced file's bits, else the source file's, else private (0600): a ``.env``
+    from an upload or stdin holds secrets whose file mode nobody told us."""
+    if replaced is not None:
+        with contextlib.suppress(OSError):
+            return stat.S_IMODE(replaced.stat().st_mode)
+    return source_mode if source_mode is not None else NEW_FILE_MODE
 
 
 def _make_backup(path: Path, data: bytes, mode: int) -> Path:
@@ -336,12 +337,16 @@ def export_env(
     the source can't be read or a change can't be written safely.
     """
     name = os.fspath(source) if source is not None else None
+    source_mode = None
     if text is None:
         text = _read_source(Path(name)) if name is not None else ""
+        if name is not None:
+            with contextlib.suppress(OSError):
+                source_mode = stat.S_IMODE(os.stat(name).st_mode)
     edit = edit_env_text(text, set, unset)
 
     if config is not None and validate is None:
-        from .config import resolve_config
+        from ..config import resolve_config
 
         try:
             # The server loads what is written, skipping lines it can't parse.
@@ -356,7 +361,7 @@ def export_env(
         except EnvFileError as exc:
             raise ExportError(str(exc)) from None
         if validate is None:
-            from .policy import PolicyError, resolve_policy
+            from ..servers.gee_sweet.policy import PolicyError, resolve_policy
 
             try:
                 policy = resolve_policy(env, transport=transport, fs=fs, cwd=cwd,
@@ -370,8 +375,8 @@ def export_env(
     errors = tuple(scrub(e, secrets) for e in getattr(policy, "errors", ()))
     warnings = tuple(scrub(w, secrets) for w in (*edit.warnings, *getattr(policy, "warnings", ())))
     return ExportPlan(
-        source=name, original=text, text=edit.text, changes=edit.changes, policy=policy,
-        errors=errors, warnings=warnings,
+        source=name, source_mode=source_mode, original=text, text=edit.text,
+        changes=edit.changes, policy=policy, errors=errors, warnings=warnings,
     )
 
 
