@@ -56,6 +56,7 @@ __all__ = [
     "sensitive_names",
     "sensitive_patterns",
     "sensitive_reason",
+    "split_patterns",
 ]
 
 
@@ -150,10 +151,15 @@ def check_extra_patterns(globs: Iterable[str]) -> tuple[str, ...]:
     return tuple(checked)
 
 
+def split_patterns(text: str) -> list[str]:
+    """Globs written comma-separated or one per line, blanks skipped (not yet checked)."""
+    return [part for part in text.replace("\n", ",").split(",") if part.strip()]
+
+
 def extra_patterns_from_env(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """The extra globs in :data:`SENSITIVE_PATTERNS_ENV` (comma-separated; blanks skipped)."""
     raw = (os.environ if environ is None else environ).get(SENSITIVE_PATTERNS_ENV, "")
-    return check_extra_patterns(part for part in raw.split(",") if part.strip())
+    return check_extra_patterns(split_patterns(raw))
 
 
 def _components(path: str) -> list[str]:

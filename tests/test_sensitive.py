@@ -314,3 +314,10 @@ def test_advice_on_a_respelling_of_the_same_place_names_one_path() -> None:
         "inside ~/.ssh")
     assert sensitive_advice("/home/ada/x/../.ssh/id_ed25519", key, home=HOME) == (
         "inside ~/.ssh")
+
+
+def test_patterns_are_split_by_commas_and_lines() -> None:
+    from localfs_explorer.sensitive import split_patterns
+
+    assert split_patterns(" *.kdbx,\nvault.*\n\n, ,x") == [" *.kdbx", "vault.*", "x"]
+    assert split_patterns("") == []

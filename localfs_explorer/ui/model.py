@@ -39,6 +39,7 @@ from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..fs.spec import list_example_hosts
 from ..probe.calls_file import Call, parse_calls
 from ..secrets import hide_everywhere, is_secret_key, scrub, secret_values
+from ..sensitive import split_patterns
 from ..server import DEFAULT_SERVER, server_of
 from ..servers.gee_sweet.policy import TRANSPORTS
 from ..userfiles import read_text
@@ -708,7 +709,7 @@ class ExplorerModel(StagedModel):
                 self.call_verdict = probe_call(
                     self.policy, self.tool_name, arguments, over_http=self._over_http(),
                     access=access, registration=self.registration,
-                    extra_sensitive=self.extra_sensitive(),
+                    extra_sensitive=split_patterns(self.sensitive_text),
                 )
             except (ArgumentsError, ProbeError, ExplorerError) as exc:
                 self.call_error = self.clean(str(exc))
@@ -716,16 +717,6 @@ class ExplorerModel(StagedModel):
                 self.call_error = self.clean(str(exc))
         finally:
             self.tool_rev += 1
-
-    def extra_sensitive(self) -> tuple[str, ...]:
-        """The globs of :attr:`sensitive_text`, checked (an :class:`ExplorerError` if bad)."""
-        from ..sensitive import SensitivePatternsError, check_extra_patterns
-
-        globs = [g for g in self.sensitive_text.replace("\n", ",").split(",") if g.strip()]
-        try:
-            return check_extra_patterns(globs)
-        except SensitivePatternsError as exc:
-            raise ExplorerError(f"sensitive-file patterns: {exc}") from None
 
     def _access(self) -> Any:
         if not self.access_text.strip():
@@ -775,7 +766,8 @@ class ExplorerModel(StagedModel):
                                         over_http=self._over_http(),
                                         access=self._access(),
                                         registration=self.registration,
-                                        extra_sensitive=self.extra_sensitive()):
+                                        extra_sensitive=split_patterns(
+                                            self.sensitive_text)):
                 verdicts.append(v)
                 if len(verdicts) % step == 0:
                     self.batch_done = len(verdicts)

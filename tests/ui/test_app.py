@@ -739,7 +739,7 @@ def test_sensitive_file_patterns_typed_in_the_tool_panel_reach_the_advice(app, l
     assert "matches *.kdbx" in text_of(tool.verdict.value)
     # A glob that can't match a file name is an error shown in the panel, not a crash.
     tool.sensitive.value = "keys/*.kdbx"
-    assert "sensitive-file patterns" in text_of(tool.verdict.value)
+    assert "sensitive pattern 'keys/*.kdbx'" in text_of(tool.verdict.value)
     assert app.model.call_verdict is None
     tool.sensitive.value = ""
     assert app.model.call_verdict.paths[0].sensitive is None
