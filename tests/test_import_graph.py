@@ -36,6 +36,8 @@ LAYERS: dict[str, int] = {
     # tool calls and the review of whole configurations
     "probe": 3, "review": 3,
     "exposure": 3, "suggest": 3, "verify": 3, "share": 3, "sarif": 3, "schemas": 3,
+    # deployments read from MCP client configs, and written back into them
+    "deployments": 3,
     # the dashboard
     "ui": 4,
     # the command line, serve included
