@@ -14,7 +14,7 @@ from ..check import Decision, UnsupportedPathError
 from ..policy import Policy
 from ..textsafe import one_line
 from ..vocab import OPS
-from .options import UsageError, build_policy, read_paths_file, warn_config
+from .options import UsageError, build_policy, deployment, read_paths_file, warn_config
 
 
 def _emit_json(obj: Any, out: TextIO) -> None:
@@ -70,7 +70,7 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.write(f"== {name}\n")
         policy = build_policy(args)
         policies.append(policy)
-        code = max(code, _validate_one(policy, args, out))
+        code = max(code, _validate_one(policy, args, out, deployment(args)))
     if getattr(args, "sarif", None):
         from .. import sarif
 
@@ -81,11 +81,20 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return code
 
 
-def _validate_one(policy: Policy, args: argparse.Namespace, out: TextIO) -> int:
+def _validate_one(policy: Policy, args: argparse.Namespace, out: TextIO,
+                  found: Any = None) -> int:
     summary = policy.summary()
     if args.json:
+        if found is not None:
+            from ..deployments.view import deployment_json
+
+            summary = {**summary, "deployment": deployment_json(found)}
         _emit_json(summary, out)
     else:
+        if found is not None:
+            from ..deployments.view import deployment_lines
+
+            out.writelines(line + "\n" for line in deployment_lines(found))
         how = "explicit" if policy.explicit else f"defaulted for {policy.transport}"
         out.write(f"server: {policy.profile.name} {policy.profile.server_version}\n")
         out.write(f"LOCAL_FILE_ACCESS resolves to {policy.mode.value} ({how})\n")

@@ -11,13 +11,20 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..errors import LocalfsError
 from ..policy import Policy
 from ..userfiles import parse_json_line, read_text
 from ..vocab import PLATFORMS, TRANSPORTS
+
+if TYPE_CHECKING:
+    from ..deployments import Deployment
+
+#: ``--client-format``'s choices (the deployments package's formats, kept here so the
+#: parser is built without importing it).
+CLIENT_FORMATS = ("claude-desktop", "claude-code", "cursor", "vscode", "hangar")
 
 
 class UsageError(LocalfsError):
@@ -48,8 +55,11 @@ def environment_options() -> argparse.ArgumentParser:
     group.add_argument("--lenient", action="store_true",
                        help="skip .env lines that can't be parsed, as the server does, "
                        "instead of stopping")
-    group.add_argument("--transport", choices=TRANSPORTS, default="stdio",
-                       help="the server's --transport (default: stdio)")
+    # No parser default: a --client-config entry's own transport applies unless one is
+    # given here (server_config fills in stdio).
+    group.add_argument("--transport", choices=TRANSPORTS, default=None,
+                       help="the server's --transport (default: the --client-config entry's, "
+                       "else stdio)")
     group.add_argument("--cwd", metavar="DIR",
                        help="the server's startup directory (default: this directory, or the "
                        "target host's own default)")
@@ -65,6 +75,19 @@ def environment_options() -> argparse.ArgumentParser:
     group.add_argument("--platform", choices=PLATFORMS, default="posix",
                        help="target platform: its default cache directory; windows also "
                        "splits LOCAL_FILE_ROOTS on ';' (paths are checked by POSIX rules)")
+    client = parent.add_argument_group(
+        "deployment from an MCP client config",
+        "Take the server, its environment, arguments, working directory and transport from "
+        "an entry of a client's config; --set/--unset/--transport/--cwd given here win.")
+    client.add_argument("--client-config", metavar="FILE",
+                        help="Claude Desktop's claude_desktop_config.json, Claude Code's "
+                        ".mcp.json, Cursor's or VS Code's mcp.json, or an mcp-hangar YAML")
+    client.add_argument("--entry", metavar="NAME",
+                        help="the server entry to use (default: the one entry that starts "
+                        "a known server)")
+    client.add_argument("--client-format", choices=CLIENT_FORMATS,
+                        help="the client the file is for (default: recognised from its name "
+                        "and shape)")
     return parent
 
 
@@ -77,15 +100,51 @@ def report_outputs(group: Any) -> None:
                        help="replace existing output files (each kept as a .bak)")
 
 
+def deployment(args: argparse.Namespace) -> Deployment | None:
+    """The ``--client-config`` entry's deployment (read once per command), or None.
+
+    A variable the client would prompt for is fine when ``--set`` gives that key.
+    """
+    path = getattr(args, "client_config", None)
+    if path is None:
+        if getattr(args, "entry", None) or getattr(args, "client_format", None):
+            raise UsageError("--entry and --client-format go with --client-config FILE")
+        return None
+    cached = getattr(args, "_deployment", None)
+    if cached is not None:
+        return cached
+    from ..deployments import DeploymentError, load_deployment
+
+    try:
+        found = load_deployment(path, args.entry, args.client_format,
+                                overridden=[k for k, _ in getattr(args, "set", [])])
+    except DeploymentError as exc:
+        raise UsageError(str(exc)) from None
+    args._deployment = found
+    return found
+
+
 def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
     """The :class:`ServerConfig` the shared options describe (``changes`` on top).
 
-    Relative names mean relative to the directory the command runs in.
+    Relative names mean relative to the directory the command runs in. With
+    ``--client-config``, the entry's environment, transport and working directory come
+    first and the options given here win over them.
     """
+    found = deployment(args)
+    settings = dict(args.set)
+    transport, cwd = args.transport, args.cwd
+    if found is not None:
+        if found.server != "mcp-gee-sweet":
+            raise UsageError(f"{found.where}: entry {found.entry!r} starts {found.server}; "
+                             "this command answers for mcp-gee-sweet")
+        settings = {**found.settings(), **settings}
+        transport = transport or found.transport
+        cwd = cwd or found.cwd
     fields: dict[str, Any] = {
-        "env": args.env, "settings": dict(args.set), "unset": list(args.unset),
+        "env": args.env, "settings": settings, "unset": list(args.unset),
         "inherit_environ": args.inherit_env, "lenient": args.lenient,
-        "transport": args.transport, "cwd": args.cwd, "package_dir": args.package_dir,
+        "transport": transport or "stdio", "cwd": cwd, "package_dir": args.package_dir,
         "host": args.fs, "profile": args.profile, "platform": args.platform,
         "base_dir": os.getcwd(),
     }

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import LocalfsError
+
 __all__ = ["JsonSyntaxError", "Member", "Node", "parse", "plain"]
 
 
