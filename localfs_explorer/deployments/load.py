@@ -136,8 +136,8 @@ class Deployment(BaseModel):
         """mcp-gee-sweet's :class:`ServerConfig` for this deployment (``changes`` on top).
 
         The entry's environment is the server process's (``settings``), its transport and
-        working directory as the client starts it; the base directory is the config
-        file's folder, so a relative name means what it meant to the client.
+        working directory as the client starts it (an entry that names none: the current
+        directory, as the command line assumes).
         """
         from ..config import ServerConfig
 
@@ -146,7 +146,6 @@ class Deployment(BaseModel):
                                   f"{self.server}, not mcp-gee-sweet")
         fields: dict[str, Any] = {
             "settings": self.settings(), "transport": self.transport, "cwd": self.cwd,
-            "base_dir": os.path.dirname(os.path.abspath(self.path)),
         }
         fields.update(changes)
         return ServerConfig(**fields)
