@@ -176,7 +176,7 @@ def test_a_missing_or_malformed_env_file_is_an_error_at_its_line(tmp_path):
         load_deployment(path)
     write(tmp_path / "proj" / "bad.env", "GOOD=1\n'unterminated\n")
     path = _one(tmp_path, "cursor", {}, envFile="bad.env")
-    with pytest.raises(DeploymentError, match="bad.env"):
+    with pytest.raises(DeploymentError, match=r"bad\.env"):
         load_deployment(path)
 
 
