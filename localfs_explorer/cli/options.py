@@ -75,10 +75,17 @@ def environment_options() -> argparse.ArgumentParser:
     group.add_argument("--platform", choices=PLATFORMS, default="posix",
                        help="target platform: its default cache directory; windows also "
                        "splits LOCAL_FILE_ROOTS on ';' (paths are checked by POSIX rules)")
-    client = parent.add_argument_group(
+    client_config_options(parent, "--set/--unset/--transport/--cwd given here win")
+    return parent
+
+
+def client_config_options(parser: argparse.ArgumentParser, how: str) -> None:
+    """``--client-config FILE [--entry NAME] [--client-format FMT]`` on ``parser``
+    (the shared options have them; a command with options of its own adds them here)."""
+    client = parser.add_argument_group(
         "deployment from an MCP client config",
         "Take the server, its environment, arguments, working directory and transport from "
-        "an entry of a client's config; --set/--unset/--transport/--cwd given here win.")
+        f"an entry of a client's config; {how}.")
     client.add_argument("--client-config", metavar="FILE",
                         help="Claude Desktop's claude_desktop_config.json, Claude Code's "
                         ".mcp.json, Cursor's or VS Code's mcp.json, or an mcp-hangar YAML")
@@ -88,7 +95,6 @@ def environment_options() -> argparse.ArgumentParser:
     client.add_argument("--client-format", choices=CLIENT_FORMATS,
                         help="the client the file is for (default: recognised from its name "
                         "and shape)")
-    return parent
 
 
 def report_outputs(group: Any) -> None:

@@ -1,0 +1,147 @@
+"""--client-config on the command line: every command that takes server settings, the
+same answers as the settings given by hand, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from client_configs import CANARY, fs_entry, gee_entry, mcp_servers, write
+from conftest import run_cli as run
+
+from localfs_explorer.cli.main import build_parser
+
+#: The commands that answer for a server's configuration.
+SERVER_COMMANDS = ("check", "validate", "tools", "probe", "auth-status", "export-env", "test",
+                   "diff", "report", "exposure", "suggest", "verify", "serve", "replay")
+
+
+def _options(command: str) -> set[str]:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    return {o for a in sub.choices[command]._actions for o in a.option_strings}
+
+
+@pytest.mark.parametrize("command", SERVER_COMMANDS)
+def test_every_server_command_takes_the_client_config_options(command):
+    assert {"--client-config", "--entry", "--client-format"} <= _options(command)
+
+
+@pytest.fixture
+def desktop(tmp_path, layout):
+    return write(tmp_path / "claude_desktop_config.json", mcp_servers({
+        "sheets": gee_entry(layout.data, args=["mcp-gee-sweet@0.9.5", "--transport", "sse"]),
+        "files": fs_entry(layout.data),
+    }))
+
+
+def _hand(layout):
+    return ["--set", "LOCAL_FILE_ACCESS=roots", "--set", f"LOCAL_FILE_ROOTS={layout.data}",
+            "--set", f"CREDENTIALS_CONFIG={CANARY}", "--transport", "sse"]
+
+
+def test_validate_equals_the_settings_given_by_hand_and_shows_provenance(desktop, layout):
+    code, out, err = run("validate", "--json", "--client-config", str(desktop),
+                         "--entry", "sheets")
+    assert code == 0, err
+    derived = json.loads(out)
+    deployment = derived.pop("deployment")
+    code, out, _ = run("validate", "--json", *_hand(layout))
+    assert derived == json.loads(out)
+    assert deployment["server"] == "mcp-gee-sweet" and deployment["transport"] == "sse"
+    assert deployment["env"]["CREDENTIALS_CONFIG"] == "••••••"
+    sources = {p["setting"]: p["source"] for p in deployment["provenance"]}
+    assert sources["transport"] == "entry" and sources["cwd"] == "default"
+
+    code, out, err = run("validate", "--client-config", str(desktop), "--entry", "sheets")
+    assert code == 0
+    assert out.startswith(f"deployment: Claude Desktop entry 'sheets' ({desktop}:3): "
+                          "mcp-gee-sweet 0.9.5\n")
+    assert "  transport = sse  [entry, line" in out
+    assert "  version = 0.9.5  [entry, line" in out
+    assert CANARY not in out + err
+
+
+@pytest.mark.parametrize("command", ["check", "auth-status", "tools"])
+def test_commands_answer_as_for_the_settings_given_by_hand(desktop, layout, command):
+    extra = [str(layout.data / "a.csv"), str(layout.outside)] if command == "check" else []
+    extra += ["--json"] if command != "auth-status" else []
+    by_entry = run(command, "--client-config", str(desktop), "--entry", "sheets", *extra)
+    by_hand = run(command, *_hand(layout), *extra)
+    assert by_entry == by_hand
+    assert CANARY not in by_entry[1] + by_entry[2]
+
+
+def test_options_given_win_over_the_entry(desktop, layout):
+    code, out, _ = run("auth-status", "--client-config", str(desktop), "--entry", "sheets",
+                       "--set", "LOCAL_FILE_ACCESS=off", "--transport", "stdio")
+    assert code == 0 and json.loads(out)["local_file_access"]["mode"] == "off"
+    code, out, _ = run("validate", "--json", "--client-config", str(desktop), "--entry",
+                       "sheets", "--unset", "LOCAL_FILE_ACCESS", "--transport", "stdio")
+    # Unset and stdio: the server's own default, full.
+    assert code == 0 and json.loads(out)["mode"] == "full"
+
+
+def test_test_lays_each_scenario_over_the_entry(tmp_path, desktop, layout):
+    scenario = write(tmp_path / "s.toml", f"""\
+[[scenario]]
+name = "the entry's roots"
+[[scenario.path]]
+path = "{layout.data}/a.csv"
+allowed = true
+[[scenario.path]]
+path = "{layout.outside}/b.csv"
+allowed = false
+""")
+    code, out, err = run("test", str(scenario), "--client-config", str(desktop), "--entry",
+                         "sheets")
+    assert code == 0, out + err
+    # Without the entry the server is in full mode (stdio, nothing set): the second fails.
+    assert run("test", str(scenario))[0] == 1
+
+
+def test_diff_starts_both_sides_from_the_entry(desktop, layout):
+    code, out, err = run("diff", "--client-config", str(desktop), "--entry", "sheets",
+                         "--after-set", f"LOCAL_FILE_ROOTS={layout.data}:{layout.outside}",
+                         "--path", str(layout.outside / "x.csv"), "--json")
+    assert code == 1, err  # new access: outside becomes readable
+    assert str(layout.outside / "x.csv") in out
+
+
+@pytest.mark.parametrize(("text", "args", "message"), [
+    ('{"mcpServers": {', [], ":1: not valid JSON"),
+    (None, ["--entry", "nope"], "no entry named 'nope'"),
+    (None, [], "2 entries start a known server"),
+    ('{"mcpServers": {"a": {"command": "node", "args": ["x.js"]}}}', ["--entry", "a"],
+     "neither mcp-gee-sweet nor the filesystem server"),
+    ('{"servers": {"a": {"command": "mcp-gee-sweet", "env": {"TOKEN": "${input:t}"}}}}', [],
+     "${input:t} can't be resolved"),
+    (None, ["--entry", "files"], "starts server-filesystem; this command answers for "
+     "mcp-gee-sweet"),
+])
+def test_errors_are_one_line_and_exit_2(tmp_path, desktop, text, args, message):
+    path = desktop if text is None else write(tmp_path / "client.json", text)
+    code, out, err = run("validate", "--client-config", str(path), *args)
+    assert code == 2 and out == ""
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_prompt_is_fine_when_set_gives_its_variable(tmp_path):
+    path = write(tmp_path / ".vscode" / "mcp.json", json.dumps({"servers": {"a": {
+        "command": "mcp-gee-sweet", "env": {"CREDENTIALS_CONFIG": "${input:creds}"}}}}))
+    code, out, err = run("validate", "--client-config", str(path), "--set",
+                         f"CREDENTIALS_CONFIG={CANARY}")
+    assert code == 0, err
+    assert CANARY not in out + err
+
+
+def test_entry_without_client_config_is_a_usage_error():
+    code, _, err = run("validate", "--entry", "sheets")
+    assert code == 2 and "--entry and --client-format go with --client-config" in err
+
+
+def test_client_format_choices_follow_the_readers():
+    from localfs_explorer.cli.options import CLIENT_FORMATS
+    from localfs_explorer.deployments import FORMATS
+
+    assert CLIENT_FORMATS == FORMATS
