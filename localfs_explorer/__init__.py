@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # what a type checker sees of the names loaded on first use
     from .access import AccessListError, ToolAccess, load_access, merge_scopes
     from .auth_status import auth_status_preview, local_file_access
     from .catalog import catalog_from_tools_list, load_catalog, register_tools
+    from .deployments import Deployment, load_deployment
     from .discovery import FoundPath, discover_paths
     from .dotenv_export import export_env
     from .exposure import Finding, Inventory
@@ -77,6 +78,8 @@ _LAZY: dict[str, str] = {
     "local_file_access": "localfs_explorer.auth_status",
     "auth_status_preview": "localfs_explorer.auth_status",
     "export_env": "localfs_explorer.dotenv_export",
+    "load_deployment": "localfs_explorer.deployments",
+    "Deployment": "localfs_explorer.deployments",
     "replay_session": "localfs_explorer.review.sessions",
     "load_session": "localfs_explorer.review.sessions",
     "LedgerRules": "localfs_explorer.review.sessions",
@@ -95,6 +98,7 @@ __all__ = [
     "ConfigError",
     "Decision",
     "DenyDir",
+    "Deployment",
     "DenyEntry",
     "EnvFileError",
     "FileSystem",
@@ -126,6 +130,7 @@ __all__ = [
     "list_example_hosts",
     "load_access",
     "load_catalog",
+    "load_deployment",
     "load_env",
     "load_fs",
     "load_profile",
