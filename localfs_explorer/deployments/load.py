@@ -181,10 +181,11 @@ def _default_cwd(config: ClientConfigFile) -> tuple[str | None, str]:
 
 
 def list_entries(path: str | os.PathLike[str], format: str | None = None,
-                 *, environ: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+                 *, environ: Mapping[str, str] | None = None,
+                 text: str | None = None) -> list[dict[str, Any]]:
     """Every entry of a client config: name, line, server (None when unknown), version,
     and the problem with it, if any. For pickers (the dashboard's, ``--entry``'s help)."""
-    config = read_client_config(path, format)
+    config = read_client_config(path, format, text=text)
     rows = []
     for entry in config.entries:
         server, version, problem = _classify(config, entry, environ)
@@ -255,7 +256,8 @@ def choose_entry(config: ClientConfigFile, entry: str | None,
 def load_deployment(path: str | os.PathLike[str], entry: str | None = None,
                     format: str | None = None, *, environ: Mapping[str, str] | None = None,
                     inputs: Mapping[str, str] | None = None,
-                    overridden: Iterable[str] = ()) -> Deployment:
+                    overridden: Iterable[str] = (), text: str | None = None,
+                    read_files: bool = True) -> Deployment:
     """The deployment an MCP client config entry describes.
 
     Args:
@@ -268,19 +270,24 @@ def load_deployment(path: str | os.PathLike[str], entry: str | None = None,
         inputs: answers to VS Code's ``${input:ID}`` prompts, when the caller has them.
         overridden: environment keys the caller sets itself (``--set``): a prompt in
             one of them needs no answer.
+        text: the file's contents when they came from elsewhere (an upload).
+        read_files: whether the entry's ``envFile`` (or docker's ``--env-file``) may be
+            read from this machine (a page served to others may not).
 
     Raises :class:`DeploymentError` (one line, ``FILE:LINE:`` first) for a malformed
     file, a missing entry, an entry of an unknown server, two known servers and no
     ``entry``, and a variable that can't be resolved.
     """
-    config = read_client_config(path, format)
+    config = read_client_config(path, format, text=text)
     env_in = dict(os.environ) if environ is None else dict(environ)
     chosen = choose_entry(config, entry, env_in)
-    return _deployment(config, chosen, env_in, dict(inputs or {}), set(overridden))
+    return _deployment(config, chosen, env_in, dict(inputs or {}), set(overridden),
+                       read_files)
 
 
 def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str, str],
-                inputs: dict[str, str], overridden: set[str]) -> Deployment:
+                inputs: dict[str, str], overridden: set[str],
+                read_files: bool = True) -> Deployment:
     path, fmt = config.path, config.format
     here = f"{path}:{entry.line}" if entry.line else path
     if entry.problems:
@@ -327,7 +334,8 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
         raw = expander.expand(entry.env_file, "envFile")
         base = workspace or os.path.dirname(os.path.abspath(path))
         env_file = os.path.normpath(os.path.join(base, os.path.expanduser(raw)))
-        for key, value in _read_env_file(env_file, f"{path}:{line('envFile')}").items():
+        where = f"{path}:{line('envFile')}"
+        for key, value in _read_env_file(env_file, where, read_files).items():
             entry_env[key] = value
             origin[key] = ("envFile", env_file, None)
     for key, raw in entry.env.items():
@@ -343,7 +351,8 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
         for env_path in launch.env_files:
             full = os.path.normpath(os.path.join(
                 os.path.dirname(os.path.abspath(path)), os.path.expanduser(env_path)))
-            for key, value in _read_env_file(full, f"{path}:{line('args')}").items():
+            for key, value in _read_env_file(full, f"{path}:{line('args')}",
+                                             read_files).items():
                 env[key] = value
                 origin[key] = ("container", f"docker --env-file {env_path}", line("args"))
         for key, cvalue in launch.container_env.items():
@@ -445,10 +454,13 @@ def _raise_unresolved(path: str, entry: ClientEntry, unresolved: list[Unresolved
                               f"can't be resolved: {item.reason}{hint}")
 
 
-def _read_env_file(path: str, where: str) -> dict[str, str]:
+def _read_env_file(path: str, where: str, allowed: bool = True) -> dict[str, str]:
     from ..env import load_env
     from ..errors import LocalfsError
 
+    if not allowed:
+        raise DeploymentError(f"{where}: the entry reads {path} from this machine, which "
+                              "this page may not do; give those variables as overrides")
     if not os.path.isfile(path):
         raise DeploymentError(f"{where}: envFile {path}: no such file")
     try:

@@ -144,13 +144,20 @@ def detect_format(path: str, data: Any) -> ClientFormat:
     return "claude-desktop"
 
 
-def read_client_config(path: str | os.PathLike[str],
-                       format: str | None = None) -> ClientConfigFile:
-    """Read the client config at ``path``; ``format`` overrides what the file looks like."""
+def read_client_config(path: str | os.PathLike[str], format: str | None = None, *,
+                       text: str | None = None) -> ClientConfigFile:
+    """Read the client config at ``path``; ``format`` overrides what the file looks like.
+
+    ``text`` is the file's contents when they came from elsewhere (an upload); ``path``
+    then only names it (its name and folder still tell the format).
+    """
     name = os.fspath(path)
     if format is not None and format not in FORMATS:
         raise DeploymentError(f"unknown client format {format!r} (one of: {', '.join(FORMATS)})")
-    text = read_text(name, DeploymentError, MAX_CONFIG_BYTES)
+    if text is None:
+        text = read_text(name, DeploymentError, MAX_CONFIG_BYTES)
+    elif len(text.encode("utf-8", errors="replace")) > MAX_CONFIG_BYTES:
+        raise DeploymentError(f"{name}: larger than a client config can be; refused")
     looks_yaml = name.endswith((".yaml", ".yml")) or format == "hangar"
     if looks_yaml:
         return _read_yaml(name, text, format)
