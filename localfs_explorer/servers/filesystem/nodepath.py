@@ -132,7 +132,7 @@ def relative(start: str, target: str) -> str:
     a = [s for s in resolve(start).split("/") if s]
     b = [s for s in resolve(target).split("/") if s]
     common = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if x != y:
             break
         common += 1

@@ -205,7 +205,6 @@ def resolve_allowed_directories(config: FilesystemConfig, fs: FileSystem
     (when the client advertises them): each URI's realpath, if it is a directory; a
     non-empty result replaces the whole list, argv included.
     """
-    norm = _norm_for(config.version)
     home = config.home if config.home is not None else fs.home()
     cwd = config.cwd if config.cwd is not None else fs.default_cwd()
     spellings: list[tuple[str, tuple[str, ...]]] = []
@@ -435,8 +434,9 @@ class FilesystemPolicy:
         for directory in sorted((resolve(d) for d in self.directories),
                                 key=lambda d: -utf16_length(d)):
             dparts = [p for p in directory.split("/") if p]
+            pairs = zip(dparts, wanted, strict=False)
             if len(dparts) <= len(wanted) and all(
-                    _match_key_2(a) == _match_key_2(b) for a, b in zip(dparts, wanted)):
+                    _match_key_2(a) == _match_key_2(b) for a, b in pairs):
                 return join(directory, *wanted[len(dparts):])
         return absolute
 
