@@ -32,7 +32,7 @@ LAYERS: dict[str, int] = {
     "fs": 1,
     # the engine: env -> policy -> decisions, tools, the server's configuration
     "": 2, "policy": 2, "check": 2, "catalog": 2, "access": 2, "discovery": 2,
-    "auth_status": 2, "dotenv_export": 2, "config": 2,
+    "auth_status": 2, "dotenv_export": 2, "config": 2, "servers": 2,
     # tool calls and the review of whole configurations
     "probe": 3, "review": 3,
     "exposure": 3, "suggest": 3, "verify": 3, "share": 3, "sarif": 3, "schemas": 3,

@@ -14,6 +14,7 @@ from ..check import Decision, UnsupportedPathError
 from ..policy import Policy
 from ..textsafe import one_line
 from ..vocab import OPS
+from . import filesystem as fs_cli
 from .options import UsageError, build_policy, deployment, read_paths_file, warn_config
 
 
@@ -38,6 +39,8 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         paths.extend(read_paths_file(args.paths_file))
     if not paths:
         raise UsageError("check needs at least one PATH (or --paths-file)")
+    if fs_cli.wants_filesystem(args):
+        return fs_cli.cmd_check(args, paths, out, err)
     policy = build_policy(args)
     warn_config(policy, err)
     try:
@@ -135,6 +138,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--batch", action="store_true",
                    help="answer as the server's batch check (many_checks, as in a folder "
                    "walk) rather than its single check of each path")
+    fs_cli.add_server_options(p)
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser("validate", parents=[env_options],

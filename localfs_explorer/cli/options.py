@@ -130,6 +130,33 @@ def deployment(args: argparse.Namespace) -> Deployment | None:
     return found
 
 
+def apply_deployment(args: argparse.Namespace) -> None:
+    """Fill a command's server options from a filesystem-server entry, where the command
+    has them: ``--server``, ``--allowed-dir`` (the entry's arguments), ``--cwd``,
+    ``--server-version`` (its pin), ``--home`` (its env's HOME); options given win.
+
+    An mcp-gee-sweet entry needs nothing here: :func:`server_config` reads it.
+    """
+    found = deployment(args)
+    if found is None:
+        return
+    chosen = getattr(args, "server", None)
+    if chosen is not None and chosen != found.server:
+        raise UsageError(f"--server {chosen}, but entry {found.entry!r} of "
+                         f"{found.path} starts {found.server}")
+    if found.server != "server-filesystem" or not hasattr(args, "allowed_dir"):
+        return
+    args.server = found.server
+    if not args.allowed_dir:
+        args.allowed_dir = list(found.allowed_dirs)
+    if getattr(args, "cwd", None) is None and found.cwd:
+        args.cwd = found.cwd
+    if getattr(args, "server_version", None) is None:
+        args.server_version = found.server_version
+    if getattr(args, "home", None) is None and found.env.get("HOME"):
+        args.home = found.env["HOME"]
+
+
 def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
     """The :class:`ServerConfig` the shared options describe (``changes`` on top).
 

@@ -13,7 +13,6 @@ into the entry, leaving every other byte of the file as it was.
 from .launch import FILESYSTEM, GEE_SWEET, Mount
 from .load import (
     Deployment,
-    FilesystemLaunch,
     Provenance,
     choose_entry,
     list_entries,
@@ -36,7 +35,6 @@ __all__ = [
     "ClientEntry",
     "Deployment",
     "DeploymentError",
-    "FilesystemLaunch",
     "Mount",
     "Provenance",
     "choose_entry",

@@ -31,10 +31,10 @@ from .readers import (
 
 if TYPE_CHECKING:
     from ..config import ServerConfig
+    from ..servers.filesystem import FilesystemConfig
 
 __all__ = [
     "Deployment",
-    "FilesystemLaunch",
     "Provenance",
     "choose_entry",
     "list_entries",
@@ -66,17 +66,6 @@ class Provenance(BaseModel):
         detail = f" ({self.detail})" if self.detail else ""
         value = "(not set)" if self.value is None else self.value
         return f"{self.setting} = {value}  [{where}]{detail}"
-
-
-class FilesystemLaunch(BaseModel):
-    """The filesystem server's configuration as an entry gives it: its allowed
-    directories (its command-line arguments), start directory and version."""
-
-    model_config = ConfigDict(frozen=True)
-
-    allowed_dirs: list[str]
-    cwd: str | None = None
-    server_version: str | None = None
 
 
 class Deployment(BaseModel):
@@ -150,13 +139,22 @@ class Deployment(BaseModel):
         fields.update(changes)
         return ServerConfig(**fields)
 
-    def filesystem_config(self) -> FilesystemLaunch:
-        """The filesystem server's configuration for this deployment."""
+    def filesystem_config(self) -> FilesystemConfig:
+        """The filesystem server's :class:`FilesystemConfig` for this deployment: its
+        arguments as the allowed directories, its working directory, ``HOME`` from its
+        environment, the pinned release (the newest modelled when unpinned); the MCP
+        roots are the client's to advertise, which the file doesn't say (None)."""
+        from ..servers.filesystem import DEFAULT_VERSION, FilesystemConfig
+
         if self.server != FILESYSTEM:
             raise DeploymentError(f"{self.where}: entry {self.entry!r} starts "
                                   f"{self.server}, not the filesystem server")
-        return FilesystemLaunch(allowed_dirs=list(self.allowed_dirs), cwd=self.cwd,
-                                server_version=self.server_version)
+        try:
+            return FilesystemConfig(directories=tuple(self.allowed_dirs), cwd=self.cwd,
+                                    home=self.env.get("HOME"),
+                                    version=self.server_version or DEFAULT_VERSION)
+        except ValueError as exc:
+            raise DeploymentError(f"{self.where}: entry {self.entry!r}: {exc}") from None
 
 
 def _workspace(path: str) -> str | None:

@@ -145,3 +145,53 @@ def test_client_format_choices_follow_the_readers():
     from localfs_explorer.deployments import FORMATS
 
     assert CLIENT_FORMATS == FORMATS
+
+
+@pytest.mark.parametrize(("name", "key"), [
+    ("claude_desktop_config.json", "mcpServers"), (".mcp.json", "mcpServers"),
+    (".vscode/mcp.json", "servers"), (".cursor/mcp.json", "mcpServers"),
+])
+def test_filesystem_entries_answer_as_allowed_dir_given_by_hand(tmp_path, layout, name, key):
+    path = write(tmp_path / "proj" / name, mcp_servers({
+        "sheets": gee_entry(layout.data), "files": fs_entry(layout.data, layout.home)}, key=key))
+    probes = [str(layout.data / "a.csv"), str(layout.outside / "b.csv"), "--json"]
+    by_entry = run("check", "--client-config", str(path), "--entry", "files", *probes)
+    by_hand = run("check", "--server", "server-filesystem", "--allowed-dir", str(layout.data),
+                  "--allowed-dir", str(layout.home), "--server-version", "2026.8.31", *probes)
+    assert by_entry == by_hand
+    assert by_entry[0] == 1 and '"allowed": true' in by_entry[1]
+
+
+def test_a_relative_directory_means_the_workspace_folder(tmp_path):
+    (tmp_path / "proj" / "data").mkdir(parents=True)
+    (tmp_path / "data").mkdir()
+    path = write(tmp_path / "proj" / ".vscode" / "mcp.json", mcp_servers({
+        "files": fs_entry("data")}, key="servers"))
+    inside = str(tmp_path / "proj" / "data" / "a.csv")
+    by_entry = run("check", "--client-config", str(path), inside, "--json")
+    by_hand = run("check", "--server", "server-filesystem", "--allowed-dir", "data",
+                  "--cwd", str(tmp_path / "proj"), inside, "--json")
+    assert by_entry == by_hand and by_entry[0] == 0
+    # From elsewhere the same relative directory is another one.
+    assert run("check", "--server", "server-filesystem", "--allowed-dir", "data",
+               "--cwd", str(tmp_path), inside, "--json")[0] == 1
+
+
+def test_hangar_filesystem_entry(tmp_path, layout):
+    path = write(tmp_path / "hangar.yaml", f"""\
+mcp_servers:
+  files:
+    command: [npx, -y, "@modelcontextprotocol/server-filesystem@2026.8.31"]
+    args: ["{layout.data}"]
+""")
+    code, out, err = run("check", "--client-config", str(path), str(layout.data / "a"),
+                         "--json")
+    assert code == 0, err
+    assert json.loads(out)["reason"] == "inside"
+
+
+def test_server_option_against_the_entry_is_a_usage_error(tmp_path, layout):
+    path = write(tmp_path / ".mcp.json", mcp_servers({"files": fs_entry(layout.data)}))
+    code, _, err = run("check", "--client-config", str(path), "--server", "mcp-gee-sweet",
+                       str(layout.data))
+    assert code == 2 and "starts server-filesystem" in err

@@ -49,8 +49,8 @@ def test_each_format_gives_the_configuration_given_by_hand(tmp_path, fmt, layout
     files = load_deployment(path, "files")
     assert files.server == "server-filesystem" and files.server_version == "2026.8.31"
     fs_config = files.filesystem_config()
-    assert fs_config.allowed_dirs == [str(layout.data), str(layout.outside)]
-    assert fs_config.server_version == "2026.8.31"
+    assert fs_config.directories == (str(layout.data), str(layout.outside))
+    assert fs_config.version == "2026.8.31" and fs_config.roots is None
 
 
 def test_hangar_gives_the_same_configuration(tmp_path, layout):

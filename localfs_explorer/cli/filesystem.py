@@ -1,0 +1,108 @@
+"""``--server server-filesystem``: the commands' answers for the reference filesystem server.
+
+The filesystem server has no ``.env``: its configuration is the directories on its
+command line (``--allowed-dir``, repeatable, in order), its working directory
+(``--cwd``), ``HOME`` (``--home``), the MCP roots its client advertises (``--root``,
+repeatable; none given: the client has no roots capability) and the release
+(``--server-version``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Any, TextIO
+
+from ..servers.filesystem import SERVER_ID, VERSIONS, FilesystemConfig, FilesystemPolicy
+from ..textsafe import one_line
+from .options import UsageError
+
+#: The server ids ``--server`` accepts.
+SERVER_IDS = ("mcp-gee-sweet", SERVER_ID)
+
+
+def add_server_options(p: argparse.ArgumentParser) -> None:
+    """``--server`` and the filesystem server's own options, on a command's parser."""
+    g = p.add_argument_group("server choice (server-filesystem)")
+    g.add_argument("--server", choices=SERVER_IDS, default=None,
+                   help="which server to answer for (default: mcp-gee-sweet)")
+    g.add_argument("--server-version", metavar="VERSION", default=None,
+                   help="the server release to reproduce (server-filesystem: "
+                   f"{', '.join(VERSIONS)}; default {VERSIONS[0]})")
+    g.add_argument("--allowed-dir", metavar="DIR", action="append", default=[],
+                   help="server-filesystem: a directory on its command line (repeatable, "
+                   "in order; relative to --cwd, ~ is --home)")
+    g.add_argument("--root", metavar="URI", action="append", default=None,
+                   help="server-filesystem: an MCP root the client advertises (file:// URI "
+                   "or path; repeatable). Without it the client has no roots capability")
+    g.add_argument("--home", metavar="DIR", default=None,
+                   help="server-filesystem: the server's HOME (default: the account's home)")
+
+
+def wants_filesystem(args: argparse.Namespace) -> bool:
+    """Whether the command line asks about the filesystem server."""
+    server = getattr(args, "server", None)
+    if server != SERVER_ID:
+        if getattr(args, "allowed_dir", None) or getattr(args, "root", None):
+            raise UsageError("--allowed-dir and --root go with --server server-filesystem")
+        if getattr(args, "server_version", None):
+            raise UsageError("--server-version goes with --server server-filesystem here")
+        return False
+    return True
+
+
+def filesystem_config(args: argparse.Namespace, *, home: str | None = None
+                      ) -> FilesystemConfig:
+    """The :class:`FilesystemConfig` the options describe."""
+    version = args.server_version or VERSIONS[0]
+    if version not in VERSIONS:
+        raise UsageError(f"--server-version {version}: server-filesystem {version} isn't "
+                         f"modelled (known versions: {', '.join(VERSIONS)})")
+    cwd = os.path.abspath(args.cwd) if getattr(args, "cwd", None) else None
+    roots = tuple(args.root) if args.root is not None else None
+    return FilesystemConfig(directories=tuple(args.allowed_dir), cwd=cwd,
+                            home=args.home if args.home is not None else home,
+                            roots=roots, version=version)
+
+
+def filesystem_policy(args: argparse.Namespace, err: TextIO, *, home: str | None = None
+                      ) -> FilesystemPolicy:
+    """The policy the options describe, its startup warnings printed to ``err``; a
+    configuration the server would not serve is a :class:`UsageError` (exit 2)."""
+    from ..fs import load_fs
+    from ..fs.virtual import HostSpecError
+
+    if getattr(args, "env", None) or getattr(args, "set", None):
+        raise UsageError("server-filesystem has no .env: give --allowed-dir (and --root)")
+    try:
+        fs = load_fs(getattr(args, "fs", None))
+    except (OSError, ValueError, HostSpecError) as exc:
+        raise UsageError(f"--fs {args.fs}: {exc}") from None
+    policy = FilesystemPolicy(filesystem_config(args, home=home), fs)
+    for warning in policy.allowed.warnings:
+        err.write(f"note: the server would print: {one_line(warning)}\n")
+    if policy.allowed.exit_message:
+        raise UsageError("the server would not serve: "
+                         f"{one_line(policy.allowed.exit_message)}")
+    return policy
+
+
+def cmd_check(args: argparse.Namespace, paths: list[str], out: TextIO, err: TextIO) -> int:
+    """``check --server server-filesystem``: each path through ``validatePath``."""
+    policy = filesystem_policy(args, err)
+    verdicts = [policy.validate(p) for p in paths]
+    for v in verdicts:
+        if args.json:
+            record: dict[str, Any] = {"path": v.path, "op": args.op, "allowed": v.allowed,
+                                      "message": v.message, "resolved": v.resolved,
+                                      "reason": v.reason}
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        elif v.allowed:
+            note = "  (only its trimmed spelling is inside)" if v.by_trim else ""
+            out.write(f"ALLOWED  {args.op:<10} {one_line(v.path)} -> "
+                      f"{one_line(v.resolved or '')}{note}\n")
+        else:
+            out.write(f"REFUSED  {args.op:<10} {one_line(v.path)}  [{v.reason}]\n")
+            out.write(f"    message: {one_line(v.message)}\n")
+    return 0 if all(v.allowed for v in verdicts) else 1
