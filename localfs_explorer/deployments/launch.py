@@ -11,7 +11,6 @@ sees). The server's own arguments are then read the way that server reads them.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -146,6 +145,22 @@ def _identify(launch: Launch, argv: list[str], environ: Mapping[str, str], depth
     if depth > 4 or not argv:
         return
     program, rest = _base(argv[0]), argv[1:]
+    if program.lower() == "cmd" and rest[:1] and rest[0].lower() in ("/c", "/k"):
+        # Windows configs wrap npx/uvx in `cmd /c` so that the .cmd shim runs.
+        _identify(launch, rest[1:], environ, depth + 1)
+        return
+    if program in ("sh", "bash", "zsh", "dash") and rest[:1] in (["-c"], ["-lc"]) \
+            and len(rest) > 1:
+        import shlex
+
+        try:
+            words = shlex.split(rest[1])
+        except ValueError:
+            return
+        while words and words[0] == "exec":
+            words = words[1:]
+        _identify(launch, words, environ, depth + 1)
+        return
     if program == _GEE_PACKAGE:
         _gee(launch, rest, how=argv[0])
     elif program == _FS_BIN:
@@ -170,7 +185,10 @@ def _identify(launch: Launch, argv: list[str], environ: Mapping[str, str], depth
         if spec is not None:
             from_package, version = _split_pin(spec)
             if from_package.split("[")[0] != _GEE_PACKAGE:
-                return
+                if _GEE_PACKAGE not in spec:
+                    return
+                version = None  # a URL or a path: no version to name
+                from_package = _GEE_PACKAGE
         if package.split("[")[0] == _GEE_PACKAGE:
             launch.version = version
             _gee(launch, rest[start + 1:], how=f"{program} {rest[start]}")
@@ -314,7 +332,3 @@ def _image_tag(image: str) -> tuple[str, str | None]:
         return repo, tag if tag != "latest" else None
     return name, None
 
-
-def looks_like_path(word: str) -> bool:
-    """Whether ``word`` is a path (relative ones are the working directory's)."""
-    return word.startswith(("/", "./", "../", "~")) or os.sep in word

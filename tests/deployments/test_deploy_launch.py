@@ -21,6 +21,10 @@ from localfs_explorer.deployments.launch import FILESYSTEM, GEE_SWEET, Mount, id
     (["python3", "-m", "mcp_gee_sweet"], None),
     (["/opt/venv/bin/python3.11", "-m", "mcp_gee_sweet"], None),
     (["docker", "run", "-i", "--rm", "ghcr.io/acme/mcp-gee-sweet:0.9.5"], "0.9.5"),
+    (["cmd", "/c", "uvx", "mcp-gee-sweet@0.9.5"], "0.9.5"),
+    (["C:\\Users\\u\\.local\\bin\\mcp-gee-sweet.exe"], None),
+    (["bash", "-c", "exec uvx mcp-gee-sweet==0.9.5 --transport stdio"], "0.9.5"),
+    (["uvx", "--from", "git+https://example.org/acme/mcp-gee-sweet", "mcp-gee-sweet"], None),
 ])
 def test_mcp_gee_sweet_launches(argv, version):
     launch = identify(argv)
@@ -38,6 +42,8 @@ def test_mcp_gee_sweet_launches(argv, version):
     (["node", "/x/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", "/a"],
      None, ["/a"]),
     (["docker", "run", "-i", "--rm", "mcp/filesystem", "/projects"], None, ["/projects"]),
+    (["cmd", "/c", "npx", "-y", "@modelcontextprotocol/server-filesystem", "C:\\data"], None,
+     ["C:\\data"]),
 ])
 def test_filesystem_server_launches(argv, version, dirs):
     launch = identify(argv)
@@ -48,6 +54,7 @@ def test_filesystem_server_launches(argv, version, dirs):
     ["node", "server.js"], ["uvx", "mcp-gee-sweet-fork"], ["python", "-m", "other"],
     ["npx", "-y", "@modelcontextprotocol/server-memory"], ["docker", "run", "-i", "redis"],
     ["uvx", "--from", "other-package", "mcp-gee-sweet"], ["mcp-gee-sweetener"],
+    ["cmd", "/c", "node", "x.js"], ["bash", "-c", "echo mcp-gee-sweet"], ["sh", "-c", "'"],
 ])
 def test_other_commands_are_no_known_server(argv):
     assert identify(argv).server is None
