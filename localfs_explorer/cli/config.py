@@ -32,7 +32,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true",
                    help="with --dry-run: the plan as one JSON object (changes, masked diff, "
                    "errors, warnings)")
-    p.set_defaults(handler=cmd_export_env)
+    p.set_defaults(handler=cmd_export_env, writes_client_config=True)
 
     p = sub.add_parser("auth-status", parents=[env_options],
                        help="preview server://auth-status's local_file_access object")

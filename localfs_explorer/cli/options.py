@@ -137,6 +137,8 @@ def apply_deployment(args: argparse.Namespace) -> None:
 
     An mcp-gee-sweet entry needs nothing here: :func:`server_config` reads it.
     """
+    if getattr(args, "writes_client_config", False):
+        return  # export-env reads the entry itself, to write it back
     found = deployment(args)
     if found is None:
         return

@@ -133,8 +133,11 @@ def plan_write_back(path: str | os.PathLike[str], entry: str | None = None, *,
         raise DeploymentError(f"{name}: writing back into an mcp-hangar YAML config is not "
                               "supported; edit its env by hand")
     chosen = choose_entry(config, entry, environ)
+    # A variable VS Code prompts for stays a prompt in the file: it is validated as
+    # written, and only the keys being edited need values.
+    prompted = [k for k, v in chosen.env.items() if "${input:" in v]
     found = load_deployment(name, chosen.name, config.format, environ=environ,
-                            overridden=list(edits))
+                            overridden=[*edits, *prompted])
     if found.container:
         raise DeploymentError(f"{found.where}: entry {found.entry!r} runs docker: its env is "
                               "the docker command's, not the server's; edit its -e options")

@@ -190,3 +190,18 @@ def test_entries_that_cant_be_written_back(tmp_path, setup, message):
     code, _, err = run("export-env", "--client-config", str(path), "--set", "A=1",
                        "--in-place")
     assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_a_prompted_secret_stays_a_prompt(tmp_path, layout):
+    text = ('{\n  "inputs": [{"type": "promptString", "id": "creds", "password": true}],\n'
+            '  "servers": {\n    "s": {\n      "command": "mcp-gee-sweet",\n'
+            '      "env": {\n        "CREDENTIALS_CONFIG": "${input:creds}",\n'
+            '        "LOCAL_FILE_ACCESS": "off"\n      }\n    }\n  }\n}\n')
+    path = write(tmp_path / ".vscode" / "mcp.json", text)
+    code, _, err = run("export-env", "--client-config", str(path), "--set",
+                       "LOCAL_FILE_ACCESS=roots", "--set", f"LOCAL_FILE_ROOTS={layout.data}",
+                       "--in-place")
+    assert code == 0, err
+    new = path.read_text()
+    assert '"CREDENTIALS_CONFIG": "${input:creds}"' in new
+    assert json.loads(new)["servers"]["s"]["env"]["LOCAL_FILE_ACCESS"] == "roots"
