@@ -303,7 +303,8 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
     assert argv is not None
     launch = identify(argv, environ)
     if launch.server is None:
-        shown = " ".join(argv[:4]) + (" ..." if len(argv) > 4 else "")
+        # The program and its first word only: later arguments may hold a secret.
+        shown = " ".join(argv[:2]) + (" ..." if len(argv) > 2 else "")
         at = entry.line_of("command")
         prefix = f"{path}:{at}" if at else path
         raise DeploymentError(

@@ -263,6 +263,15 @@ def test_errors_are_one_line(tmp_path, entries, entry, message):
     assert "\n" not in str(exc.value) and str(exc.value).startswith(str(path))
 
 
+def test_an_unknown_command_is_named_without_its_later_arguments(tmp_path):
+    path = _file(tmp_path, "claude-code", {"a": {"command": "node", "args": [
+        "server.js", "--api-key", "sk-live-very-secret"]}})
+    with pytest.raises(DeploymentError) as exc:
+        load_deployment(path, "a")
+    assert "runs 'node server.js ...'" in str(exc.value)
+    assert "sk-live" not in str(exc.value)
+
+
 def test_a_filesystem_entry_is_not_a_gee_sweet_configuration(tmp_path):
     path = _file(tmp_path, "claude-code", {"files": fs_entry("/a")})
     with pytest.raises(DeploymentError, match="not mcp-gee-sweet"):
