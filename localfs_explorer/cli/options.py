@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..errors import LocalfsError
-from ..policy import Policy
+from ..server import DEFAULT_SERVER, ServerError, get_server, iter_servers, list_servers
+from ..servers.gee_sweet.policy import Policy
 from ..userfiles import parse_json_line, read_text
 from ..vocab import PLATFORMS, TRANSPORTS
 
@@ -43,6 +44,13 @@ def environment_options() -> argparse.ArgumentParser:
     """The options every command shares: the simulated server's environment and host."""
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("server environment")
+    # No parser default: a --client-config entry names its server unless this is given.
+    group.add_argument("--server", metavar="NAME", choices=list_servers(), default=None,
+                       help=f"which server answers: {', '.join(list_servers())} "
+                       f"(default: {DEFAULT_SERVER})")
+    group.add_argument("--server-version", metavar="VERSION",
+                       help="the release of that server to reproduce (default: the newest "
+                       "modelled)")
     group.add_argument("--env", metavar="FILE", help="the server's .env file (- reads stdin)")
     group.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                        type=key_value, help="a variable in the server process's environment "
@@ -75,7 +83,13 @@ def environment_options() -> argparse.ArgumentParser:
     group.add_argument("--platform", choices=PLATFORMS, default="posix",
                        help="target platform: its default cache directory; windows also "
                        "splits LOCAL_FILE_ROOTS on ';' (paths are checked by POSIX rules)")
-    client_config_options(parent, "--set/--unset/--transport/--cwd given here win")
+    # Each server adds its own settings (the filesystem server's allowed directories, for
+    # one) under a group of its own: the command line needs no edit for a new server.
+    for server in iter_servers():
+        own = parent.add_argument_group(f"{server.id} settings (with --server {server.id})")
+        server.add_cli_options(own)
+    client_config_options(parent, "--server, --set/--unset/--transport/--cwd and the "
+                          "server's own options given here win")
     return parent
 
 
@@ -146,9 +160,10 @@ def apply_deployment(args: argparse.Namespace) -> None:
     if chosen is not None and chosen != found.server:
         raise UsageError(f"--server {chosen}, but entry {found.entry!r} of "
                          f"{found.path} starts {found.server}")
+    if hasattr(args, "server"):
+        args.server = found.server
     if found.server != "server-filesystem" or not hasattr(args, "allowed_dir"):
         return
-    args.server = found.server
     if not args.allowed_dir:
         args.allowed_dir = list(found.allowed_dirs)
     if getattr(args, "cwd", None) is None and found.cwd:
@@ -157,6 +172,16 @@ def apply_deployment(args: argparse.Namespace) -> None:
         args.server_version = found.server_version
     if getattr(args, "home", None) is None and found.env.get("HOME"):
         args.home = found.env["HOME"]
+
+
+def modelled_version(found: Deployment) -> str | None:
+    """The entry's pinned release when the explorer models it (None: the newest modelled;
+    :meth:`Deployment.version_note` says so)."""
+    try:
+        versions = get_server(found.server).versions
+    except ServerError:
+        return None
+    return found.server_version if found.server_version in versions else None
 
 
 def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
@@ -169,14 +194,16 @@ def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
     found = deployment(args)
     settings = dict(args.set)
     transport, cwd = args.transport, args.cwd
+    server, version = args.server or DEFAULT_SERVER, args.server_version
     if found is not None:
-        if found.server != "mcp-gee-sweet":
-            raise UsageError(f"{found.where}: entry {found.entry!r} starts {found.server}; "
-                             "this command answers for mcp-gee-sweet")
+        # apply_deployment already named the server; its own options are in args too.
         settings = {**found.settings(), **settings}
         transport = transport or found.transport
         cwd = cwd or found.cwd
+        version = version or modelled_version(found)
     fields: dict[str, Any] = {
+        "server": server, "server_version": version,
+        "server_options": server_options(args),
         "env": args.env, "settings": settings, "unset": list(args.unset),
         "inherit_environ": args.inherit_env, "lenient": args.lenient,
         "transport": transport or "stdio", "cwd": cwd, "package_dir": args.package_dir,
@@ -187,6 +214,25 @@ def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
     return ServerConfig(**fields)
 
 
+def server_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The chosen server's own settings from its options; an option of another server is
+    a :class:`UsageError` (it would silently change nothing)."""
+    chosen = getattr(args, "server", None) or DEFAULT_SERVER
+    for server in iter_servers():
+        if server.id == chosen:
+            continue
+        given = {k: v for k, v in server.options_from_args(args).items()
+                 if v not in (None, [], ())}
+        if given:
+            names = ", ".join(sorted(given))
+            raise UsageError(f"{names}: a setting of {server.id}, not of {chosen} "
+                             f"(add --server {server.id})")
+    try:
+        return get_server(chosen).options_from_args(args)
+    except ServerError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def resolve(config: ServerConfig) -> ResolvedConfig:
     """Resolve ``config``; a problem is a :class:`UsageError` naming the option."""
     try:
@@ -194,6 +240,8 @@ def resolve(config: ServerConfig) -> ResolvedConfig:
     except ConfigError as exc:
         if exc.part == "host":
             raise UsageError(f"--fs {exc.value}: {exc}") from None
+        if exc.part == "server":
+            raise UsageError(f"--server {exc.value}: {exc}") from None
         raise UsageError(str(exc)) from None
 
 

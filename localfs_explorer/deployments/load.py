@@ -454,7 +454,7 @@ def _raise_unresolved(path: str, entry: ClientEntry, unresolved: list[Unresolved
 
 
 def _read_env_file(path: str, where: str, allowed: bool = True) -> dict[str, str]:
-    from ..env import load_env
+    from ..envfile.load import load_env
     from ..errors import LocalfsError
 
     if not allowed:

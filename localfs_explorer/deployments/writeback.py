@@ -86,7 +86,7 @@ class WriteBackPlan(BaseModel):
     def write(self, dest: str | None = None, *, in_place: bool = False, force: bool = False,
               follow_symlinks: bool = False) -> list[str]:
         """Write the config (and the envFile); one line per file written, for people."""
-        from ..dotenv_export import ExportError, ExportPlan
+        from ..envfile.export import ExportError, ExportPlan
 
         if self.errors:
             raise DeploymentError("refused: the server would not start with this entry: "
@@ -153,7 +153,7 @@ def plan_write_back(path: str | os.PathLike[str], entry: str | None = None, *,
 
     env_file_plan = None
     if to_file or (drop_file and found.env_file):
-        from ..dotenv_export import ExportError, export_env
+        from ..envfile.export import ExportError, export_env
 
         try:
             env_file_plan = export_env(found.env_file, set=to_file, unset=drop_file,
