@@ -11,7 +11,7 @@ import json
 from typing import Any, TextIO
 
 from ..check import Decision, UnsupportedPathError
-from ..policy import Policy
+from ..servers.gee_sweet.policy import Policy
 from ..textsafe import one_line
 from ..vocab import OPS
 from . import filesystem as fs_cli
@@ -75,7 +75,7 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         policies.append(policy)
         code = max(code, _validate_one(policy, args, out))
     if getattr(args, "sarif", None):
-        from .. import sarif
+        from ..review import sarif
 
         try:
             sarif.write([r for p in policies for r in sarif.validate_results(p)], args.sarif)

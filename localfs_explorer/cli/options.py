@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..errors import LocalfsError
-from ..policy import Policy
+from ..servers.gee_sweet.policy import Policy
 from ..userfiles import parse_json_line, read_text
 from ..vocab import PLATFORMS, TRANSPORTS
 

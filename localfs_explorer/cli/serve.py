@@ -47,8 +47,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import LocalfsError
-from ..handoff import ANY_OUTPUT_NAME_ENV, HOST_FS_ENV, PRELOAD_ENV
-from ..handoff import load_preload as load_preload
+from ..ui.handoff import ANY_OUTPUT_NAME_ENV, HOST_FS_ENV, PRELOAD_ENV
+from ..ui.handoff import load_preload as load_preload
 from .options import environment_options, server_config
 
 DEFAULT_PORT = 8866
@@ -159,7 +159,7 @@ def preload_options(args: argparse.Namespace, host_fs: bool) -> dict[str, Any]:
     if config.env and not host_fs:
         # Visitors can't make the kernel read this machine's files, but the operator
         # chose this one: hand its text over as if it had been uploaded.
-        from ..env import MAX_ENV_BYTES
+        from ..envfile.load import MAX_ENV_BYTES
         from ..userfiles import read_text
 
         path = Path(config.env).expanduser()

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from ..fs import FileSystem
-from ..policy import Policy
+from ..servers.gee_sweet.policy import Policy
 
 _is_symlink = os.DirEntry.is_symlink
 _is_dir = os.DirEntry.is_dir

@@ -13,13 +13,13 @@ from typing import Any
 
 from ..fs import FileSystem, HostFS
 from ..paths import is_within
-from ..policy import Mode, Policy
 from ..sensitive import (
     home_entries_near,
     name_may_be_sensitive,
     sensitive_names,
     sensitive_reason,
 )
+from ..servers.gee_sweet.policy import Mode, Policy
 from . import host
 from .host import (
     DT_DIR,

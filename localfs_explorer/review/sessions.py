@@ -55,16 +55,17 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..access import DEFAULT_APPROVAL_TIMEOUT_SECONDS, ToolAccess, load_access
-from ..catalog import Catalog, Tool, default_catalog, register_tools
+from ..catalog import Catalog, Tool
 from ..errors import LocalfsError
 from ..probe import CallVerdict, PathVerdict, probe_call
+from ..server import server_of
 from ..userfiles import parse_json, read_text
 from ..vocab import Gate
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..policy import Policy
+    from ..servers.gee_sweet.policy import Policy
 
 __all__ = [
     "PERSON_REFUSAL",
@@ -740,8 +741,9 @@ def replay_session(
     """
     session = load_session(session)
     rules = rules or LedgerRules()
-    catalog = catalog or default_catalog()
-    registration = register_tools(policy, catalog)
+    server = server_of(policy)
+    catalog = catalog or server.catalog()
+    registration = server.register_tools(policy, catalog)
     if access is not None and not isinstance(access, ToolAccess):
         access = load_access(access)
     timeout = access.approval_timeout_seconds if access is not None else (

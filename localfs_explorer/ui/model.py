@@ -34,15 +34,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from traitlets import Any as AnyTrait
 from traitlets import Bool, Dict, Enum, Int, List, Unicode, observe
 
-from ..auth_status import auth_status_preview
-from ..calls_file import Call, parse_calls
 from ..catalog import default_catalog
-from ..check import OPS
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..fs.spec import list_example_hosts
-from ..policy import TRANSPORTS
+from ..probe.calls_file import Call, parse_calls
 from ..secrets import hide_everywhere, is_secret_key, scrub, secret_values
+from ..servers.gee_sweet.auth_status import auth_status_preview
+from ..servers.gee_sweet.policy import TRANSPORTS
 from ..userfiles import read_text
+from ..vocab import OPS
 from .inputs import (
     ExplorerError,
     any_output_name_from_environ,
@@ -368,7 +368,7 @@ class ExplorerModel(StagedModel):
             return None, "Nothing to download: the export is blocked."
         if self.host_access:
             return plan.text.encode("utf-8"), ""
-        from ..dotenv_export import ExportError, export_env
+        from ..envfile.export import ExportError, export_env
 
         # Here the page can't read this machine's files: only an uploaded or handed-over
         # .env can be the source.
@@ -544,8 +544,8 @@ class ExplorerModel(StagedModel):
         """The ``.env`` text with the policy bar's edits written in (None: read the file)."""
         if not self.file_edits:
             return text
-        from ..dotenv_edit import edit_env_text
-        from ..env import read_env_text
+        from ..envfile.edit import edit_env_text
+        from ..envfile.load import read_env_text
 
         if text is None:
             text = read_env_text(Path(source)) if source else ""
@@ -589,12 +589,12 @@ class ExplorerModel(StagedModel):
             if text is None:
                 if not source:
                     return None
-                from ..env import read_env_text
+                from ..envfile.load import read_env_text
 
                 text = read_env_text(Path(source))
         except (ExplorerError, ValueError, OSError):
             return None
-        from ..env import parse_env_text
+        from ..envfile.load import parse_env_text
 
         value = None
         for k, v in parse_env_text(text, strict=False)[0]:
@@ -622,7 +622,7 @@ class ExplorerModel(StagedModel):
         self.export_error = ""
         # The loaded .env as it is: the edits (and, when asked, the overrides) are the
         # changes written into it; the overrides otherwise stay the process environment.
-        from ..dotenv_export import ExportError, export_env
+        from ..envfile.export import ExportError, export_env
 
         source = config.env_name if self.env_text is not None else resolved.env_path
         original = self.env_text
@@ -758,7 +758,7 @@ class ExplorerModel(StagedModel):
 
 def _raw_pairs(text: str) -> list[tuple[str, str]]:
     """``(key, value)`` of every binding in ``.env`` text, lines that don't parse skipped."""
-    from ..env import parse_env_text
+    from ..envfile.load import parse_env_text
 
     pairs, _warnings = parse_env_text(text, strict=False)
     return [(k, v) for k, v in pairs if v is not None]
