@@ -30,21 +30,17 @@ def add_server_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--server-version", metavar="VERSION", default=None,
                    help="the server release to reproduce (server-filesystem: "
                    f"{', '.join(VERSIONS)}; default {VERSIONS[0]})")
-    g.add_argument("--allowed-dir", metavar="DIR", action="append", default=[],
-                   help="server-filesystem: a directory on its command line (repeatable, "
-                   "in order; relative to --cwd, ~ is --home)")
-    g.add_argument("--root", metavar="URI", action="append", default=None,
-                   help="server-filesystem: an MCP root the client advertises (file:// URI "
-                   "or path; repeatable). Without it the client has no roots capability")
-    g.add_argument("--home", metavar="DIR", default=None,
-                   help="server-filesystem: the server's HOME (default: the account's home)")
+    from ..server import get_server
+
+    get_server(SERVER_ID).add_cli_options(g)
 
 
 def wants_filesystem(args: argparse.Namespace) -> bool:
     """Whether the command line asks about the filesystem server."""
     server = getattr(args, "server", None)
     if server != SERVER_ID:
-        if getattr(args, "allowed_dir", None) or getattr(args, "root", None):
+        if getattr(args, "filesystem_directories", None) or getattr(
+                args, "filesystem_roots", None) is not None:
             raise UsageError("--allowed-dir and --root go with --server server-filesystem")
         if getattr(args, "server_version", None):
             raise UsageError("--server-version goes with --server server-filesystem here")
@@ -60,9 +56,10 @@ def filesystem_config(args: argparse.Namespace, *, home: str | None = None
         raise UsageError(f"--server-version {version}: server-filesystem {version} isn't "
                          f"modelled (known versions: {', '.join(VERSIONS)})")
     cwd = os.path.abspath(args.cwd) if getattr(args, "cwd", None) else None
-    roots = tuple(args.root) if args.root is not None else None
-    return FilesystemConfig(directories=tuple(args.allowed_dir), cwd=cwd,
-                            home=args.home if args.home is not None else home,
+    roots = tuple(args.filesystem_roots) if args.filesystem_roots is not None else None
+    given_home = args.filesystem_home
+    return FilesystemConfig(directories=tuple(args.filesystem_directories or ()), cwd=cwd,
+                            home=given_home if given_home is not None else home,
                             roots=roots, version=version)
 
 
@@ -133,8 +130,8 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not args.timeout > 0:
         raise UsageError("--timeout must be a positive number of seconds")
     env = dict(os.environ)
-    if args.home is not None:
-        env["HOME"] = args.home
+    if args.filesystem_home is not None:
+        env["HOME"] = args.filesystem_home
     # node's homedir() is $HOME when set: the server started here sees this one.
     home = env.get("HOME") or None
     cwd = os.path.abspath(args.cwd) if args.cwd else os.getcwd()
