@@ -23,7 +23,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "localfs_explorer"
 LAYERS: dict[str, int] = {
     # words, errors and pure helpers: import nothing above them
     "errors": 0, "vocab": 0, "paths": 0, "secrets": 0, "userfiles": 0,
-    "catalog.locations": 0, "probe.calls_file": 0, "ui.handoff": 0,
+    "catalog.locations": 0, "probe.calls_file": 0, "handoff": 0,
     "sensitive": 0, "servers.gee_sweet.profile": 0, "envfile.load": 0, "textsafe": 0,
     "optional": 0,
     # the server's own refusal texts: words, which the check below its policy uses
@@ -53,7 +53,7 @@ LAYERS: dict[str, int] = {
 #: path knows nothing of the search, the inventory's records and host facts know no walk.
 FOUNDATIONS: dict[str, set[str]] = {
     "localfs_explorer.cli.options": set(),
-    "localfs_explorer.ui.inputs": {"localfs_explorer.ui.handoff"},
+    "localfs_explorer.ui.inputs": {"localfs_explorer.handoff"},
     "localfs_explorer.ui.stages": set(),
     "localfs_explorer.review.scenarios.locator": set(),
     "localfs_explorer.review.scenarios.results": set(),
@@ -69,7 +69,7 @@ FOUNDATIONS: dict[str, set[str]] = {
     "localfs_explorer.catalog.load": {"localfs_explorer.catalog.model",
                                       "localfs_explorer.catalog.tools_list",
                                       "localfs_explorer.catalog.locations"},
-    "localfs_explorer.ui.handoff": set(),
+    "localfs_explorer.handoff": set(),
 }
 
 #: (importer, imported) pairs whose function-local import closes a cycle, with why.
@@ -232,11 +232,6 @@ def test_the_cycle_finder_finds_a_cycle():
         del EDGES[("localfs_explorer.envfile.load", "localfs_explorer.cli.options")]
 
 
-#: Our modules that may be missing: compiled helpers, which a build without a C
-#: compiler leaves out (each has its C source beside it and a pure-Python way round).
-OPTIONAL_COMPILED = {"localfs_explorer._listing"}
-
-
 def _absolute(module: str, path: Path, stmt: ast.ImportFrom) -> str:
     """The module an ``import from`` names, made absolute."""
     if not stmt.level:
@@ -246,10 +241,12 @@ def _absolute(module: str, path: Path, stmt: ast.ImportFrom) -> str:
     return ".".join([*base, *([stmt.module] if stmt.module else [])])
 
 
-def test_only_compiled_helpers_are_optional():
-    for name in OPTIONAL_COMPILED:
-        assert (PACKAGE / (name.rsplit(".", 1)[1] + ".c")).is_file(), name
-        assert name not in MODULES  # no Python module of that name to fall back on
+def test_the_package_is_pure_python():
+    """No source of a compiled part: the wheel is py3-none-any."""
+    compiled = [p.name for p in PACKAGE.rglob("*")
+                if p.suffix in (".c", ".h", ".pyx", ".pyi")]
+    assert compiled == []
+    assert not (PACKAGE.parent / "setup.py").exists()
 
 
 def test_no_import_of_the_package_is_guarded_as_optional():
@@ -266,7 +263,6 @@ def test_no_import_of_the_package_is_guarded_as_optional():
                 if (
                     isinstance(stmt, ast.ImportFrom)
                     and (stmt.level or (stmt.module or "").startswith("localfs_explorer"))
-                    and _absolute(module, path, stmt) not in OPTIONAL_COMPILED
                 ):
                     guarded.append(f"{module}:{stmt.lineno}")
     assert guarded == []

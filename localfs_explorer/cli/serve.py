@@ -47,8 +47,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import LocalfsError
-from ..ui.handoff import ANY_OUTPUT_NAME_ENV, HOST_FS_ENV, PRELOAD_ENV
-from ..ui.handoff import load_preload as load_preload
+from ..handoff import ANY_OUTPUT_NAME_ENV, HOST_FS_ENV, PRELOAD_ENV
+from ..handoff import load_preload as load_preload
 from .options import environment_options, server_config
 
 DEFAULT_PORT = 8866

@@ -9,8 +9,8 @@ logic: they edit one :class:`ExplorerModel`, which recomputes through the engine
 
 from __future__ import annotations
 
+from ..handoff import HOST_FS_ENV
 from .app import PANELS, Explorer, PanelSpec, explorer, make_explorer, register_panel
-from .handoff import HOST_FS_ENV
 from .inputs import ExplorerError
 from .model import ExplorerModel
 from .panel import Panel

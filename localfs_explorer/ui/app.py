@@ -261,7 +261,7 @@ def make_explorer(**options: Any) -> Explorer:
     """
     import os
 
-    from .handoff import load_preload
+    from ..handoff import load_preload
     from .share import options_from_query
 
     # `localfs-explorer serve --env ...` leaves its configuration for the kernel to pick up,

@@ -3,7 +3,7 @@
 A served page is a web application: JSON typed or uploaded into it is content, never the
 name of a file to open, and it is bounded like any input file. Whether the kernel may
 read the machine it runs on, and which file names it may write, are decided by ``serve``
-and handed over in the environment (:mod:`localfs_explorer.ui.handoff`).
+and handed over in the environment (:mod:`localfs_explorer.handoff`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import os
 from typing import Any
 
 from ..errors import LocalfsError
+from ..handoff import ANY_OUTPUT_NAME_ENV, HOST_FS_ENV
 from ..userfiles import MAX_FILE_BYTES, parse_json, size_limit_text
-from .handoff import ANY_OUTPUT_NAME_ENV, HOST_FS_ENV
 
 
 class ExplorerError(LocalfsError):
