@@ -189,7 +189,7 @@ class FilesystemServer(Server):
         tools = []
         for t in load_tools():
             params = tuple(
-                PathParam(location=loc, op=cast("Op", op), checked_at_entry=True,
+                PathParam(location=loc, op=cast(Any, op), checked_at_entry=True,
                           fails_call=t.rule != "per_item_errors", note=t.note)
                 for loc, op in t.params)
             tools.append(Tool(name=t.name, destructive=t.destructive, params=params,
