@@ -23,28 +23,27 @@ SERVER_IDS = ("mcp-gee-sweet", SERVER_ID)
 
 
 def add_server_options(p: argparse.ArgumentParser) -> None:
-    """``--server`` and the filesystem server's own options, on a command's parser."""
+    """``--server`` and the filesystem server's own options, on a command's parser
+    (nothing when the shared options already carry them)."""
+    if "--server" in p._option_string_actions:
+        return
     g = p.add_argument_group("server choice (server-filesystem)")
     g.add_argument("--server", choices=SERVER_IDS, default=None,
                    help="which server to answer for (default: mcp-gee-sweet)")
     g.add_argument("--server-version", metavar="VERSION", default=None,
                    help="the server release to reproduce (server-filesystem: "
                    f"{', '.join(VERSIONS)}; default {VERSIONS[0]})")
-    g.add_argument("--allowed-dir", metavar="DIR", action="append", default=[],
-                   help="server-filesystem: a directory on its command line (repeatable, "
-                   "in order; relative to --cwd, ~ is --home)")
-    g.add_argument("--root", metavar="URI", action="append", default=None,
-                   help="server-filesystem: an MCP root the client advertises (file:// URI "
-                   "or path; repeatable). Without it the client has no roots capability")
-    g.add_argument("--home", metavar="DIR", default=None,
-                   help="server-filesystem: the server's HOME (default: the account's home)")
+    from ..server import get_server
+
+    get_server(SERVER_ID).add_cli_options(g)
 
 
 def wants_filesystem(args: argparse.Namespace) -> bool:
     """Whether the command line asks about the filesystem server."""
     server = getattr(args, "server", None)
     if server != SERVER_ID:
-        if getattr(args, "allowed_dir", None) or getattr(args, "root", None):
+        if getattr(args, "filesystem_directories", None) or getattr(
+                args, "filesystem_roots", None) is not None:
             raise UsageError("--allowed-dir and --root go with --server server-filesystem")
         if getattr(args, "server_version", None):
             raise UsageError("--server-version goes with --server server-filesystem here")
@@ -60,9 +59,10 @@ def filesystem_config(args: argparse.Namespace, *, home: str | None = None
         raise UsageError(f"--server-version {version}: server-filesystem {version} isn't "
                          f"modelled (known versions: {', '.join(VERSIONS)})")
     cwd = os.path.abspath(args.cwd) if getattr(args, "cwd", None) else None
-    roots = tuple(args.root) if args.root is not None else None
-    return FilesystemConfig(directories=tuple(args.allowed_dir), cwd=cwd,
-                            home=args.home if args.home is not None else home,
+    roots = tuple(args.filesystem_roots) if args.filesystem_roots is not None else None
+    given_home = args.filesystem_home
+    return FilesystemConfig(directories=tuple(args.filesystem_directories or ()), cwd=cwd,
+                            home=given_home if given_home is not None else home,
                             roots=roots, version=version)
 
 
@@ -106,3 +106,92 @@ def cmd_check(args: argparse.Namespace, paths: list[str], out: TextIO, err: Text
             out.write(f"REFUSED  {args.op:<10} {one_line(v.path)}  [{v.reason}]\n")
             out.write(f"    message: {one_line(v.message)}\n")
     return 0 if all(v.allowed for v in verdicts) else 1
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    while (inner := getattr(exc, "exceptions", None)) and isinstance(inner[0], BaseException):
+        exc = inner[0]
+    return exc
+
+
+def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``verify --server server-filesystem --command CMD``: the running server against the
+    prediction (exit 0 agree, 1 drift, 2 can't run)."""
+    import shlex
+
+    from ..fs import HostFS
+    from ..servers.filesystem.verify import verify_live
+
+    if getattr(args, "url", None):
+        raise UsageError("server-filesystem speaks stdio only: give --command, not --url")
+    try:
+        argv = shlex.split(args.command or "")
+    except ValueError as exc:
+        raise UsageError(f"--command can't be split into words: {exc}") from None
+    if not argv:
+        raise UsageError("--command is empty")
+    if not args.timeout > 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    env = dict(os.environ)
+    if args.filesystem_home is not None:
+        env["HOME"] = args.filesystem_home
+    # node's homedir() is $HOME when set: the server started here sees this one.
+    home = env.get("HOME") or None
+    cwd = os.path.abspath(args.cwd) if args.cwd else os.getcwd()
+    args.cwd = cwd
+    base = filesystem_config(args, home=home)
+    fs = HostFS()
+    policies: dict[str, FilesystemPolicy] = {}
+
+    def policy_for(version: str) -> FilesystemPolicy:
+        if version not in policies:
+            from dataclasses import replace
+
+            policies[version] = FilesystemPolicy(replace(base, version=version), fs)
+        return policies[version]
+
+    predicted = policy_for(base.version)
+    for warning in predicted.allowed.warnings:
+        err.write(f"note: the server would print: {one_line(warning)}\n")
+    try:
+        report = verify_live(policy_for, base.version, argv, command=args.command, cwd=cwd,
+                             env=env, roots=base.roots, timeout=args.timeout)
+    except Exception as exc:  # starting, the SDK and the transport raise many kinds
+        leaf = _leaf(exc)
+        why = " ".join(str(leaf).split()) or type(leaf).__name__
+        if isinstance(leaf, TimeoutError):
+            why = f"no answer within {args.timeout:g} s"
+        if predicted.allowed.exit_message:
+            why += f" (predicted: {one_line(predicted.allowed.exit_message)})"
+        err.write(f"localfs-explorer verify: can't run the server: {one_line(why)}\n")
+        return 2
+    if args.json:
+        out.write(json.dumps(report.to_dict(), ensure_ascii=False) + "\n")
+    else:
+        _print_verify(report, out)
+    return 0 if report.agree else 1
+
+
+def _print_verify(report: Any, out: TextIO) -> None:
+    out.write(f"server:   {one_line(report.command)} (stdio)\n")
+    out.write(f"explorer: predicts server-filesystem {report.version}\n")
+    behaves = " or ".join(report.behaves_as) or "none of the modelled releases"
+    out.write(f"probes:   the server behaves as {behaves}\n")
+    fields = {d.field for d in report.differences}
+    mark = "DIFF" if "allowed_directories" in fields else "same"
+    out.write(f"  {mark}  allowed directories: "
+              f"{one_line(', '.join(report.allowed_live) or '(none)')}\n")
+    mark = "DIFF" if "tools" in fields else "same"
+    out.write(f"  {mark}  tools: {len(report.tools_live)} listed\n")
+    for p in report.probes:
+        shown = p["live"]["text"] if p["live"]["is_error"] else "answered"
+        out.write(f"  {'same' if p['same'] else 'DIFF'}  get_file_info "
+                  f"{one_line(p['path'])}: {one_line(shown)}\n")
+    for d in report.differences:
+        out.write(f"difference: {one_line(d.message)}\n")
+    if report.agree:
+        out.write("the server agrees with the explorer\n")
+    else:
+        n = len(report.differences)
+        out.write(f"{n} difference{'s' if n != 1 else ''}: the running server is not the "
+                  "configuration given\n")

@@ -145,11 +145,11 @@ def deployment(args: argparse.Namespace) -> Deployment | None:
 
 
 def apply_deployment(args: argparse.Namespace) -> None:
-    """Fill a command's server options from a filesystem-server entry, where the command
-    has them: ``--server``, ``--allowed-dir`` (the entry's arguments), ``--cwd``,
-    ``--server-version`` (its pin), ``--home`` (its env's HOME); options given win.
-
-    An mcp-gee-sweet entry needs nothing here: :func:`server_config` reads it.
+    """Fill the server options from the entry: ``--server`` (the server it starts) and,
+    for the filesystem server, ``--allowed-dir`` (its arguments), ``--cwd``,
+    ``--server-version`` (its pin, when modelled) and ``--home`` (its env's HOME), as
+    if given by hand; options given win. mcp-gee-sweet's environment, transport and
+    working directory are read by :func:`server_config`.
     """
     if getattr(args, "writes_client_config", False):
         return  # export-env reads the entry itself, to write it back
@@ -162,21 +162,21 @@ def apply_deployment(args: argparse.Namespace) -> None:
                          f"{found.path} starts {found.server}")
     if hasattr(args, "server"):
         args.server = found.server
-    if found.server != "server-filesystem" or not hasattr(args, "allowed_dir"):
+    if found.server != "server-filesystem":
         return
-    if not args.allowed_dir:
-        args.allowed_dir = list(found.allowed_dirs)
+    if not getattr(args, "filesystem_directories", None):
+        args.filesystem_directories = list(found.allowed_dirs)
     if getattr(args, "cwd", None) is None and found.cwd:
         args.cwd = found.cwd
     if getattr(args, "server_version", None) is None:
-        args.server_version = found.server_version
-    if getattr(args, "home", None) is None and found.env.get("HOME"):
-        args.home = found.env["HOME"]
+        args.server_version = modelled_version(found)
+    if getattr(args, "filesystem_home", None) is None and found.env.get("HOME"):
+        args.filesystem_home = found.env["HOME"]
 
 
 def modelled_version(found: Deployment) -> str | None:
-    """The entry's pinned release when the explorer models it (None: the newest modelled;
-    :meth:`Deployment.version_note` says so)."""
+    """The entry's pinned release when the explorer models it (None: the newest modelled,
+    and the deployment's notes say so)."""
     try:
         versions = get_server(found.server).versions
     except ServerError:
@@ -194,7 +194,9 @@ def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
     found = deployment(args)
     settings = dict(args.set)
     transport, cwd = args.transport, args.cwd
-    server, version = args.server or DEFAULT_SERVER, args.server_version
+    # diff has its own options, without --server: getattr.
+    server = getattr(args, "server", None) or DEFAULT_SERVER
+    version = getattr(args, "server_version", None)
     if found is not None:
         # apply_deployment already named the server; its own options are in args too.
         settings = {**found.settings(), **settings}

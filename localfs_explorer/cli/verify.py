@@ -14,6 +14,7 @@ import os
 import shlex
 from typing import Any, TextIO
 
+from . import filesystem as fs_cli
 from . import options as cli
 
 
@@ -53,6 +54,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--catalog", metavar="FILE",
                    help="a tool catalog in the shipped format instead of the shipped one")
     p.add_argument("--json", action="store_true", help="one JSON object: the whole report")
+    fs_cli.add_server_options(p)
     # None: take the transport from --url / --command (a parser default beats the
     # shared option's own default).
     p.set_defaults(handler=cmd_verify, transport=None)
@@ -102,6 +104,8 @@ def _token(args: argparse.Namespace) -> str | None:
 def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..live.verify import ServerUnreachableError, read_http, read_stdio, verify_policy
 
+    if fs_cli.wants_filesystem(args):
+        return fs_cli.cmd_verify(args, out, err)
     if (args.token or args.token_env) and not args.url:
         raise cli.UsageError("--token and --token-env go with --url")
     if not args.timeout > 0:

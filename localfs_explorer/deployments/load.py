@@ -122,22 +122,29 @@ class Deployment(BaseModel):
         return values
 
     def server_config(self, **changes: Any) -> ServerConfig:
-        """mcp-gee-sweet's :class:`ServerConfig` for this deployment (``changes`` on top).
+        """The :class:`ServerConfig` of this deployment (``changes`` on top).
 
-        The entry's environment is the server process's (``settings``), its transport and
+        The server it starts, at the pinned release when the explorer models it; the
+        entry's environment as the server process's (``settings``); its transport and
         working directory as the client starts it (an entry that names none: the current
-        directory, as the command line assumes).
+        directory, as the command line assumes); the filesystem server's arguments as
+        its allowed directories.
         """
         from ..config import ServerConfig
 
-        if self.server != GEE_SWEET:
-            raise DeploymentError(f"{self.where}: entry {self.entry!r} starts "
-                                  f"{self.server}, not mcp-gee-sweet")
         fields: dict[str, Any] = {
+            "server": self.server, "server_version": self.modelled_version(),
             "settings": self.settings(), "transport": self.transport, "cwd": self.cwd,
         }
+        if self.server == FILESYSTEM:
+            fields["server_options"] = {"directories": tuple(self.allowed_dirs)}
         fields.update(changes)
         return ServerConfig(**fields)
+
+    def modelled_version(self) -> str | None:
+        """The pinned release when the explorer models it (None: the newest modelled)."""
+        return self.server_version if self.server_version in _versions(self.server) \
+            else None
 
     def filesystem_config(self) -> FilesystemConfig:
         """The filesystem server's :class:`FilesystemConfig` for this deployment: its
@@ -155,6 +162,16 @@ class Deployment(BaseModel):
                                     version=self.server_version or DEFAULT_VERSION)
         except ValueError as exc:
             raise DeploymentError(f"{self.where}: entry {self.entry!r}: {exc}") from None
+
+
+def _versions(server: str) -> tuple[str, ...]:
+    """The releases of ``server`` the explorer models (none when it isn't registered)."""
+    from ..server import ServerError, get_server
+
+    try:
+        return tuple(get_server(server).versions)
+    except ServerError:
+        return ()
 
 
 def _workspace(path: str) -> str | None:
@@ -320,6 +337,11 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
     if launch.version:
         provenance.append(Provenance(setting="version", value=launch.version, source="entry",
                                      detail="pinned in the command", line=line("command")))
+        modelled = _versions(launch.server)
+        if modelled and launch.version not in modelled:
+            launch.notes.append(f"the entry pins {launch.server} {launch.version}, which the "
+                                f"explorer doesn't model ({', '.join(modelled)}); the answers "
+                                "are for the newest modelled release")
     else:
         provenance.append(Provenance(setting="version", value=None, source="default",
                                      detail="not pinned: whatever the launcher installs"))

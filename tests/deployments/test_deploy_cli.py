@@ -116,14 +116,25 @@ def test_diff_starts_both_sides_from_the_entry(desktop, layout):
      "neither mcp-gee-sweet nor the filesystem server"),
     ('{"servers": {"a": {"command": "mcp-gee-sweet", "env": {"TOKEN": "${input:t}"}}}}', [],
      "${input:t} can't be resolved"),
-    (None, ["--entry", "files"], "starts server-filesystem; this command answers for "
-     "mcp-gee-sweet"),
+    (None, ["--entry", "sheets", "--server", "server-filesystem"],
+     "--server server-filesystem, but entry 'sheets'"),
 ])
 def test_errors_are_one_line_and_exit_2(tmp_path, desktop, text, args, message):
     path = desktop if text is None else write(tmp_path / "client.json", text)
     code, out, err = run("validate", "--client-config", str(path), *args)
     assert code == 2 and out == ""
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_validate_a_filesystem_entry_as_given_by_hand(desktop, layout):
+    by_entry = run("validate", "--json", "--client-config", str(desktop), "--entry", "files")
+    by_hand = run("validate", "--json", "--server", "server-filesystem", "--allowed-dir",
+                  str(layout.data))
+    assert by_entry[0] == 0, by_entry[2]
+    entry = json.loads(by_entry[1])
+    deployment = entry.pop("deployment")
+    assert entry == json.loads(by_hand[1])
+    assert deployment["allowed_dirs"] == [str(layout.data)]
 
 
 def test_a_prompt_is_fine_when_set_gives_its_variable(tmp_path):

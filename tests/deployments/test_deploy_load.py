@@ -41,13 +41,17 @@ def test_each_format_gives_the_configuration_given_by_hand(tmp_path, fmt, layout
     by_hand = ServerConfig(settings={"LOCAL_FILE_ACCESS": "roots",
                                      "LOCAL_FILE_ROOTS": str(layout.data),
                                      "CREDENTIALS_CONFIG": CANARY},
-                           transport="sse", cwd=found.cwd, base_dir=found.cwd)
+                           transport="sse", cwd=found.cwd, base_dir=found.cwd,
+                           server="mcp-gee-sweet", server_version="0.9.5")
     derived = found.server_config(base_dir=found.cwd)
     assert derived == by_hand
     assert resolve_config(derived).policy.summary() == resolve_config(by_hand).policy.summary()
 
     files = load_deployment(path, "files")
     assert files.server == "server-filesystem" and files.server_version == "2026.8.31"
+    assert files.server_config() == ServerConfig(
+        server="server-filesystem", server_version="2026.8.31", cwd=files.cwd,
+        server_options={"directories": (str(layout.data), str(layout.outside))})
     fs_config = files.filesystem_config()
     assert fs_config.directories == (str(layout.data), str(layout.outside))
     assert fs_config.version == "2026.8.31" and fs_config.roots is None
@@ -272,7 +276,16 @@ def test_an_unknown_command_is_named_without_its_later_arguments(tmp_path):
     assert "sk-live" not in str(exc.value)
 
 
-def test_a_filesystem_entry_is_not_a_gee_sweet_configuration(tmp_path):
-    path = _file(tmp_path, "claude-code", {"files": fs_entry("/a")})
-    with pytest.raises(DeploymentError, match="not mcp-gee-sweet"):
-        load_deployment(path).server_config()
+def test_a_release_the_explorer_does_not_model_is_noted_and_not_used(tmp_path):
+    path = _file(tmp_path, "claude-code", {"s": {"command": "uvx",
+                                                 "args": ["mcp-gee-sweet@0.8.0"]}})
+    found = load_deployment(path)
+    assert found.server_version == "0.8.0" and found.modelled_version() is None
+    assert found.server_config().server_version is None
+    assert any("0.8.0, which the explorer doesn't model" in n for n in found.notes)
+
+
+def test_a_gee_sweet_entry_has_no_filesystem_configuration(tmp_path):
+    path = _file(tmp_path, "claude-code", {"s": {"command": "mcp-gee-sweet"}})
+    with pytest.raises(DeploymentError, match="not the filesystem server"):
+        load_deployment(path).filesystem_config()

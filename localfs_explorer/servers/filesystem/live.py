@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["LiveSession", "LiveTool", "session", "split_command"]
+__all__ = ["LiveSession", "LiveTool", "ServerStartError", "session", "split_command"]
 
 
 @dataclass(frozen=True)
@@ -125,24 +125,46 @@ async def session(
             roots=[types.Root(uri=u) for u in roots or ()])  # type: ignore[arg-type]
 
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
-        async with (
-            stdio_client(params, errlog=log) as streams,
-            ClientSession(streams[0], streams[1],
-                          list_roots_callback=list_roots if roots is not None else None
-                          ) as raw,
-        ):
-            init = await raw.initialize()
-            info = getattr(init, "server_info", None)
-            live = LiveSession(raw, str(getattr(info, "name", "") or ""),
-                               str(getattr(info, "version", "") or ""))
-            if roots is not None:
-                with anyio.move_on_after(5):
-                    await asked.wait()
-                live.roots_asked = asked.is_set()
-                await anyio.sleep(settle)
-            try:
-                yield live
-            finally:
-                log.flush()
-                log.seek(0)
-                live.stderr = [ln for ln in log.read().splitlines() if ln.strip()]
+
+        def said() -> list[str]:
+            log.flush()
+            log.seek(0)
+            return [ln for ln in log.read().splitlines() if ln.strip()]
+
+        live: LiveSession | None = None
+        try:
+            async with (
+                stdio_client(params, errlog=log) as streams,
+                ClientSession(streams[0], streams[1],
+                              list_roots_callback=list_roots if roots is not None else None
+                              ) as raw,
+            ):
+                init = await raw.initialize()
+                info = getattr(init, "server_info", None)
+                live = LiveSession(raw, str(getattr(info, "name", "") or ""),
+                                   str(getattr(info, "version", "") or ""))
+                if roots is not None:
+                    with anyio.move_on_after(5):
+                        await asked.wait()
+                    live.roots_asked = asked.is_set()
+                    await anyio.sleep(settle)
+                try:
+                    yield live
+                finally:
+                    live.stderr = said()
+        except Exception as exc:
+            if live is not None:  # the caller's own failure, inside the session
+                raise
+            lines = said()
+            last = f"; it said: {lines[-1].strip()[:300]}" if lines else ""
+            raise ServerStartError(f"{_leaf_text(exc)}{last}") from None
+
+
+class ServerStartError(RuntimeError):
+    """The server could not be started or did not complete the handshake."""
+
+
+def _leaf_text(exc: BaseException) -> str:
+    while (inner := getattr(exc, "exceptions", None)) and isinstance(inner[0], BaseException):
+        exc = inner[0]
+    return " ".join(str(exc).split()) or type(exc).__name__

@@ -94,8 +94,7 @@ def node_realpath(fs: FileSystem, path: str) -> str:
     """
     if "\0" in path:
         raise NodeFsError(_errno.ENOENT, "realpath", path)
-    fast_path, fast_stat = fs.resolve(path)
-    if fast_stat is not None and fast_path == path:
+    if fs.is_own_realpath(path):
         return path
     text = path
     i = 0

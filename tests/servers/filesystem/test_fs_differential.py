@@ -16,8 +16,8 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import node_validate
 from fs_differential import compare_tree
+from fs_npm import fixture_fs_old_dist, fixture_fs_server_dist, fixture_fs_server_js, node_validate  # noqa: F401
 from fs_trees import build
 
 from localfs_explorer.fs import HostFS

@@ -276,3 +276,32 @@ def test_node_resolve_and_relative() -> None:
     assert relative("/a/bc", "/a/b") == "../b"
     assert normalize_path("/data/' ") == "/data"
     assert normalize_path("/data '") == "/data "
+
+
+# --- the batch check --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("version", ["2026.8.31", "2.0.1", "2026.7.10"])
+def test_batch_answers_exactly_as_the_single_check(tmp_path: Path, seed: int,
+                                                   version: str) -> None:
+    from fs_trees import build
+
+    from localfs_explorer.fs import from_spec, snapshot
+
+    tree = build(tmp_path, seed)
+    for fs in (HostFS(), from_spec(snapshot(tree.root, home=tree.home).spec)):
+        p = policy(*tree.allow, version=version, fs=fs, home=tree.home, cwd=str(tree.root))
+        with p.many_checks() as batch:
+            for path in tree.paths:
+                assert batch.validate(path) == p.validate(path), (path, fs)
+
+
+def test_batch_takes_the_short_way_only_for_plain_entries(tree: Path) -> None:
+    p = policy(tree / "data")
+    batch = p.many_checks()
+    (tree / "data" / "plain.txt").write_text("x")
+    assert batch.validate(f"{tree}/data/plain.txt").resolved == f"{tree}/data/plain.txt"
+    # A symlink in the listing goes the long way, and is refused as the single check is.
+    assert batch.validate(f"{tree}/data/out").reason == "symlink-outside"
+    assert f"{tree}/data" in batch._parents

@@ -1,5 +1,8 @@
 """The real reference filesystem server, installed once per test session from npm.
 
+The fixtures are imported by the test modules that use them (a conftest.py here would
+shadow the suite's own ``conftest`` module, which other tests import by name).
+
 ``@modelcontextprotocol/server-filesystem`` at the pinned release is installed into a
 scratch folder with npm (once per session; set LOCALFS_FS_SERVER_PREFIX to a folder to
 keep the install between sessions). Tests that need it skip, saying why, where node or
@@ -50,20 +53,20 @@ def _prefix(tmp_path_factory: pytest.TempPathFactory, version: str) -> Path:
     return tmp_path_factory.getbasetemp() / f"npm-server-filesystem-{version}"
 
 
-@pytest.fixture(scope="session")
-def fs_server_dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture(scope="session", name="fs_server_dist")
+def fixture_fs_server_dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The ``dist`` folder of the pinned release, installed for this session."""
     return _install(_prefix(tmp_path_factory, PINNED), PINNED)
 
 
-@pytest.fixture(scope="session")
-def fs_server_js(fs_server_dist: Path) -> str:
+@pytest.fixture(scope="session", name="fs_server_js")
+def fixture_fs_server_js(fs_server_dist: Path) -> str:
     """The pinned server's entry point (``node <it> DIR...`` starts it on stdio)."""
     return str(fs_server_dist / "index.js")
 
 
-@pytest.fixture(scope="session")
-def fs_old_dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture(scope="session", name="fs_old_dist")
+def fixture_fs_old_dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The ``dist`` folder of 2026.7.10, the release before the pinned one."""
     return _install(_prefix(tmp_path_factory, "2026.7.10"), "2026.7.10")
 
