@@ -164,6 +164,11 @@ def apply_deployment(args: argparse.Namespace) -> None:
         args.server = found.server
     if found.server != "server-filesystem":
         return
+    if getattr(args, "launches_entry", False) and not args.url and not args.command:
+        # verify starts the filesystem server with --command: the entry's own words.
+        import shlex
+
+        args.command = shlex.join(found.argv)
     if not getattr(args, "filesystem_directories", None):
         args.filesystem_directories = list(found.allowed_dirs)
     if getattr(args, "cwd", None) is None and found.cwd:

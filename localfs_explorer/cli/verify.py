@@ -57,7 +57,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     fs_cli.add_server_options(p)
     # None: take the transport from --url / --command (a parser default beats the
     # shared option's own default).
-    p.set_defaults(handler=cmd_verify, transport=None)
+    p.set_defaults(handler=cmd_verify, transport=None, launches_entry=True)
 
 
 def _transport(args: argparse.Namespace, argv: list[str] | None) -> str:

@@ -206,3 +206,21 @@ def test_server_option_against_the_entry_is_a_usage_error(tmp_path, layout):
     code, _, err = run("check", "--client-config", str(path), "--server", "mcp-gee-sweet",
                        str(layout.data))
     assert code == 2 and "starts server-filesystem" in err
+
+
+def test_verify_of_a_filesystem_entry_starts_the_entry_command(tmp_path, layout):
+    from localfs_explorer.cli.options import apply_deployment
+
+    path = write(tmp_path / ".mcp.json", mcp_servers({"files": fs_entry(layout.data)}))
+    args = build_parser().parse_args(["verify", "--client-config", str(path)])
+    apply_deployment(args)
+    assert args.server == "server-filesystem"
+    assert args.filesystem_directories == [str(layout.data)]
+    assert args.server_version == "2026.8.31"
+    assert args.command == ("npx -y @modelcontextprotocol/server-filesystem@2026.8.31 "
+                            f"{layout.data}")
+    # Options given by hand win.
+    args = build_parser().parse_args(["check", "--client-config", str(path), "--allowed-dir",
+                                      "/other", "x"])
+    apply_deployment(args)
+    assert args.filesystem_directories == ["/other"]
