@@ -91,6 +91,14 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return code
 
 
+def _overridden(args: argparse.Namespace) -> list[str]:
+    """The deployment's settings the command line replaced (``--set``, ``--unset``,
+    ``--transport``, ``--cwd``), named as its provenance names them."""
+    names = [f"env {k}" for k, _ in args.set] + [f"env {k}" for k in args.unset]
+    names += [n for n in ("transport", "cwd") if getattr(args, n, None)]
+    return names
+
+
 def _validate_one(policy: Policy, args: argparse.Namespace, out: TextIO,
                   found: Any = None) -> int:
     summary = policy.summary()
@@ -98,7 +106,7 @@ def _validate_one(policy: Policy, args: argparse.Namespace, out: TextIO,
         if found is not None:
             from ..deployments.view import deployment_json
 
-            summary = {**summary, "deployment": deployment_json(found)}
+            summary = {**summary, "deployment": deployment_json(found, _overridden(args))}
         _emit_json(summary, out)
     elif not isinstance(policy, Policy):
         # Another server: its summary's own fields, then whether it would start.
@@ -116,7 +124,8 @@ def _validate_one(policy: Policy, args: argparse.Namespace, out: TextIO,
         if found is not None:
             from ..deployments.view import deployment_lines
 
-            out.writelines(line + "\n" for line in deployment_lines(found))
+            out.writelines(line + "\n"
+                           for line in deployment_lines(found, _overridden(args)))
         how = "explicit" if policy.explicit else f"defaulted for {policy.transport}"
         out.write(f"server: {policy.profile.name} {policy.profile.server_version}\n")
         out.write(f"LOCAL_FILE_ACCESS resolves to {policy.mode.value} ({how})\n")

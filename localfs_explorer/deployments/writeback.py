@@ -216,6 +216,8 @@ def _indent_before(text: str, pos: int) -> str | None:
 def _edit_entry_env(text: str, tree: Node, fmt: str, entry: str, to_env: Mapping[str, str],
                     drop: list[str], warnings: list[str]) -> str:
     key = "servers" if fmt == "vscode" else "mcpServers"
+    # The file's own line ending, so a Windows file stays one.
+    newline = "\r\n" if "\r\n" in text else "\n"
     servers = tree.get(key)
     assert servers is not None
     member = servers.member(entry)
@@ -236,9 +238,10 @@ def _edit_entry_env(text: str, tree: Node, fmt: str, entry: str, to_env: Mapping
     if env_member is None:
         if not to_env:
             return text
-        body = _object_text(list(to_env.items()), member_indent, unit, multiline=True)
+        body = _object_text(list(to_env.items()), member_indent, unit, multiline=True,
+                            newline=newline)
         last = entry_node.members[-1]
-        insertion = f",\n{member_indent}\"env\": {body}"
+        insertion = f",{newline}{member_indent}\"env\": {body}"
         return text[:last.value.end] + insertion + text[last.value.end:]
 
     env_node = env_member.value
@@ -279,7 +282,7 @@ def _edit_entry_env(text: str, tree: Node, fmt: str, entry: str, to_env: Mapping
     if env_node.members:
         inner = _indent_before(text, env_node.members[0].key_start)
     body = _object_text([(k, v) for k, v in pairs], env_indent, unit, multiline=multiline,
-                        inner=inner, raw=True)
+                        inner=inner, raw=True, newline=newline)
     return text[:env_node.start] + body + text[env_node.end:]
 
 
@@ -291,7 +294,7 @@ def _outside_strings(text: str) -> str:
 
 
 def _object_text(pairs: list[tuple[str, str]], outer: str, unit: str, *, multiline: bool,
-                 inner: str | None = None, raw: bool = False) -> str:
+                 inner: str | None = None, raw: bool = False, newline: str = "\n") -> str:
     """``{...}`` holding ``pairs`` (values as JSON source when ``raw``, else strings)."""
     if not pairs:
         return "{}"
@@ -300,7 +303,8 @@ def _object_text(pairs: list[tuple[str, str]], outer: str, unit: str, *, multili
     if not multiline:
         return "{" + ", ".join(items) + "}"
     inner = inner if inner is not None else outer + unit
-    return "{\n" + ",\n".join(inner + item for item in items) + "\n" + outer + "}"
+    return ("{" + newline + f",{newline}".join(inner + item for item in items) + newline
+            + outer + "}")
 
 
 def run_write_back(args: Any, out: Any, err: Any, config_changes: Mapping[str, Any]) -> int:

@@ -82,6 +82,20 @@ def test_options_given_win_over_the_entry(desktop, layout):
     assert code == 0 and json.loads(out)["mode"] == "full"
 
 
+def test_validate_marks_what_the_command_line_replaced(desktop):
+    code, out, _ = run("validate", "--client-config", str(desktop), "--entry", "sheets",
+                       "--set", "LOCAL_FILE_ACCESS=full", "--transport", "stdio")
+    assert code == 0
+    lines = {line.split("=")[0].strip(): line for line in out.splitlines() if "[" in line}
+    assert lines["env LOCAL_FILE_ACCESS"].endswith("(replaced on the command line)")
+    assert lines["transport"].endswith("(replaced on the command line)")
+    assert not lines["env LOCAL_FILE_ROOTS"].endswith("(replaced on the command line)")
+    code, out, _ = run("validate", "--json", "--client-config", str(desktop), "--entry",
+                       "sheets", "--unset", "LOCAL_FILE_ROOTS", "--transport", "stdio")
+    assert json.loads(out)["deployment"]["overridden"] == ["env LOCAL_FILE_ROOTS",
+                                                          "transport"]
+
+
 def test_test_lays_each_scenario_over_the_entry(tmp_path, desktop, layout):
     scenario = write(tmp_path / "s.toml", f"""\
 [[scenario]]

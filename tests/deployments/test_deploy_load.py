@@ -289,3 +289,11 @@ def test_a_gee_sweet_entry_has_no_filesystem_configuration(tmp_path):
     path = _file(tmp_path, "claude-code", {"s": {"command": "mcp-gee-sweet"}})
     with pytest.raises(DeploymentError, match="not the filesystem server"):
         load_deployment(path).filesystem_config()
+
+
+def test_hangar_refuses_an_unset_variable_without_default(tmp_path):
+    path = write(tmp_path / "hangar.yaml", "mcp_servers:\n  s:\n    command: [mcp-gee-sweet]\n"
+                 "    env:\n      LOCAL_FILE_ROOTS: ${NOT_SET_ANYWHERE}\n")
+    with pytest.raises(DeploymentError, match=r"^.*hangar.yaml:5: entry 's' "
+                       r"env.LOCAL_FILE_ROOTS: \$\{NOT_SET_ANYWHERE\} can't be resolved"):
+        load_deployment(path, environ={})

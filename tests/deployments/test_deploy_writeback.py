@@ -205,3 +205,18 @@ def test_a_prompted_secret_stays_a_prompt(tmp_path, layout):
     new = path.read_text()
     assert '"CREDENTIALS_CONFIG": "${input:creds}"' in new
     assert json.loads(new)["servers"]["s"]["env"]["LOCAL_FILE_ACCESS"] == "roots"
+
+
+def test_a_windows_file_keeps_its_line_endings(tmp_path, layout):
+    text = ('{\r\n  "mcpServers": {\r\n    "s": {\r\n      "command": "mcp-gee-sweet",\r\n'
+            '      "env": {\r\n        "LOCAL_FILE_ACCESS": "off"\r\n      }\r\n    }\r\n'
+            '  }\r\n}\r\n')
+    path = write(tmp_path / "claude_desktop_config.json", "")
+    path.write_bytes(text.encode())
+    plan = plan_write_back(path, "s", set={"LOCAL_FILE_ACCESS": "roots",
+                                           "LOCAL_FILE_ROOTS": str(layout.data)})
+    assert plan.text == text.replace(
+        '"LOCAL_FILE_ACCESS": "off"\r\n',
+        f'"LOCAL_FILE_ACCESS": "roots",\r\n        "LOCAL_FILE_ROOTS": "{layout.data}"\r\n')
+    plan.write(in_place=True)
+    assert b"\n" not in path.read_bytes().replace(b"\r\n", b"")
