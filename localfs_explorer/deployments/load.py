@@ -259,6 +259,10 @@ def choose_entry(config: ClientConfigFile, entry: str | None,
     if len(servers) == 1:
         return servers[0][0]
     if not servers:
+        broken = [e for e in config.entries if e.problems]
+        if broken:
+            # A malformed entry may be the one meant: say what is wrong with it.
+            raise DeploymentError(broken[0].problems[0])
         names = ", ".join(repr(e.name) for e in config.entries[:12])
         raise DeploymentError(f"{config.path}: no entry starts mcp-gee-sweet or the "
                               f"filesystem server (entries: {names}); name one with --entry")
@@ -310,7 +314,7 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
     if entry.command is None and not entry.image:
         if entry.url:
             raise DeploymentError(
-                f"{here}: entry {entry.name!r} is a remote server ({entry.url.split('?')[0]}): "
+                f"{here}: entry {entry.name!r} is a remote server ({_shown_url(entry.url)}): "
                 "which server answers there can't be told from the file; give its settings "
                 "with --set, or use verify --url")
         raise DeploymentError(f"{here}: entry {entry.name!r} has no command")
@@ -370,8 +374,9 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
     if launch.container:
         env = {}
         for env_path in launch.env_files:
-            full = os.path.normpath(os.path.join(
-                os.path.dirname(os.path.abspath(path)), os.path.expanduser(env_path)))
+            # docker reads it relative to where the client starts it.
+            start = _default_cwd(config)[0] or os.path.dirname(os.path.abspath(path))
+            full = os.path.normpath(os.path.join(start, os.path.expanduser(env_path)))
             for key, value in _read_env_file(full, f"{path}:{line('args')}",
                                              read_files).items():
                 env[key] = value
@@ -461,6 +466,19 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
         include_tools=launch.include_tools, container=launch.container,
         mounts=launch.mounts, provenance=provenance, notes=launch.notes,
     )
+
+
+def _shown_url(url: str) -> str:
+    """``url`` without credentials, query or fragment (any of them may hold a secret)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "a URL"
+    return f"{parts.scheme}://{host}{port}{parts.path}" if parts.scheme else "a URL"
 
 
 def _raise_unresolved(path: str, entry: ClientEntry, unresolved: list[Unresolved],
