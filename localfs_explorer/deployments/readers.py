@@ -126,6 +126,8 @@ def detect_format(path: str, data: Any) -> ClientFormat:
         return "hangar"
     if "servers" in data and "mcpServers" not in data:
         return "vscode"
+    if isinstance(data.get("mcp"), dict) and "servers" in data["mcp"]:
+        return "vscode"  # a VS Code settings.json holding "mcp": {"servers": ...}
     if "mcpServers" not in data:
         keys = ", ".join(sorted(map(str, data))[:6]) or "none"
         raise DeploymentError(f"{path}: not an MCP client config: no mcpServers, servers or "
@@ -182,7 +184,8 @@ def read_client_config(path: str | os.PathLike[str], format: str | None = None, 
         raise DeploymentError(f"{name}: not an MCP client config (the top level is not an "
                               "object)")
     key = "servers" if fmt == "vscode" else "mcpServers"
-    servers = tree.get(key)
+    holder = servers_holder(tree, fmt)
+    servers = holder.get(key)
     if servers is None:
         raise DeploymentError(f"{name}: no {key!r} object, which a {CLIENT_NAMES[fmt]} config "
                               "keeps its servers in")
@@ -190,7 +193,7 @@ def read_client_config(path: str | os.PathLike[str], format: str | None = None, 
         raise DeploymentError(f"{name}:{servers.line}: {key!r} must be an object of entries")
     entries = [_json_entry(name, m.key, m.value, m.key_start, text) for m in servers.members]
     inputs: dict[str, dict[str, Any]] = {}
-    inputs_node = tree.get("inputs")
+    inputs_node = holder.get("inputs")
     if fmt == "vscode" and inputs_node is not None and inputs_node.kind == "array":
         for item in inputs_node.items:
             value = plain(item)
@@ -198,6 +201,16 @@ def read_client_config(path: str | os.PathLike[str], format: str | None = None, 
                 inputs[value["id"]] = value
     return ClientConfigFile(path=name, format=fmt, entries=entries, inputs=inputs, text=text,
                             tree=tree)
+
+
+def servers_holder(tree: Node, fmt: str) -> Node:
+    """The object holding the servers: the file's top level, or VS Code settings'
+    ``"mcp"`` object when its servers are there."""
+    nested = tree.get("mcp")
+    if fmt == "vscode" and tree.get("servers") is None and nested is not None \
+            and nested.kind == "object":
+        return nested
+    return tree
 
 
 def _line(text: str, pos: int) -> int:

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..secrets import is_secret_key, scrub, secret_values
 from .jsonc import Node
 from .load import choose_entry, load_deployment
-from .readers import DeploymentError, read_client_config
+from .readers import DeploymentError, read_client_config, servers_holder
 
 __all__ = ["WriteBackPlan", "git_checkout_of", "plan_write_back"]
 
@@ -218,7 +218,7 @@ def _edit_entry_env(text: str, tree: Node, fmt: str, entry: str, to_env: Mapping
     key = "servers" if fmt == "vscode" else "mcpServers"
     # The file's own line ending, so a Windows file stays one.
     newline = "\r\n" if "\r\n" in text else "\n"
-    servers = tree.get(key)
+    servers = servers_holder(tree, fmt).get(key)
     assert servers is not None
     member = servers.member(entry)
     assert member is not None

@@ -220,3 +220,13 @@ def test_a_windows_file_keeps_its_line_endings(tmp_path, layout):
         f'"LOCAL_FILE_ACCESS": "roots",\r\n        "LOCAL_FILE_ROOTS": "{layout.data}"\r\n')
     plan.write(in_place=True)
     assert b"\n" not in path.read_bytes().replace(b"\r\n", b"")
+
+
+def test_vscode_settings_with_an_mcp_object(tmp_path, layout):
+    text = ('{\n  "editor.fontSize": 14,\n  "mcp": {\n    "servers": {\n      "s": {\n'
+            '        "command": "mcp-gee-sweet",\n        "env": {"LOCAL_FILE_ACCESS": "off"}\n'
+            '      }\n    }\n  }\n}\n')
+    path = write(tmp_path / "settings.json", text)
+    assert load_deployment(path).format == "vscode"
+    plan = plan_write_back(path, set={"LOCAL_FILE_ACCESS": "full"})
+    assert plan.text == text.replace('"off"', '"full"')
