@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 from typing import Any, Literal
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import LocalfsError
@@ -283,8 +284,16 @@ def _json_entry(path: str, name: str, node: Node, key_start: int, text: str) -> 
     return ClientEntry(name=name, line=line, lines=lines, problems=problems, **fields)
 
 
+#: Deeper than any client config nests; PyYAML's composer recurses per level.
+MAX_YAML_DEPTH = 100
+
+
 def _read_yaml(path: str, text: str, format: str | None) -> ClientConfigFile:
-    import yaml
+    from ..userfiles import nests_deeper_than
+
+    if nests_deeper_than(text, MAX_YAML_DEPTH):
+        raise DeploymentError(f"{path}: nests deeper than {MAX_YAML_DEPTH} levels; not a "
+                              "client config")
 
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -323,8 +332,6 @@ def _yaml_get(node: Any, key: str) -> Any:
 
 
 def _yaml_plain(node: Any) -> Any:
-    import yaml
-
     loader = yaml.SafeLoader("")
     try:
         return loader.construct_document(node)
@@ -333,8 +340,6 @@ def _yaml_plain(node: Any) -> Any:
 
 
 def _yaml_entry(path: str, name: str, line: int, node: Any, to_plain: Any) -> ClientEntry:
-    import yaml
-
     if not isinstance(node, yaml.MappingNode):
         return ClientEntry(name=name, line=line, problems=[
             f"{path}:{line}: mcp_servers.{name} is not a mapping"])
