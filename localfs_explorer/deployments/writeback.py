@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..secrets import is_secret_key, scrub, secret_values
+from ..secrets import is_secret_key, note_secrets, scrub, secret_values
 from .jsonc import Node
 from .load import choose_entry, load_deployment
 from .readers import DeploymentError, read_client_config, servers_holder
@@ -173,7 +173,11 @@ def plan_write_back(path: str | os.PathLike[str], entry: str | None = None, *,
     except LocalfsError as exc:
         raise DeploymentError(str(exc)) from None
     policy = resolved.policy
-    secrets = frozenset(secret_values(settings) | secret_values(found.env))
+    # Every entry's secrets: a diff's context lines may show a neighbouring entry.
+    others = [value for each in config.entries for value in secret_values(each.env)]
+    for each in config.entries:
+        note_secrets(each.env)
+    secrets = frozenset([*secret_values(settings), *secret_values(found.env), *others])
     errors = tuple(scrub(e, secrets) for e in policy.errors)
     warnings = [scrub(w, secrets) for w in policy.warnings]
 

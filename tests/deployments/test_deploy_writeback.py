@@ -230,3 +230,16 @@ def test_vscode_settings_with_an_mcp_object(tmp_path, layout):
     assert load_deployment(path).format == "vscode"
     plan = plan_write_back(path, set={"LOCAL_FILE_ACCESS": "full"})
     assert plan.text == text.replace('"off"', '"full"')
+
+
+def test_a_neighbouring_entry_secret_in_the_diff_context_is_masked(tmp_path):
+    other = "neighbour-token-4d2a"
+    text = ('{"mcpServers": {\n  "s": {\n    "command": "mcp-gee-sweet",\n'
+            '    "env": {"LOCAL_FILE_ACCESS": "off"}\n  },\n'
+            f'  "gh": {{"command": "gh-mcp", "env": {{"GITHUB_TOKEN": "{other}"}}}}\n}}}}\n')
+    path = write(tmp_path / ".mcp.json", text)
+    code, out, err = run("export-env", "--client-config", str(path), "--entry", "s",
+                         "--set", "LOCAL_FILE_ACCESS=full", "--dry-run")
+    assert code == 0, err
+    assert '"GITHUB_TOKEN": "••••••"' in out and other not in out
+    assert other not in plan_write_back(path, "s", set={"LOCAL_FILE_ACCESS": "full"}).diff()
