@@ -162,8 +162,8 @@ def apply_deployment(args: argparse.Namespace) -> None:
                          f"{found.path} starts {found.server}")
     if hasattr(args, "server"):
         args.server = found.server
-    if found.server != "server-filesystem":
-        return
+    if found.server != "server-filesystem" or not hasattr(args, "filesystem_directories"):
+        return  # (a command without the server's options takes the entry's in server_config)
     if getattr(args, "launches_entry", False) and not args.url and not args.command:
         # verify starts the filesystem server with --command: the entry's own words.
         import shlex
@@ -200,17 +200,21 @@ def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
     settings = dict(args.set)
     transport, cwd = args.transport, args.cwd
     # diff has its own options, without --server: getattr.
-    server = getattr(args, "server", None) or DEFAULT_SERVER
+    server = getattr(args, "server", None) or (found.server if found else DEFAULT_SERVER)
     version = getattr(args, "server_version", None)
+    options = server_options(args)
     if found is not None:
-        # apply_deployment already named the server; its own options are in args too.
+        # apply_deployment named the server and filled its own options where the command
+        # has them; a command without them (diff) takes the entry's here.
         settings = {**found.settings(), **settings}
         transport = transport or found.transport
         cwd = cwd or found.cwd
         version = version or modelled_version(found)
+        if found.server == server and not hasattr(args, "filesystem_directories"):
+            options = {**found.server_config().server_options, **options}
     fields: dict[str, Any] = {
         "server": server, "server_version": version,
-        "server_options": server_options(args),
+        "server_options": options,
         "env": args.env, "settings": settings, "unset": list(args.unset),
         "inherit_environ": args.inherit_env, "lenient": args.lenient,
         "transport": transport or "stdio", "cwd": cwd, "package_dir": args.package_dir,

@@ -174,6 +174,9 @@ def _deployment_spec(args: argparse.Namespace) -> Any:
     found = cli.deployment(args)
     if found is None:
         return None
+    if found.server != "mcp-gee-sweet":
+        raise cli.UsageError(f"{found.where}: entry {found.entry!r} starts {found.server}; "
+                             "scenario files answer for mcp-gee-sweet")
     from ..review.scenarios import ConfigSpec
 
     fields: dict[str, Any] = {"settings": found.settings(), "transport": found.transport}
@@ -305,6 +308,9 @@ class _Side:
 
 def _cli_side(args: argparse.Namespace, side: str) -> _Side:
     found = cli.deployment(args)
+    if found is not None and found.server != "mcp-gee-sweet":
+        raise cli.UsageError(f"{found.where}: entry {found.entry!r} starts {found.server}; "
+                             "diff answers for mcp-gee-sweet")
     config = cli.server_config(
         args,
         env=getattr(args, f"{side}_env") or args.env,

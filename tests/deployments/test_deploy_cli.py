@@ -112,6 +112,9 @@ allowed = false
     assert code == 0, out + err
     # Without the entry the server is in full mode (stdio, nothing set): the second fails.
     assert run("test", str(scenario))[0] == 1
+    code, _, err = run("test", str(scenario), "--client-config", str(desktop), "--entry",
+                       "files")
+    assert code == 2 and "scenario files answer for mcp-gee-sweet" in err
 
 
 def test_diff_starts_both_sides_from_the_entry(desktop, layout):
@@ -238,3 +241,11 @@ def test_verify_of_a_filesystem_entry_starts_the_entry_command(tmp_path, layout)
                                       "/other", "x"])
     apply_deployment(args)
     assert args.filesystem_directories == ["/other"]
+
+
+def test_diff_of_a_filesystem_entry_is_refused_in_one_line(tmp_path, layout):
+    path = write(tmp_path / ".mcp.json", mcp_servers({"files": fs_entry(layout.data)}))
+    code, out, err = run("diff", "--client-config", str(path), "--path",
+                         str(layout.data / "a.csv"), "--path", str(layout.outside / "b"),
+                         "--json")
+    assert code == 2 and "diff answers for mcp-gee-sweet" in err and out == ""
