@@ -3,7 +3,8 @@
 The upload is read as text (a page served to others must not open files by name): its
 entries are listed with the server each one starts, and "Use this entry" puts the entry's
 environment into the process-environment overrides, its transport and startup directory
-into the model, and shows what came from the entry and what was defaulted. Secret values
+into the model (with the server it starts and, for the filesystem server, its
+directories), and shows what came from the entry and what was defaulted. Secret values
 stay in the kernel: the overrides editor keeps them out of its fields, and they are
 masked wherever the page shows text.
 """
@@ -108,15 +109,15 @@ class ClientConfigPicker(widgets.VBox):
         except DeploymentError as exc:
             self._error(str(exc))
             return
-        if found.server != "mcp-gee-sweet":
-            self._error(f"entry {found.entry!r} starts {found.server}; this dashboard "
-                        "answers for mcp-gee-sweet")
-            return
         hide_everywhere(secret_values(found.env))
         m = self.model
+        config = found.server_config()
         # Variables given here for prompts the file leaves open stay as given.
         kept = {k: v for k, v in m.overrides if "${input:" in found.env.get(k, "")}
         with m.hold():
+            m.server = config.server
+            m.server_version = config.server_version or ""
+            m.server_options = dict(config.server_options)
             m.overrides = sorted({**found.settings(), **kept}.items())
             m.transport = found.transport
             m.cwd = found.cwd or ""

@@ -56,6 +56,18 @@ def test_using_an_entry_sets_the_model_and_shows_provenance_masked(layout):
     assert all(getattr(w, "value", None) != SECRET for row in editor._rows for w in row)
 
 
+def test_a_filesystem_entry_switches_the_server(layout):
+    model = ExplorerModel(debounce=0)
+    picker = ClientConfigPicker(model)
+    picker.load_text("claude_desktop_config.json", _config(layout.data))
+    picker.entries.value = "files"
+    picker.use.click()
+    assert model.server == "server-filesystem"
+    assert model.server_options == {"directories": ("/w",)}
+    assert not model.config_error and model.policy is not None
+    assert "allowed dir = /w [entry" in text_of(picker.info.value).replace("  ", " ")
+
+
 def test_errors_show_in_the_picker_not_as_tracebacks(layout):
     model = ExplorerModel(debounce=0)
     picker = ClientConfigPicker(model)
@@ -63,10 +75,10 @@ def test_errors_show_in_the_picker_not_as_tracebacks(layout):
     assert "client.json:1: not valid JSON" in text_of(picker.info.value)
     assert picker.use.disabled
     picker.load_text("claude_desktop_config.json", _config(layout.data))
-    picker.entries.value = "files"
+    picker.entries.value = "notes"
     picker.use.click()
-    assert "starts server-filesystem" in text_of(picker.info.value)
-    assert model.transport == "stdio"  # nothing was applied
+    assert "neither mcp-gee-sweet nor the filesystem server" in text_of(picker.info.value)
+    assert model.transport == "stdio" and model.overrides == []  # nothing was applied
 
 
 def test_a_served_page_reads_no_file_and_no_environment_of_its_host(layout, monkeypatch):
