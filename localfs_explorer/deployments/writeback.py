@@ -242,8 +242,8 @@ def _edit_entry_env(text: str, tree: Node, fmt: str, entry: str, to_env: Mapping
     if env_member is None:
         if not to_env:
             return text
-        body = _object_text(list(to_env.items()), member_indent, unit, multiline=True,
-                            newline=newline)
+        body = _object_text([f"{dump(k)}: {dump(v)}" for k, v in to_env.items()],
+                            member_indent, unit, multiline=True, newline=newline)
         last = entry_node.members[-1]
         insertion = f",{newline}{member_indent}\"env\": {body}"
         return text[:last.value.end] + insertion + text[last.value.end:]
@@ -261,32 +261,39 @@ def _edit_entry_env(text: str, tree: Node, fmt: str, entry: str, to_env: Mapping
             if m.key in to_env:
                 out = out[:m.value.start] + dump(to_env[m.key]) + out[m.value.end:]
         return out
-    # Keys come or go: the env object's span is written again, members in their order
-    # (each kept value's source text as it was), new ones at the end.
-    pairs: list[tuple[str, str]] = []
+    # Keys come or go: the env object's span is written again, members in their order,
+    # each kept member's source text as it was (a changed one keeps its key's text), new
+    # ones at the end.
+    items: list[str] = []
     seen: dict[str, int] = {}
     for m in env_node.members:
         if m.key in drop:
             continue
-        source = dump(to_env[m.key]) if m.key in to_env else text[m.value.start:m.value.end]
-        if m.key in seen:
-            pairs[seen[m.key]] = (m.key, source)
+        if m.key in to_env:
+            item = text[m.key_start:m.value.start] + dump(to_env[m.key])
+        else:
+            item = text[m.key_start:m.value.end]
+        if m.key in seen:  # JSON.parse keeps the last of a repeated key: so does this
+            items[seen[m.key]] = item
             continue
-        seen[m.key] = len(pairs)
-        pairs.append((m.key, source))
-    pairs += [(k, dump(v)) for k, v in to_env.items() if k not in seen]
+        seen[m.key] = len(items)
+        items.append(item)
+    items += [f"{dump(k)}: {dump(v)}" for k, v in to_env.items() if k not in seen]
     span = text[env_node.start:env_node.end]
     if "//" in _outside_strings(span) or "/*" in _outside_strings(span):
         warnings.append(f"entry {entry!r}: comments inside its env object are not kept")
     multiline = "\n" in span or not env_node.members
-    env_indent = _indent_before(text, env_member.key_start)
+    # The closing brace where it was (when on a line of its own), else under the key.
+    env_indent = _indent_before(text, env_node.end - 1) if env_node.members else None
+    if env_indent is None:
+        env_indent = _indent_before(text, env_member.key_start)
     if env_indent is None:
         env_indent = member_indent
     inner = None
     if env_node.members:
         inner = _indent_before(text, env_node.members[0].key_start)
-    body = _object_text([(k, v) for k, v in pairs], env_indent, unit, multiline=multiline,
-                        inner=inner, raw=True, newline=newline)
+    body = _object_text(items, env_indent, unit, multiline=multiline, inner=inner,
+                        newline=newline)
     return text[:env_node.start] + body + text[env_node.end:]
 
 
@@ -297,13 +304,11 @@ def _outside_strings(text: str) -> str:
     return re.sub(r'"(?:[^"\\]|\\.)*"', '""', text)
 
 
-def _object_text(pairs: list[tuple[str, str]], outer: str, unit: str, *, multiline: bool,
-                 inner: str | None = None, raw: bool = False, newline: str = "\n") -> str:
-    """``{...}`` holding ``pairs`` (values as JSON source when ``raw``, else strings)."""
-    if not pairs:
+def _object_text(items: list[str], outer: str, unit: str, *, multiline: bool,
+                 inner: str | None = None, newline: str = "\n") -> str:
+    """``{...}`` holding ``items`` (each ``"KEY": VALUE`` as JSON source)."""
+    if not items:
         return "{}"
-    items = [f"{json.dumps(k, ensure_ascii=False)}: "
-             f"{v if raw else json.dumps(v, ensure_ascii=False)}" for k, v in pairs]
     if not multiline:
         return "{" + ", ".join(items) + "}"
     inner = inner if inner is not None else outer + unit

@@ -243,3 +243,12 @@ def test_a_neighbouring_entry_secret_in_the_diff_context_is_masked(tmp_path):
     assert code == 0, err
     assert '"GITHUB_TOKEN": "••••••"' in out and other not in out
     assert other not in plan_write_back(path, "s", set={"LOCAL_FILE_ACCESS": "full"}).diff()
+
+
+def test_kept_members_keep_their_own_spelling(tmp_path, layout):
+    text = ('{"mcpServers": {"s": {"command": "mcp-gee-sweet", "env": {\n'
+            '    "LOCAL_FILE_ACCESS" :   "roots",\n    "LOCAL_FILE_ROOTS":"\\u002fdata"\n}}}}\n')
+    path = write(tmp_path / ".mcp.json", text)
+    plan = plan_write_back(path, set={"CACHE_DB_PATH": "/c.db"})
+    assert plan.text == text.replace(
+        '"\\u002fdata"\n}', '"\\u002fdata",\n    "CACHE_DB_PATH": "/c.db"\n}')
