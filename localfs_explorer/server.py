@@ -56,9 +56,20 @@ The contract, in the order the machinery uses it:
 5. **Status.** :meth:`Server.status` is what the server's own status answer would show
    for a policy (mcp-gee-sweet's ``server://auth-status`` resource; the filesystem
    server's ``list_allowed_directories`` tool).
-6. **Live checks.** :meth:`Server.predict` is what ``verify`` expects a running server to
-   report for a policy, as a JSON-ready mapping the server's :meth:`Server.live_fields`
+6. **Findings.** :meth:`Server.findings` lists what is risky in a configuration as the
+   server reads it (a root of ``/``, an allowed directory holding credentials), as
+   JSON-ready mappings with at least ``severity``, ``kind``, ``path``, ``why``, ``fix``.
+7. **Live checks.** :meth:`Server.predict` is what ``verify`` expects a running server to
+   report for a policy, as a JSON-ready mapping the server's :attr:`Server.live_fields`
    name; the driver reads the live answer and compares field by field.
+
+A shared module that holds a resolved policy finds its server with :func:`server_of`
+(by the policy's ``server_id``), never by importing a server package.
+
+To add a server: a package ``localfs_explorer/servers/<name>/`` with a :class:`Server`
+subclass (its :attr:`~Server.id`, :attr:`~Server.versions`, options model, CLI options,
+:meth:`~Server.resolve` returning a :class:`ServerPolicy`, catalog, registration,
+status), one line in :data:`_BUILTIN`, and its tests. Nothing else in the tree changes.
 
 :class:`BasicVerdict` is a ready-made :class:`Verdict` for a server that needs no lazily
 computed explanation; mcp-gee-sweet's :class:`~localfs_explorer.check.Decision` is one
@@ -94,11 +105,14 @@ __all__ = [
     "ServerPolicy",
     "Setup",
     "SingleChecks",
+    "TraceLine",
     "Verdict",
     "get_server",
+    "iter_servers",
     "list_servers",
     "register_server",
     "server_of",
+    "unregister_server",
 ]
 
 #: The server a configuration means when it names none.
@@ -148,7 +162,12 @@ class Verdict(Protocol):
     @property
     def trace(self) -> Sequence[Any]: ...  # pragma: no cover - protocol
 
-    def to_dict(self) -> dict[str, Any]: ...  # pragma: no cover - protocol
+    def to_dict(self, *, other: Any = None) -> dict[str, Any]:
+        """JSON-ready fields (``check --json``): the six above, ``trace`` as a list of
+        ``{step, outcome, detail}`` and ``hint``. ``other`` is a batch
+        (``many_checks()``) of the same policy that a server with two ways of checking
+        may compare this answer with; others ignore it."""
+        ...  # pragma: no cover - protocol
 
 
 @dataclass(frozen=True)
@@ -176,7 +195,8 @@ class BasicVerdict:
     hint: str = ""
     trace: tuple[TraceLine, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, other: Any = None) -> dict[str, Any]:
+        """JSON-ready fields (``other`` is ignored: one way of checking)."""
         return {
             "path": self.path, "op": self.op, "allowed": self.allowed,
             "reason": self.reason, "message": self.message, "resolved": self.resolved,
@@ -371,6 +391,10 @@ class Server:
                ) -> dict[str, Any]:
         """What the server's own status answer shows for ``policy`` (JSON-ready)."""
         raise NotImplementedError
+
+    def findings(self, policy: ServerPolicy) -> list[dict[str, Any]]:
+        """What is risky in ``policy``'s configuration (default: nothing to say)."""
+        return []
 
     # -- live checks
 

@@ -3,7 +3,7 @@
 :class:`ExplorerModel` is a :class:`traitlets.HasTraits`. Views set its input traits and
 observe its result traits; the model recomputes the results through the same engine
 functions the command line calls (``load_env``, ``resolve_policy``, ``Policy.check``,
-``register_tools``, ``probe_call``, ``auth_status_preview``, ``export_env``). It holds no
+the server's ``register_tools`` and ``status``, ``probe_call``, ``export_env``). It holds no
 policy logic of its own.
 
 Recomputing is split into stages so that typing a path doesn't reload the ``.env``:
@@ -39,7 +39,7 @@ from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..fs.spec import list_example_hosts
 from ..probe.calls_file import Call, parse_calls
 from ..secrets import hide_everywhere, is_secret_key, scrub, secret_values
-from ..servers.gee_sweet.auth_status import auth_status_preview
+from ..server import DEFAULT_SERVER, server_of
 from ..servers.gee_sweet.policy import TRANSPORTS
 from ..userfiles import read_text
 from ..vocab import OPS
@@ -75,6 +75,7 @@ STARTING_ARGUMENTS = {"local_path": "~/Documents/quarterly-report.pdf",
 
 # Which stages each input feeds. "config" implies every later stage.
 _CONFIG_INPUTS = (
+    "server", "server_version", "server_options",
     "env_path", "env_text", "env_name", "lenient", "overrides", "unset", "transport",
     "target", "spec_text", "cwd", "host_cwd", "package_dir", "platform", "file_edits",
     "export_overrides",
@@ -121,6 +122,12 @@ class ExplorerModel(StagedModel):
     file_edits: Dict[str, Any] = Dict()
     #: Write the process-environment overrides into the exported ``.env`` as well.
     export_overrides = Bool(False)
+    #: Which server answers (a registry id; see :mod:`localfs_explorer.server`).
+    server = Unicode(DEFAULT_SERVER)
+    #: The release of that server to reproduce ("" for the newest modelled).
+    server_version = Unicode("")
+    #: The server's own settings (its options model's fields).
+    server_options: Dict[str, Any] = Dict()
     transport = Enum(TRANSPORTS, default_value="stdio")
     #: ``host``, ``example:NAME`` or ``upload``.
     target = Unicode(HOST_TARGET)
@@ -463,6 +470,8 @@ class ExplorerModel(StagedModel):
             transport=cast("Transport", self.transport), over_http=self._over_http(),
             cwd=self.cwd.strip() or None, package_dir=self.package_dir.strip() or None,
             host=host, platform=cast("Platform", self.platform),
+            server=self.server or DEFAULT_SERVER, server_version=self.server_version or None,
+            server_options=dict(self.server_options),
             base_dir=self.host_cwd or None,
         )
 
@@ -489,6 +498,12 @@ class ExplorerModel(StagedModel):
             options["lenient"] = True
         if config.transport != "stdio":
             options["transport"] = config.transport
+        if config.server != DEFAULT_SERVER:
+            options["server"] = config.server
+        if config.server_version:
+            options["server_version"] = config.server_version
+        if config.server_options:
+            options["server_options"] = dict(config.server_options)
         if config.platform != "posix":
             options["platform"] = config.platform
         if config.over_http is not None:
@@ -616,7 +631,8 @@ class ExplorerModel(StagedModel):
 
     def _compute_auth(self) -> None:
         self.auth_error = ""
-        self.auth_status = auth_status_preview(self.policy, registration=self.registration)
+        # The server's own status answer (mcp-gee-sweet's auth-status resource).
+        self.auth_status = server_of(self.policy).status(self.policy, self.registration)
 
     def _compute_export(self, config: ServerConfig, resolved: ResolvedConfig) -> None:
         self.export_error = ""

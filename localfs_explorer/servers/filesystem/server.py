@@ -212,6 +212,13 @@ class FilesystemServer(Server):
                 "text": policy.policy.list_allowed_directories(),
                 "allowed_directories": list(policy.directories)}
 
+    def findings(self, policy: Any) -> list[dict[str, Any]]:
+        """The trim siblings, symlinked directories and roots replacing argv (see
+        :mod:`.findings`), most severe first."""
+        from .findings import findings
+
+        return [f.to_dict() for f in findings(policy.policy)]
+
     def predict(self, policy: Any, catalog: Catalog | None = None) -> dict[str, Any]:
         from .verify import _tool_hints
 
