@@ -173,3 +173,41 @@ def _print_verify(report: Any, out: TextIO) -> None:
         n = len(report.differences)
         out.write(f"{n} difference{'s' if n != 1 else ''}: the running server is not the "
                   "configuration given\n")
+
+
+def unsupported(args: argparse.Namespace, command: str) -> None:
+    """A one-line usage error for a command that doesn't answer for this server yet."""
+    if wants_filesystem(args):
+        raise UsageError(f"{command} doesn't answer for server-filesystem yet: use check, "
+                         "probe, tools, validate, auth-status or verify")
+
+
+def cmd_tools(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``tools --server server-filesystem``: the 14 tools, all registered, with hints."""
+    from ..servers.filesystem.tools import load_tools
+
+    filesystem_policy(args, err)
+    tools = load_tools()
+    if args.json:
+        out.write(json.dumps({"registered": [t.name for t in tools],
+                              "tools": [t.to_dict() for t in tools]},
+                             ensure_ascii=False) + "\n")
+        return 0
+    out.write(f"server-filesystem: all {len(tools)} tools registered\n")
+    for t in tools:
+        hints = ("read-only" if t.read_only
+                 else "destructive" if t.destructive else "writes, not destructive")
+        args_shown = ", ".join(f"{a} ({o})" for a, o in t.params) or "no path"
+        out.write(f"  + {t.name:<26} {hints:<24} {args_shown}\n")
+    return 0
+
+
+def cmd_auth_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``auth-status --server server-filesystem``: its status answer, which is what
+    ``list_allowed_directories`` says."""
+    policy = filesystem_policy(args, err)
+    out.write(json.dumps({"tool": "list_allowed_directories",
+                          "text": policy.list_allowed_directories(),
+                          "allowed_directories": list(policy.directories)},
+                         ensure_ascii=False) + "\n")
+    return 0

@@ -199,10 +199,11 @@ class FilesystemServer(Server):
         return Catalog(server=self.id, description="server-filesystem's 14 tools",
                        tools=tuple(tools))
 
-    def register_tools(self, policy: Any, catalog: Catalog) -> Registration:
+    def register_tools(self, policy: Any, catalog: Catalog | None) -> Registration:
         from ...catalog.model import Registration
 
         # Every tool is registered, whatever the configuration.
+        catalog = catalog if catalog is not None else self.catalog()
         return Registration(mode="always", registered=list(catalog.names()))
 
     def status(self, policy: Any, registration: Registration | None = None

@@ -165,3 +165,31 @@ def test_verify_cannot_run(tree: Path, fs_server_js: str) -> None:
     code, _, err = run_cli("verify", "--server", "server-filesystem", "--allowed-dir",
                            tree / "data", "--command", "no-such-command-here")
     assert code == 2 and "can't run the server" in err
+
+
+def test_tools_validate_auth_status_and_probe(tree: Path) -> None:
+    base = ("--server", "server-filesystem", "--allowed-dir", tree / "data")
+    code, out, _ = run_cli("tools", *base, "--json")
+    listed = json.loads(out)
+    assert code == 0 and len(listed["registered"]) == 14
+    assert listed["tools"][4]["name"] == "write_file"
+    assert listed["tools"][4]["annotations"]["destructiveHint"] is True
+    code, out, _ = run_cli("auth-status", *base)
+    assert code == 0 and json.loads(out)["text"] == f"Allowed directories:\n{tree}/data"
+    code, out, _ = run_cli("validate", *base, "--json")
+    summary = json.loads(out)
+    assert code == 0 and summary["allowed_directories"] == [f"{tree}/data"]
+    assert {f["code"] for f in summary["findings"]} == {"trim-sibling"}
+    call = json.dumps({"name": "read_text_file", "arguments": {"path": f"{tree}/data/out"}})
+    code, out, _ = run_cli("probe", *base, "--call", call)
+    assert code == 1 and (f"Access denied - symlink target outside allowed directories: "
+                          f"{tree}/outside not in {tree}/data") in out
+
+
+@pytest.mark.parametrize("command", [("exposure",), ("suggest",),
+                                     ("report", "-o", "r.json", "--path", "/x")])
+def test_commands_not_yet_answering_say_so_in_one_line(tree: Path, command: tuple) -> None:
+    code, _, err = run_cli(*command, "--server", "server-filesystem", "--allowed-dir",
+                           tree / "data")
+    assert code == 2 and "doesn't answer for server-filesystem yet" in err
+    assert "Traceback" not in err
