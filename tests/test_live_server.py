@@ -40,7 +40,7 @@ from localfs_explorer.catalog import default_catalog
 from localfs_explorer.live.verify import predict, read_http, read_stdio, verify_policy
 from localfs_explorer.servers.gee_sweet.registration import register_tools
 
-pytestmark = [pytest.mark.slow, needs_server]
+pytestmark = [pytest.mark.slow, pytest.mark.real, needs_server]
 
 # Settings, spelled as a .env would hold them; {data}, {link}, {spaced} are directories
 # of the scratch host (a root, a symlink to it, a directory with a space in its name).
