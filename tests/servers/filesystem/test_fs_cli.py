@@ -120,8 +120,10 @@ def test_check_matches_the_real_server_on_the_escape(tree: Path, fs_server_js: s
 
 def _verify(tree: Path, js: str, *extra: object, allowed: Path | None = None
             ) -> tuple[int, str, str]:
+    # A generous timeout: a loaded CI machine can take seconds to start node.
     return run_cli("verify", "--server", "server-filesystem", "--allowed-dir",
-                   allowed or tree / "data", "--cwd", tree, *extra, "--command",
+                   allowed or tree / "data", "--cwd", tree, "--timeout", "120", *extra,
+                   "--command",
                    f"node {js} {tree / 'data'}")
 
 
@@ -193,3 +195,16 @@ def test_commands_not_yet_answering_say_so_in_one_line(tree: Path, command: tupl
                            tree / "data")
     assert code == 2 and "doesn't answer for server-filesystem yet" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.slow
+@pytest.mark.real
+def test_verify_waits_for_the_roots_exchange(tree: Path, fs_server_js: str) -> None:
+    root = (tree / "outside").as_uri()
+    code, out, err = _verify(tree, fs_server_js, "--root", root, "--json")
+    report = json.loads(out)
+    assert code == 0, (out, err)
+    assert report["allowed_directories"]["live"] == [f"{tree}/outside"]
+    # The same server without the roots in the prediction: the argv list was replaced.
+    code, out, _ = _verify(tree, fs_server_js, "--root", (tree / "data").as_uri())
+    assert code == 0
