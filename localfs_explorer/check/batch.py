@@ -139,10 +139,11 @@ class BatchChecker:
         ):
             # _entry_verdict's common case with the parts about the parent asked once
             # per parent (see EntryTables): allowed.
-            return Decision(
-                path=path, op=op, allowed=True, reason="allowed", message="", resolved=head + name,
-                _policy=c.policy, _over_http=over_http, _deny_hit=None, _batch=True,
-            )
+            # Positional, in Decision's field order: the walk's hot path, where keyword
+            # arguments make the construction 2.5x as costly (timeit: 2.7 against 6.9 µs;
+            # bench_check and bench_exposure slowed by a third with them).
+            return Decision(path, op, True, "allowed", "", head + name, c.policy, over_http,
+                            None, True)
         return _entry_verdict(c, path, op, over_http, head + name, (st.st_dev, st.st_ino))
 
     def resolution(self, path: Any) -> str | None:
@@ -424,10 +425,11 @@ class DirVerdicts:
             return self._batch.check(path, op, over_http=self.over_http)
         c = self._batch._c
         if self.uniform and name not in self.exceptions:
-            return Decision(
-                path=path, op=op, allowed=True, reason="allowed", message="", resolved=head + name,
-                _policy=c.policy, _over_http=self.over_http, _deny_hit=None, _batch=True,
-            )
+            # Positional, in Decision's field order: the walk's hot path, where keyword
+            # arguments make the construction 2.5x as costly (timeit: 2.7 against 6.9 µs;
+            # bench_check and bench_exposure slowed by a third with them).
+            return Decision(path, op, True, "allowed", "", head + name, c.policy,
+                            self.over_http, None, True)
         assert self.dev is not None
         return _entry_verdict(c, path, op, self.over_http, head + name, (self.dev, inode))
 

@@ -166,7 +166,6 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--batch", action="store_true",
                    help="answer as the server's batch check (many_checks, as in a folder "
                    "walk) rather than its single check of each path")
-    fs_cli.add_server_options(p)
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser("validate", parents=[env_options],

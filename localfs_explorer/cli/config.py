@@ -7,6 +7,7 @@ from typing import Any, TextIO
 
 from ..envfile.export import run_export_env
 from ..servers.gee_sweet.auth_status import BRANCHES, auth_status_json
+from . import filesystem as fs_cli
 from . import options as cli
 
 
@@ -103,6 +104,8 @@ def _export_plan_json(args: argparse.Namespace, config: Any, out: TextIO,
 
 
 def cmd_auth_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if fs_cli.wants_filesystem(args):
+        return fs_cli.cmd_auth_status(args, out, err)
     policy = cli.build_policy(args)
     cli.warn_config(policy, err)
     out.write(auth_status_json(policy, args.branch) + "\n")

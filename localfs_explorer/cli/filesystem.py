@@ -16,54 +16,31 @@ from typing import Any, TextIO
 
 from ..servers.filesystem import SERVER_ID, VERSIONS, FilesystemConfig, FilesystemPolicy
 from ..textsafe import one_line
-from .options import UsageError
-
-#: The server ids ``--server`` accepts.
-SERVER_IDS = ("mcp-gee-sweet", SERVER_ID)
-
-
-def add_server_options(p: argparse.ArgumentParser) -> None:
-    """``--server`` and the filesystem server's own options, on a command's parser
-    (nothing when the shared options already carry them)."""
-    if "--server" in p._option_string_actions:
-        return
-    g = p.add_argument_group("server choice (server-filesystem)")
-    g.add_argument("--server", choices=SERVER_IDS, default=None,
-                   help="which server to answer for (default: mcp-gee-sweet)")
-    g.add_argument("--server-version", metavar="VERSION", default=None,
-                   help="the server release to reproduce (server-filesystem: "
-                   f"{', '.join(VERSIONS)}; default {VERSIONS[0]})")
-    from ..server import get_server
-
-    get_server(SERVER_ID).add_cli_options(g)
+from .options import UsageError, server_options
 
 
 def wants_filesystem(args: argparse.Namespace) -> bool:
-    """Whether the command line asks about the filesystem server."""
-    server = getattr(args, "server", None)
-    if server != SERVER_ID:
-        if getattr(args, "filesystem_directories", None) or getattr(
-                args, "filesystem_roots", None) is not None:
-            raise UsageError("--allowed-dir and --root go with --server server-filesystem")
-        if getattr(args, "server_version", None):
-            raise UsageError("--server-version goes with --server server-filesystem here")
-        return False
-    return True
+    """Whether the command line asks about the filesystem server (``--server``)."""
+    return getattr(args, "server", None) == SERVER_ID
 
 
 def filesystem_config(args: argparse.Namespace, *, home: str | None = None
                       ) -> FilesystemConfig:
-    """The :class:`FilesystemConfig` the options describe."""
+    """The :class:`FilesystemConfig` the options describe (``home``: the ``HOME`` to
+    assume when neither ``--home`` nor ``--set HOME=`` gives one)."""
     version = args.server_version or VERSIONS[0]
     if version not in VERSIONS:
         raise UsageError(f"--server-version {version}: server-filesystem {version} isn't "
                          f"modelled (known versions: {', '.join(VERSIONS)})")
+    options = server_options(args)
     cwd = os.path.abspath(args.cwd) if getattr(args, "cwd", None) else None
-    roots = tuple(args.filesystem_roots) if args.filesystem_roots is not None else None
-    given_home = args.filesystem_home
-    return FilesystemConfig(directories=tuple(args.filesystem_directories or ()), cwd=cwd,
-                            home=given_home if given_home is not None else home,
-                            roots=roots, version=version)
+    given_home = options.get("home")
+    if given_home is None:
+        given_home = dict(getattr(args, "set", None) or ()).get("HOME") or home
+    roots = options.get("roots")
+    return FilesystemConfig(directories=tuple(options.get("directories") or ()), cwd=cwd,
+                            home=given_home, roots=tuple(roots) if roots is not None else None,
+                            version=version)
 
 
 def filesystem_policy(args: argparse.Namespace, err: TextIO, *, home: str | None = None
@@ -73,7 +50,7 @@ def filesystem_policy(args: argparse.Namespace, err: TextIO, *, home: str | None
     from ..fs import load_fs
     from ..fs.virtual import HostSpecError
 
-    if getattr(args, "env", None) or getattr(args, "set", None):
+    if getattr(args, "env", None):
         raise UsageError("server-filesystem has no .env: give --allowed-dir (and --root)")
     try:
         fs = load_fs(getattr(args, "fs", None))
@@ -133,8 +110,9 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not args.timeout > 0:
         raise UsageError("--timeout must be a positive number of seconds")
     env = dict(os.environ)
-    if args.filesystem_home is not None:
-        env["HOME"] = args.filesystem_home
+    given_home = server_options(args).get("home")
+    if given_home is not None:
+        env["HOME"] = given_home
     # node's homedir() is $HOME when set: the server started here sees this one.
     home = env.get("HOME") or None
     cwd = os.path.abspath(args.cwd) if args.cwd else os.getcwd()
@@ -195,3 +173,41 @@ def _print_verify(report: Any, out: TextIO) -> None:
         n = len(report.differences)
         out.write(f"{n} difference{'s' if n != 1 else ''}: the running server is not the "
                   "configuration given\n")
+
+
+def unsupported(args: argparse.Namespace, command: str) -> None:
+    """A one-line usage error for a command that doesn't answer for this server yet."""
+    if wants_filesystem(args):
+        raise UsageError(f"{command} doesn't answer for server-filesystem yet: use check, "
+                         "probe, tools, validate, auth-status or verify")
+
+
+def cmd_tools(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``tools --server server-filesystem``: the 14 tools, all registered, with hints."""
+    from ..servers.filesystem.tools import load_tools
+
+    filesystem_policy(args, err)
+    tools = load_tools()
+    if args.json:
+        out.write(json.dumps({"registered": [t.name for t in tools],
+                              "tools": [t.to_dict() for t in tools]},
+                             ensure_ascii=False) + "\n")
+        return 0
+    out.write(f"server-filesystem: all {len(tools)} tools registered\n")
+    for t in tools:
+        hints = ("read-only" if t.read_only
+                 else "destructive" if t.destructive else "writes, not destructive")
+        args_shown = ", ".join(f"{a} ({o})" for a, o in t.params) or "no path"
+        out.write(f"  + {t.name:<26} {hints:<24} {args_shown}\n")
+    return 0
+
+
+def cmd_auth_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``auth-status --server server-filesystem``: its status answer, which is what
+    ``list_allowed_directories`` says."""
+    policy = filesystem_policy(args, err)
+    out.write(json.dumps({"tool": "list_allowed_directories",
+                          "text": policy.list_allowed_directories(),
+                          "allowed_directories": list(policy.directories)},
+                         ensure_ascii=False) + "\n")
+    return 0

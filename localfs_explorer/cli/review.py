@@ -25,6 +25,7 @@ from ..secrets import scrub_noted
 from ..textsafe import one_line
 from ..userfiles import write_output
 from ..vocab import OPS, PLATFORMS, TRANSPORTS
+from . import filesystem as fs_cli
 from . import options as cli
 
 
@@ -523,6 +524,7 @@ def write_diff_junit(result: Any, path: str, *, allow_new_access: bool = False) 
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    fs_cli.unsupported(args, "report")
     from ..probe import ProbeError, iter_call_verdicts
     from ..review.report import ReportError, batch_report, write_reports
 

@@ -54,7 +54,6 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--catalog", metavar="FILE",
                    help="a tool catalog in the shipped format instead of the shipped one")
     p.add_argument("--json", action="store_true", help="one JSON object: the whole report")
-    fs_cli.add_server_options(p)
     # None: take the transport from --url / --command (a parser default beats the
     # shared option's own default).
     p.set_defaults(handler=cmd_verify, transport=None, launches_entry=True)

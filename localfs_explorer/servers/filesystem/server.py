@@ -199,10 +199,11 @@ class FilesystemServer(Server):
         return Catalog(server=self.id, description="server-filesystem's 14 tools",
                        tools=tuple(tools))
 
-    def register_tools(self, policy: Any, catalog: Catalog) -> Registration:
+    def register_tools(self, policy: Any, catalog: Catalog | None) -> Registration:
         from ...catalog.model import Registration
 
         # Every tool is registered, whatever the configuration.
+        catalog = catalog if catalog is not None else self.catalog()
         return Registration(mode="always", registered=list(catalog.names()))
 
     def status(self, policy: Any, registration: Registration | None = None
@@ -211,6 +212,13 @@ class FilesystemServer(Server):
         return {"tool": "list_allowed_directories",
                 "text": policy.policy.list_allowed_directories(),
                 "allowed_directories": list(policy.directories)}
+
+    def findings(self, policy: Any) -> list[dict[str, Any]]:
+        """The trim siblings, symlinked directories and roots replacing argv (see
+        :mod:`.findings`), most severe first."""
+        from .findings import findings
+
+        return [f.to_dict() for f in findings(policy.policy)]
 
     def predict(self, policy: Any, catalog: Catalog | None = None) -> dict[str, Any]:
         from .verify import _tool_hints

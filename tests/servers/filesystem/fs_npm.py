@@ -65,6 +65,13 @@ def fixture_fs_server_js(fs_server_dist: Path) -> str:
     return str(fs_server_dist / "index.js")
 
 
+@pytest.fixture(scope="session", name="fs_new_dist")
+def fixture_fs_new_dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``dist`` folder of 2.0.1 (newer, untagged; its server needs node 24, but its
+    ``validatePath`` runs in the node here)."""
+    return _install(_prefix(tmp_path_factory, "2.0.1"), "2.0.1")
+
+
 @pytest.fixture(scope="session", name="fs_old_dist")
 def fixture_fs_old_dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The ``dist`` folder of 2026.7.10, the release before the pinned one."""
@@ -72,18 +79,20 @@ def fixture_fs_old_dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def node_validate(dist: Path, directories: list[str], paths: list[str],
-                  home: str) -> list[list]:
+                  home: str, version: str = PINNED) -> list[list]:
     """The package's own ``validatePath`` run in node on each path:
-    ``[allowed, message, resolved]`` per path."""
+    ``[allowed, message, resolved]`` per path. (2.0.1 takes the allow-list as an
+    argument; the earlier releases keep it in the module.)"""
+    call = "validatePath(p, dirs)" if version == "2.0.1" else "validatePath(p)"
     script = (
-        f"import {{ validatePath, setAllowedDirectories }} from "
-        f"{json.dumps((dist / 'lib.js').as_uri())};\n"
+        f"import * as lib from {json.dumps((dist / 'lib.js').as_uri())};\n"
+        "const { validatePath } = lib;\n"
         "import fs from 'fs';\n"
         "const [dirs, paths] = JSON.parse(fs.readFileSync(0, 'utf8'));\n"
-        "setAllowedDirectories(dirs);\n"
+        "if (lib.setAllowedDirectories) lib.setAllowedDirectories(dirs);\n"
         "const out = [];\n"
         "for (const p of paths) {\n"
-        "  try { out.push([true, '', await validatePath(p)]); }\n"
+        f"  try {{ out.push([true, '', await {call}]); }}\n"
         "  catch (e) { out.push([false, e.message, null]); }\n"
         "}\n"
         "process.stdout.write(JSON.stringify(out));\n"

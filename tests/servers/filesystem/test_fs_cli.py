@@ -120,8 +120,10 @@ def test_check_matches_the_real_server_on_the_escape(tree: Path, fs_server_js: s
 
 def _verify(tree: Path, js: str, *extra: object, allowed: Path | None = None
             ) -> tuple[int, str, str]:
+    # A generous timeout: a loaded CI machine can take seconds to start node.
     return run_cli("verify", "--server", "server-filesystem", "--allowed-dir",
-                   allowed or tree / "data", "--cwd", tree, *extra, "--command",
+                   allowed or tree / "data", "--cwd", tree, "--timeout", "120", *extra,
+                   "--command",
                    f"node {js} {tree / 'data'}")
 
 
@@ -165,3 +167,44 @@ def test_verify_cannot_run(tree: Path, fs_server_js: str) -> None:
     code, _, err = run_cli("verify", "--server", "server-filesystem", "--allowed-dir",
                            tree / "data", "--command", "no-such-command-here")
     assert code == 2 and "can't run the server" in err
+
+
+def test_tools_validate_auth_status_and_probe(tree: Path) -> None:
+    base = ("--server", "server-filesystem", "--allowed-dir", tree / "data")
+    code, out, _ = run_cli("tools", *base, "--json")
+    listed = json.loads(out)
+    assert code == 0 and len(listed["registered"]) == 14
+    assert listed["tools"][4]["name"] == "write_file"
+    assert listed["tools"][4]["annotations"]["destructiveHint"] is True
+    code, out, _ = run_cli("auth-status", *base)
+    assert code == 0 and json.loads(out)["text"] == f"Allowed directories:\n{tree}/data"
+    code, out, _ = run_cli("validate", *base, "--json")
+    summary = json.loads(out)
+    assert code == 0 and summary["allowed_directories"] == [f"{tree}/data"]
+    assert {f["code"] for f in summary["findings"]} == {"trim-sibling"}
+    call = json.dumps({"name": "read_text_file", "arguments": {"path": f"{tree}/data/out"}})
+    code, out, _ = run_cli("probe", *base, "--call", call)
+    assert code == 1 and (f"Access denied - symlink target outside allowed directories: "
+                          f"{tree}/outside not in {tree}/data") in out
+
+
+@pytest.mark.parametrize("command", [("exposure",), ("suggest",),
+                                     ("report", "-o", "r.json", "--path", "/x")])
+def test_commands_not_yet_answering_say_so_in_one_line(tree: Path, command: tuple) -> None:
+    code, _, err = run_cli(*command, "--server", "server-filesystem", "--allowed-dir",
+                           tree / "data")
+    assert code == 2 and "doesn't answer for server-filesystem yet" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.slow
+@pytest.mark.real
+def test_verify_waits_for_the_roots_exchange(tree: Path, fs_server_js: str) -> None:
+    root = (tree / "outside").as_uri()
+    code, out, err = _verify(tree, fs_server_js, "--root", root, "--json")
+    report = json.loads(out)
+    assert code == 0, (out, err)
+    assert report["allowed_directories"]["live"] == [f"{tree}/outside"]
+    # The same server without the roots in the prediction: the argv list was replaced.
+    code, out, _ = _verify(tree, fs_server_js, "--root", (tree / "data").as_uri())
+    assert code == 0

@@ -305,3 +305,47 @@ def test_batch_takes_the_short_way_only_for_plain_entries(tree: Path) -> None:
     # A symlink in the listing goes the long way, and is refused as the single check is.
     assert batch.validate(f"{tree}/data/out").reason == "symlink-outside"
     assert f"{tree}/data" in batch._parents
+
+
+def _nest(top: Path, depth: int) -> None:
+    """``top/a/a/…`` ``depth`` deep, made (and later removed) one level at a time: no
+    path that long can be spelled, and a recursive removal would run out of stack."""
+    here = os.getcwd()
+    os.chdir(top)
+    try:
+        for _ in range(depth):
+            os.mkdir("a")
+            os.chdir("a")
+    finally:
+        os.chdir(here)
+
+
+def _unnest(top: Path) -> None:
+    """Remove what :func:`_nest` made, however deep it got, deepest first."""
+    here = os.getcwd()
+    os.chdir(top)
+    try:
+        depth = 0
+        while os.path.isdir("a"):
+            os.chdir("a")
+            depth += 1
+        for _ in range(depth):
+            os.chdir("..")
+            os.rmdir("a")
+    finally:
+        os.chdir(here)
+
+
+def test_a_path_longer_than_path_max_is_nodes_enametoolong(tmp_path: Path) -> None:
+    data = Path(os.path.realpath(tmp_path)) / "data"
+    data.mkdir()
+    try:
+        _nest(data, 2100)  # deeper than PATH_MAX can spell
+        deep = str(data) + "/a" * 2100
+        v = policy(data).validate(deep + "/new")
+        assert v.message == f"ENAMETOOLONG: name too long, realpath '{deep}/new'"
+        assert policy(data).validate(str(data) + "/a" * 1000 + "/b/c").resolved == (
+            str(data) + "/a" * 1000 + "/b/c")
+    finally:
+        _unnest(data)
+    assert os.listdir(data) == []

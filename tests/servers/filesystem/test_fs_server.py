@@ -154,3 +154,21 @@ def test_roots_replacing_argv_finding(tree: Path) -> None:
     assert f.paths == (f"{tree}/data", f"{tree}/outside")
     kept = fs_policy(tree / "data", version="2.0.1", roots=("file:///no/such",))
     assert findings(kept) == []
+
+
+def test_dashboard_model_answers_for_the_filesystem_server(tree: Path) -> None:
+    pytest.importorskip("ipywidgets")
+    from localfs_explorer.ui.model import ExplorerModel
+
+    model = ExplorerModel(server="server-filesystem", debounce=0, cwd=str(tree),
+                          server_options={"directories": ["data"]},
+                          paths_text=f"{tree}/data/f.txt\n{tree}/data/sub/out\n{tree}/data'")
+    assert model.config_error == ""
+    assert model.auth_status["text"] == f"Allowed directories:\n{tree}/data"
+    first, second, third = model.decisions
+    assert first.allowed and first.resolved == f"{tree}/data/f.txt"
+    assert second.message == (f"Access denied - symlink target outside allowed directories: "
+                              f"{tree}/outside not in {tree}/data")
+    assert third.allowed and third.resolved == f"{tree}/data'" and third.hint
+    model.server_version = "2.0.1"
+    assert not model.decisions[2].allowed
