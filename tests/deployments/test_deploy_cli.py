@@ -249,3 +249,16 @@ def test_diff_of_a_filesystem_entry_is_refused_in_one_line(tmp_path, layout):
                          str(layout.data / "a.csv"), "--path", str(layout.outside / "b"),
                          "--json")
     assert code == 2 and "diff answers for mcp-gee-sweet" in err and out == ""
+
+
+@pytest.mark.parametrize("command", ["tools", "auth-status", "probe"])
+def test_other_commands_answer_for_a_filesystem_entry_as_by_hand(desktop, layout, command):
+    extra = ["--json"] if command != "auth-status" else []
+    if command == "probe":
+        extra += ["--call", json.dumps({"name": "read_text_file",
+                                        "arguments": {"path": str(layout.data / "a.txt")}})]
+    by_entry = run(command, "--client-config", str(desktop), "--entry", "files", *extra)
+    by_hand = run(command, "--server", "server-filesystem", "--allowed-dir", str(layout.data),
+                  "--server-version", "2026.8.31", *extra)
+    assert by_entry == by_hand
+    assert by_entry[0] in (0, 1), by_entry[2]
