@@ -174,19 +174,9 @@ def apply_deployment(args: argparse.Namespace) -> None:
     if getattr(args, "cwd", None) is None and found.cwd:
         args.cwd = found.cwd
     if getattr(args, "server_version", None) is None:
-        args.server_version = modelled_version(found)
+        args.server_version = found.modelled_version()
     if getattr(args, "filesystem_home", None) is None and found.env.get("HOME"):
         args.filesystem_home = found.env["HOME"]
-
-
-def modelled_version(found: Deployment) -> str | None:
-    """The entry's pinned release when the explorer models it (None: the newest modelled,
-    and the deployment's notes say so)."""
-    try:
-        versions = get_server(found.server).versions
-    except ServerError:
-        return None
-    return found.server_version if found.server_version in versions else None
 
 
 def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
@@ -209,7 +199,7 @@ def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
         settings = {**found.settings(), **settings}
         transport = transport or found.transport
         cwd = cwd or found.cwd
-        version = version or modelled_version(found)
+        version = version or found.modelled_version()
         if found.server == server and not hasattr(args, "filesystem_directories"):
             options = {**found.server_config().server_options, **options}
     fields: dict[str, Any] = {
