@@ -112,6 +112,9 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     found = cli.deployment(args)
     if (found is None) == (not args.url and not args.command):
         raise cli.UsageError("give one of --url, --command or --client-config")
+    if found is not None and found.transport != "stdio":
+        raise cli.UsageError(f"{found.where}: entry {found.entry!r} serves {found.transport}, "
+                             "not stdio: start it yourself and give its --url")
     entry_argv = found.argv if found is not None else None
     args.transport = _transport(args, entry_argv)
     if args.command and (include := _include_tools(args.command)) is not None:

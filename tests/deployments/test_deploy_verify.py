@@ -70,3 +70,10 @@ def test_verify_needs_exactly_one_way_to_reach_the_server(tmp_path):
     assert code == 2 and "give one of --url, --command or --client-config" in err
     code, _, err = run("verify")
     assert code == 2 and "give one of" in err
+
+
+def test_an_entry_serving_http_is_not_started_over_stdio(tmp_path):
+    _, path = _entry_config(tmp_path, {}, args=["--transport", "sse"])
+    code, out, err = run("verify", "--client-config", str(path), "--entry", "sheets")
+    assert code == 2 and out == ""
+    assert "serves sse, not stdio: start it yourself and give its --url" in err
