@@ -103,12 +103,17 @@ def _validate_one(policy: Policy, args: argparse.Namespace, out: TextIO,
                   found: Any = None) -> int:
     summary = policy.summary()
     if args.json:
-        if found is not None:
+        if found is not None and getattr(args, "provenance", False):
             from ..deployments.view import deployment_json
 
             summary = {**summary, "deployment": deployment_json(found, _overridden(args))}
         _emit_json(summary, out)
-    elif not isinstance(policy, Policy):
+        return 0 if policy.serves else 2
+    if found is not None:
+        from ..deployments.view import deployment_lines
+
+        out.writelines(line + "\n" for line in deployment_lines(found, _overridden(args)))
+    if not isinstance(policy, Policy):
         # Another server: its summary's own fields, then whether it would start.
         out.write(f"server: {policy.server_id} {policy.server_version}\n")
         for key, value in summary.items():
@@ -121,11 +126,6 @@ def _validate_one(policy: Policy, args: argparse.Namespace, out: TextIO,
         out.write("the server would start\n" if policy.serves
                   else f"the server would exit, printing: {policy.exit_line}\n")
     else:
-        if found is not None:
-            from ..deployments.view import deployment_lines
-
-            out.writelines(line + "\n"
-                           for line in deployment_lines(found, _overridden(args)))
         how = "explicit" if policy.explicit else f"defaulted for {policy.transport}"
         out.write(f"server: {policy.profile.name} {policy.profile.server_version}\n")
         out.write(f"LOCAL_FILE_ACCESS resolves to {policy.mode.value} ({how})\n")
@@ -176,6 +176,10 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
                    help="validate each of these .env files in turn, as --env FILE would "
                    "(what the pre-commit hook passes)")
     p.add_argument("--json", action="store_true", help="the summary as one JSON object")
+    p.add_argument("--provenance", action="store_true",
+                   help="with --json and --client-config: add the entry's settings and "
+                   "where each came from under \"deployment\" (the text output always "
+                   "shows them)")
     p.add_argument("--sarif", metavar="PATH",
                    help="also write errors and warnings as SARIF 2.1.0, placed on the .env "
                    "line of the setting (for code scanning)")

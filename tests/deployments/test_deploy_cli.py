@@ -44,10 +44,11 @@ def test_validate_equals_the_settings_given_by_hand_and_shows_provenance(desktop
     code, out, err = run("validate", "--json", "--client-config", str(desktop),
                          "--entry", "sheets")
     assert code == 0, err
-    derived = json.loads(out)
-    deployment = derived.pop("deployment")
-    code, out, _ = run("validate", "--json", *_hand(layout))
-    assert derived == json.loads(out)
+    # The same JSON as the settings given by hand, byte for byte.
+    assert (code, out) == run("validate", "--json", *_hand(layout))[:2]
+    code, out, _ = run("validate", "--json", "--provenance", "--client-config", str(desktop),
+                       "--entry", "sheets")
+    deployment = json.loads(out)["deployment"]
     assert deployment["server"] == "mcp-gee-sweet" and deployment["transport"] == "sse"
     assert deployment["env"]["CREDENTIALS_CONFIG"] == "••••••"
     sources = {p["setting"]: p["source"] for p in deployment["provenance"]}
@@ -90,8 +91,9 @@ def test_validate_marks_what_the_command_line_replaced(desktop):
     assert lines["env LOCAL_FILE_ACCESS"].endswith("(replaced on the command line)")
     assert lines["transport"].endswith("(replaced on the command line)")
     assert not lines["env LOCAL_FILE_ROOTS"].endswith("(replaced on the command line)")
-    code, out, _ = run("validate", "--json", "--client-config", str(desktop), "--entry",
-                       "sheets", "--unset", "LOCAL_FILE_ROOTS", "--transport", "stdio")
+    code, out, _ = run("validate", "--json", "--provenance", "--client-config", str(desktop),
+                       "--entry", "sheets", "--unset", "LOCAL_FILE_ROOTS", "--transport",
+                       "stdio")
     assert json.loads(out)["deployment"]["overridden"] == ["env LOCAL_FILE_ROOTS",
                                                           "transport"]
 
@@ -148,10 +150,11 @@ def test_validate_a_filesystem_entry_as_given_by_hand(desktop, layout):
     by_hand = run("validate", "--json", "--server", "server-filesystem", "--allowed-dir",
                   str(layout.data))
     assert by_entry[0] == 0, by_entry[2]
-    entry = json.loads(by_entry[1])
-    deployment = entry.pop("deployment")
-    assert entry == json.loads(by_hand[1])
-    assert deployment["allowed_dirs"] == [str(layout.data)]
+    assert by_entry == by_hand
+    code, out, _ = run("validate", "--client-config", str(desktop), "--entry", "files")
+    assert code == 0
+    assert out.startswith(f"deployment: Claude Desktop entry 'files' ({desktop}:")
+    assert f"  allowed dir = {layout.data}  [entry, line" in out
 
 
 def test_a_prompt_is_fine_when_set_gives_its_variable(tmp_path):
