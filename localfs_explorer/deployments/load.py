@@ -142,9 +142,13 @@ class Deployment(BaseModel):
         return ServerConfig(**fields)
 
     def modelled_version(self) -> str | None:
-        """The pinned release when the explorer models it (None: the newest modelled)."""
-        return self.server_version if self.server_version in _versions(self.server) \
-            else None
+        """The release to ask the explorer for: the pin when it is a modelled release other
+        than the default one; None (the default, newest modelled) otherwise, so a pin on
+        the default release gives the configuration given without ``--server-version``."""
+        versions = _versions(self.server)
+        if self.server_version in versions[1:]:
+            return self.server_version
+        return None
 
     def filesystem_config(self) -> FilesystemConfig:
         """The filesystem server's :class:`FilesystemConfig` for this deployment: its

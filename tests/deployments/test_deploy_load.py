@@ -41,8 +41,7 @@ def test_each_format_gives_the_configuration_given_by_hand(tmp_path, fmt, layout
     by_hand = ServerConfig(settings={"LOCAL_FILE_ACCESS": "roots",
                                      "LOCAL_FILE_ROOTS": str(layout.data),
                                      "CREDENTIALS_CONFIG": CANARY},
-                           transport="sse", cwd=found.cwd, base_dir=found.cwd,
-                           server="mcp-gee-sweet", server_version="0.9.5")
+                           transport="sse", cwd=found.cwd, base_dir=found.cwd)
     derived = found.server_config(base_dir=found.cwd)
     assert derived == by_hand
     assert resolve_config(derived).policy.summary() == resolve_config(by_hand).policy.summary()
@@ -50,7 +49,7 @@ def test_each_format_gives_the_configuration_given_by_hand(tmp_path, fmt, layout
     files = load_deployment(path, "files")
     assert files.server == "server-filesystem" and files.server_version == "2026.8.31"
     assert files.server_config() == ServerConfig(
-        server="server-filesystem", server_version="2026.8.31", cwd=files.cwd,
+        server="server-filesystem", cwd=files.cwd,
         server_options={"directories": (str(layout.data), str(layout.outside))})
     fs_config = files.filesystem_config()
     assert fs_config.directories == (str(layout.data), str(layout.outside))
@@ -277,6 +276,14 @@ def test_an_unknown_command_is_named_without_its_later_arguments(tmp_path):
         load_deployment(path, "a")
     assert "runs 'node server.js ...'" in str(exc.value)
     assert "sk-live" not in str(exc.value)
+
+
+def test_a_pin_on_an_older_modelled_release_is_asked_for(tmp_path):
+    path = _file(tmp_path, "claude-code", {"f": {"command": "npx", "args": [
+        "@modelcontextprotocol/server-filesystem@2026.7.10", "/a"]}})
+    found = load_deployment(path)
+    assert found.modelled_version() == "2026.7.10"
+    assert found.server_config().server_version == "2026.7.10"
 
 
 def test_a_release_the_explorer_does_not_model_is_noted_and_not_used(tmp_path):
