@@ -68,7 +68,13 @@ def filesystem_policy(args: argparse.Namespace, err: TextIO, *, home: str | None
 def cmd_check(args: argparse.Namespace, paths: list[str], out: TextIO, err: TextIO) -> int:
     """``check --server server-filesystem``: each path through ``validatePath``."""
     policy = filesystem_policy(args, err)
-    verdicts = [policy.validate(p) for p in paths]
+    if getattr(args, "batch", False):
+        # One look at the filesystem for all the paths (each parent resolved and listed
+        # once); the verdicts are the single check's.
+        with policy.many_checks() as batch:
+            verdicts = [batch.validate(p) for p in paths]
+    else:
+        verdicts = [policy.validate(p) for p in paths]
     for v in verdicts:
         if args.json:
             record: dict[str, Any] = {"path": v.path, "op": args.op, "allowed": v.allowed,
