@@ -91,6 +91,10 @@ def cmd_check(args: argparse.Namespace, paths: list[str], out: TextIO, err: Text
     return 0 if all(v.allowed for v in verdicts) else 1
 
 
+#: verify's default patience: starting the server may first fetch it (``npx -y ...``).
+VERIFY_TIMEOUT = 90.0
+
+
 def _leaf(exc: BaseException) -> BaseException:
     while (inner := getattr(exc, "exceptions", None)) and isinstance(inner[0], BaseException):
         exc = inner[0]
@@ -113,6 +117,8 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"--command can't be split into words: {exc}") from None
     if not argv:
         raise UsageError("--command is empty")
+    if args.timeout is None:
+        args.timeout = VERIFY_TIMEOUT
     if not args.timeout > 0:
         raise UsageError("--timeout must be a positive number of seconds")
     env = dict(os.environ)
