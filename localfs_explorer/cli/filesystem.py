@@ -68,7 +68,13 @@ def filesystem_policy(args: argparse.Namespace, err: TextIO, *, home: str | None
 def cmd_check(args: argparse.Namespace, paths: list[str], out: TextIO, err: TextIO) -> int:
     """``check --server server-filesystem``: each path through ``validatePath``."""
     policy = filesystem_policy(args, err)
-    verdicts = [policy.validate(p) for p in paths]
+    if getattr(args, "batch", False):
+        # One look at the filesystem for all the paths (each parent resolved and listed
+        # once); the verdicts are the single check's.
+        with policy.many_checks() as batch:
+            verdicts = [batch.validate(p) for p in paths]
+    else:
+        verdicts = [policy.validate(p) for p in paths]
     for v in verdicts:
         if args.json:
             record: dict[str, Any] = {"path": v.path, "op": args.op, "allowed": v.allowed,
@@ -83,6 +89,10 @@ def cmd_check(args: argparse.Namespace, paths: list[str], out: TextIO, err: Text
             out.write(f"REFUSED  {args.op:<10} {one_line(v.path)}  [{v.reason}]\n")
             out.write(f"    message: {one_line(v.message)}\n")
     return 0 if all(v.allowed for v in verdicts) else 1
+
+
+#: verify's default patience: starting the server may first fetch it (``npx -y ...``).
+VERIFY_TIMEOUT = 90.0
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -107,6 +117,8 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"--command can't be split into words: {exc}") from None
     if not argv:
         raise UsageError("--command is empty")
+    if args.timeout is None:
+        args.timeout = VERIFY_TIMEOUT
     if not args.timeout > 0:
         raise UsageError("--timeout must be a positive number of seconds")
     env = dict(os.environ)

@@ -49,8 +49,9 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
                        "process list; prefer --token-env)")
     token.add_argument("--token-env", metavar="NAME",
                        help="read the bearer token from this environment variable")
-    p.add_argument("--timeout", metavar="SECONDS", type=float, default=15.0,
-                   help="give up after this long (default 15)")
+    p.add_argument("--timeout", metavar="SECONDS", type=float, default=None,
+                   help="give up after this long (default 15; 90 for server-filesystem, "
+                   "whose command often fetches the package first, e.g. npx)")
     p.add_argument("--catalog", metavar="FILE",
                    help="a tool catalog in the shipped format instead of the shipped one")
     p.add_argument("--json", action="store_true", help="one JSON object: the whole report")
@@ -105,6 +106,8 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     if fs_cli.wants_filesystem(args):
         return fs_cli.cmd_verify(args, out, err)
+    if args.timeout is None:
+        args.timeout = 15.0
     if (args.token or args.token_env) and not args.url:
         raise cli.UsageError("--token and --token-env go with --url")
     if not args.timeout > 0:

@@ -208,3 +208,13 @@ def test_verify_waits_for_the_roots_exchange(tree: Path, fs_server_js: str) -> N
     # The same server without the roots in the prediction: the argv list was replaced.
     code, out, _ = _verify(tree, fs_server_js, "--root", (tree / "data").as_uri())
     assert code == 0
+
+
+def test_check_batch_gives_the_same_answers(tree: Path) -> None:
+    paths = [tree / "data" / "f.txt", tree / "data" / "out", f"{tree}/data'",
+             tree / "data" / "missing", "rel"]
+    base = ("check", "--server", "server-filesystem", "--allowed-dir", tree / "data",
+            "--json")
+    single = run_cli(*base, *paths)
+    batch = run_cli(*base, "--batch", *paths)
+    assert single == batch and single[0] == 1

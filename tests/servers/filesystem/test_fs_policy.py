@@ -349,3 +349,16 @@ def test_a_path_longer_than_path_max_is_nodes_enametoolong(tmp_path: Path) -> No
     finally:
         _unnest(data)
     assert os.listdir(data) == []
+
+
+def test_no_valid_roots_and_no_argv_leaves_an_empty_list(tree: Path) -> None:
+    # The client advertises roots, none of them usable: the server serves with nothing
+    # allowed, relative paths resolve against its working directory.
+    latest = policy(roots=("file:///no/such",), cwd=str(tree))
+    assert latest.allowed.serves and latest.directories == ()
+    assert latest.validate("rel").message == (
+        f"Access denied - path outside allowed directories: {tree}/rel not in ")
+    newer = policy(roots=("file:///no/such",), cwd=str(tree), version="2.0.1")
+    assert newer.validate(f"{tree}/x").message == (
+        f"Access denied - no allowed directories: the client exposes no valid roots "
+        f"({tree}/x)")
