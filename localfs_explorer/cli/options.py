@@ -96,7 +96,9 @@ def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
     Relative names mean relative to the directory the command runs in.
     """
     fields: dict[str, Any] = {
-        "server": args.server, "server_version": args.server_version,
+        # A command with options of its own (diff's two sides) may not have these.
+        "server": getattr(args, "server", None) or DEFAULT_SERVER,
+        "server_version": getattr(args, "server_version", None),
         "server_options": server_options(args),
         "env": args.env, "settings": dict(args.set), "unset": list(args.unset),
         "inherit_environ": args.inherit_env, "lenient": args.lenient,
