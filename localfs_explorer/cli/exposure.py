@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from ..textsafe import CsvWriter
+from . import filesystem as fs_cli
 from . import options as cli
 
 SEVERITY_CHOICES = ("critical", "high", "medium", "info", "none")
@@ -151,6 +152,7 @@ def _print_findings(inv: Any, out: TextIO) -> None:
 
 
 def cmd_exposure(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    fs_cli.unsupported(args, "exposure")
     from ..exposure import FINDING_COLUMNS, ExposureError, exposure, severity_at_least
 
     if args.max_entries < 1 or args.max_depth < 0:
@@ -207,6 +209,7 @@ def _write_reports(inv: Any, policy: Any, names: list[str], force: bool, err: Te
 
 
 def cmd_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    fs_cli.unsupported(args, "suggest")
     from ..envfile.export import ExportError
     from ..review.suggest import (
         SuggestError,

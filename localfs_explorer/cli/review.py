@@ -24,6 +24,7 @@ from typing import Any, TextIO
 from ..textsafe import one_line
 from ..userfiles import write_output
 from ..vocab import OPS, PLATFORMS, TRANSPORTS
+from . import filesystem as fs_cli
 from . import options as cli
 
 
@@ -45,6 +46,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true",
                    help="print the run as one JSON object (passed, failed, errors, cases, "
                    "coverage) instead of text")
+    cli.client_config_options(p, "every scenario's configuration is laid over the entry's")
     p.set_defaults(handler=cmd_test)
 
     p = sub.add_parser(
@@ -167,6 +169,22 @@ def write_junit(run: Any, path: str, *, force: bool = False) -> None:
     write_output(path, buffer.getvalue().decode("utf-8"), cli.UsageError, force=force)
 
 
+def _deployment_spec(args: argparse.Namespace) -> Any:
+    """The ``--client-config`` entry as a scenario configuration (None without one)."""
+    found = cli.deployment(args)
+    if found is None:
+        return None
+    if found.server != "mcp-gee-sweet":
+        raise cli.UsageError(f"{found.where}: entry {found.entry!r} starts {found.server}; "
+                             "scenario files answer for mcp-gee-sweet")
+    from ..review.scenarios import ConfigSpec
+
+    fields: dict[str, Any] = {"settings": found.settings(), "transport": found.transport}
+    if found.cwd:
+        fields["cwd"] = found.cwd
+    return ConfigSpec(**fields)
+
+
 def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..review.report import ReportError, format_for, scenario_report, write_reports
     from ..review.scenarios import ScenarioError, run_scenarios
@@ -175,7 +193,8 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         for name in args.output:
             format_for(name)
-        run = run_scenarios(args.targets, stdin_file=getattr(args, "stdin_file", None))
+        run = run_scenarios(args.targets, stdin_file=getattr(args, "stdin_file", None),
+                            base=_deployment_spec(args))
     except (ScenarioError, ReportError) as exc:
         raise cli.UsageError(str(exc)) from None
     text_out = out
@@ -236,6 +255,7 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
                         help="a server profile JSON replacing the shipped assumptions")
     shared.add_argument("--platform", choices=PLATFORMS,
                         help="target platform: windows splits LOCAL_FILE_ROOTS on ';'")
+    cli.client_config_options(p, "both sides start from the entry")
     for side in ("before", "after"):
         g = p.add_argument_group(f"the {side} configuration")
         g.add_argument(f"--{side}-env", metavar="FILE", help=f"the {side} server's .env")
@@ -287,12 +307,18 @@ class _Side:
 
 
 def _cli_side(args: argparse.Namespace, side: str) -> _Side:
+    found = cli.deployment(args)
+    if found is not None and found.server != "mcp-gee-sweet":
+        raise cli.UsageError(f"{found.where}: entry {found.entry!r} starts {found.server}; "
+                             "diff answers for mcp-gee-sweet")
     config = cli.server_config(
         args,
         env=getattr(args, f"{side}_env") or args.env,
-        settings=dict([*args.set, *getattr(args, f"{side}_set")]),
+        settings={**(found.settings() if found else {}),
+                  **dict([*args.set, *getattr(args, f"{side}_set")])},
         unset=[*args.unset, *getattr(args, f"{side}_unset")],
-        transport=getattr(args, f"{side}_transport") or args.transport or "stdio",
+        transport=getattr(args, f"{side}_transport") or args.transport
+        or (found.transport if found else "stdio"),
         platform=args.platform or "posix",
     )
     return _Side(cli.resolve(config).policy)
@@ -499,6 +525,7 @@ def write_diff_junit(result: Any, path: str, *, allow_new_access: bool = False,
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    fs_cli.unsupported(args, "report")
     from ..probe import ProbeError, iter_call_verdicts
     from ..review.report import ReportError, batch_report, write_reports
 

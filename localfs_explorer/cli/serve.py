@@ -171,7 +171,7 @@ def preload_options(args: argparse.Namespace, host_fs: bool) -> dict[str, Any]:
     if getattr(args, "profile", None):
         raise ServeError("--profile can't be used with serve yet")
     given = {name: getattr(args, name, None) for name in (
-        "env", "set", "unset", "lenient", "cwd", "package_dir", "fs")}
+        "env", "set", "unset", "lenient", "cwd", "package_dir", "fs", "client_config")}
     changed = getattr(args, "transport", "stdio") not in (None, "stdio") or getattr(
         args, "platform", "posix") not in (None, "posix")
     if not any(given.values()) and not changed and not host_fs:

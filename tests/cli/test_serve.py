@@ -129,6 +129,18 @@ def test_env_options_preload_the_dashboard(tmp_path, monkeypatch) -> None:
     assert json.loads(uploaded["spec_text"])["cwd"] == "/"
 
 
+def test_a_client_config_entry_preloads_the_dashboard(tmp_path) -> None:
+    config = tmp_path / ".mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"sheets": {
+        "command": "mcp-gee-sweet", "args": ["--transport", "sse"],
+        "env": {"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": "/data"}}}}))
+    local = preload_options(parse("--client-config", str(config), "--set", "A=1"),
+                            host_fs=True)
+    assert local["transport"] == "sse"
+    assert sorted(map(tuple, local["overrides"])) == [
+        ("A", "1"), ("LOCAL_FILE_ACCESS", "roots"), ("LOCAL_FILE_ROOTS", "/data")]
+
+
 def test_the_kernel_picks_up_the_preload(tmp_path, monkeypatch) -> None:
     plan = plan_serve(preload={"transport": "sse", "overrides": [["A", "1"]]})
     try:
