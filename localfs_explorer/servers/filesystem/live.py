@@ -18,6 +18,8 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...errors import LocalfsError
+
 __all__ = ["LiveSession", "LiveTool", "ServerStartError", "session", "split_command"]
 
 
@@ -160,7 +162,7 @@ async def session(
             raise ServerStartError(f"{_leaf_text(exc)}{last}") from None
 
 
-class ServerStartError(RuntimeError):
+class ServerStartError(LocalfsError):
     """The server could not be started or did not complete the handshake."""
 
 

@@ -15,6 +15,7 @@ import errno as _errno
 import os
 import stat as _stat
 
+from ...errors import LocalfsError
 from ...fs.base import FileSystem
 
 __all__ = ["NodeFsError", "node_lstat_exists", "node_readdir", "node_realpath", "node_stat"]
@@ -44,7 +45,7 @@ _UV_TEXT = {
 }
 
 
-class NodeFsError(Exception):
+class NodeFsError(LocalfsError):
     """A failed node ``fs`` call: ``code`` (``ENOENT`` ...), ``syscall`` and ``path``,
     and ``str()`` is node's message for it."""
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from ...errors import LocalfsError
 from ...fs.base import FileSystem
 from .nodefs import NodeFsError, node_lstat_exists, node_readdir, node_realpath, node_stat
 from .nodepath import (
@@ -150,7 +151,9 @@ class PathVerdict:
                 "resolved": self.resolved, "reason": self.reason}
 
 
-class _Refused(Exception):
+class _Refused(LocalfsError):
+    """validatePath's refusal on its way out of the check (becomes a PathVerdict)."""
+
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
         self.reason = reason
