@@ -32,6 +32,7 @@ __all__ = [
     "parse_json_line",
     "parse_toml",
     "read_bytes",
+    "read_stream",
     "read_text",
     "size_limit_text",
     "write_output",
@@ -107,6 +108,35 @@ def read_bytes(path: str | os.PathLike[str], error: type[Exception],
         raise error(f"{name}: can't be read ({exc.strerror or exc})") from None
     finally:
         os.close(fd)
+    return b"".join(chunks)
+
+
+def read_stream(stream: Any, error: type[Exception], limit: int = MAX_FILE_BYTES,
+                name: str = "<stdin>") -> bytes:
+    """At most ``limit`` bytes of ``stream`` (a binary or text stream such as stdin), or
+    ``error`` as soon as more arrive: a pipe has no size to check first, so it is read in
+    chunks and given up on at ``limit`` + 1 bytes, never read to its end.
+
+    A text stream is read through its binary ``buffer`` when it has one; otherwise its
+    characters are counted by their UTF-8 bytes.
+    """
+    source = getattr(stream, "buffer", stream)
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        try:
+            chunk = source.read(min(1024 * 1024, limit + 1 - total))
+        except OSError as exc:
+            raise error(f"{name}: can't be read ({exc.strerror or exc})") from None
+        except UnicodeDecodeError:
+            raise error(f"{name}: is not UTF-8 text") from None
+        if not chunk:
+            break
+        data = chunk.encode("utf-8", "surrogatepass") if isinstance(chunk, str) else chunk
+        chunks.append(data)
+        total += len(data)
+        if total > limit:
+            raise error(f"{name}: larger than the {size_limit_text(limit)} limit; refused")
     return b"".join(chunks)
 
 

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..errors import LocalfsError
 from ..policy import Policy
-from ..userfiles import parse_json_line, read_text
+from ..userfiles import parse_json_line, read_stream, read_text
 from ..vocab import PLATFORMS, TRANSPORTS
 
 
@@ -142,10 +142,13 @@ def stdin_to_file(args: argparse.Namespace, stdin: TextIO, directory: str) -> st
         raise UsageError("stdin ('-') can be read only once")
     # A scenario file read from stdin keeps the extension the readers look for.
     path = Path(directory) / ("stdin.toml" if given[0] == "targets" else "stdin")
+    # Bounded like a file: the readers' own (smaller) limits apply to the saved copy.
+    data = read_stream(stdin, UsageError)
     try:
-        path.write_text(stdin.read(), encoding="utf-8")
+        data.decode("utf-8")
     except UnicodeDecodeError:
         raise UsageError("stdin: not UTF-8 text") from None
+    path.write_bytes(data)
     args.stdin_file = str(path)
     if isinstance(value, list):
         setattr(args, given[0], [str(path) if v == STDIN else v for v in value])
