@@ -7,6 +7,7 @@ refuse it with one line (exit 2 from the CLI) or answer in time linear in its si
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
 
 import pytest
 
@@ -72,3 +73,68 @@ def test_stdin_under_the_limit_still_reads() -> None:
                 out=out, err=err, stdin=stdin)
     assert code in (0, 1), err.getvalue()
     assert out.getvalue().count("\n") == 2
+
+
+# --- .env expansion -------------------------------------------------------------------
+
+
+def test_doubling_references_are_refused_naming_the_line_and_key(tmp_path) -> None:
+    from conftest import run_cli
+
+    env = tmp_path / ".env"
+    env.write_text("A=x\n" + "A=${A}${A}\n" * 100)  # about 1 KB, 2**100 characters
+    assert env.stat().st_size < 1200
+    code, out, err = run_cli("check", "--env", env, "/tmp")
+    assert code == 2 and out == ""
+    # Line n holds 2**(n-1) characters; lines 1..25 together pass 2**24.
+    assert err == (f"localfs-explorer check: {env}:25: expanding ${{...}} in A makes the "
+                   "values longer than 16 Mi characters; refused\n")
+
+
+def test_expansion_just_under_the_limit_still_loads() -> None:
+    from localfs_explorer.env import MAX_EXPANDED_CHARS, load_env
+
+    doublings = (MAX_EXPANDED_CHARS // 4).bit_length() - 1  # total stays under the limit
+    env = load_env(text="A=x\n" + "A=${A}${A}\n" * doublings, path="x.env")
+    assert env.values["A"] == "x" * 2 ** doublings
+
+
+class _CountingEnv(Mapping):
+    """A process environment that counts how often its values are read."""
+
+    reads = 0
+
+    def __init__(self, values: dict[str, str]) -> None:
+        self._values = values
+
+    def __getitem__(self, key: str) -> str:
+        type(self).reads += 1
+        return self._values[key]
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+def test_resolution_reads_the_process_environment_once_not_once_per_line() -> None:
+    from localfs_explorer.env import resolve_env
+
+    process = _CountingEnv({f"P{i}": "p" for i in range(500)})
+    pairs = [(f"K{i}", f"${{K{i - 1}}}-${{P1}}") for i in range(2000)]
+    _CountingEnv.reads = 0
+    values = resolve_env(pairs, process)
+    assert values["K1"] == "-p-p" and values["P3"] == "p"
+    # Rebuilding the scope per line reads it 2000 * 500 times.
+    assert _CountingEnv.reads < 4 * (len(process) + len(pairs))
+
+
+def test_linear_resolution_keeps_python_dotenv_semantics() -> None:
+    from localfs_explorer.env import load_env
+
+    text = ("A=file\nB=${A}\nP=file\nC=${P}:${B}\nA=again\nD=${A}${MISSING:-dflt}\n"
+            "E\nF=${E}\n")
+    env = load_env(text=text, overrides={"P": "proc"}, path="x.env")
+    assert env.values == {"A": "again", "B": "file", "P": "proc", "C": "proc:file",
+                          "D": "againdflt", "F": ""}
