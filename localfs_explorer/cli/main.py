@@ -27,6 +27,20 @@ EXIT_STATUS = (
     "  1  the answer is no (something refused, failed or newly allowed)\n"
     "  2  usage or configuration error (one line on stderr, no traceback)"
 )
+#: Commands whose exit statuses say more than :data:`EXIT_STATUS`.
+COMMAND_EXIT_STATUS: dict[str, str] = {
+    # A predicted tool error is an answer about the calls, not a usage error: CI tells a
+    # broken calls file (2) from a call the tool would fail (1).
+    "probe": (
+        "exit status:\n"
+        "  0  the answer is yes: every call succeeds\n"
+        "  1  a call is refused, partly refused or absent, or the tool would answer it\n"
+        "     with an error (a missing file, an invalid argument): the answer is no\n"
+        "  2  usage or configuration error: a calls-file line that isn't a call,\n"
+        "     arguments that aren't an object, an unreadable file, a server that would\n"
+        "     refuse to serve (one line on stderr, no traceback)"
+    ),
+}
 
 #: Example command lines per command, shown in its ``--help``.
 EXAMPLES: dict[str, tuple[str, ...]] = {
@@ -85,7 +99,7 @@ def epilog_for(command: str) -> Epilog:
     parts = []
     if examples:
         parts.append("examples:\n" + "\n".join(f"  {line}" for line in examples))
-    parts.append(EXIT_STATUS)
+    parts.append(COMMAND_EXIT_STATUS.get(command, EXIT_STATUS))
     return Epilog("\n\n".join(parts))
 
 

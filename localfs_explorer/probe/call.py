@@ -592,7 +592,7 @@ def _probe(
     if type(arguments) is not dict and not isinstance(arguments, Mapping):
         return CallVerdict(name=name, registered=True, visible=True, gate=gate,
                            outcome="error", message="arguments must be a JSON object",
-                           notes=notes, index=index, line=line)
+                           notes=notes, index=index, line=line, malformed=True)
 
     if tool is not None:
         # The server validates the arguments against the tool's schema before the tool
