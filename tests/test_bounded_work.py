@@ -138,3 +138,68 @@ def test_linear_resolution_keeps_python_dotenv_semantics() -> None:
     env = load_env(text=text, overrides={"P": "proc"}, path="x.env")
     assert env.values == {"A": "again", "B": "file", "P": "proc", "C": "proc:file",
                           "D": "againdflt", "F": ""}
+
+
+# --- image sources in tool arguments ---------------------------------------------------
+
+
+def _count_start_tags(monkeypatch) -> list[int]:
+    from localfs_explorer.probe import images
+
+    calls = [0]
+    original = images._ImageSources.parse_starttag
+
+    def counted(self, i):
+        calls[0] += 1
+        return original(self, i)
+
+    monkeypatch.setattr(images._ImageSources, "parse_starttag", counted)
+    images._image_sources.cache_clear()
+    return calls
+
+
+@pytest.mark.parametrize("hostile", ["<img src=", "<img src='>'b ", '<img src="'])
+def test_unfinished_tags_are_read_once_not_rescanned_per_tag(monkeypatch, hostile) -> None:
+    from localfs_explorer.probe.images import extract_image_sources
+
+    calls = _count_start_tags(monkeypatch)
+    text = '<img src="a.png">' + hostile * 5000
+    assert extract_image_sources(text, "html") == ["a.png"]
+    # Closing the parser retried every unfinished tag, each a scan to the end.
+    assert calls[0] <= 3
+
+
+@pytest.mark.parametrize("hostile", ["<img src=", "<img src='", "![a](", "<![ >"])
+def test_markdown_that_cannot_hold_an_image_is_not_rendered(monkeypatch, hostile) -> None:
+    from localfs_explorer.probe import images
+
+    def no_render(text):
+        raise AssertionError("rendered")
+
+    monkeypatch.setattr(images, "_markdown_to_html", no_render)
+    images._image_sources.cache_clear()
+    assert images.extract_image_sources(hostile * 10000, "markdown") == []
+
+
+IMAGE_TEXTS = [
+    '<img src="a.png" alt=\'x> <img src="b.png">',
+    "<p x='> <img src=\"c.png\">",
+    '<img src="a.png"><!-- x > <img src="b.png">',
+    "<img src=\"a.png\"><a x='>'b <img src=\"b.png\">",
+    '<img src="a.png"><img src=<img src="b.png"',
+    '<img src="a.png"></',
+    '<IMG SRC="up.png"><img/src="slash.png">',
+]
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("text", IMAGE_TEXTS)
+def test_images_after_an_unfinished_tag_are_the_servers(text) -> None:
+    pytest.importorskip("mcp_gee_sweet")
+    from mcp_gee_sweet.tools.docs.emitter import extract_images
+    from mcp_gee_sweet.tools.docs.html_parser import html_to_ast
+
+    from localfs_explorer.probe.images import extract_image_sources
+
+    server = [image.src for image in extract_images(html_to_ast(text))]
+    assert extract_image_sources(text, "html") == server
