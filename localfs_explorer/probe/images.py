@@ -82,12 +82,15 @@ def _may_hold_images(text: str, markdown_text: bool) -> bool:
 
     A rendered ``<img>`` comes from a raw tag, which needs ``<img`` and a closing ``>``,
     or (Markdown) from ``![alt](src)`` or ``![alt][ref]`` with a ``[ref]: src``
-    definition, which need ``![`` and ``](`` or ``]:``. Checked first because the
+    definition, which need ``![`` and either ``](`` with a ``)`` after it, or ``]:``. Checked first because the
     renderer and the parser both take quadratic time on some unfinished markup.
     """
     if ">" in text and "<img" in text.lower():
         return True
-    return markdown_text and "![" in text and ("](" in text or "]:" in text)
+    if not markdown_text or "![" not in text:
+        return False
+    opening = text.find("](")
+    return (opening >= 0 and text.find(")", opening) >= 0) or "]:" in text
 
 
 @functools.lru_cache(maxsize=256)
