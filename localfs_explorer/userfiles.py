@@ -234,6 +234,7 @@ def parse_toml(text: str, origin: object, error: type[Exception]) -> Any:
                 f"{origin}: reading TOML needs Python 3.11+ or the 'tomli' package"
             ) from None
     check_nesting(text, origin, error, toml=True)
+    _check_dotted_keys(text, origin, error)
     try:
         return tomllib.loads(text)
     except RecursionError:
@@ -249,6 +250,37 @@ def parse_toml(text: str, origin: object, error: type[Exception]) -> Any:
 
 
 _TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
+# A run of more than MAX_NESTING dot-separated key parts (bare, or a string already
+# replaced by a placeholder), anchored where a part starts so a long word is tried once.
+_DOTTED_KEY = re.compile(
+    rf"(?<![A-Za-z0-9_-])(?:[A-Za-z0-9_-]+[ \t]*\.[ \t]*){{{MAX_NESTING}}}[A-Za-z0-9_-]"
+)
+
+
+def _string_placeholder(match: re.Match[str]) -> str:
+    """A string or comment as one key character (strings) or nothing (comments), keeping
+    its line breaks so positions still tell the line."""
+    text = match.group()
+    newlines = "\n" * text.count("\n")
+    return newlines if text.startswith("#") else "s" + newlines
+
+
+def _check_dotted_keys(text: str, origin: object, error: type[Exception]) -> None:
+    """``error`` naming the line of a key (``a.b.c = 1``, ``[a.b.c]``) with more parts
+    than :data:`MAX_NESTING`.
+
+    Each part is a table level the parser builds, and it builds them in time growing
+    with the square of their number (40,000 parts: seconds) into a table nested deeper
+    than anything reading it expects; the bracket count of :func:`check_nesting` doesn't
+    see them. Checked on the text with strings and comments set aside, in linear time.
+    """
+    if text.count(".") < MAX_NESTING:  # MAX_NESTING + 1 parts take MAX_NESTING dots
+        return
+    skeleton = _TOML_SKIPPED.sub(_string_placeholder, text)
+    found = _DOTTED_KEY.search(skeleton)
+    if found:
+        line = skeleton.count("\n", 0, found.start()) + 1
+        raise error(f"{origin}:{line}: a dotted key of more than {MAX_NESTING} parts; refused")
 
 
 def write_output(path: str | os.PathLike[str], text: str, error: type[Exception], *,

@@ -203,3 +203,47 @@ def test_images_after_an_unfinished_tag_are_the_servers(text) -> None:
 
     server = [image.src for image in extract_images(html_to_ast(text))]
     assert extract_image_sources(text, "html") == server
+
+
+# --- TOML dotted keys ---------------------------------------------------------------------
+
+
+class _Refused(Exception):
+    pass
+
+
+@pytest.mark.parametrize("text, line", [
+    ("x = 1\n" + "a" + ".a" * 40_000 + " = 1\n", 2),
+    ("[" + ".".join(["t"] * 65) + "]\n", 1),
+    ("[[" + " . ".join(["t"] * 65) + "]]\n", 1),
+    ('s = """\n.\n"""\nk.' + ".".join(['"q.q"'] * 70) + " = 1\n", 4),
+    ("t = {" + ".".join(["k"] * 65) + " = 1}\n", 1),
+])
+def test_dotted_keys_of_more_parts_than_the_nesting_limit_are_refused(text, line) -> None:
+    from localfs_explorer.userfiles import MAX_NESTING, parse_toml
+
+    with pytest.raises(_Refused) as caught:
+        parse_toml(text, "f.toml", _Refused)
+    assert str(caught.value) == (f"f.toml:{line}: a dotted key of more than {MAX_NESTING} "
+                                 "parts; refused")
+
+
+@pytest.mark.parametrize("text", [
+    "a" + ".a" * 63 + " = 1\n",  # 64 parts: the limit itself
+    'v = 1.5\nw = "' + "a." * 500 + '"\n# ' + "a." * 500 + "\n",  # dots in strings, comments
+    "".join(f"d{i} = 1979-05-27T07:32:00.999\nf{i} = {i}.5\n" for i in range(100)),
+])
+def test_keys_within_the_limit_and_dots_elsewhere_still_parse(text) -> None:
+    from localfs_explorer.userfiles import parse_toml
+
+    assert parse_toml(text, "f.toml", _Refused)
+
+
+def test_a_scenario_file_with_a_deep_dotted_key_is_one_line_exit_2(tmp_path) -> None:
+    from conftest import run_cli
+
+    scenario = tmp_path / "deep.toml"
+    scenario.write_text("a" + ".a" * 40_000 + " = 1\n")
+    code, out, _err = run_cli("test", scenario)
+    assert code == 2
+    assert f"ERROR  {scenario}:1: a dotted key of more than 64 parts; refused\n" in out

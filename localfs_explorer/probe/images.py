@@ -82,8 +82,9 @@ def _may_hold_images(text: str, markdown_text: bool) -> bool:
 
     A rendered ``<img>`` comes from a raw tag, which needs ``<img`` and a closing ``>``,
     or (Markdown) from ``![alt](src)`` or ``![alt][ref]`` with a ``[ref]: src``
-    definition, which need ``![`` and either ``](`` with a ``)`` after it, or ``]:``. Checked first because the
-    renderer and the parser both take quadratic time on some unfinished markup.
+    definition, which need ``![`` and either ``](`` with a ``)`` after it, or ``]:``.
+    Checked first because the renderer and the parser both take quadratic time on some
+    unfinished markup.
     """
     if ">" in text and "<img" in text.lower():
         return True
