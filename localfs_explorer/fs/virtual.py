@@ -661,44 +661,62 @@ class VirtualFS(FileSystem):
         return path
 
     def _realpath_legacy(self, filename: str) -> str:
-        # The algorithm of CPython 3.10-3.12: recursive; at a loop it gives up and
-        # appends the unresolved rest, which abspath() then normalises lexically.
+        # The algorithm of CPython 3.10-3.12: at a loop it gives up and appends the
+        # unresolved rest, which abspath() then normalises lexically.
         path, _ = self._join_legacy("", filename, {}, self._canonical())
         return posixpath.normpath(path)
 
     def _join_legacy(
         self, path: str, rest: str, seen: dict[str, str | None], canon: dict[str, _Node]
     ) -> tuple[str, bool]:
+        # CPython's version recurses once per symlink it follows (so a long enough chain
+        # of links is a RecursionError there); its frames are kept on a list here instead:
+        # each holds a link being resolved and what its caller had left to join.
         if rest.startswith("/"):
             rest = rest[1:]
             path = "/"
-        while rest:
-            name, _, rest = rest.partition("/")
-            if not name or name == ".":
-                continue
-            if name == "..":
-                # path is absolute and normalised here, so split() is a cut at the last /.
-                path = path[: path.rindex("/")] or "/"
-                continue
-            newpath = path + name if path == "/" else path + "/" + name
-            node = self._lstat_quiet(newpath, name, canon)
-            if node is None or node.kind != _LINK:
-                path = newpath
-                continue
-            if newpath in seen:
-                known = seen[newpath]
-                if known is not None:
-                    path = known
+        frames: list[tuple[str, str]] = []
+        while True:
+            looped = False
+            while rest:
+                name, _, rest = rest.partition("/")
+                if not name or name == ".":
                     continue
-                # posixpath.join on purpose: "loop//x" joins to "/x" there, and must here.
-                return posixpath.join(newpath, rest), False
-            seen[newpath] = None
-            assert node.target is not None
-            path, ok = self._join_legacy(path, node.target, seen, canon)
-            if not ok:
-                return posixpath.join(path, rest), False
-            seen[newpath] = path
-        return path, True
+                if name == "..":
+                    # path is absolute and normalised here, so split() is a cut at the last /.
+                    path = path[: path.rindex("/")] or "/"
+                    continue
+                newpath = path + name if path == "/" else path + "/" + name
+                node = self._lstat_quiet(newpath, name, canon)
+                if node is None or node.kind != _LINK:
+                    path = newpath
+                    continue
+                if newpath in seen:
+                    known = seen[newpath]
+                    if known is not None:
+                        path = known
+                        continue
+                    # posixpath.join on purpose: "loop//x" joins to "/x" there, and must here.
+                    path = posixpath.join(newpath, rest)
+                    looped = True
+                    break
+                seen[newpath] = None
+                assert node.target is not None
+                # The recursive call: resolve the target from here, then come back.
+                frames.append((newpath, rest))
+                rest = node.target
+                if rest.startswith("/"):
+                    rest = rest[1:]
+                    path = "/"
+            if looped:
+                # Each caller gives up too, appending what it had left.
+                while frames:
+                    path = posixpath.join(path, frames.pop()[1])
+                return path, False
+            if not frames:
+                return path, True
+            link, rest = frames.pop()
+            seen[link] = path
 
     # ------------------------------------------------------------------ inspection
 

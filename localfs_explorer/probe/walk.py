@@ -148,10 +148,19 @@ class _DriveTree:
         return self.files | set(self.folders)
 
     def iter_files(self, prefix: str = "") -> Iterator[str]:
-        for f in sorted(self.files):
-            yield prefix + f
-        for name in sorted(self.folders):
-            yield from self.folders[name].iter_files(f"{prefix}{name}/")
+        """Every file's relative name: a folder's files, then each subfolder's, in name
+        order (depth first, from a list of pending folders: no recursion per level)."""
+        pending: list[Iterator[tuple[str, _DriveTree]]] = [iter([(prefix, self)])]
+        while pending:
+            step = next(pending[-1], None)
+            if step is None:
+                pending.pop()
+                continue
+            where, node = step
+            for f in sorted(node.files):
+                yield where + f
+            pending.append(iter([(f"{where}{name}/", node.folders[name])
+                                 for name in sorted(node.folders)]))
 
 
 def run_top_files(probe: _CallProbe, tool: Tool, label: str, root: str, tier: str) -> None:
@@ -430,7 +439,12 @@ class _Walker:
         return d
 
     def walk_local(self, raw_dir: str, abs_dir: str, op: str, depth: int) -> None:
-        """Check every existing entry; descend into allowed subfolders."""
+        """Check every existing entry; descend into allowed subfolders.
+
+        Depth first, each subfolder entered right after its own check, with the folders
+        being listed kept on a list rather than the call stack: a deep tree costs no
+        recursion.
+        """
         if self._deep(depth, raw_dir):
             return
         # The per-entry steps of _budget, _child and _entry, written out: a walk makes
@@ -438,8 +452,15 @@ class _Walker:
         probe = self.probe
         is_dir, check, record = probe.policy.fs.is_dir, self.batch.check, probe.record
         over_http, label, tier, limit = probe.over_http, self.label, self.tier, probe.walk_limit
-        raw_prefix, abs_prefix = _prefix(_spelled(raw_dir)), abs_dir.rstrip("/") + "/"
-        for name in self._list(abs_dir):
+        folders: list[tuple[str, str, Iterator[str], int]] = [
+            (_prefix(_spelled(raw_dir)), abs_dir.rstrip("/") + "/",
+             iter(self._list(abs_dir)), depth)]
+        while folders:
+            raw_prefix, abs_prefix, names, level = folders[-1]
+            name = next(names, None)
+            if name is None:
+                folders.pop()
+                continue
             if self.count >= limit:
                 self._out_of_budget()
                 return
@@ -448,9 +469,10 @@ class _Walker:
             d = check(raw, op, over_http=over_http)
             record(d, label, kind="entry", tier=tier, step="failed", fails_call=False)
             if d.allowed and is_dir(absolute) and self._first_visit(d):
-                self.walk_local(raw, absolute, op, depth + 1)
-            if self.stopped:
-                return
+                if self._deep(level + 1, raw):
+                    return
+                folders.append((_prefix(_spelled(raw)), absolute.rstrip("/") + "/",
+                                iter(self._list(absolute)), level + 1))
 
     def write_drive_files(self, raw_root: str, drive: _DriveTree) -> None:
         """download_folder with a known Drive side: each file at its destination."""
@@ -467,15 +489,36 @@ class _Walker:
         self, raw_dir: str, abs_dir: str, drive: _DriveTree | None, direction: str, depth: int,
         *, recursive: bool, skip_system: bool,
     ) -> None:
-        """One level of a sync: its files by the direction table, then (recursive only)
-        its subfolders, each checked before it is entered.
+        """A sync from one folder down: its files by the direction table, then (recursive
+        only) its subfolders, each checked before it is entered.
 
         ``drive`` is the Drive folder's side; None when unknown, and then each local
-        file is taken as present on both sides.
+        file is taken as present on both sides. Each folder's subfolders are entered in
+        order, depth first, from a list of pending folders rather than by recursion.
         """
+        pending: list[tuple[Iterator[tuple[str, str, _DriveTree | None]], int]] = [
+            (iter([(raw_dir, abs_dir, drive)]), depth)]
+        while pending:
+            folders, level = pending[-1]
+            folder = next(folders, None)
+            if folder is None:
+                pending.pop()
+                continue
+            children = self._sync_folder(*folder, direction, level, recursive=recursive,
+                                         skip_system=skip_system)
+            if self.stopped:
+                return
+            if children:
+                pending.append((iter(children), level + 1))
+
+    def _sync_folder(
+        self, raw_dir: str, abs_dir: str, drive: _DriveTree | None, direction: str, depth: int,
+        *, recursive: bool, skip_system: bool,
+    ) -> list[tuple[str, str, _DriveTree | None]]:
+        """One folder of a sync; the subfolders to enter next, in order."""
         fs = self.probe.policy.fs
         if self._deep(depth, raw_dir):
-            return
+            return []
         local_files: set[str] = set()
         local_dirs: set[str] = set()
         abs_prefix = abs_dir.rstrip("/") + "/"
@@ -507,7 +550,7 @@ class _Walker:
                 continue
             if self.count >= limit:
                 self._out_of_budget()
-                return
+                return []
             self.count += 1
             d = check(raw_prefix + name, op, over_http=over_http)
             record(d, label, kind="entry", tier=tier, step="local_read_fail", fails_call=False)
@@ -516,7 +559,7 @@ class _Walker:
             if folders:
                 probe.notes.append(
                     f"{len(folders)} subfolder(s) of {raw_dir} not entered: recursive is false")
-            return
+            return []
         children: list[tuple[str, str, _DriveTree | None]] = []
         for name in sorted(folders):
             if name in (".", "..") or "\\" in name:
@@ -530,7 +573,7 @@ class _Walker:
                 continue
             if self.count >= limit:
                 self._out_of_budget()
-                return
+                return []
             self.count += 1
             d = check(raw, op, over_http=over_http)
             record(d, label, kind="entry", tier=tier, step="local_read_fail", fails_call=False)
@@ -544,8 +587,4 @@ class _Walker:
                 continue
             sub = None if remote_dirs is None else remote_dirs.get(name) or _DriveTree()
             children.append((raw, absolute, sub))
-        for raw, absolute, sub in children:
-            self.sync_level(raw, absolute, sub, direction, depth + 1, recursive=recursive,
-                            skip_system=skip_system)
-            if self.stopped:
-                return
+        return children
