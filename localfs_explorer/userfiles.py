@@ -318,7 +318,8 @@ def write_output(path: str | os.PathLike[str], text: str, error: type[Exception]
         raise error(f"{name}: can't be written ({exc.strerror or exc})") from None
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8"))
+            # A lone surrogate (a non-UTF-8 file name) is written as its \\uXXXX escape.
+            fh.write(text.encode("utf-8", "backslashreplace"))
         os.chmod(tmp, stat.S_IMODE(info.st_mode) if info is not None else 0o644)
         if info is None:
             os.link(tmp, name)  # fails if something appeared meanwhile: never clobbered

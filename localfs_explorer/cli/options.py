@@ -16,6 +16,7 @@ from typing import Any, TextIO
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..errors import LocalfsError
 from ..policy import Policy
+from ..textsafe import one_line
 from ..userfiles import parse_json_line, read_stream, read_text
 from ..vocab import PLATFORMS, TRANSPORTS
 
@@ -187,6 +188,6 @@ def read_paths_file(name: str) -> list[str]:
 def warn_config(policy: Policy, err: TextIO) -> None:
     """Print loading warnings, policy warnings and a refusal to serve to ``err``."""
     for warning in (*policy.env.warnings, *policy.warnings):
-        err.write(f"warning: {warning}\n")
+        err.write(f"warning: {one_line(warning)}\n")
     if policy.errors:
-        err.write(f"error: the server would refuse to serve: {policy.exit_message}\n")
+        err.write(f"error: the server would refuse to serve: {one_line(policy.exit_message)}\n")

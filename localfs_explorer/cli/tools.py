@@ -93,7 +93,7 @@ def cmd_tools(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for name in registration.not_enabled:
             out.write(f"  . {name}  (not in ENABLED_TOOLS)\n")
         for warning in registration.warnings:
-            err.write(f"warning: {warning}\n")
+            err.write(f"warning: {one_line(warning)}\n")
     return 2 if policy.errors else 0
 
 
@@ -138,7 +138,7 @@ def cmd_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             else:
                 _print_verdict(verdict, out)
             if verdict.outcome == "error":
-                err.write(f"error: {verdict.message}\n")
+                err.write(f"error: {one_line(verdict.message)}\n")
     except ProbeError as exc:
         raise cli.UsageError(str(exc)) from None
     # A call that isn't a call is an input error (2); a well-formed call the tool would

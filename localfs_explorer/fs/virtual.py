@@ -200,6 +200,8 @@ class VirtualFS(FileSystem):
         self._root = self._new_node(_DIR, root_device)
         self._canon: dict[str, _Node] | None = None
         self._realpaths: dict[str, str] = {}
+        #: The deepest nesting of links the last resolution reached (see link_nesting).
+        self._nesting = 0
 
     # ------------------------------------------------------------------ building
 
@@ -607,6 +609,18 @@ class VirtualFS(FileSystem):
         self._realpaths[path] = result
         return result
 
+    def link_nesting(self, path: str) -> int:
+        """How many symlinks deep resolving absolute ``path`` goes: a link whose target
+        passes through another link that is still being resolved, and so on. CPython
+        3.10-3.12's realpath recurses once per level, so past about a thousand it fails
+        there; here nothing recurses, and this says how deep it went."""
+        self._nesting = 0
+        if _LEGACY_REALPATH:
+            self._realpath_legacy(path)
+        else:
+            self._realpath_stack(path)
+        return self._nesting
+
     def _lstat_quiet(self, newpath: str, name: str, canon: dict[str, _Node]) -> _Node | None:
         """What ``os.lstat(newpath)`` finds for realpath, None where it raises OSError.
 
@@ -628,12 +642,14 @@ class VirtualFS(FileSystem):
         rest: list[str | None] = list(filename.split("/")[::-1])
         path = "/"
         seen: dict[str, str | None] = {}
+        pending = 0  # links being resolved, one inside another's target
         while rest:
             name = rest.pop()
             if name is None:
                 link = rest.pop()
                 assert link is not None
                 seen[link] = path
+                pending -= 1
                 continue
             if not name or name == ".":
                 continue
@@ -653,6 +669,8 @@ class VirtualFS(FileSystem):
             target = node.target
             assert target is not None
             seen[newpath] = None
+            pending += 1
+            self._nesting = max(self._nesting, pending)
             if target.startswith("/"):
                 path = "/"
             rest.append(newpath)
@@ -704,6 +722,7 @@ class VirtualFS(FileSystem):
                 assert node.target is not None
                 # The recursive call: resolve the target from here, then come back.
                 frames.append((newpath, rest))
+                self._nesting = max(self._nesting, len(frames))
                 rest = node.target
                 if rest.startswith("/"):
                     rest = rest[1:]
