@@ -384,14 +384,15 @@ class _CallProbe:
         if not isinstance(items, (list, tuple)):
             return
         if param.item_requires and not items:
-            self.fail(f"{tool.name}: the {name} list is empty (the tool's own error)")
+            self.fail(f"{name} list is empty")  # the tool's own words
             return
         if param.needs_any and not any(
             self.policy.env.get(n[1:]) if n.startswith("$") else self.arg(n)
             for n in param.needs_any
         ):
-            self.fail(f"{tool.name}: needs {' or '.join(param.needs_any)} before it checks "
-                      "any path (the tool's own error)")
+            # The tool's own words; the catalog names the argument first.
+            self.fail(f"{param.needs_any[0]} is required (no server default folder "
+                      "configured)")
             return
         # The alternative is in the plain form (the catalog checks it): its last step is a key.
         alt_key = (str(locations.parse_location(param.alternative)[-1])

@@ -49,8 +49,8 @@ _ROOT_OPS: dict[str, Op] = {"upload": "read", "download": "write", "bidirectiona
 #: Names the server's folder tools leave out unless told not to (``skip_system_files``).
 SYSTEM_FILES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini", ".localized"})
 #: ``export_format`` values the server's Drive tools accept.
-EXPORT_FORMATS = frozenset(
-    {"pdf", "html", "txt", "docx", "odt", "rtf", "epub", "csv", "xlsx", "ods", "pptx"})
+EXPORT_FORMATS = (
+    "pdf", "html", "txt", "docx", "odt", "rtf", "epub", "csv", "xlsx", "ods", "pptx")
 # The server's own temporary download files, never uploaded, synced or downloaded to.
 _PARTIAL = re.compile(r"\.gee-sweet-partial-[0-9a-f]{16}")
 
@@ -290,22 +290,27 @@ def run_sync(probe: _CallProbe, tool: Tool, checked: set[str]) -> None:
     direction = probe.arg(spec.argument)
     if direction is None:
         direction = spec.default
+    # The tool's own validation, in its order and its words (the model reads them).
     if direction not in DIRECTIONS:
-        probe.fail(f"{tool.name}: invalid {spec.argument} {direction!r}: use upload, "
-                   "download or bidirectional")
+        probe.fail(f"Invalid direction '{direction}'. "
+                   "Use 'upload', 'download', or 'bidirectional'.")
         return
     export_format = probe.arg("export_format")
     if export_format and export_format not in EXPORT_FORMATS:
-        probe.fail(f"{tool.name}: unknown export_format {export_format!r}")
+        probe.fail(f"Unknown export_format '{export_format}'. "
+                   f"Valid: {', '.join(EXPORT_FORMATS)}")
         return
     resolve = probe.arg("resolve")
     if resolve and isinstance(resolve, Mapping):
-        if any(mode not in ("keep_drive", "keep_local") for mode in resolve.values()):
-            probe.fail(f"{tool.name}: invalid resolve value: use keep_drive or keep_local")
+        bad = sorted(str(name) for name, mode in resolve.items()
+                     if mode not in ("keep_drive", "keep_local"))
+        if bad:
+            probe.fail(f"Invalid resolve value for {', '.join(repr(n) for n in bad)}. "
+                       "Use 'keep_drive' or 'keep_local'.")
             return
         if direction == "download" and "keep_local" in resolve.values():
-            probe.fail(f"{tool.name}: resolve keep_local uploads, which direction "
-                       "download never does")
+            probe.fail("resolve 'keep_local' uploads, which direction='download' never does. "
+                       "Use direction='upload' or 'bidirectional', or 'keep_drive'.")
             return
     walked = next(p for p in tool.params if p.op == "direction")
     root = probe.arguments.get(walked.location)
