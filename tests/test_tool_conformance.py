@@ -279,6 +279,9 @@ VALIDATION_CALLS = [
     ("sync_folder", {"direction": "download", "resolve": {"a.md": "keep_local"}}),
     ("insert_local_images", {"images": []}),
     ("insert_local_images", {"images": [{"marker": "M", "local_path": "{data}/a.txt"}]}),
+    ("create_doc_from_file", {"local_path": "{data}/Notes.TXT"}),
+    ("update_doc_from_file", {"local_path": "{data}/Notes.TXT"}),
+    ("import_csv_to_sheet", {"local_path": "{data}/Notes.TXT"}),
 ]
 
 
@@ -288,8 +291,11 @@ def test_argument_validation_errors_are_the_servers_words(layout, monkeypatch, h
                                                           extra):
     """The tool's own argument checks: the probe says what the model reads, word for word."""
     data = str(layout.data)
+    (layout.data / "Notes.TXT").write_text("# notes\n")
     required = {"sync_folder": {"local_path": data, "folder_id": "F"},
-                "insert_local_images": {"doc_id": "D"}}[name]
+                "insert_local_images": {"doc_id": "D"}, "create_doc_from_file": {},
+                "update_doc_from_file": {"doc_id": "D"},
+                "import_csv_to_sheet": {"title": "T"}}[name]
     args = {**required, **{k: _fill(v, data) for k, v in extra.items()}}
     policy = layout.roots()
     verdict = probe_call(policy, name, args, drive_names=[], discover=False, over_http=False)

@@ -258,8 +258,12 @@ class _CallProbe:
         if param.suffixes and not (param.suffix_unless and self.arg(param.suffix_unless)):
             suffix = _suffix(value)
             if suffix.lower() not in param.suffixes:
-                self.fail(f"{tool.name}: unsupported file extension {suffix!r} at {label} "
-                          f"(the tool takes {', '.join(param.suffixes)})")
+                if param.suffix_error:  # the tool's own words, from the catalog
+                    self.fail(param.suffix_error.format(suffix=suffix,
+                                                        suffix_lower=suffix.lower()))
+                else:
+                    self.fail(f"{tool.name}: unsupported file extension {suffix!r} at "
+                              f"{label} (the tool takes {', '.join(param.suffixes)})")
                 return
         if param.op == "write":
             self.run_destination(tool, param, label, value, tier)
