@@ -92,7 +92,7 @@ def test_doubling_references_are_refused_naming_the_line_and_key(tmp_path) -> No
 
 
 def test_expansion_just_under_the_limit_still_loads() -> None:
-    from localfs_explorer.env import MAX_EXPANDED_CHARS, load_env
+    from localfs_explorer.envfile.load import MAX_EXPANDED_CHARS, load_env
 
     doublings = (MAX_EXPANDED_CHARS // 4).bit_length() - 1  # total stays under the limit
     env = load_env(text="A=x\n" + "A=${A}${A}\n" * doublings, path="x.env")
@@ -119,7 +119,7 @@ class _CountingEnv(Mapping):
 
 
 def test_resolution_reads_the_process_environment_once_not_once_per_line() -> None:
-    from localfs_explorer.env import resolve_env
+    from localfs_explorer.envfile.load import resolve_env
 
     process = _CountingEnv({f"P{i}": "p" for i in range(500)})
     pairs = [(f"K{i}", f"${{K{i - 1}}}-${{P1}}") for i in range(2000)]
@@ -131,7 +131,7 @@ def test_resolution_reads_the_process_environment_once_not_once_per_line() -> No
 
 
 def test_linear_resolution_keeps_python_dotenv_semantics() -> None:
-    from localfs_explorer.env import load_env
+    from localfs_explorer.envfile.load import load_env
 
     text = ("A=file\nB=${A}\nP=file\nC=${P}:${B}\nA=again\nD=${A}${MISSING:-dflt}\n"
             "E\nF=${E}\n")

@@ -3,7 +3,7 @@
 :class:`ExplorerModel` is a :class:`traitlets.HasTraits`. Views set its input traits and
 observe its result traits; the model recomputes the results through the same engine
 functions the command line calls (``load_env``, ``resolve_policy``, ``Policy.check``,
-``register_tools``, ``probe_call``, ``auth_status_preview``, ``export_env``). It holds no
+the server's ``register_tools`` and ``status``, ``probe_call``, ``export_env``). It holds no
 policy logic of its own.
 
 Recomputing is split into stages so that typing a path doesn't reload the ``.env``:
@@ -34,15 +34,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from traitlets import Any as AnyTrait
 from traitlets import Bool, Dict, Enum, Int, List, Unicode, observe
 
-from ..auth_status import auth_status_preview
-from ..calls_file import Call, parse_calls
 from ..catalog import default_catalog
-from ..check import OPS
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..fs.spec import list_example_hosts
-from ..policy import TRANSPORTS
+from ..probe.calls_file import Call, parse_calls
 from ..secrets import hide_everywhere, is_secret_key, scrub, secret_values
+from ..server import DEFAULT_SERVER, server_of
+from ..servers.gee_sweet.policy import TRANSPORTS
 from ..userfiles import read_text
+from ..vocab import OPS
 from .inputs import (
     ExplorerError,
     any_output_name_from_environ,
@@ -75,6 +75,7 @@ STARTING_ARGUMENTS = {"local_path": "~/Documents/quarterly-report.pdf",
 
 # Which stages each input feeds. "config" implies every later stage.
 _CONFIG_INPUTS = (
+    "server", "server_version", "server_options",
     "env_path", "env_text", "env_name", "lenient", "overrides", "unset", "transport",
     "target", "spec_text", "cwd", "host_cwd", "package_dir", "platform", "file_edits",
     "export_overrides",
@@ -121,6 +122,12 @@ class ExplorerModel(StagedModel):
     file_edits: Dict[str, Any] = Dict()
     #: Write the process-environment overrides into the exported ``.env`` as well.
     export_overrides = Bool(False)
+    #: Which server answers (a registry id; see :mod:`localfs_explorer.server`).
+    server = Unicode(DEFAULT_SERVER)
+    #: The release of that server to reproduce ("" for the newest modelled).
+    server_version = Unicode("")
+    #: The server's own settings (its options model's fields).
+    server_options: Dict[str, Any] = Dict()
     transport = Enum(TRANSPORTS, default_value="stdio")
     #: ``host``, ``example:NAME`` or ``upload``.
     target = Unicode(HOST_TARGET)
@@ -368,7 +375,7 @@ class ExplorerModel(StagedModel):
             return None, "Nothing to download: the export is blocked."
         if self.host_access:
             return plan.text.encode("utf-8"), ""
-        from ..dotenv_export import ExportError, export_env
+        from ..envfile.export import ExportError, export_env
 
         # Here the page can't read this machine's files: only an uploaded or handed-over
         # .env can be the source.
@@ -463,6 +470,8 @@ class ExplorerModel(StagedModel):
             transport=cast("Transport", self.transport), over_http=self._over_http(),
             cwd=self.cwd.strip() or None, package_dir=self.package_dir.strip() or None,
             host=host, platform=cast("Platform", self.platform),
+            server=self.server or DEFAULT_SERVER, server_version=self.server_version or None,
+            server_options=dict(self.server_options),
             base_dir=self.host_cwd or None,
         )
 
@@ -489,6 +498,12 @@ class ExplorerModel(StagedModel):
             options["lenient"] = True
         if config.transport != "stdio":
             options["transport"] = config.transport
+        if config.server != DEFAULT_SERVER:
+            options["server"] = config.server
+        if config.server_version:
+            options["server_version"] = config.server_version
+        if config.server_options:
+            options["server_options"] = dict(config.server_options)
         if config.platform != "posix":
             options["platform"] = config.platform
         if config.over_http is not None:
@@ -544,8 +559,8 @@ class ExplorerModel(StagedModel):
         """The ``.env`` text with the policy bar's edits written in (None: read the file)."""
         if not self.file_edits:
             return text
-        from ..dotenv_edit import edit_env_text
-        from ..env import read_env_text
+        from ..envfile.edit import edit_env_text
+        from ..envfile.load import read_env_text
 
         if text is None:
             text = read_env_text(Path(source)) if source else ""
@@ -589,12 +604,12 @@ class ExplorerModel(StagedModel):
             if text is None:
                 if not source:
                     return None
-                from ..env import read_env_text
+                from ..envfile.load import read_env_text
 
                 text = read_env_text(Path(source))
         except (ExplorerError, ValueError, OSError):
             return None
-        from ..env import parse_env_text
+        from ..envfile.load import parse_env_text
 
         value = None
         for k, v in parse_env_text(text, strict=False)[0]:
@@ -616,13 +631,14 @@ class ExplorerModel(StagedModel):
 
     def _compute_auth(self) -> None:
         self.auth_error = ""
-        self.auth_status = auth_status_preview(self.policy, registration=self.registration)
+        # The server's own status answer (mcp-gee-sweet's auth-status resource).
+        self.auth_status = server_of(self.policy).status(self.policy, self.registration)
 
     def _compute_export(self, config: ServerConfig, resolved: ResolvedConfig) -> None:
         self.export_error = ""
         # The loaded .env as it is: the edits (and, when asked, the overrides) are the
         # changes written into it; the overrides otherwise stay the process environment.
-        from ..dotenv_export import ExportError, export_env
+        from ..envfile.export import ExportError, export_env
 
         source = config.env_name if self.env_text is not None else resolved.env_path
         original = self.env_text
@@ -758,7 +774,7 @@ class ExplorerModel(StagedModel):
 
 def _raw_pairs(text: str) -> list[tuple[str, str]]:
     """``(key, value)`` of every binding in ``.env`` text, lines that don't parse skipped."""
-    from ..env import parse_env_text
+    from ..envfile.load import parse_env_text
 
     pairs, _warnings = parse_env_text(text, strict=False)
     return [(k, v) for k, v in pairs if v is not None]

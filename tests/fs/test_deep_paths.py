@@ -19,6 +19,7 @@ from localfs_explorer import resolve_policy
 from localfs_explorer.fs import HostFS
 from localfs_explorer.fs.virtual import VirtualFS
 from localfs_explorer.probe import probe_call, walk
+from localfs_explorer.probe.tool_paths import DriveTree
 
 LEGACY = hasattr(posixpath, "_joinrealpath")
 PARTS = 4000
@@ -170,7 +171,7 @@ def test_a_folder_walk_goes_2000_levels_deep(no_depth_limit) -> None:
 
 def test_drive_names_of_4000_parts_are_listed_without_recursion() -> None:
     name = "/".join(["d"] * PARTS) + "/file.txt"
-    tree = walk._DriveTree.from_names([name, "top.txt", "d/mid.txt"])
+    tree = DriveTree.from_names([name, "top.txt", "d/mid.txt"])
     with little_stack():
         files = list(tree.iter_files())
     assert files == ["top.txt", "d/mid.txt", name]
