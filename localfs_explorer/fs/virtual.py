@@ -200,8 +200,7 @@ class VirtualFS(FileSystem):
         self._root = self._new_node(_DIR, root_device)
         self._canon: dict[str, _Node] | None = None
         self._realpaths: dict[str, str] = {}
-        #: The deepest nesting of links the last resolution reached (see link_nesting).
-        self._nesting = 0
+        self._nesting = 0  # the deepest nesting of links last reached (link_nesting)
 
     # ------------------------------------------------------------------ building
 
@@ -610,15 +609,10 @@ class VirtualFS(FileSystem):
         return result
 
     def link_nesting(self, path: str) -> int:
-        """How many symlinks deep resolving absolute ``path`` goes: a link whose target
-        passes through another link that is still being resolved, and so on. CPython
-        3.10-3.12's realpath recurses once per level, so past about a thousand it fails
-        there; here nothing recurses, and this says how deep it went."""
+        """How deep resolving absolute ``path`` nests links (one followed while another's
+        target is still being resolved): the recursion depth of CPython 3.10-3.12's."""
         self._nesting = 0
-        if _LEGACY_REALPATH:
-            self._realpath_legacy(path)
-        else:
-            self._realpath_stack(path)
+        (self._realpath_legacy if _LEGACY_REALPATH else self._realpath_stack)(path)
         return self._nesting
 
     def _lstat_quiet(self, newpath: str, name: str, canon: dict[str, _Node]) -> _Node | None:
@@ -687,9 +681,8 @@ class VirtualFS(FileSystem):
     def _join_legacy(
         self, path: str, rest: str, seen: dict[str, str | None], canon: dict[str, _Node]
     ) -> tuple[str, bool]:
-        # CPython's version recurses once per symlink it follows (so a long enough chain
-        # of links is a RecursionError there); its frames are kept on a list here instead:
-        # each holds a link being resolved and what its caller had left to join.
+        # CPython's recurses once per link it follows; here each frame (a link being
+        # resolved, and what its caller had left to join) is kept on a list.
         if rest.startswith("/"):
             rest = rest[1:]
             path = "/"
@@ -700,8 +693,7 @@ class VirtualFS(FileSystem):
                 name, _, rest = rest.partition("/")
                 if not name or name == ".":
                     continue
-                if name == "..":
-                    # path is absolute and normalised here, so split() is a cut at the last /.
+                if name == "..":  # path is absolute and normalised: a cut at the last /
                     path = path[: path.rindex("/")] or "/"
                     continue
                 newpath = path + name if path == "/" else path + "/" + name
@@ -720,15 +712,13 @@ class VirtualFS(FileSystem):
                     break
                 seen[newpath] = None
                 assert node.target is not None
-                # The recursive call: resolve the target from here, then come back.
-                frames.append((newpath, rest))
+                frames.append((newpath, rest))  # the recursive call
                 self._nesting = max(self._nesting, len(frames))
                 rest = node.target
                 if rest.startswith("/"):
                     rest = rest[1:]
                     path = "/"
-            if looped:
-                # Each caller gives up too, appending what it had left.
+            if looped:  # each caller gives up too, appending what it had left
                 while frames:
                     path = posixpath.join(path, frames.pop()[1])
                 return path, False
