@@ -101,7 +101,7 @@ def cmd_tools(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for name in registration.not_enabled:
             out.write(f"  . {name}  (not in ENABLED_TOOLS)\n")
         for warning in registration.warnings:
-            err.write(f"warning: {warning}\n")
+            err.write(f"warning: {one_line(warning)}\n")
     return 2 if policy.errors else 0
 
 
@@ -149,7 +149,7 @@ def cmd_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     extra_sensitive = sensitive_patterns_option(args)
     table = VerdictCsv(out) if args.csv else None
     all_ok = True
-    errors = False
+    malformed = False
     try:
         verdicts = iter_call_verdicts(
             policy, _calls(args), over_http=args.over_http, access=access,
@@ -159,7 +159,7 @@ def cmd_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
         for verdict in verdicts:
             all_ok = all_ok and verdict.outcome == "ok"
-            errors = errors or verdict.outcome == "error"
+            malformed = malformed or verdict.malformed
             if args.json:
                 out.write(json.dumps(verdict.to_json_dict(), ensure_ascii=False) + "\n")
             elif table:
@@ -167,10 +167,12 @@ def cmd_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             else:
                 _print_verdict(verdict, out)
             if verdict.outcome == "error":
-                err.write(f"error: {verdict.message}\n")
+                err.write(f"error: {one_line(verdict.message)}\n")
     except ProbeError as exc:
         raise cli.UsageError(str(exc)) from None
-    if errors or policy.errors:
+    # A call that isn't a call is an input error (2); a well-formed call the tool would
+    # answer with an error is a "no" like a refusal (1), so CI can tell the two apart.
+    if malformed or policy.errors:
         return 2
     return 0 if all_ok else 1
 

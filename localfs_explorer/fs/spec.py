@@ -232,27 +232,28 @@ def from_spec(spec: Mapping[str, Any] | HostSpec | str | Path) -> VirtualFS:
 
 
 def _probe_links(fs: VirtualFS, spec: HostSpec, origin: str) -> None:
-    """Resolve every symlink once when there are many, refusing a spec that overflows.
+    """Resolve every symlink once when there are many, refusing a spec that nests them
+    deeper than :data:`MAX_LINK_CHAIN`.
 
     :func:`_check_limits` follows chains by their text; links can also chain through
     directory links (``a -> /d/x/b`` with ``/d/x -> /d``), which only resolving shows.
-    Resolution recurses once per link, as CPython's does, so a spec built to exhaust the
-    stack is refused here, naming the entry, instead of failing on the first check.
-    Specs with fewer links than :data:`MAX_LINK_CHAIN` can't chain that deep: skipped.
+    CPython's realpath recurses once per nested link (3.10-3.12), so such a spec is
+    one the host itself couldn't resolve: refused here, naming the entry, rather than
+    answered. Specs with fewer links than :data:`MAX_LINK_CHAIN` can't nest that deep.
     """
     links = [p for p, e in spec.entries.items() if isinstance(e, SymlinkEntry)]
     if len(links) <= MAX_LINK_CHAIN:
         return
     for path in links:
         try:
-            fs.realpath(path)
-        except RecursionError:
+            nested = fs.link_nesting(path)
+        except (OSError, ValueError):
+            continue
+        if nested > MAX_LINK_CHAIN:
             raise HostSpecError(
                 f"{origin}: entry {path!r}: resolving it follows symlinks through symlinks "
                 f"too deeply to finish (the limit is {MAX_LINK_CHAIN} in a chain); "
-                "refused") from None
-        except (OSError, ValueError):
-            continue
+                "refused")
 
 
 def _depth(path: str) -> int:

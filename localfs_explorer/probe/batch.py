@@ -52,6 +52,7 @@ def iter_call_verdicts(
             yield CallVerdict(
                 name=call.name, registered=False, visible=False, gate="execute",
                 outcome="error", message=call.message, index=index, line=call.line,
+                malformed=True,
             )
             continue
         yield _probe(

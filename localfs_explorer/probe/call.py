@@ -256,8 +256,12 @@ class _CallProbe:
         if param.suffixes and not (param.suffix_unless and self.arg(param.suffix_unless)):
             suffix = _suffix(value)
             if suffix.lower() not in param.suffixes:
-                self.fail(f"{tool.name}: unsupported file extension {suffix!r} at {label} "
-                          f"(the tool takes {', '.join(param.suffixes)})")
+                if param.suffix_error:  # the tool's own words, from the catalog
+                    self.fail(param.suffix_error.format(suffix=suffix,
+                                                        suffix_lower=suffix.lower()))
+                else:
+                    self.fail(f"{tool.name}: unsupported file extension {suffix!r} at "
+                              f"{label} (the tool takes {', '.join(param.suffixes)})")
                 return
         if param.op == "write":
             self.run_destination(tool, param, label, value, tier)
@@ -382,14 +386,15 @@ class _CallProbe:
         if not isinstance(items, (list, tuple)):
             return
         if param.item_requires and not items:
-            self.fail(f"{tool.name}: the {name} list is empty (the tool's own error)")
+            self.fail(f"{name} list is empty")  # the tool's own words
             return
         if param.needs_any and not any(
             self.policy.env.get(n[1:]) if n.startswith("$") else self.arg(n)
             for n in param.needs_any
         ):
-            self.fail(f"{tool.name}: needs {' or '.join(param.needs_any)} before it checks "
-                      "any path (the tool's own error)")
+            # The tool's own words; the catalog names the argument first.
+            self.fail(f"{param.needs_any[0]} is required (no server default folder "
+                      "configured)")
             return
         # The alternative is in the plain form (the catalog checks it): its last step is a key.
         alt_key = (str(locations.parse_location(param.alternative)[-1])
@@ -610,7 +615,7 @@ def _probe(
     if type(arguments) is not dict and not isinstance(arguments, Mapping):
         return CallVerdict(name=name, registered=True, visible=True, gate=gate,
                            outcome="error", message="arguments must be a JSON object",
-                           notes=notes, index=index, line=line)
+                           notes=notes, index=index, line=line, malformed=True)
 
     if tool is not None:
         # The server validates the arguments against the tool's schema before the tool

@@ -212,3 +212,44 @@ def test_probe_bad_sensitive_patterns_are_one_line_errors(env, option, message, 
     assert code == 2 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
+# --- probe's exit status: a predicted tool error is not a broken calls file --------------
+
+
+def _roots(tmp_path) -> list[str]:
+    return ["--set", "LOCAL_FILE_ACCESS=roots", "--set", f"LOCAL_FILE_ROOTS={tmp_path}"]
+
+
+def test_probe_of_a_well_formed_call_the_tool_would_fail_exits_1(tmp_path):
+    call = {"name": "upload_local_file",
+            "arguments": {"local_path": str(tmp_path / "missing.txt"), "parent_folder_id": "F"}}
+    code, out, err = run("probe", *_roots(tmp_path), "--call", json.dumps(call), "--json")
+    assert json.loads(out)["outcome"] == "error" and "file not found" in err
+    assert code == 1
+
+
+def test_probe_of_an_invalid_argument_value_exits_1(tmp_path):
+    call = {"name": "sync_folder", "arguments": {
+        "local_path": str(tmp_path), "folder_id": "F", "direction": "mirror"}}
+    code, out, _ = run("probe", *_roots(tmp_path), "--call", json.dumps(call), "--json")
+    assert json.loads(out)["outcome"] == "error" and code == 1
+
+
+@pytest.mark.parametrize("line", ['{"name": "upload_local_file", "arguments": []}',
+                                  "not json", '{"arguments": {}}'])
+def test_probe_of_a_calls_file_line_that_is_not_a_call_exits_2(tmp_path, line):
+    calls = tmp_path / "calls.jsonl"
+    good = {"name": "upload_local_file",
+            "arguments": {"local_path": str(tmp_path / "missing.txt"), "parent_folder_id": "F"}}
+    calls.write_text(json.dumps(good) + "\n" + line + "\n")
+    code, out, _ = run("probe", *_roots(tmp_path), "--calls", calls, "--json")
+    assert [json.loads(row)["outcome"] for row in out.splitlines()] == ["error", "error"]
+    assert code == 2
+
+
+def test_probe_help_documents_the_two_statuses(capsys):
+    from localfs_explorer.cli.main import main
+
+    assert main(["probe", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "1 a call is refused, partly refused or absent, or the tool would answer it" in text
+    assert "2 usage or configuration error: a calls-file line that isn't a call" in text
