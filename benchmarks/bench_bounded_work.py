@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 
 from localfs_explorer.env import load_env
+
 from localfs_explorer.probe import images
 from localfs_explorer.userfiles import parse_toml
 
