@@ -33,9 +33,16 @@ FILTERS = ("verdict", "reason", "tool", "op")
 ALL = "(all)"
 #: Columns kept on one line (short values a wrap would only make harder to scan).
 NOWRAP = ("#", "line", "verdict", "op", "paths", "refused")
+#: The DataTables controls around the rows: the page-length menu, "showing 1 to 25 of
+#: 1000" and the pager. No search box: the kernel's search covers every row, not the window.
+LAYOUT: dict[str, Any] = {"topStart": "pageLength", "topEnd": None, "bottomStart": "info",
+                          "bottomEnd": "paging"}
 #: Options itables recomputes with every new frame, so they go with each update too:
-#: every row of the window (no sampling down to a size), and cells are our escaped HTML.
-DATA_OPTIONS: dict[str, Any] = {"maxBytes": 0, "allow_html": True}
+#: every row of the window (no sampling down to a size), cells are our escaped HTML, and
+#: the controls. itables drops the controls of a frame that fits on one page, and the rows
+#: are handed over after an empty frame (see ``_show_rows``): without the layout here,
+#: the pager went with it and only the first page of a window could be seen.
+DATA_OPTIONS: dict[str, Any] = {"maxBytes": 0, "allow_html": True, "layout": LAYOUT}
 #: Rows handed to the page at once; the pager moves the window over the rest.
 WINDOW = 1_000
 #: The sort that opens: refusals first, then in source order.
@@ -265,8 +272,7 @@ class ResultsGrid(widgets.VBox):
         # Sorting and searching belong to the kernel (over every row, not the window).
         table = ITable(None, select={"style": "single"}, showIndex=False, order=[],
                        pageLength=PAGE_LENGTH, classes="display compact",
-                       lengthMenu=[10, 25, 100, 500], ordering=False,
-                       layout={"topEnd": None},  # no search box: the kernel's searches all
+                       lengthMenu=[10, 25, 100, 500, WINDOW], ordering=False,
                        deferRender=True, **DATA_OPTIONS)
         table.add_class("lfe-grid-table")
         table.observe(self._guard(lambda c: self._selected(c["new"])), names="selected_rows")
