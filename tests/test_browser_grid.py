@@ -4,6 +4,7 @@ reproducing its row, and the page usable by keyboard and screen reader.
 The fixtures (a served page, the system Chromium) are :mod:`test_browser`'s.
 """
 
+# ruff: noqa: F811  (pytest fixtures imported from test_browser, used by name)
 from __future__ import annotations
 
 import pytest
