@@ -94,7 +94,11 @@ def check_command(model: ExplorerModel, decision: Any, *,
     """
     if options is None:
         options = environment_options(model)
-    argv = [PROGRAM, "check", *options, "--op", decision.op,
+    # A decision from a batch (the Paths grid checks its lines as one batch, as a folder
+    # walk does) is asked again as a batch: where the two differ (the deny-list statted
+    # once, a parent's realpath reused) the command must give the row's answer.
+    batch = ["--batch"] if getattr(decision, "_batch", False) else []
+    argv = [PROGRAM, "check", *options, *batch, "--op", decision.op,
             *_over_http(model), "--", decision.path]
     return shlex.join(argv)
 

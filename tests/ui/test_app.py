@@ -173,6 +173,35 @@ def test_copy_as_cli_command_asks_the_same_question(app, layout, capsys) -> None
     assert "navigator.clipboard.writeText" in paths.grid.command_view.value
 
 
+def test_a_rows_command_gives_the_rows_verdict_where_batch_and_single_differ(
+        app, layout) -> None:
+    import shlex
+
+    from conftest import run_cli
+
+    # A symlink loop followed by "//": the single check resolves the path to /x (outside
+    # the root), the batch check to <loop>/x (inside). The grid answers as a batch does.
+    loop = layout.data / "loop"
+    loop.symlink_to(loop)
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    paths = app.show("paths")
+    tricky = f"{loop}//x"
+    paths.paths.value = f"{tricky}\n{layout.outside / 'other.txt'}"
+    grid = paths.grid
+    row = grid.view.index[grid.view["path"] == tricky][0]
+    assert grid.view.iloc[row]["verdict"] == "✔ ALLOWED"
+    grid.select(int(row))
+    argv = shlex.split(grid.show_command())
+    assert "--batch" in argv
+    argv.insert(argv.index("--"), "--json")
+    code, out, _err = run_cli(*argv[1:])
+    assert code == 0 and json.loads(out)["allowed"] is True
+    # Without --batch the same command answers otherwise: the flag is what reproduces it.
+    argv.remove("--batch")
+    code, out, _err = run_cli(*argv[1:])
+    assert code == 1 and json.loads(out)["reason"] == "outside_roots"
+
+
 def test_pin_as_scenario_makes_a_passing_scenario(app, layout) -> None:
     from localfs_explorer.review.scenarios import run_scenario_text
     from localfs_explorer.ui.commands import pinned_toml
