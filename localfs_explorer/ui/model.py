@@ -561,14 +561,20 @@ class ExplorerModel(StagedModel):
         """Edit ``key`` in the ``.env`` being prepared (None takes it out of the file)."""
         self.file_edits = {**self.file_edits, key: value}
 
-    def file_value(self, key: str) -> str | None:
-        """``key``'s value in the ``.env`` being prepared (edits applied; None: absent)."""
+    def file_value(self, key: str, *, expanded: bool = False) -> str | None:
+        """``key``'s value in the ``.env`` being prepared (edits applied; None: absent).
+
+        As written in the file, ``${VAR}`` references kept: an edit built on it goes back
+        into the file, where an expanded value would put another setting's value (a
+        secret, perhaps) in clear and lose the reference. ``expanded``: as the server
+        reads it instead (references expanded), for showing what it means.
+        """
+        env = self.env
+        if expanded and env is not None and key not in env.from_process:
+            return env.values.get(key)  # read from the edited text: edits included
         if key in self.file_edits:
             return self.file_edits[key]
-        env = self.env
-        if env is None or key in env.from_process:
-            return self._raw_file_value(key)
-        return env.values.get(key)
+        return self._raw_file_value(key)
 
     def _env_source(self) -> tuple[str | None, str | None]:
         """(name or path, text) of the loaded .env: text is None when it is a file here."""

@@ -13,6 +13,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from ..dotenv_edit import WithReferences
 from ..policy import TRANSPORTS
 from ..secrets import scrub_hidden
 from . import render
@@ -131,7 +132,11 @@ class PolicyBar(widgets.VBox):
 
     def _write_roots(self, entries: list[str]) -> None:
         sep = root_separator(self.model.platform)
-        self.model.set_file_value(ROOTS_KEY, sep.join(entries) if entries else None)
+        value = sep.join(entries) if entries else None
+        if value is not None and "${" in value:
+            # Entries as the file spells them: their references stay references.
+            value = WithReferences(value)
+        self.model.set_file_value(ROOTS_KEY, value)
 
     def add_root(self, entry: str) -> None:
         """Add ``entry`` to LOCAL_FILE_ROOTS in the ``.env`` being prepared."""
@@ -153,7 +158,7 @@ class PolicyBar(widgets.VBox):
         """Re-read the model: selector, chips, badge and notes."""
         m = self.model
         policy = m.policy
-        configured = m.file_value(ACCESS_KEY)
+        configured = m.file_value(ACCESS_KEY, expanded=True)
         wanted = "unset" if configured is None else configured.strip().lower()
         self._set(self.mode, wanted if wanted in MODES else None)
         self._set(self.transport, m.transport)
@@ -175,10 +180,20 @@ class PolicyBar(widgets.VBox):
 
     def _chips(self, policy: Any) -> list[widgets.Widget]:
         chips: list[widgets.Widget] = []
-        for entry in self.roots():
-            kind, text = root_state(policy, entry) if policy is not None else ("absent", "?")
-            label = css(html("", f'<span class="lfe-chip-path">{render.path_html(entry)}</span>'
-                                 f" {render.badge(kind, text)}"), "lfe-chip-label")
+        written = self.roots()
+        # What each entry means once ${VAR} references are expanded (paired by position
+        # when the expansion keeps the count of entries, else the entry as written).
+        meant = split_roots(self.model.file_value(ROOTS_KEY, expanded=True),
+                            self.model.platform)
+        if len(meant) != len(written):
+            meant = written
+        for entry, means in zip(written, meant, strict=True):
+            kind, text = root_state(policy, means) if policy is not None else ("absent", "?")
+            shown = f'<span class="lfe-chip-path">{render.path_html(entry)}</span>'
+            if means != entry:  # a reference: say what it expands to (secrets masked)
+                shown += (f' <span class="lfe-muted lfe-chip-means">→ '
+                          f"{render.esc(self.model.clean(means))}</span>")
+            label = css(html("", f"{shown} {render.badge(kind, text)}"), "lfe-chip-label")
             label.layout = layout(width="auto")
             remove = button("×", "lfe-chip-remove", tooltip=f"remove {scrub_hidden(entry)}",
                             layout=layout(width="32px", padding="0"))

@@ -441,6 +441,29 @@ def test_policy_bar_roots_outside_roots_mode_still_say_whether_they_exist(app, l
     assert "not used: the mode is full" in text_of(app.panel("server").roots.value)
 
 
+def test_adding_a_root_keeps_the_files_references_and_no_secret_in_clear(app, layout) -> None:
+    # The roots are written with references; one of them names the secret setting.
+    env = write_roots_env(layout.app, layout.data, layout.home)
+    text = env.read_text().replace(f"LOCAL_FILE_ROOTS={layout.data}\n", "")
+    env.write_text(f"DATA_DIR={layout.data}\n{text}"
+                   "LOCAL_FILE_ROOTS=${DATA_DIR}:" f"{layout.base}/" "${CREDENTIALS_CONFIG}\n")
+    (layout.base / SECRET).mkdir()
+    load(app, env)
+    bar = app.bar
+    assert bar.roots() == ["${DATA_DIR}", f"{layout.base}/" "${CREDENTIALS_CONFIG}"]
+    labels = [text_of(chip.children[0].value) for chip in bar.chips.children[:2]]
+    assert f"→ {layout.data}" in labels[0] and "✔ exists" in labels[0]
+    assert SECRET not in " ".join(labels) and f"→ {layout.base}/{MASK}" in labels[1]
+    bar.add_root(str(layout.home))
+    line = [ln for ln in app.model.export_plan.text.splitlines()
+            if ln.startswith("LOCAL_FILE_ROOTS=")]
+    assert line == ["LOCAL_FILE_ROOTS=${DATA_DIR}:" f"{layout.base}/" "${CREDENTIALS_CONFIG}:"
+                    f"{layout.home}"]
+    # The server reads the new file as the page does: three roots, the first one exists.
+    assert "✔ exists" in text_of(bar.chips.children[0].children[0].value)
+    assert len(app.model.policy.roots) == 3
+
+
 def test_policy_bar_says_when_the_process_environment_wins(app, layout) -> None:
     app.model.set_override("LOCAL_FILE_ACCESS", "off")
     app.bar.mode.value = "full"
