@@ -47,6 +47,7 @@ from .inputs import (
     ExplorerError,
     any_output_name_from_environ,
     content_json,
+    executable_name,
     host_access_from_environ,
     looks_like_env_name,
     upload_text,
@@ -308,6 +309,10 @@ class ExplorerModel(StagedModel):
             raise ExplorerError(self.export_error or "nothing to export yet")
         if not dest.strip():
             raise ExplorerError("give the path to write the .env to")
+        if executable_name(dest.strip()):
+            raise ExplorerError(
+                f"{dest.strip()}: a name that is run or imported where it lands (a .pth "
+                "file runs from any site directory); the page never writes one")
         if not self.any_output_name and not looks_like_env_name(dest.strip()):
             raise ExplorerError(
                 f"{dest.strip()}: the page writes only files named like a .env (.env, "

@@ -349,7 +349,8 @@ def test_export_panel_diff_blocking_and_writing(app, layout) -> None:
     export.dest.value = str(dest)
     info = text_of(export.dest_info.value)
     assert f"Writes {dest}" in info and "a file is there now" in info
-    assert "-OLD=1" in text_of(export.dest_diff.value)  # the diff against the destination
+    against = text_of(export.dest_diff.value)  # what writing changes there, names only
+    assert "removed: OLD" in against and "added: " in against and "LOG_FILE" in against
     export.write.click()
     assert "Not written" in text_of(export.result.value)
     assert "already exists" in text_of(export.result.value)
@@ -364,6 +365,46 @@ def test_export_panel_diff_blocking_and_writing(app, layout) -> None:
     assert "Blocked" in status and "isn't an existing directory" in status
     assert export.write.disabled and export.prepare.disabled
     assert export.download.value == ""  # a prepared link never outlives its plan
+
+
+def test_export_destination_shows_no_other_files_body_and_refuses_executable_names(
+        app, layout) -> None:
+    from localfs_explorer.ui.inputs import looks_like_env_name
+
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    export = app.show("export")
+    body = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB"
+    shadow = layout.base / "shadow"
+    shadow.write_text("root:$6$saltsalt$hashhashhash:19000:0:99999:7:::\n")
+    key = layout.base / "id_ed25519.env"  # named like a .env, holding a private key
+    key.write_text(f"-----BEGIN OPENSSH PRIVATE KEY-----\n{body}\n"
+                   "-----END OPENSSH PRIVATE KEY-----\n")
+    bare = layout.base / "bare.env"  # base64 lines parse as keys without a value
+    bare.write_text(f"{body}\n")
+    for path, why in ((shadow, "it isn't named like a .env"),
+                      (key, "it can't be read as a .env"),
+                      (bare, "not every line of it is a KEY=VALUE setting")):
+        export.dest.value = str(path)
+        shown = export.dest_info.value + export.dest_diff.value
+        assert "hashhash" not in shown and body not in shown and "root:" not in shown
+        assert f"what it holds isn't shown: {why}" in text_of(export.dest_info.value)
+        assert export.dest_diff.value == ""
+    # A .env there is summarised by setting name: no value of it reaches the page.
+    other = layout.base / "prod.env"
+    other.write_text("LOCAL_FILE_ACCESS=roots\nAPI_KEY=plain-looking-value-77\n")
+    export.dest.value = str(other)
+    assert "plain-looking-value-77" not in export.dest_diff.value
+    assert "removed: API_KEY" in text_of(export.dest_diff.value)
+    # Names Python (or a shell) runs are never destinations, even with any name allowed.
+    app.model.any_output_name = True
+    for name in (".env.pth", "x.env.py", ".env.sh", "sitecustomize.env"):
+        assert not looks_like_env_name(name)
+        export.dest.value = str(layout.base / name)
+        assert "refused: a name that is run or imported" in text_of(export.dest_info.value)
+        export.write.click()
+        assert "Not written" in text_of(export.result.value)
+        assert not (layout.base / name).exists()
+    assert looks_like_env_name(".env.local") and looks_like_env_name("prod.env")
 
 
 def test_export_defaults_beside_the_env_and_takes_relative_paths_against_it(app, layout) -> None:

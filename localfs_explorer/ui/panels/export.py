@@ -9,6 +9,7 @@ there now, and the diff against it.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import ipywidgets as widgets
@@ -27,6 +28,45 @@ def git_checkout_of(path: str) -> str | None:
         except OSError:
             return None
     return None
+
+
+def _env_at(path: str) -> tuple[dict[str, str | None] | None, str]:
+    """The settings of the ``.env`` at ``path``, or (None, why they aren't shown).
+
+    Only a file named like a ``.env`` whose every line is a ``KEY=VALUE`` setting is
+    read: any other file there (a password database, a private key) is not the page's to
+    show, on a page that may be served to someone else.
+    """
+    from ...env import EnvFileError, parse_env_text, read_env_text
+    from ..inputs import looks_like_env_name
+
+    if not looks_like_env_name(path):
+        return None, "it isn't named like a .env"
+    try:
+        pairs, _ = parse_env_text(read_env_text(Path(path)), name=path, strict=True)
+    except (EnvFileError, OSError, ValueError):
+        return None, "it can't be read as a .env"
+    if any(value is None or not _KEY.fullmatch(key) for key, value in pairs):
+        return None, "not every line of it is a KEY=VALUE setting"
+    return dict(pairs), ""
+
+
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _key_changes(current: dict[str, str | None], new_text: str) -> str:
+    """What writing would change at the destination, key by key (names only, no value)."""
+    from ...env import parse_env_text
+
+    after = dict(parse_env_text(new_text, strict=False)[0])
+    rows = [("added", sorted(k for k in after if k not in current)),
+            ("changed", sorted(k for k in after if k in current and after[k] != current[k])),
+            ("removed", sorted(k for k in current if k not in after)),
+            ("unchanged", sorted(k for k in after if k in current and after[k] == current[k]))]
+    items = "".join(f"<li><b>{what}:</b> {', '.join(f'<code>{render.esc(k)}</code>' for k in keys)}"
+                    "</li>" for what, keys in rows if keys)
+    return ('<div class="lfe-muted">Against the .env at the destination now (setting names '
+            f'only; values aren\'t shown):</div><ul class="lfe-dest-changes">{items}</ul>')
 
 
 class ExportPanel(Panel):
@@ -128,8 +168,7 @@ class ExportPanel(Panel):
         m = self.model
         if not m.host_access:
             return
-        from ...dotenv_edit import unified_diff
-        from ...env import EnvFileError, read_env_text
+        from ..inputs import executable_name
 
         if not self.dest.value.strip():
             self.dest_info.value = self.dest_diff.value = ""
@@ -142,18 +181,17 @@ class ExportPanel(Panel):
                          f"<code>{render.path_html(folder)}</code>)")
         kind, current = "note", None
         if os.path.lexists(path):
-            try:
-                current = read_env_text(Path(path))
-            except EnvFileError as exc:
-                lines.append(f"— something is there that can't be read as a .env: "
-                             f"{render.esc(exc)}")
-                kind = "warning"
-            else:
-                lines.append("— a file is there now: writing needs “replace”, and it is "
-                             "kept as a backup")
-                kind = "warning"
+            kind = "warning"
+            lines.append("— a file is there now: writing needs “replace”, and it is kept "
+                         "as a backup")
+            current, why = _env_at(path)
+            if current is None:
+                lines.append(f"(what it holds isn't shown: {render.esc(why)})")
         else:
             lines.append("— nothing is there yet")
+        if executable_name(path):
+            lines.append("— refused: a name that is run or imported where it lands")
+            kind = "error"
         checkout = git_checkout_of(path)
         parts = [render.box(kind, " ".join(lines), "lfe-export-dest-path")]
         if checkout:
@@ -165,10 +203,7 @@ class ExportPanel(Panel):
         self.dest_info.value = "".join(parts)
         plan = m.export_plan
         if current is not None and plan is not None:
-            diff = unified_diff(current, plan.text, fromfile=f"{path} (now)",
-                                tofile=f"{path} (after writing)", masked=True)
-            self.dest_diff.value = ('<div class="lfe-muted">Against what is at the '
-                                    "destination now:</div>" + render.diff_html(diff))
+            self.dest_diff.value = _key_changes(current, plan.text)
         else:
             self.dest_diff.value = ""
 
