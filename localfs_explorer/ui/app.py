@@ -21,6 +21,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from . import render
+from .grid import copy_button
 from .model import ExplorerModel
 from .panel import button, css, html, layout, no_null_tooltips
 
@@ -227,16 +228,21 @@ class Explorer(widgets.VBox):
         """Show (or keep up to date, once shown) the command line and the share link."""
         if not (show or self.share.value):
             return
-        from ..share import command_line, model_options, query_string
+        from ..share import model_options, query_string
+        from .commands import screen_command
 
         options = model_options(self.model)
         query = query_string(options)
+        command = screen_command(self.model)
+        edits = (" The link doesn't carry the policy bar's edits: the command does."
+                 if self.model.file_edits else "")
         self.share.value = (
-            render.pre(command_line(options), "lfe-share-command")
-            + f'<div class="lfe-muted">Select and copy the line above. Secret settings are '
-              f'left out. <a class="lfe-share-link" href="?{render.esc(query)}" '
+            render.pre(command, "lfe-share-command") + copy_button(command)
+            + f'<div class="lfe-muted">The command asks every path above with the '
+              f"configuration on screen (the bar's edits included); secret settings are "
+              f'named as placeholders. <a class="lfe-share-link" href="?{render.esc(query)}" '
               f'target="_blank">This configuration as a link</a> (for the served '
-              f"dashboard).</div>")
+              f"dashboard).{edits}</div>")
 
     def _refresh_error(self) -> None:
         message = self.model.last_error

@@ -54,11 +54,18 @@ def environment_options(model: ExplorerModel, *, keep: Collection[str] = ()) -> 
         argv += ["--fs", m.target[len(EXAMPLE_PREFIX):]]
     elif m.target == UPLOAD_TARGET:
         argv += ["--fs", m.spec_name or "host.json"]
+    # The directories the page assumed, always spelled out: left to their defaults, a
+    # command run elsewhere (or naming an uploaded .env by its bare name) would take
+    # another startup directory, and another package directory whose .env is deny-listed.
+    policy = m.policy
     cwd = m.cwd.strip() or (m.host_cwd if m.target == HOST_TARGET else "")
+    if not cwd and policy is not None:
+        cwd = policy.cwd
     if cwd:
         argv += ["--cwd", cwd]
-    if m.package_dir.strip():
-        argv += ["--package-dir", m.package_dir.strip()]
+    package_dir = m.package_dir.strip() or (policy.package_dir if policy is not None else "")
+    if package_dir:
+        argv += ["--package-dir", package_dir]
     if m.platform != "posix":
         argv += ["--platform", m.platform]
     if m.lenient:
@@ -84,6 +91,21 @@ def changed_options(model: ExplorerModel, set_: Mapping[str, str] = {},
     if transport:
         argv += ["--transport", transport]
     return argv
+
+
+def screen_command(model: ExplorerModel) -> str:
+    """``localfs-explorer check`` asking every path of the Paths text as the screen does.
+
+    The whole configuration on screen: the policy bar's edits, the process-environment
+    overrides (secret ones as placeholders), the directories assumed, the operation and
+    HTTP setting, and a batch check, as the Paths grid answers.
+    """
+    argv = [PROGRAM, "check", *environment_options(model), "--batch", "--op", model.op,
+            *_over_http(model)]
+    paths = model.path_lines()
+    if paths:
+        argv += ["--", *paths]
+    return shlex.join(argv)
 
 
 def check_command(model: ExplorerModel, decision: Any, *,

@@ -422,11 +422,9 @@ class ResultsGrid(widgets.VBox):
         if self.selected_source is None or self._command is None:
             return ""
         command = self._command(self.selected_source)
-        quoted = _html.escape(json.dumps(command), quote=True)
         self.command_view.value = (
             f'<pre class="lfe-pre lfe-cli-command">{render.esc(command)}</pre>'
-            f'<button class="lfe-copy" onclick="navigator.clipboard && '
-            f'navigator.clipboard.writeText({quoted})">Copy to the clipboard</button>')
+            + copy_button(command))
         if self._command_note is not None:
             self.command_view.value += self._command_note(self.selected_source)
         return command
@@ -436,6 +434,28 @@ class ResultsGrid(widgets.VBox):
         if self.selected_source is None or self._pin is None:
             return
         self.pin_note.value = self._pin(self.selected_source)
+
+
+#: A copy button's script: the clipboard API where the page may use it, else a hidden
+#: text area copied the older way; the button says what happened (for a screen reader
+#: too: it is a live region).
+_COPY_SCRIPT = (
+    "(function(b,t){var ok=function(){b.textContent='Copied ✔'};"
+    "var old=function(){var a=document.createElement('textarea');a.value=t;"
+    "a.setAttribute('readonly','');a.style.position='fixed';a.style.opacity='0';"
+    "document.body.appendChild(a);a.select();var done=false;"
+    "try{done=document.execCommand('copy')}catch(e){}a.remove();"
+    "if(done){ok()}else{b.textContent='Select the text above to copy it'}};"
+    "if(navigator.clipboard&&window.isSecureContext){"
+    "navigator.clipboard.writeText(t).then(ok,old)}else{old()}})"
+)
+
+
+def copy_button(text: str, label: str = "Copy to the clipboard") -> str:
+    """A button (HTML) copying ``text`` to the clipboard, by mouse or keyboard."""
+    quoted = _html.escape(json.dumps(text), quote=True)
+    return (f'<button type="button" class="lfe-copy" aria-live="polite" '
+            f'onclick="{_COPY_SCRIPT}(this,{quoted})">{render.esc(label)}</button>')
 
 
 def _sort_key(values: Any) -> Any:

@@ -176,6 +176,16 @@ class PolicyBar(widgets.VBox):
                          "full, roots, off.")
         notes.append("Changes here go into the .env being prepared (see Export).")
         self.note.value = '<div class="lfe-muted">' + " ".join(notes) + "</div>"
+        if m.env_text is not None and not m.package_dir.strip() and policy is not None:
+            # An upload has no directory: the page has to assume where the server keeps
+            # it, and the deny-list protects the .env there. Said loudly, not silently.
+            self.note.value += render.box(
+                "warning",
+                f"⚠ Assumed: the uploaded .env is the server's own, in "
+                f"<code>{render.path_html(policy.package_dir)}</code> (its package "
+                "directory, whose .env the deny-list protects). If the server runs from "
+                "elsewhere, set its package directory in the Server tab: the verdicts for "
+                "its .env and credential files depend on it.", "lfe-bar-assumption")
         self.badge.value = self._badge(policy)
 
     def _chips(self, policy: Any) -> list[widgets.Widget]:

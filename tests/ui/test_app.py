@@ -202,6 +202,46 @@ def test_a_rows_command_gives_the_rows_verdict_where_batch_and_single_differ(
     assert code == 1 and json.loads(out)["reason"] == "outside_roots"
 
 
+def test_copy_as_command_answers_as_the_screen_with_the_bars_edits(layout) -> None:
+    import shlex
+
+    from conftest import run_cli
+
+    # Served from the package directory; the .env is uploaded (the page can't know where
+    # the server keeps it), and the bar's edits make it roots mode over data/ and home/.
+    app = Explorer(host_cwd=str(layout.app), debounce=0)
+    app.model.load_env_upload(".env", f"CREDENTIALS_CONFIG={SECRET}\n".encode())
+    app.bar.mode.value = "roots"
+    app.bar.add_root(str(layout.data))
+    app.bar.add_root(str(layout.home))
+    paths = [str(layout.data / "report.csv"), str(layout.app / ".env"),
+             str(layout.outside / "other.txt"), "token.json"]
+    app.model.paths_text = "\n".join(paths)
+    screen = {d.path: d.allowed for d in app.model.decisions}
+    assumed = text_of(app.bar.note.value)
+    assert f"Assumed: the uploaded .env is the server's own, in {layout.app}" in assumed
+    app.model.package_dir = str(layout.app)  # said by the operator: no assumption left
+    assert "Assumed" not in text_of(app.bar.note.value)
+    assert screen == {paths[0]: True, paths[1]: False, paths[2]: False, paths[3]: False}
+    app.share_button.click()
+    command = text_of(app.share.value.split("</pre>")[0])
+    assert SECRET not in app.share.value and "lfe-copy" in app.share.value
+    argv = shlex.split(command)
+    assert argv[argv.index("--cwd") + 1] == argv[argv.index("--package-dir") + 1] == \
+        str(layout.app)
+    # The uploaded file, saved where the command names it, gives the screen's verdicts.
+    saved = layout.base / "elsewhere"
+    saved.mkdir()
+    (saved / ".env").write_text(f"CREDENTIALS_CONFIG={SECRET}\n")
+    argv[argv.index("--env") + 1] = str(saved / ".env")
+    argv.insert(argv.index("--"), "--json")
+    code, out, err = run_cli(*argv[1:])
+    assert code == 1  # some refused
+    answers = {json.loads(line)["path"]: json.loads(line)["allowed"]
+               for line in out.splitlines() if line.strip()}
+    assert answers == screen, err
+
+
 def test_pin_as_scenario_makes_a_passing_scenario(app, layout) -> None:
     from localfs_explorer.review.scenarios import run_scenario_text
     from localfs_explorer.ui.commands import pinned_toml
