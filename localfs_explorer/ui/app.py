@@ -113,7 +113,22 @@ class Explorer(widgets.VBox):
         self.traps = button("Try the traps example", "lfe-try-traps",
                             tooltip="a described host full of symlink and deny-list traps",
                             layout=layout(width="190px"))
-        self.traps.on_click(self.model.guarded(lambda _b: self.try_traps(), where="app"))
+        self.traps.on_click(self.model.guarded(lambda _b: self.try_traps(ask=True),
+                                               where="app"))
+        # Asked first when the example would replace the operator's own work.
+        self.traps_confirm = button("Replace my work with the example", "lfe-traps-confirm",
+                                    button_style="warning", layout=layout(width="260px"))
+        self.traps_cancel = button("Keep my work", "lfe-traps-cancel",
+                                   layout=layout(width="130px"))
+        self.traps_question = html("lfe-traps-question")
+        self.traps_ask = widgets.HBox(
+            [self.traps_question, self.traps_confirm, self.traps_cancel],
+            layout=widgets.Layout(width="100%", display="none", flex_flow="row wrap",
+                                  align_items="center"))
+        self.traps_confirm.on_click(self.model.guarded(lambda _b: self.try_traps(),
+                                                       where="app"))
+        self.traps_cancel.on_click(self.model.guarded(lambda _b: self._close_traps_ask(),
+                                                      where="app"))
         self.bar = PolicyBar(self.model)
         #: The policy bar's verdict: WOULD START / WOULD EXIT, the mode and the target.
         self.header = css(self.bar.badge, "lfe-header")
@@ -146,7 +161,8 @@ class Explorer(widgets.VBox):
             widgets.HBox([self.steps, self.traps],
                          layout=layout(width="100%", flex_flow="row wrap",
                                        align_items="center")),
-            self.bar, self.error_row, self.share_button, self.share, self.tabs,
+            self.traps_ask, self.bar, self.error_row, self.share_button, self.share,
+            self.tabs,
         ]
         self._refresh_steps()
         self._refresh_error()
@@ -210,11 +226,26 @@ class Explorer(widgets.VBox):
         )
         self.steps.value = f'<div class="lfe-steps">{steps}</div>'
 
-    def try_traps(self) -> None:
-        """Load the ``traps`` example host in roots mode and probe its tricky paths."""
+    def _close_traps_ask(self) -> None:
+        self.traps_ask.layout.display = "none"
+        self.traps_question.value = ""
+
+    def try_traps(self, *, ask: bool = False) -> None:
+        """Load the ``traps`` example host in roots mode and probe its tricky paths.
+
+        ``ask``: when the operator has work in the page (a .env, edits, a batch, pins),
+        ask before replacing it instead of doing it at once.
+        """
         m = self.model
         if "traps" not in m.examples:
             raise ValueError("the traps example host isn't installed")
+        if ask and m.has_work():
+            self.traps_question.value = render.box(
+                "warning", "The example replaces your .env, the bar's edits and the paths "
+                "you typed. Replace them?", "lfe-traps-warning")
+            self.traps_ask.layout.display = "flex"
+            return
+        self._close_traps_ask()
         with m.hold():
             m.clear_env()
             m.target = "example:traps"

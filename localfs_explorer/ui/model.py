@@ -241,6 +241,8 @@ class ExplorerModel(StagedModel):
     def load_env_path(self, path: str) -> None:
         """Use the ``.env`` at ``path`` on the kernel's machine (re-read if unchanged)."""
         with self.hold():
+            if path.strip() != self.env_path or self.env_text is not None:
+                self.file_edits = {}  # the bar's edits were to the other file
             self.env_text = None
             self.env_name = ""
             self.env_path = path.strip()
@@ -250,10 +252,17 @@ class ExplorerModel(StagedModel):
         """Use an uploaded ``.env`` (the way a Voila user supplies one)."""
         text = upload_text(name, content)
         with self.hold():
+            self.file_edits = {}  # a new file: the bar's edits were to the other one
             self.env_path = ""
             self.env_name = name or "uploaded .env"
             self.env_from_operator = False
             self.env_text = text
+
+    def has_work(self) -> bool:
+        """Whether the operator has put anything into the page that a reset would lose."""
+        return bool(self.env_path or self.env_text is not None or self.file_edits
+                    or self.overrides or self.unset or self.batch_text is not None
+                    or self.batch_path or self.pinned)
 
     def clear_env(self) -> None:
         """No ``.env`` at all: only overrides."""

@@ -242,6 +242,38 @@ def test_copy_as_command_answers_as_the_screen_with_the_bars_edits(layout) -> No
     assert answers == screen, err
 
 
+def test_a_second_env_starts_without_the_firsts_edits_and_traps_asks_first(
+        app, layout) -> None:
+    first = write_roots_env(layout.app, layout.data, layout.home)
+    load(app, first)
+    app.bar.mode.value = "full"
+    assert app.model.file_edits == {"LOCAL_FILE_ACCESS": "full"}
+    second = layout.base / "second.env"
+    second.write_text("LOCAL_FILE_ACCESS=off\n")
+    load(app, second)
+    assert app.model.file_edits == {}
+    assert app.bar.mode.value == "off" and "resolves to OFF" in text_of(app.header.value)
+    app.bar.mode.value = "roots"
+    app.model.load_env_upload("third.env", b"LOCAL_FILE_ACCESS=full\n")
+    assert app.model.file_edits == {} and app.bar.mode.value == "full"
+    # The example would replace that work: it asks, and "keep" keeps everything.
+    app.traps.click()
+    assert app.traps_ask.layout.display == "flex"
+    assert "Replace them?" in text_of(app.traps_question.value)
+    assert app.model.env_name == "third.env" and app.model.target == "host"
+    app.traps_cancel.click()
+    assert app.traps_ask.layout.display == "none" and app.model.env_name == "third.env"
+    app.traps.click()
+    app.traps_confirm.click()
+    assert app.model.target == "example:traps" and app.model.env_text is None
+    assert app.traps_ask.layout.display == "none"
+
+
+def test_the_traps_example_opens_at_once_on_a_fresh_page(app) -> None:
+    app.traps.click()
+    assert app.model.target == "example:traps" and app.traps_ask.layout.display == "none"
+
+
 def test_pin_as_scenario_makes_a_passing_scenario(app, layout) -> None:
     from localfs_explorer.review.scenarios import run_scenario_text
     from localfs_explorer.ui.commands import pinned_toml
