@@ -378,7 +378,7 @@ def test_a_3000_call_batch_and_a_session_in_the_browser(browser_page, deployment
         rows = page.locator(".lfe-batch-calls tbody tr")
         expect(rows.nth(0)).to_contain_text("✘ REFUSED")  # call 3000, shown first
         expect(rows.nth(0)).to_contain_text("3000")
-        expect(rows.nth(1)).to_contain_text("✔ OK · unknown tool")
+        expect(rows.nth(1)).to_contain_text("? UNKNOWN TOOL")
         rows.nth(0).click()
         expect(page.locator(".lfe-call-detail")).to_contain_text("outside roots")
         page.click(".lfe-grid-batch .lfe-grid-cli")

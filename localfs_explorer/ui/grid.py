@@ -90,6 +90,9 @@ def known_tools() -> frozenset[str]:
     return frozenset(default_catalog().names())
 
 
+#: An unrefused call to a tool the catalog doesn't know: a guess, not an OK.
+UNKNOWN_TOOL = "? UNKNOWN TOOL"
+
 _OUTCOME = {"ok": "✔ OK", "refused": "✘ REFUSED", "partial": "◐ PARTIAL",
             "absent": "⊘ ABSENT", "error": "⚠ ERROR"}
 
@@ -101,7 +104,11 @@ def call_rows(verdicts: Sequence[Any], known: frozenset[str]) -> list[dict[str, 
         refused = [p for p in v.paths if not p.allowed and not p.advisory]
         unknown = bool(v.name) and v.name not in known
         verdict = _OUTCOME.get(v.outcome, v.outcome.upper())
-        if unknown:
+        if unknown and v.outcome == "ok":
+            # Nothing refused it, but nothing vouches for it either: the catalog doesn't
+            # know the tool, so its paths are a guess. Never shown as OK.
+            verdict = UNKNOWN_TOOL
+        elif unknown:
             verdict += " · unknown tool"
         reasons = sorted({_reason_text(p.reason) for p in refused})
         rows.append({
@@ -117,6 +124,22 @@ def call_rows(verdicts: Sequence[Any], known: frozenset[str]) -> list[dict[str, 
             "_rank": 1 if unknown and v.outcome == "ok" else _RANK.get(v.outcome, 1),
         })
     return rows
+
+
+def unknown_tool_calls(verdicts: Sequence[Any]) -> int:
+    """How many of ``verdicts`` call a tool the shipped catalog doesn't know."""
+    known = known_tools()
+    return sum(1 for v in verdicts if v.name and v.name not in known)
+
+
+def unknown_tool_note(v: Any) -> str:
+    """A warning (HTML) above a call's verdict when its tool isn't in the catalog."""
+    if not v.name or v.name in known_tools():
+        return ""
+    return render.box(
+        "warning", f"<b>? UNKNOWN TOOL</b> — <code>{render.esc(v.name)}</code> is not in "
+        "the catalog: the verdict below rests on guessed paths, not on the tool's rules.",
+        "lfe-unknown-tool")
 
 
 def batch_frame(verdicts: Sequence[Any], known: frozenset[str] | None = None) -> Any:

@@ -363,7 +363,15 @@ def test_batch_upload_progress_counts_and_csv_link(app, layout) -> None:
     assert 'href="data:text/csv;base64,' in batch.csv.value
     view = batch.grid.view
     assert list(view["#"]) == [2, 4, 1, 3]  # the refusal, then the unknown tool
-    assert view.iloc[1]["verdict"] == "✔ OK · unknown tool"
+    assert view.iloc[1]["verdict"] == "? UNKNOWN TOOL"  # never counted as OK
+    assert "✔" not in view.iloc[1]["verdict"]
+    assert "1 call(s) name a tool the catalog doesn't know" in text_of(batch.outcomes.value)
+    batch.grid.select(1)
+    assert "? UNKNOWN TOOL — no_such_tool is not in the catalog" in text_of(
+        batch.grid.detail.value)
+    batch.grid.filters["verdict"].value = "? UNKNOWN TOOL"
+    assert list(batch.grid.view["#"]) == [4]
+    batch.grid.filters["verdict"].value = "(all)"
     batch.grid.filters["tool"].value = "download_file"
     assert list(batch.grid.view["#"]) == [3]
     batch.grid.filters["tool"].value = "(all)"

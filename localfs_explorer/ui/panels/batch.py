@@ -6,7 +6,7 @@ import ipywidgets as widgets
 
 from .. import render
 from ..commands import ACCESS_FILE, access_link, pin_row, probe_command
-from ..grid import ResultsGrid, batch_frame
+from ..grid import ResultsGrid, batch_frame, unknown_tool_calls, unknown_tool_note
 from ..panel import Panel, button, css, heading, html, label_style, layout, style, wide
 from .paths import _pinned_note
 
@@ -74,7 +74,8 @@ class BatchPanel(Panel):
     def _detail(self, index: int) -> str:
         v = self._verdict(index)
         where = f'<div class="lfe-muted">call {index + 1}, line {render.esc(v.line)}</div>'
-        return where + render.call_verdict_html(v, limit=render.MAX_DETAIL_ENTRIES)
+        return where + unknown_tool_note(v) + render.call_verdict_html(
+            v, limit=render.MAX_DETAIL_ENTRIES)
 
     def _command(self, index: int) -> str:
         return probe_command(self.model, self.model.batch_call(self._verdict(index).line))
@@ -127,6 +128,13 @@ class BatchPanel(Panel):
             self.csv_prepare.disabled = True
             return
         self.outcomes.value, self.tools.value, _calls = render.batch_tables(verdicts)
+        unknown = unknown_tool_calls(verdicts)
+        if unknown:
+            self.outcomes.value = render.box(
+                "warning", f"⚠ {unknown} call(s) name a tool the catalog doesn't know: "
+                "counted under their outcome below, but no rule vouches for them (their "
+                "paths are guessed); the grid shows them as ? UNKNOWN TOOL.",
+                "lfe-batch-unknown") + self.outcomes.value
         self.csv.value = ""
         self.csv_prepare.disabled = False
 

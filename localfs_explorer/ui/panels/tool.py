@@ -14,6 +14,7 @@ import ipywidgets as widgets
 
 from .. import render
 from ..forms import ArgumentsError, form_shape, parse_arguments, read_location, write_location
+from ..grid import unknown_tool_note
 from ..panel import Panel, css, heading, html, label_style, layout, wide
 
 _NOT_GIVEN = "(not given)"
@@ -239,7 +240,8 @@ class ToolCallPanel(Panel):
             self.verdict.value = render.box("warning", render.esc(m.call_error),
                                             "lfe-call-error")
         elif m.call_verdict is not None:
-            self.verdict.value = render.call_verdict_html(m.call_verdict)
+            self.verdict.value = (unknown_tool_note(m.call_verdict)
+                                  + render.call_verdict_html(m.call_verdict))
         else:
             self.verdict.value = ""
 
