@@ -96,3 +96,112 @@ def test_every_row_of_every_window_is_reachable(browser_page, deployment, tmp_pa
         expect(page.locator(".lfe-path-detail")).to_contain_text(f"f-{order[1999] - 1}.csv")
         shot(page, "grid-every-row.png")
         expect(page.locator(".lfe-error")).to_have_text("")
+
+
+#: The inputs of the page (visible ones) that have no accessible name of their own: a
+#: placeholder alone doesn't count, it disappears once something is typed.
+UNNAMED = """
+() => Array.from(document.querySelectorAll('.lfe-app input, .lfe-app textarea, .lfe-app select'))
+  .filter((el) => el.type !== 'hidden' && el.type !== 'file' && el.offsetParent !== null)
+  .filter((el) => {
+    if ((el.getAttribute('aria-label') || '').trim()) return false;
+    if (el.getAttribute('aria-labelledby')) return false;
+    const label = el.id && document.querySelector('label[for="' + CSS.escape(el.id) + '"]');
+    if (label && label.textContent.trim()) return false;
+    if (el.closest('label') && el.closest('label').textContent.trim()) return false;
+    return true;
+  })
+  .map((el) => el.outerHTML.slice(0, 160))
+"""
+
+FOCUSED = "() => { const a = document.activeElement; return a ? a.outerHTML.slice(0, 200) : ''; }"
+
+
+def _tab_until(page, selector: str, most: int = 12) -> int:
+    """Press Tab until the focused element matches ``selector``; how many presses it took."""
+    for presses in range(1, most + 1):
+        page.keyboard.press("Tab")
+        if page.evaluate("(s) => document.activeElement.matches(s)", selector):
+            return presses
+    raise AssertionError(f"{selector} not reached by Tab; focus is on {page.evaluate(FOCUSED)}")
+
+
+def test_the_page_by_keyboard_and_screen_reader(browser_page, deployment, tmp_path) -> None:
+    from playwright.sync_api import expect
+
+    page = browser_page
+    data, outside = deployment["data"], deployment["outside"]
+    with serve(tmp_path / "voila.log", "--env", str(deployment["env"])) as url:
+        open_page(page, url)
+        expect(page).to_have_title("Local-file access explorer")
+        # Headings to move by: the page's, the bar's, and one per tab opened.
+        assert page.locator(".lfe-app h1").count() == 1
+        expect(page.locator(".lfe-app h2", has_text="Would the server start?")).to_have_count(1)
+        # Every tab's inputs have a name a screen reader can say.
+        tabs = page.get_by_role("tab")
+        for i in range(tabs.count()):
+            tab = tabs.nth(i)
+            name = tab.inner_text()
+            tab.click()
+            expect(page.locator(".lfe-app h2", has_text=name).first).to_be_attached()
+            page.wait_for_timeout(300)  # the labelling runs on the next animation frame
+            assert page.evaluate(UNNAMED) == [], name
+        # Toggles say whether they are pressed.
+        modes = page.locator(".lfe-mode-select .widget-toggle-button")
+        expect(page.locator(".lfe-mode-select [aria-pressed=true]")).to_have_text("roots")
+        assert modes.count() == 4
+        expect(page.locator(".lfe-mode-select [aria-pressed=false]")).to_have_count(3)
+        # The live region says when the verdict turns.
+        live = page.locator(".lfe-live[role=status][aria-live=polite]")
+        expect(live).to_have_text("Would start: the server serves with this configuration.")
+        page.fill(".lfe-root-input input", str(deployment["base"] / "gone"))
+        page.press(".lfe-root-input input", "Enter")
+        expect(live).to_contain_text("Would exit at startup:")
+        expect(live).to_contain_text("isn't an existing directory")
+        page.locator(".lfe-chip-remove").nth(1).click()
+        expect(live).to_contain_text("Would start")
+        page.locator(".lfe-mode-select button", has_text="full").click()
+        expect(page.locator(".lfe-mode-select [aria-pressed=true]")).to_have_text("full")
+        page.locator(".lfe-mode-select button", has_text="roots").click()
+
+        # Into the grid by Tab, through its rows by arrows, opened by Enter.
+        page.get_by_role("tab", name="Paths").click()
+        paths = [str(outside / "payroll.csv"), str(data / "report.csv"), str(data / "b.csv")]
+        page.fill(".lfe-paths-input textarea", "\n".join(paths))
+        rows = page.locator(".lfe-verdicts tbody tr")
+        expect(rows).to_have_count(3)
+        expect(rows.first).to_have_attribute("tabindex", "0")
+        expect(rows.nth(1)).to_have_attribute("tabindex", "-1")
+        page.focus(".lfe-grid-paths .lfe-grid-search input")
+        _tab_until(page, ".lfe-verdicts tbody tr")
+        assert page.evaluate("document.activeElement.rowIndex") == 1  # the first row
+        page.keyboard.press("ArrowDown")
+        assert page.evaluate("document.activeElement.rowIndex") == 2
+        expect(rows.nth(1)).to_have_attribute("tabindex", "0")
+        page.keyboard.press("Enter")
+        detail = page.locator(".lfe-path-detail")
+        expect(detail).to_contain_text("Allowed: the I/O happens on")
+        expect(detail).to_contain_text("Trace")
+        expect(rows.nth(1)).to_have_attribute("aria-selected", "true")
+        page.keyboard.press("ArrowUp")
+        page.keyboard.press(" ")
+        expect(detail).to_contain_text("The model sees:")
+        expect(detail).to_contain_text("Hint:")
+        # Then Copy, Pin, and the detail itself (trace and hint), each by keyboard.
+        _tab_until(page, ".lfe-grid-paths .lfe-grid-cli")
+        page.keyboard.press("Enter")
+        expect(page.locator(".lfe-grid-paths .lfe-cli-command")).to_contain_text(
+            "localfs-explorer check")
+        _tab_until(page, ".lfe-grid-paths .lfe-grid-pin")
+        page.keyboard.press("Enter")
+        expect(page.locator(".lfe-grid-paths .lfe-grid-pin-note")).to_contain_text(
+            "Pinned: 1 scenario(s)")
+        _tab_until(page, ".lfe-grid-paths .lfe-copy")  # the command's own copy button
+        _tab_until(page, ".lfe-path-detail[role=region]")
+        assert page.locator(".lfe-path-detail").get_attribute("tabindex") == "0"
+        # The focus can be seen: a 2 px ring.
+        ring = page.evaluate("getComputedStyle(document.activeElement).outlineWidth")
+        assert ring == "2px", ring
+        shot(page, "keyboard-grid.png")
+        assert SECRET not in page.content()
+        expect(page.locator(".lfe-error")).to_have_text("")

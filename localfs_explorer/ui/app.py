@@ -21,6 +21,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from . import render
+from .a11y import PageAccess, verdict_words
 from .grid import copy_button
 from .model import ExplorerModel
 from .panel import button, css, html, layout, no_null_tooltips
@@ -130,6 +131,12 @@ class Explorer(widgets.VBox):
         self.traps_cancel.on_click(self.model.guarded(lambda _b: self._close_traps_ask(),
                                                       where="app"))
         self.bar = PolicyBar(self.model)
+        #: Keyboard and screen-reader help; its live region says when the verdict turns.
+        self.access = PageAccess()
+        self._announced = ""
+        self.model.observe(self.model.guarded(lambda _c: self._announce(), where="app"),
+                           names=["config_rev"])
+        self._announce()
         #: The policy bar's verdict: WOULD START / WOULD EXIT, the mode and the target.
         self.header = css(self.bar.badge, "lfe-header")
         self.error = html("lfe-error")
@@ -157,7 +164,7 @@ class Explorer(widgets.VBox):
         self.model.observe(self.model.guarded(lambda _c: self._refresh_share(), where="app"),
                            names=["config_rev", "paths_text", "op"])
         self.children = [
-            html("", render.STYLE), self.title,
+            html("", render.STYLE), self.access, self.title,
             widgets.HBox([self.steps, self.traps],
                          layout=layout(width="100%", flex_flow="row wrap",
                                        align_items="center")),
@@ -274,6 +281,15 @@ class Explorer(widgets.VBox):
               f'named as placeholders. <a class="lfe-share-link" href="?{render.esc(query)}" '
               f'target="_blank">This configuration as a link</a> (for the served '
               f"dashboard).{edits}</div>")
+
+    def _announce(self) -> None:
+        """Have the live region say the verdict, when it turned (not on every recompute)."""
+        m = self.model
+        words = verdict_words(m.policy, m.clean(m.config_error))
+        state = words.split(":")[0]
+        if state != self._announced:
+            self._announced = state
+            self.access.announce(words)
 
     def _refresh_error(self) -> None:
         message = self.model.last_error

@@ -250,6 +250,7 @@ class ResultsGrid(widgets.VBox):
             self.filters[column] = dropdown
         self.search = css(widgets.Text(
             placeholder="rows containing…", continuous_update=False,
+            tooltip="show only the rows containing this text",
             layout=layout(width="210px"), style=style(widgets.Text, description_width="0px")),
             "lfe-grid-search")
         self.search.observe(self._guard(lambda _c: self._apply()), names="value")

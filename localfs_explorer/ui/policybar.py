@@ -77,6 +77,7 @@ class PolicyBar(widgets.VBox):
                                                     width="100%")), "lfe-root-chips")
         self.root_input = css(widgets.Text(
             placeholder="add a root directory", continuous_update=False,
+            tooltip="add a root directory to LOCAL_FILE_ROOTS",
             layout=layout(width="260px"), style=style(widgets.Text, description_width="0px")),
             "lfe-root-input")
         self.root_add = button("+ add root", "lfe-root-add", layout=layout(width="100px"))
@@ -92,6 +93,7 @@ class PolicyBar(widgets.VBox):
         roots_label = html("", '<span class="lfe-bar-label">roots</span>')
         roots_label.layout = layout(width="44px")
         self.children = [
+            html("", '<h2 class="lfe-sr-only">Would the server start?</h2>'),
             self.badge,
             widgets.HBox([self.mode, self.transport],
                          layout=layout(flex_flow="row wrap", align_items="center",

@@ -126,6 +126,7 @@ class ScenariosPanel(Panel):
                                           layout=widgets.Layout(width="110px")),
                            "lfe-scenarios-example")
         self.text = css(widgets.Textarea(placeholder="[[scenario]]\nname = \"...\"\n...",
+                                         tooltip="scenarios to run (TOML)",
                                          layout=wide(height="220px")), "lfe-scenarios-text")
         self.run = css(widgets.Button(description="▶ Run", button_style="primary",
                                       layout=widgets.Layout(width="90px")),
@@ -143,7 +144,9 @@ class ScenariosPanel(Panel):
                                        layout=widgets.Layout(width="160px")),
                         "lfe-scenarios-save")
         self.save_note = html("lfe-scenarios-save-note")
-        self.saved = css(widgets.Textarea(layout=wide(height="180px")), "lfe-scenarios-saved")
+        self.saved = css(widgets.Textarea(layout=wide(height="180px"),
+                                          tooltip="the saved scenario (TOML)"),
+                         "lfe-scenarios-saved")
         self.saved_link = html("lfe-scenarios-saved-link")
         self.on_change(self.upload, lambda _v: self._uploaded())
         self.on_click(self.load, lambda: self.load_path(self.path.value))

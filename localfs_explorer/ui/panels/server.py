@@ -43,6 +43,7 @@ class OverridesEditor(widgets.VBox):
     def add_row(self, key: str = "", value: str = "") -> None:
         """Append one editable row (a secret ``value`` stays in the kernel)."""
         key_w = css(widgets.Text(value=key, placeholder="KEY", layout=layout(width="34%"),
+                                 tooltip="process-environment variable: name",
                                  style=label_style(widgets.Text, "0px")),
                     "lfe-override-key")
         value_w = self._value_widget(key, value, keep=True)
@@ -62,6 +63,7 @@ class OverridesEditor(widgets.VBox):
         kept = keep and secret and bool(value)
         placeholder = f"{MASK} set (kept hidden); type to replace" if kept else "value"
         widget = css(cls(value="" if kept else value, placeholder=placeholder,
+                         tooltip="process-environment variable: value",
                          layout=layout(width="52%"), style=label_style(widgets.Text, "0px")),
                      "lfe-override-value")
         if kept:

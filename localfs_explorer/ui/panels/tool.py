@@ -42,10 +42,12 @@ class ToolCallPanel(Panel):
         self.form = css(widgets.VBox(layout=wide()), "lfe-tool-form")
         self.form_note = html("lfe-tool-form-note")
         self.args = css(self.bind(widgets.Textarea(rows=6, continuous_update=True,
+                                                   tooltip="the tool call's arguments (JSON)",
                                                    layout=wide()), "tool_args_text"),
                         "lfe-tool-args")
         self.access = css(self.bind(widgets.Textarea(
             rows=4, continuous_update=True, layout=wide(),
+            tooltip="tool access lists (JSON, optional)",
             placeholder='{"server": {"approval_list": ["upload_*"], "deny_list": []}}'),
             "access_text"), "lfe-tool-access")
         access_box = widgets.Accordion(children=[widgets.VBox([
