@@ -274,6 +274,22 @@ def test_the_traps_example_opens_at_once_on_a_fresh_page(app) -> None:
     assert app.model.target == "example:traps" and app.traps_ask.layout.display == "none"
 
 
+def test_the_live_region_speaks_when_the_verdict_turns_and_only_then(app, layout) -> None:
+    from localfs_explorer.ui.a11y import PageAccess
+
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    assert isinstance(app.children[1], PageAccess)
+    said: list[str] = []
+    app.access.observe(lambda c: said.append(c["new"]), names="announcement")
+    app.bar.add_root(str(layout.base / "gone"))
+    app.bar.add_root(str(layout.base / "gone-too"))  # still exits: nothing new to say
+    app.bar.remove_root(str(layout.base / "gone"))
+    app.bar.remove_root(str(layout.base / "gone-too"))
+    assert len(said) == 2
+    assert said[0].startswith("Would exit at startup:") and "gone" in said[0]
+    assert said[1] == "Would start: the server serves with this configuration."
+
+
 def test_pin_as_scenario_makes_a_passing_scenario(app, layout) -> None:
     from localfs_explorer.review.scenarios import run_scenario_text
     from localfs_explorer.ui.commands import pinned_toml
