@@ -387,15 +387,16 @@ class ResultsGrid(widgets.VBox):
             return
         window = view.iloc[self.offset:self.offset + WINDOW]
         total = len(self.frame)
-        refused = int((self.frame["_rank"] == 0).sum()) if "_rank" in self.frame else 0
+        # Counted among the rows shown, like the row count beside it (a filter moves both).
+        refused = int((view["_rank"] == 0).sum()) if "_rank" in view else 0
         order = ("refusals first" if self.sort.value == REFUSALS_FIRST
                  else f"sorted by {self.sort.value}")
         rows = (f"rows {self.offset + 1}–{self.offset + len(window)} of {len(view)}"
                 if len(view) > WINDOW else f"{len(view)}")
         self.count.value = (
-            f'<div class="lfe-muted">{len(view)} of {total} row(s) shown · {refused} '
-            f"refused · {render.esc(order)} · on the page: {rows} · click a row to see "
-            "why</div>")
+            f'<div class="lfe-muted">{len(view)} of {total} row(s) shown · {refused} of '
+            f"them refused · {render.esc(order)} · on the page: {rows} · click a row (or "
+            "Tab to it and press Enter) to see why</div>")
         self.pager.layout.display = "flex" if len(view) > WINDOW else "none"
         self.previous.disabled = self.offset == 0
         self.next.disabled = self.offset + WINDOW >= len(view)

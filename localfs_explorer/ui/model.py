@@ -358,7 +358,10 @@ class ExplorerModel(StagedModel):
     def export_download_name(self) -> str:
         """The downloaded file's name: the source file's own name (``.env`` by default)."""
         name = self.env_name if self.env_text is not None else self.env_path
-        return os.path.basename((name or "").rstrip("/\\")) or ".env"
+        name = os.path.basename((name or "").rstrip("/\\")) or ".env"
+        # Browsers drop a leading dot from a downloaded name (".env" arrives as "env"):
+        # name it so that it still reads as a .env; the page says to rename it.
+        return f"server{name}" if name.startswith(".") else name
 
     def batch_call(self, line: int | None) -> dict[str, Any]:
         """The ``{"name", "arguments"}`` call on 1-based ``line`` of the loaded batch."""

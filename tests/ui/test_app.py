@@ -122,7 +122,7 @@ def test_a_refusal_at_row_401_is_the_first_row(app, layout) -> None:
     table = json.loads(paths.grid.table._dt_args["data_json"])
     assert len(table) == 401  # every row is in the grid, none cut off
     assert table[0][0] == 401 and table[0][1] == "✘ REFUSED"
-    assert "401 of 401 row(s) shown · 1 refused · refusals first" in text_of(
+    assert "401 of 401 row(s) shown · 1 of them refused · refusals first" in text_of(
         paths.grid.count.value)
     # The page keeps DataTables' page-length menu, "showing" line and pager with the rows:
     # without them only the first page of the window could be seen.
@@ -140,6 +140,8 @@ def test_grid_filters_by_verdict_reason_and_op(app, layout) -> None:
     assert grid.filters["tool"].layout.display == "none"  # no tool column here
     grid.filters["verdict"].value = "✔ ALLOWED"
     assert list(grid.view["#"]) == [2]
+    # The counts speak of the same rows: none of the one shown is refused.
+    assert "1 of 3 row(s) shown · 0 of them refused" in text_of(grid.count.value)
     grid.filters["verdict"].value = "(all)"
     grid.filters["reason"].value = "denied"
     assert sorted(grid.view["#"]) == [1, 3]
@@ -347,8 +349,13 @@ def test_unregistered_tools_are_marked_in_the_picker(app) -> None:
     app.panel("server").transport.value = "sse"  # unset over SSE: off
     tool = app.show("tool")
     labels = dict((value, label) for label, value in tool.tool.options)
-    assert labels["upload_local_file"] == "✗ upload_local_file (not registered)"
-    assert labels["get_sheet_data"] == "✓ get_sheet_data"
+    assert labels["upload_local_file"] == "upload_local_file (not registered)"
+    assert labels["get_sheet_data"] == "get_sheet_data"
+    # Every label starts with the tool's name (typing its first letters finds it), and
+    # the registered tools come first.
+    values = [value for _label, value in tool.tool.options]
+    assert all(label.startswith(value) for label, value in tool.tool.options)
+    assert values.index("get_sheet_data") < values.index("upload_local_file")
     tool.tool.value = "upload_local_file"
     assert "local-only and local file access is off" in text_of(tool.tool_info.value)
     assert "⊘ ABSENT" in text_of(tool.verdict.value)
@@ -437,9 +444,10 @@ def test_export_panel_diff_blocking_and_writing(app, layout) -> None:
     assert SECRET not in export.diff.value and f"CREDENTIALS_CONFIG={MASK}" in diff
     assert "Valid: the server would start" in text_of(export.status.value)
     export.prepare.click()
-    assert 'download=".env"' in export.download.value
+    assert 'download="server.env"' in export.download.value
+    assert "rename it to .env" in text_of(export.download.value)
     assert "data:application/octet-stream;base64," in export.download.value
-    assert app.model.export_done == ".env"
+    assert app.model.export_done == "server.env"
     dest = layout.base / "out.env"
     dest.write_text("OLD=1\n")
     export.dest.value = str(dest)

@@ -109,7 +109,7 @@ class ExportPanel(Panel):
         self.dest.disabled = self.force.disabled = self.write.disabled = not m.host_access
         self.on_click(self.prepare, self._prepare)
         self.on_click(self.write, self._write)
-        self.on_change(self.dest, lambda _v: self._show_destination())
+        self.on_change(self.dest, lambda _v: self._dest_changed())
         self._default_dest = ""
         write_row = [widgets.HBox([self.dest, self.force, self.write],
                                   layout=layout(width="100%", flex_flow="row wrap")),
@@ -138,6 +138,11 @@ class ExportPanel(Panel):
                                              "lfe-export-download-refused")
             return
         name = self.model.export_download_name()
+        source = os.path.basename(self.model.env_name if self.model.env_text is not None
+                                  else self.model.env_path) or ".env"
+        if name != source:
+            note = (f"Saved as {name} (browsers drop a leading dot): rename it to {source} "
+                    "where the server reads it. " + (note or "")).strip()
         # The link carries the file itself, so it is made on request and dropped as soon
         # as the plan changes. Served to other machines, it holds no secret of the kernel's
         # (the note says what was left out). application/octet-stream: a browser keeps the
@@ -161,6 +166,12 @@ class ExportPanel(Panel):
             return
         self.result.value = render.box("ok", render.esc(result.describe()),
                                        "lfe-export-written")
+        self.force.value = False  # a replace is asked for each time, never left ticked
+        self._show_destination()
+
+    def _dest_changed(self) -> None:
+        self.result.value = ""  # what was said about another destination is stale
+        self.force.value = False
         self._show_destination()
 
     def _show_destination(self) -> None:
@@ -210,6 +221,8 @@ class ExportPanel(Panel):
     def refresh(self) -> None:
         m = self.model
         self.download.value = ""
+        if m.export_done != self.model.export_path(self.dest.value or "."):
+            self.result.value = ""  # the plan moved on: an old "wrote ..." would mislead
         if m.host_access:
             default = m.default_export_dest()
             if self.dest.value in ("", self._default_dest) and default != self.dest.value:

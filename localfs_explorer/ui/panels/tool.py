@@ -213,14 +213,15 @@ class ToolCallPanel(Panel):
     def _options(self) -> list[tuple[str, str]]:
         names = self.catalog.names() if self.catalog else []
         reg = self.model.registration
-        options = []
+        # The name comes first, so typing a tool's first letters finds it; registered
+        # tools before the ones this configuration doesn't register.
+        options, unregistered = [], []
         for name in names:
-            if reg is None:
+            if reg is None or reg.is_registered(name):
                 options.append((name, name))
-            elif reg.is_registered(name):
-                options.append((f"✓ {name}", name))
             else:
-                options.append((f"✗ {name} (not registered)", name))
+                unregistered.append((f"{name} (not registered)", name))
+        options += unregistered
         if self.model.tool_name and self.model.tool_name not in names:
             options.append((f"? {self.model.tool_name} (not in the catalog)",
                             self.model.tool_name))
