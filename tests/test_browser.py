@@ -412,6 +412,10 @@ def test_a_lost_kernel_shows_a_reload_banner(browser_page, tmp_path) -> None:
         expect(banner).to_be_visible()
         expect(banner).to_contain_text("the verdicts on this page are stale")
         expect(banner.get_by_role("button", name="Reload")).to_be_visible()
+        # The verdict no longer looks live: greyed and marked stale.
+        big = page.locator(".lfe-verdict-big .lfe-big")
+        assert big.evaluate("e => getComputedStyle(e, '::after').content") == '" (stale)"'
+        assert big.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(87, 96, 106)"
 
 
 def test_a_preloaded_example_host_in_the_browser(browser_page, tmp_path) -> None:

@@ -137,6 +137,15 @@ def test_the_page_by_keyboard_and_screen_reader(browser_page, deployment, tmp_pa
         # Headings to move by: the page's, the bar's, and one per tab opened.
         assert page.locator(".lfe-app h1").count() == 1
         expect(page.locator(".lfe-app h2", has_text="Would the server start?")).to_have_count(1)
+        # At 768 px every tab says its whole name (the strip wraps instead of cutting).
+        page.set_viewport_size({"width": 768, "height": 900})
+        page.wait_for_timeout(300)
+        cut = page.evaluate("""() => Array.from(document.querySelectorAll(
+            '.lfe-tabs .lm-TabBar-tabLabel')).filter((e) => e.scrollWidth > e.clientWidth + 1)
+            .map((e) => e.textContent)""")
+        assert cut == []
+        assert page.evaluate("document.documentElement.scrollWidth") <= 768
+        page.set_viewport_size({"width": 1280, "height": 900})
         # Every tab's inputs have a name a screen reader can say.
         tabs = page.get_by_role("tab")
         for i in range(tabs.count()):

@@ -149,8 +149,13 @@ _CSS = """
 .lfe-app :focus-visible, .lfe-app .lfe-grid-table tbody tr:focus {
   outline: 2px solid var(--jp-brand-color1, #1967d2) !important; outline-offset: 1px; }
 .lfe-app .lfe-grid-table tbody tr:focus td { background: var(--lfe-selected-bg); }
-/* Tab labels: the inactive ones at full text colour, so they read at 4.5:1 or better. */
-.lfe-app .lm-TabBar-tab, .lfe-app .p-TabBar-tab { color: var(--jp-ui-font-color1, #1f2328); }
+/* Tab labels: the inactive ones at full text colour, so they read at 4.5:1 or better;
+   each as wide as its words, the strip wrapping onto a second line when narrow. */
+.lfe-app .widget-tab > .lm-TabBar .lm-TabBar-tab {
+  color: var(--jp-ui-font-color1, #1f2328); flex: 0 0 auto; min-width: max-content; }
+.lfe-app .widget-tab > .lm-TabBar .lm-TabBar-content { flex-wrap: wrap; }
+.lfe-app .widget-tab > .lm-TabBar { height: auto;
+  min-height: var(--jp-private-widget-tab-height, 32px); }
 """
 
 

@@ -220,9 +220,13 @@ class Explorer(widgets.VBox):
 
     def _refresh_steps(self) -> None:
         m = self.model
+        # A step is done when it worked, not when it was tried: a .env that can't be read
+        # leaves step 1 (and what depends on it) open.
+        loaded = m.policy is not None and not m.config_error
         done = [
-            bool(m.env_path or m.env_text is not None or m.file_edits or m.overrides),
-            bool(m.decisions or m.batch_verdicts),
+            loaded and bool(m.env_path or m.env_text is not None or m.file_edits
+                            or m.overrides),
+            loaded and bool(m.decisions or m.batch_verdicts),
             bool(m.export_done),
         ]
         names = ["1 · load a .env", "2 · probe paths and calls", "3 · export the .env"]

@@ -199,8 +199,11 @@ class PolicyBar(widgets.VBox):
                             self.model.platform)
         if len(meant) != len(written):
             meant = written
+        unused = policy is not None and policy.serves and policy.mode.value != "roots"
         for entry, means in zip(written, meant, strict=True):
             kind, text = root_state(policy, means) if policy is not None else ("absent", "?")
+            if unused:  # whether it exists, yes, but nothing is limited to it
+                kind, text = "absent", f"{text} · not used: the mode is {policy.mode.value}"
             shown = f'<span class="lfe-chip-path">{render.path_html(entry)}</span>'
             if means != entry:  # a reference: say what it expands to (secrets masked)
                 shown += (f' <span class="lfe-muted lfe-chip-means">→ '
@@ -240,4 +243,11 @@ class PolicyBar(widgets.VBox):
                        '<span class="lfe-big">✘ WOULD EXIT</span> '
                        f'<span class="lfe-reason">at startup: '
                        f"{render.esc(policy.exit_message)}</span></div>")
-        return verdict + render.mode_summary(policy) + context
+        risk = ""
+        if policy.mode.value == "full":
+            # Starting is not the same as safe: say what full mode hands a model.
+            risk = render.box(
+                "warning", "⚠ <b>Full access</b>: a tool may read and write every file this "
+                "server process can reach, except the deny-list. The Exposure tab walks what "
+                "that means on this host.", "lfe-bar-full-risk")
+        return verdict + render.mode_summary(policy) + risk + context

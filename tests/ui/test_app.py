@@ -80,6 +80,7 @@ def test_secrets_are_masked_in_the_environment_table_and_override_rows(app, layo
 
 def test_a_bad_env_path_is_shown_in_the_page(app, layout) -> None:
     load(app, layout.base / "missing.env")
+    assert "✔ 1" not in text_of(app.steps.value)  # tried is not done
     message = f"{layout.base / 'missing.env'}: can't be read (no such file)"
     assert message in text_of(app.header.value)
     assert message in text_of(app.panel("server").config_error.value)
@@ -582,8 +583,13 @@ def test_policy_bar_roots_outside_roots_mode_still_say_whether_they_exist(app, l
     app.bar.add_root(str(layout.data))
     labels = [text_of(chip.children[0].value) for chip in app.bar.chips.children[:2]]
     assert "✘ missing" in labels[0] and "✔ exists" in labels[1]
+    assert all("not used: the mode is full" in label for label in labels)
     assert "ignored" not in " ".join(labels)
+    assert "⚠ Full access : a tool may read and write every file" in text_of(app.header.value)
     assert "not used: the mode is full" in text_of(app.panel("server").roots.value)
+    app.bar.mode.value = "roots"
+    assert "Full access" not in text_of(app.header.value)
+    assert "not used" not in text_of(app.bar.chips.children[1].children[0].value)
 
 
 def test_adding_a_root_keeps_the_files_references_and_no_secret_in_clear(app, layout) -> None:
