@@ -293,6 +293,24 @@ def test_the_live_region_speaks_when_the_verdict_turns_and_only_then(app, layout
     assert said[1] == "Would start: the server serves with this configuration."
 
 
+def test_a_pasted_env_and_pasted_calls_are_read_like_uploads(app, layout) -> None:
+    server = app.panel("server")
+    server.env_paste.value = (f"LOCAL_FILE_ACCESS=roots\nLOCAL_FILE_ROOTS={layout.data}\n"
+                              f"CREDENTIALS_CONFIG={SECRET}\n")
+    server.env_paste_use.click()
+    assert app.model.env_name == "pasted .env"
+    assert "explicit (LOCAL_FILE_ACCESS=roots)" in text_of(app.header.value)
+    batch = app.show("batch")
+    call = {"name": "upload_local_file",
+            "arguments": {"local_path": str(layout.outside / "other.txt"),
+                          "parent_folder_id": "F"}}
+    batch.paste.value = json.dumps(call)
+    batch.paste_run.click()
+    assert app.model.batch_name == "pasted calls"
+    assert batch.grid.view.iloc[0]["verdict"] == "✘ REFUSED"
+    assert SECRET not in app.panel("server").env_view.value
+
+
 def test_pin_as_scenario_makes_a_passing_scenario(app, layout) -> None:
     from localfs_explorer.review.scenarios import run_scenario_text
     from localfs_explorer.ui.commands import pinned_toml

@@ -30,6 +30,12 @@ class BatchPanel(Panel):
                                      style=label_style(widgets.Text, "80px"),
                                      layout=layout(width="60%")), "lfe-batch-path")
         self.load = button("▶ Run", "lfe-batch-load", layout=layout(width="80px"))
+        self.paste = css(widgets.Textarea(
+            placeholder='or paste calls here, one per line: {"name": ..., "arguments": {...}}',
+            tooltip="calls to probe, pasted (JSONL)", layout=wide(height="70px")),
+            "lfe-batch-paste")
+        self.paste_run = button("▶ Run pasted calls", "lfe-batch-paste-run",
+                                layout=layout(width="160px"))
         self.path.disabled = self.load.disabled = not m.host_access
         self.progress = css(widgets.IntProgress(value=0, min=0, max=1, description="probed",
                                                 layout=layout(width="60%")),
@@ -51,6 +57,9 @@ class BatchPanel(Panel):
         self.on_click(self.csv_prepare, self.prepare_csv)
         self.on_change(self.upload, lambda _v: self._uploaded())
         self.on_click(self.load, lambda: m.load_batch_path(self.path.value))
+        self.on_click(self.paste_run, lambda: m.load_batch_upload("pasted calls",
+                                                                  self.paste.value)
+                      if self.paste.value.strip() else None)
         m.observe(m.guarded(lambda _c: self._progress(), where="batch panel"),
                   names=["batch_done", "batch_total", "batch_running"])
         intro = html("", (
@@ -60,6 +69,7 @@ class BatchPanel(Panel):
             "configuration changes.</div>"))
         return [
             intro, widgets.HBox([self.upload, self.path, self.load], layout=wide()),
+            self.paste, self.paste_run,
             widgets.HBox([self.progress, self.progress_label], layout=wide()),
             self.status, heading("By outcome"), self.outcomes, heading("By tool"),
             self.tools, widgets.HBox([self.csv_prepare, self.csv], layout=wide()),
