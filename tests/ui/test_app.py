@@ -311,6 +311,22 @@ def test_a_pasted_env_and_pasted_calls_are_read_like_uploads(app, layout) -> Non
     assert SECRET not in app.panel("server").env_view.value
 
 
+def test_pinned_rows_are_listed_in_scenarios_and_run_there(app, layout) -> None:
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    scenarios = app.panel("scenarios")
+    assert scenarios.pinned_load.disabled and "None yet" in text_of(scenarios.pinned.value)
+    paths = app.show("paths")
+    paths.paths.value = str(layout.outside / "other.txt")
+    paths.grid.select(0)
+    paths.grid.pin_selected()
+    assert f"path {layout.outside / 'other.txt'} (read)" in text_of(scenarios.pinned.value)
+    scenarios.pinned_load.click()
+    assert "[[scenario]]" in scenarios.text.value and SECRET not in scenarios.text.value
+    scenarios.run.click()
+    assert text_of(scenarios.summary.value) == "1 passed, 0 failed"
+    assert "lfe-box-ok" in scenarios.summary.value
+
+
 def test_pin_as_scenario_makes_a_passing_scenario(app, layout) -> None:
     from localfs_explorer.review.scenarios import run_scenario_text
     from localfs_explorer.ui.commands import pinned_toml

@@ -30,7 +30,7 @@ from ...review.scenarios import (
 from ...secrets import is_secret_key
 from ...userfiles import read_text
 from .. import render
-from ..panel import Panel, css, heading, html, wide
+from ..panel import Panel, button, css, heading, html, layout, wide
 
 #: Paths from the Paths tab pinned into one saved scenario.
 MAX_PINNED_PATHS = 500
@@ -152,6 +152,15 @@ class ScenariosPanel(Panel):
         self.on_click(self.load, lambda: self.load_path(self.path.value))
         self.on_click(self.example, self.load_example)
         self.on_click(self.run, self.run_text)
+        # Rows pinned from a grid (Paths, Batch, Compare, Session) are listed here too, and
+        # go into the editor to run, edit or save like any scenario file.
+        self.pinned = html("lfe-scenarios-pinned")
+        self.pinned_load = button("Put the pinned rows in the editor",
+                                  "lfe-scenarios-pinned-load", layout=layout(width="270px"))
+        self.on_click(self.pinned_load, self.load_pinned)
+        m.observe(m.guarded(lambda _c: self._show_pinned(), where="scenarios panel"),
+                  names="pinned")
+        self._show_pinned()
         self.on_click(self.save, self.save_current)
         intro = html("", (
             '<div class="lfe-muted">A scenario file holds a configuration and the verdicts '
@@ -160,6 +169,7 @@ class ScenariosPanel(Panel):
         return [
             intro,
             widgets.HBox([self.upload, self.path, self.load, self.example], layout=wide()),
+            heading("Pinned from the grids"), self.pinned, self.pinned_load,
             self.text, self.run, self.status, self.summary, self.results, self.coverage,
             heading("Save what is on screen as a scenario"),
             html("", '<div class="lfe-muted">The configuration above the tabs, the paths of '
@@ -168,6 +178,25 @@ class ScenariosPanel(Panel):
             widgets.HBox([self.save_name, self.save], layout=wide()),
             self.save_note, self.saved, self.saved_link,
         ]
+
+    # ---- pinned rows
+
+    def _show_pinned(self) -> None:
+        pinned = self.model.pinned
+        self.pinned_load.disabled = not pinned
+        if not pinned:
+            self.pinned.value = ('<div class="lfe-muted">None yet: "Pin as scenario" under a '
+                                 "grid row adds one.</div>")
+            return
+        items = "".join(f"<li>{render.esc(self.model.clean(p.name))}</li>" for p in pinned)
+        self.pinned.value = f'<ul class="lfe-pinned-list">{items}</ul>'
+
+    def load_pinned(self) -> None:
+        """Put every pinned row, as one scenario file, in the editor."""
+        from ..commands import pinned_toml
+
+        if self.model.pinned:
+            self.set_text("pinned rows", pinned_toml(self.model))
 
     # ---- loading and running
 
