@@ -149,3 +149,14 @@ def test_probe_walk_limit_and_expected_paths(tmp_path):
 def test_tools_json_reports_unknown_enabled_names():
     _, out, _ = run("tools", "--json", "--set", "ENABLED_TOOLS=get_sheet_data,no_such_tool")
     assert json.loads(out)["unknown_enabled"] == ["no_such_tool"]
+
+
+def test_probe_of_a_tool_the_catalog_doesnt_know_is_not_all_allowed(tmp_path):
+    call = json.dumps({"name": "no_such_tool", "arguments": {"local_path": str(tmp_path)}})
+    code, _out, err = run("probe", "--set", "LOCAL_FILE_ACCESS=full", "--call", call)
+    assert code == 1
+    assert "no_such_tool is not in the catalog: its paths are guessed" in err
+    known = json.dumps({"name": "upload_local_file",
+                        "arguments": {"local_path": str(tmp_path), "parent_folder_id": "F"}})
+    code, _out, err = run("probe", "--set", "LOCAL_FILE_ACCESS=full", "--call", known)
+    assert "not in the catalog" not in err
