@@ -152,7 +152,8 @@ def test_the_page_by_keyboard_and_screen_reader(browser_page, deployment, tmp_pa
             tab = tabs.nth(i)
             name = tab.inner_text()
             tab.click()
-            expect(page.locator(".lfe-app h2", has_text=name).first).to_be_attached()
+            expect(page.locator(".lfe-app h2", has_text=name).first).to_be_attached(
+                timeout=30_000)
             page.wait_for_timeout(300)  # the labelling runs on the next animation frame
             assert page.evaluate(UNNAMED) == [], name
         # Toggles say whether they are pressed.

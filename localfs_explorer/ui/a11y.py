@@ -108,16 +108,19 @@ function rows(body) {
   }
 }
 
-function watch(title) {
-  if (window.__lfeAccess) return;
-  window.__lfeAccess = true;
+function watch(el, title) {
   if (title) document.title = title;
+  // The app this widget sits in (the whole page when shown on its own): only its
+  // subtree is watched, and its changes are handled once per animation frame.
+  const root = el.closest('.lfe-app') || document.body;
+  if (root.dataset.lfeAccess) return;
+  root.dataset.lfeAccess = '1';
   let queued = false;
-  const run = () => { queued = false; label(document); };
+  const run = () => { queued = false; label(root); };
   new MutationObserver(() => {
     if (!queued) { queued = true; requestAnimationFrame(run); }
-  }).observe(document.body, {subtree: true, childList: true, attributes: true,
-                             attributeFilter: ['class', 'title', 'placeholder']});
+  }).observe(root, {subtree: true, childList: true, attributes: true,
+                    attributeFilter: ['class', 'title', 'placeholder']});
   run();
 }
 
@@ -134,7 +137,13 @@ export default {
     const say = () => { live.textContent = model.get('announcement'); };
     setTimeout(say, 50);
     model.on('change:announcement', say);
-    watch(model.get('title'));
+    // Once the view is in the page (render runs before it is attached).
+    let tries = 0;
+    const start = () => {
+      if (el.isConnected || ++tries > 600) watch(el, model.get('title'));
+      else requestAnimationFrame(start);
+    };
+    start();
   }
 };
 """
