@@ -409,7 +409,7 @@ def test_a_lost_kernel_shows_a_reload_banner(browser_page, tmp_path) -> None:
         expect(page.locator("#lfe-kernel-banner")).to_have_count(0)
         os.killpg(procs[0].pid, signal.SIGTERM)  # the server and its kernel go away
         banner = page.locator("#lfe-kernel-banner")
-        expect(banner).to_be_visible()
+        expect(banner).to_be_visible(timeout=30_000)  # the server takes a while to go
         expect(banner).to_contain_text("the verdicts on this page are stale")
         expect(banner.get_by_role("button", name="Reload")).to_be_visible()
         # The verdict no longer looks live: greyed and marked stale.
