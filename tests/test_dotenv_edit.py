@@ -11,8 +11,8 @@ from dotenv import dotenv_values
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from localfs_explorer.dotenv_edit import edit_env_text, encode_value, plan_edit
-from localfs_explorer.dotenv_export import ExportError
+from localfs_explorer.envfile.edit import edit_env_text, encode_value, plan_edit
+from localfs_explorer.envfile.export import ExportError
 
 pytestmark = pytest.mark.usefixtures("quiet_dotenv")
 
@@ -437,7 +437,7 @@ def test_values_no_quoting_keeps_are_refused_naming_the_key_only(value, reason) 
 def test_a_value_with_meant_references_keeps_them_and_python_dotenv_expands_them() -> None:
     import dotenv
 
-    from localfs_explorer.dotenv_edit import WithReferences
+    from localfs_explorer.envfile.edit import WithReferences
 
     text = "DATA=/srv/data\nLOCAL_FILE_ROOTS=${DATA}\n"
     new = edit_env_text(text, {"LOCAL_FILE_ROOTS": WithReferences("${DATA}:/srv/more")}).text

@@ -250,7 +250,7 @@ class Explorer(widgets.VBox):
         m = self.model
         if "traps" not in m.examples:
             raise ValueError("the traps example host isn't installed")
-        if ask and m.has_work():
+        if ask and has_work(m):
             self.traps_question.value = render.box(
                 "warning", "The example replaces your .env, the bar's edits and the paths "
                 "you typed. Replace them?", "lfe-traps-warning")
@@ -270,8 +270,8 @@ class Explorer(widgets.VBox):
         """Show (or keep up to date, once shown) the command line and the share link."""
         if not (show or self.share.value):
             return
-        from ..share import model_options, query_string
         from .commands import screen_command
+        from .share import model_options, query_string
 
         options = model_options(self.model)
         query = query_string(options)
@@ -309,6 +309,12 @@ class Explorer(widgets.VBox):
         self.model.last_error = ""
 
 
+def has_work(m: ExplorerModel) -> bool:
+    """Whether the operator has put anything into the page that a reset would lose."""
+    return bool(m.env_path or m.env_text is not None or m.file_edits or m.overrides
+                or m.unset or m.batch_text is not None or m.batch_path or m.pinned)
+
+
 def make_explorer(**options: Any) -> Explorer:
     """A new :class:`Explorer`, not displayed yet (a cell ending with it shows it).
 
@@ -319,7 +325,7 @@ def make_explorer(**options: Any) -> Explorer:
     import os
 
     from ..handoff import load_preload
-    from ..share import options_from_query
+    from .share import options_from_query
 
     # `localfs-explorer serve --env ...` leaves its configuration for the kernel to pick up,
     # and Voila passes the page's URL query (?transport=sse&set=K%3DV...) as QUERY_STRING.

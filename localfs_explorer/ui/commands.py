@@ -233,8 +233,6 @@ def pin_asked(model: ExplorerModel, name: str, config: Any, *,
 
 def pinned_toml(model: ExplorerModel) -> str:
     """Every pinned row as one scenario file (secrets masked)."""
-    from ..review.scenarios import ScenarioFile, dump_scenario_file
+    from .panels.scenarios import pinned_scenarios_toml
 
-    text = dump_scenario_file(ScenarioFile(title="pinned from localfs-explorer",
-                                           scenario=list(model.pinned)))
-    return model.clean(text)
+    return pinned_scenarios_toml(model)

@@ -3,7 +3,7 @@
 :class:`ExplorerModel` is a :class:`traitlets.HasTraits`. Views set its input traits and
 observe its result traits; the model recomputes the results through the same engine
 functions the command line calls (``load_env``, ``resolve_policy``, ``Policy.check``,
-``register_tools``, ``probe_call``, ``auth_status_preview``, ``export_env``). It holds no
+the server's ``register_tools`` and ``status``, ``probe_call``, ``export_env``). It holds no
 policy logic of its own.
 
 Recomputing is split into stages so that typing a path doesn't reload the ``.env``:
@@ -34,15 +34,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from traitlets import Any as AnyTrait
 from traitlets import Bool, Dict, Enum, Int, List, Unicode, observe
 
-from ..auth_status import auth_status_preview
-from ..calls_file import Call, parse_calls
 from ..catalog import default_catalog
-from ..check import OPS
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..fs.spec import list_example_hosts
-from ..policy import TRANSPORTS
+from ..probe.calls_file import Call, parse_calls
 from ..secrets import hide_everywhere, is_secret_key, scrub, secret_values
+from ..server import DEFAULT_SERVER, server_of
+from ..servers.gee_sweet.policy import TRANSPORTS
 from ..userfiles import read_text
+from ..vocab import OPS
 from .inputs import (
     ExplorerError,
     any_output_name_from_environ,
@@ -76,6 +76,7 @@ STARTING_ARGUMENTS = {"local_path": "~/Documents/quarterly-report.pdf",
 
 # Which stages each input feeds. "config" implies every later stage.
 _CONFIG_INPUTS = (
+    "server", "server_version", "server_options",
     "env_path", "env_text", "env_name", "lenient", "overrides", "unset", "transport",
     "target", "spec_text", "cwd", "host_cwd", "package_dir", "platform", "file_edits",
     "export_overrides",
@@ -122,6 +123,12 @@ class ExplorerModel(StagedModel):
     file_edits: Dict[str, Any] = Dict()
     #: Write the process-environment overrides into the exported ``.env`` as well.
     export_overrides = Bool(False)
+    #: Which server answers (a registry id; see :mod:`localfs_explorer.server`).
+    server = Unicode(DEFAULT_SERVER)
+    #: The release of that server to reproduce ("" for the newest modelled).
+    server_version = Unicode("")
+    #: The server's own settings (its options model's fields).
+    server_options: Dict[str, Any] = Dict()
     transport = Enum(TRANSPORTS, default_value="stdio")
     #: ``host``, ``example:NAME`` or ``upload``.
     target = Unicode(HOST_TARGET)
@@ -258,12 +265,6 @@ class ExplorerModel(StagedModel):
             self.env_from_operator = False
             self.env_text = text
 
-    def has_work(self) -> bool:
-        """Whether the operator has put anything into the page that a reset would lose."""
-        return bool(self.env_path or self.env_text is not None or self.file_edits
-                    or self.overrides or self.unset or self.batch_text is not None
-                    or self.batch_path or self.pinned)
-
     def clear_env(self) -> None:
         """No ``.env`` at all: only overrides."""
         with self.hold():
@@ -318,10 +319,8 @@ class ExplorerModel(StagedModel):
             raise ExplorerError(self.export_error or "nothing to export yet")
         if not dest.strip():
             raise ExplorerError("give the path to write the .env to")
-        if executable_name(dest.strip()):
-            raise ExplorerError(
-                f"{dest.strip()}: a name that is run or imported where it lands (a .pth "
-                "file runs from any site directory); the page never writes one")
+        if executable_name(dest.strip()):  # .env.pth: Python runs it from a site dir
+            raise ExplorerError(f"{dest.strip()}: a name that is run or imported; refused")
         if not self.any_output_name and not looks_like_env_name(dest.strip()):
             raise ExplorerError(
                 f"{dest.strip()}: the page writes only files named like a .env (.env, "
@@ -359,9 +358,7 @@ class ExplorerModel(StagedModel):
         """The downloaded file's name: the source file's own name (``.env`` by default)."""
         name = self.env_name if self.env_text is not None else self.env_path
         name = os.path.basename((name or "").rstrip("/\\")) or ".env"
-        # Browsers drop a leading dot from a downloaded name (".env" arrives as "env"):
-        # name it so that it still reads as a .env; the page says to rename it.
-        return f"server{name}" if name.startswith(".") else name
+        return f"server{name}" if name.startswith(".") else name  # browsers drop a dot
 
     def batch_call(self, line: int | None) -> dict[str, Any]:
         """The ``{"name", "arguments"}`` call on 1-based ``line`` of the loaded batch."""
@@ -385,7 +382,7 @@ class ExplorerModel(StagedModel):
             return None, "Nothing to download: the export is blocked."
         if self.host_access:
             return plan.text.encode("utf-8"), ""
-        from ..dotenv_export import ExportError, export_env
+        from ..envfile.export import ExportError, export_env
 
         # Here the page can't read this machine's files: only an uploaded or handed-over
         # .env can be the source.
@@ -480,6 +477,8 @@ class ExplorerModel(StagedModel):
             transport=cast("Transport", self.transport), over_http=self._over_http(),
             cwd=self.cwd.strip() or None, package_dir=self.package_dir.strip() or None,
             host=host, platform=cast("Platform", self.platform),
+            server=self.server or DEFAULT_SERVER, server_version=self.server_version or None,
+            server_options=dict(self.server_options),
             base_dir=self.host_cwd or None,
         )
 
@@ -506,6 +505,12 @@ class ExplorerModel(StagedModel):
             options["lenient"] = True
         if config.transport != "stdio":
             options["transport"] = config.transport
+        if config.server != DEFAULT_SERVER:
+            options["server"] = config.server
+        if config.server_version:
+            options["server_version"] = config.server_version
+        if config.server_options:
+            options["server_options"] = dict(config.server_options)
         if config.platform != "posix":
             options["platform"] = config.platform
         if config.over_http is not None:
@@ -561,8 +566,8 @@ class ExplorerModel(StagedModel):
         """The ``.env`` text with the policy bar's edits written in (None: read the file)."""
         if not self.file_edits:
             return text
-        from ..dotenv_edit import edit_env_text
-        from ..env import read_env_text
+        from ..envfile.edit import edit_env_text
+        from ..envfile.load import read_env_text
 
         if text is None:
             text = read_env_text(Path(source)) if source else ""
@@ -579,13 +584,9 @@ class ExplorerModel(StagedModel):
         self.file_edits = {**self.file_edits, key: value}
 
     def file_value(self, key: str, *, expanded: bool = False) -> str | None:
-        """``key``'s value in the ``.env`` being prepared (edits applied; None: absent).
-
-        As written in the file, ``${VAR}`` references kept: an edit built on it goes back
-        into the file, where an expanded value would put another setting's value (a
-        secret, perhaps) in clear and lose the reference. ``expanded``: as the server
-        reads it instead (references expanded), for showing what it means.
-        """
+        """``key``'s value in the ``.env`` being prepared (edits applied; None: absent), as
+        the file spells it (``${VAR}`` kept: an edit built on it must not write a secret in
+        clear); ``expanded``: as the server reads it."""
         env = self.env
         if expanded and env is not None and key not in env.from_process:
             return env.values.get(key)  # read from the edited text: edits included
@@ -612,12 +613,12 @@ class ExplorerModel(StagedModel):
             if text is None:
                 if not source:
                     return None
-                from ..env import read_env_text
+                from ..envfile.load import read_env_text
 
                 text = read_env_text(Path(source))
         except (ExplorerError, ValueError, OSError):
             return None
-        from ..env import parse_env_text
+        from ..envfile.load import parse_env_text
 
         value = None
         for k, v in parse_env_text(text, strict=False)[0]:
@@ -639,13 +640,14 @@ class ExplorerModel(StagedModel):
 
     def _compute_auth(self) -> None:
         self.auth_error = ""
-        self.auth_status = auth_status_preview(self.policy, registration=self.registration)
+        # The server's own status answer (mcp-gee-sweet's auth-status resource).
+        self.auth_status = server_of(self.policy).status(self.policy, self.registration)
 
     def _compute_export(self, config: ServerConfig, resolved: ResolvedConfig) -> None:
         self.export_error = ""
         # The loaded .env as it is: the edits (and, when asked, the overrides) are the
         # changes written into it; the overrides otherwise stay the process environment.
-        from ..dotenv_export import ExportError, export_env
+        from ..envfile.export import ExportError, export_env
 
         source = config.env_name if self.env_text is not None else resolved.env_path
         original = self.env_text
@@ -781,7 +783,7 @@ class ExplorerModel(StagedModel):
 
 def _raw_pairs(text: str) -> list[tuple[str, str]]:
     """``(key, value)`` of every binding in ``.env`` text, lines that don't parse skipped."""
-    from ..env import parse_env_text
+    from ..envfile.load import parse_env_text
 
     pairs, _warnings = parse_env_text(text, strict=False)
     return [(k, v) for k, v in pairs if v is not None]

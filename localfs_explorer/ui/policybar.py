@@ -13,9 +13,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..dotenv_edit import WithReferences
-from ..policy import TRANSPORTS
+from ..envfile.edit import WithReferences
 from ..secrets import scrub_hidden
+from ..servers.gee_sweet.policy import TRANSPORTS
 from . import render
 from .model import ExplorerModel
 from .panel import button, css, html, layout, no_null_tooltips, style

@@ -37,7 +37,7 @@ def _env_at(path: str) -> tuple[dict[str, str | None] | None, str]:
     read: any other file there (a password database, a private key) is not the page's to
     show, on a page that may be served to someone else.
     """
-    from ...env import EnvFileError, parse_env_text, read_env_text
+    from ...envfile.load import EnvFileError, parse_env_text, read_env_text
     from ..inputs import looks_like_env_name
 
     if not looks_like_env_name(path):
@@ -56,7 +56,7 @@ _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def _key_changes(current: dict[str, str | None], new_text: str) -> str:
     """What writing would change at the destination, key by key (names only, no value)."""
-    from ...env import parse_env_text
+    from ...envfile.load import parse_env_text
 
     after = dict(parse_env_text(new_text, strict=False)[0])
     rows = [("added", sorted(k for k in after if k not in current)),
@@ -155,7 +155,7 @@ class ExportPanel(Panel):
         self.model.export_done = name
 
     def _write(self) -> None:
-        from ...dotenv_export import ExportError
+        from ...envfile.export import ExportError
         from ..inputs import ExplorerError
 
         try:

@@ -95,6 +95,15 @@ def config_of(m: Any) -> tuple[ConfigSpec, list[str]]:
     return ConfigSpec.model_validate(config), sorted(set(left_out))
 
 
+def pinned_scenarios_toml(model: Any) -> str:
+    """Every row pinned in ``model`` as one scenario file (secrets masked)."""
+    from ...review.scenarios import ScenarioFile, dump_scenario_file
+
+    text = dump_scenario_file(ScenarioFile(title="pinned from localfs-explorer",
+                                           scenario=list(model.pinned)))
+    return model.clean(text)
+
+
 class ScenariosPanel(Panel):
     """Run scenario TOML; pin the current configuration and probes as a new scenario."""
 
@@ -193,10 +202,8 @@ class ScenariosPanel(Panel):
 
     def load_pinned(self) -> None:
         """Put every pinned row, as one scenario file, in the editor."""
-        from ..commands import pinned_toml
-
         if self.model.pinned:
-            self.set_text("pinned rows", pinned_toml(self.model))
+            self.set_text("pinned rows", pinned_scenarios_toml(self.model))
 
     # ---- loading and running
 
