@@ -13,6 +13,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, cast
 
 from ..secrets import is_secret_key
+from ..server import DEFAULT_SERVER
 from .model import EXAMPLE_PREFIX, HOST_TARGET, UPLOAD_TARGET, ExplorerModel
 
 PROGRAM = "localfs-explorer"
@@ -63,13 +64,32 @@ def environment_options(model: ExplorerModel, *, keep: Collection[str] = ()) -> 
         cwd = policy.cwd
     if cwd:
         argv += ["--cwd", cwd]
-    package_dir = m.package_dir.strip() or (policy.package_dir if policy is not None else "")
+    package_dir = m.package_dir.strip() or getattr(policy, "package_dir", "") or ""
     if package_dir:
         argv += ["--package-dir", package_dir]
     if m.platform != "posix":
         argv += ["--platform", m.platform]
+    argv += _server_options(m)
     if m.lenient:
         argv.append("--lenient")
+    return argv
+
+
+def _server_options(m: ExplorerModel) -> list[str]:
+    """``--server`` and the server's own settings (server-filesystem's directories, roots
+    and HOME), as its command-line options spell them."""
+    if m.server == DEFAULT_SERVER and not m.server_version:
+        return []
+    argv = ["--server", m.server]
+    if m.server_version:
+        argv += ["--server-version", m.server_version]
+    options = m.server_options
+    for directory in options.get("directories") or ():
+        argv += ["--allowed-dir", str(directory)]
+    for root in options.get("roots") or ():
+        argv += ["--root", str(root)]
+    if options.get("home") is not None:
+        argv += ["--home", str(options["home"])]
     return argv
 
 

@@ -48,6 +48,7 @@ from .inputs import (
     ExplorerError,
     any_output_name_from_environ,
     content_json,
+    env_pairs,
     executable_name,
     host_access_from_environ,
     looks_like_env_name,
@@ -91,10 +92,6 @@ _TYPED = frozenset({
     "overrides", "unset", "cwd", "package_dir", "paths_text", "tool_args_text", "access_text",
     "sensitive_text",
 })
-
-
-def _example_hosts() -> list[str]:
-    return list(list_example_hosts())
 
 
 class ExplorerModel(StagedModel):
@@ -203,7 +200,7 @@ class ExplorerModel(StagedModel):
         #: The loaded batch's well-formed calls by their line.
         self._batch_calls: dict[int | None, Call] = {}
         super().__init__(**kwargs)  # held: no recompute until every initial value is in
-        self.examples = _example_hosts()
+        self.examples = list(list_example_hosts())
         if not self.host_access and self.target == HOST_TARGET:
             self.target = f"{EXAMPLE_PREFIX}{self.examples[0]}" if self.examples else ""
         if not self.tool_name:
@@ -395,7 +392,7 @@ class ExplorerModel(StagedModel):
         text = self.env_text
         source = (self.env_name or "uploaded .env") if text is not None else None
         if text is not None and self.env_from_operator:
-            held = secret_values(dict(_raw_pairs(text)))
+            held = secret_values(dict(env_pairs(text)))
             if held:
                 return None, ("No download: the .env this page was started with holds secret "
                               "values, which a page served to other machines doesn't hand "
@@ -788,14 +785,6 @@ class ExplorerModel(StagedModel):
         finally:
             self.batch_running = False
             self.batch_rev += 1
-
-
-def _raw_pairs(text: str) -> list[tuple[str, str]]:
-    """``(key, value)`` of every binding in ``.env`` text, lines that don't parse skipped."""
-    from ..envfile.load import parse_env_text
-
-    pairs, _warnings = parse_env_text(text, strict=False)
-    return [(k, v) for k, v in pairs if v is not None]
 
 
 def _first_tool() -> str:

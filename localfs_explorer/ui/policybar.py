@@ -1,9 +1,13 @@
 """The policy bar: always above the tabs, it says whether the server would start and why.
 
-It edits the ``.env`` being prepared (``ExplorerModel.file_edits``): the mode selector
-writes ``LOCAL_FILE_ACCESS``, the root chips and the add box write ``LOCAL_FILE_ROOTS``.
+Its server selector picks which server answers (``ExplorerModel.server``). For
+mcp-gee-sweet the bar edits the ``.env`` being prepared (``ExplorerModel.file_edits``):
+the mode selector writes ``LOCAL_FILE_ACCESS``, the root chips and the add box write
+``LOCAL_FILE_ROOTS``.
 The process environment (the Server tab's overrides) stays apart: when it sets one of
-these keys it wins, and the bar says so.
+these keys it wins, and the bar says so. For the reference filesystem server, which has
+no ``.env``, those controls are hidden and :mod:`.fsbar`'s settings (its allowed
+directories, working directory, release and MCP roots) are shown instead.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ import ipywidgets as widgets
 
 from ..envfile.edit import WithReferences
 from ..secrets import scrub_hidden
+from ..server import DEFAULT_SERVER, get_server, list_servers
 from ..servers.gee_sweet.policy import TRANSPORTS
-from . import render
+from . import fsbar, render
 from .model import ExplorerModel
 from .panel import button, css, html, layout, no_null_tooltips, style
 
@@ -62,6 +67,12 @@ class PolicyBar(widgets.VBox):
         css(self, "lfe-policy-bar")
         self.model = model
         self._syncing = False
+        self.server = css(widgets.Dropdown(
+            options=[(f"{s} ({get_server(s).title or s})" if s != DEFAULT_SERVER else s, s)
+                     for s in list_servers()],
+            value=model.server, description="server", tooltip="which MCP server answers",
+            style=style(widgets.Dropdown, description_width="50px"),
+            layout=layout(width="560px")), "lfe-bar-server")
         self.mode = css(widgets.ToggleButtons(
             options=[(m, m) for m in MODES], value=None, description="mode",
             tooltips=["no LOCAL_FILE_ACCESS in the .env: the transport decides",
@@ -83,6 +94,8 @@ class PolicyBar(widgets.VBox):
         self.root_add = button("+ add root", "lfe-root-add", layout=layout(width="100px"))
         self.badge = html("lfe-serve-badge")
         self.note = html("lfe-bar-note")
+        self.fs = fsbar.FilesystemSettings(model, self._guard)
+        self.server.observe(self._guard(self._server_picked), names="value")
         self.mode.observe(self._guard(self._mode_picked), names="value")
         self.transport.observe(self._guard(self._transport_picked), names="value")
         self.root_add.on_click(self._guard(lambda _b: self.add_root(self.root_input.value)))
@@ -92,15 +105,17 @@ class PolicyBar(widgets.VBox):
                       names="transport")
         roots_label = html("", '<span class="lfe-bar-label">roots</span>')
         roots_label.layout = layout(width="44px")
-        self.children = [
-            html("", '<h2 class="lfe-sr-only">Would the server start?</h2>'),
-            self.badge,
+        #: The controls that edit the .env: shown only for the server that reads one.
+        self.env_controls = widgets.VBox([
             widgets.HBox([self.mode, self.transport],
                          layout=layout(flex_flow="row wrap", align_items="center",
                                        width="100%")),
             widgets.HBox([roots_label, self.chips], layout=layout(width="100%",
                                                                    align_items="center")),
-            self.note,
+        ], layout=widgets.Layout(width="100%"))  # its own layout: its display changes
+        self.children = [
+            html("", '<h2 class="lfe-sr-only">Would the server start?</h2>'),
+            self.badge, self.server, self.env_controls, self.fs, self.note,
         ]
         self.refresh()
         no_null_tooltips(self)
@@ -123,6 +138,15 @@ class PolicyBar(widgets.VBox):
         if self._syncing or value is None:
             return
         self.model.set_file_value(ACCESS_KEY, None if value == "unset" else value)
+
+    def _server_picked(self, change: dict[str, Any]) -> None:
+        value = change["new"]
+        if self._syncing or value is None or value == self.model.server:
+            return
+        with self.model.hold():  # one server's release and settings mean nothing to another
+            self.model.server_version = ""
+            self.model.server_options = {}
+            self.model.server = value
 
     def _transport_picked(self, change: dict[str, Any]) -> None:
         if not self._syncing and change["new"] != self.model.transport:
@@ -160,6 +184,17 @@ class PolicyBar(widgets.VBox):
         """Re-read the model: selector, chips, badge and notes."""
         m = self.model
         policy = m.policy
+        self._set(self.server, m.server)
+        uses_env = m.server != fsbar.FILESYSTEM_SERVER
+        self.env_controls.layout.display = "" if uses_env else "none"
+        self.fs.layout.display = "none" if uses_env else ""
+        if not uses_env:
+            self.fs.refresh()
+            self.note.value = ('<div class="lfe-muted">This server has no .env: its settings '
+                               "are the directories on its command line and the MCP roots "
+                               "its client advertises.</div>")
+            self.badge.value = self._badge(policy)
+            return
         configured = m.file_value(ACCESS_KEY, expanded=True)
         wanted = "unset" if configured is None else configured.strip().lower()
         self._set(self.mode, wanted if wanted in MODES else None)
@@ -230,6 +265,8 @@ class PolicyBar(widgets.VBox):
                 f"{render.esc(m.config_error)}</span></div>"
                 '<div class="lfe-mode-line"><b>LOCAL_FILE_ACCESS</b>: unknown</div>'
             )
+        if m.server == fsbar.FILESYSTEM_SERVER:
+            return fsbar.badge(m, policy)
         context = (f'<div class="lfe-muted lfe-bar-context">transport '
                    f"<b>{render.esc(policy.transport)}</b> · target "
                    f"<b>{render.esc(m.target_label)}</b></div>")

@@ -335,10 +335,13 @@ class ServerPanel(Panel):
             self.env_view.value = render.env_table(m.env)
             return
         self.cwd.placeholder = f"default: {policy.cwd}"
-        self.package_dir.placeholder = f"default: {policy.package_dir}"
+        # A server with no .env (server-filesystem) has no package directory or roots list:
+        # its settings are in the policy bar.
+        package_dir = getattr(policy, "package_dir", None)
+        self.package_dir.placeholder = f"default: {package_dir}" if package_dir else ""
         # The mode itself is in the policy bar above the tabs; here, only the startup check.
-        self.mode.value = render.serve_line(policy) + _reproduces_line(policy)
-        self.roots.value = render.roots_table(policy)
+        self.mode.value = render.serve_line(policy) + _reproduces_line(m.server, policy)
+        self.roots.value = render.roots_table(policy) if hasattr(policy, "roots") else ""
         registration_warnings = list(getattr(m.registration, "warnings", []) or [])
         self.messages.value = (
             render.messages("error", policy.errors, "error", "lfe-errors")
@@ -349,9 +352,10 @@ class ServerPanel(Panel):
         self.env_view.value = render.env_table(policy.env)
 
 
-def _reproduces_line(policy) -> str:
+def _reproduces_line(server: str, policy) -> str:
     """Which server release the verdicts reproduce (named by the server profile)."""
-    profile = policy.profile
-    release = f"{profile.name} {profile.server_version}".strip()
+    profile = getattr(policy, "profile", None)
+    release = (f"{profile.name} {profile.server_version}" if profile is not None
+               else f"{server} {policy.server_version}").strip()
     return (f'<div class="lfe-muted lfe-server-version">Verdicts reproduce '
             f"<code>{render.esc(release)}</code>.</div>")

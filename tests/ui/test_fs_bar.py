@@ -1,0 +1,163 @@
+"""The policy bar for the reference filesystem server: its settings, its startup verdict,
+and the Paths tab answering as ``localfs-explorer check --server server-filesystem``."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+from ui_support import text_of
+
+from localfs_explorer.server import list_servers
+from localfs_explorer.ui import Explorer
+from localfs_explorer.ui.commands import screen_command
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+FS = "server-filesystem"
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "f.txt").write_text("x", encoding="utf-8")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "g.txt").write_text("y", encoding="utf-8")
+    return tmp_path
+
+
+@pytest.fixture
+def app(tree: Path) -> Explorer:
+    return Explorer(cwd=str(tree), debounce=0)
+
+
+def cli(*argv: object) -> list[dict]:
+    """``check --json`` for server-filesystem: one object per path."""
+    code, out, err = run_cli("check", "--server", FS, *argv)
+    assert code in (0, 1), err
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def shown(app: Explorer) -> list[dict]:
+    """What the Paths grid shows for each path, in the Paths text's order."""
+    view = app.panel("paths").grid.view.sort_values("#")
+    return [{"path": r["path"], "allowed": r["verdict"] == "✔ ALLOWED",
+             "message": "" if r["what the model sees"] == "—" else r["what the model sees"],
+             "resolved": None if r["resolves to"] == "—" else r["resolves to"]}
+            for _, r in view.iterrows()]
+
+
+def asked(rows: list[dict]) -> list[dict]:
+    return [{k: r[k] for k in ("path", "allowed", "message", "resolved")} for r in rows]
+
+
+def test_the_server_selector_swaps_the_env_controls_for_the_servers_settings(app) -> None:
+    bar = app.bar
+    assert [v for _, v in bar.server.options] == list_servers()
+    assert FS in list_servers() and bar.server.value == "mcp-gee-sweet"
+    assert bar.env_controls.layout.display == "" and bar.fs.layout.display == "none"
+    # Every input has an accessible name (its tooltip or description).
+    for widget in (bar.server, bar.fs.dir_input, bar.fs.cwd, bar.fs.version,
+                   bar.fs.roots_on, bar.fs.roots_text):
+        assert widget.tooltip and widget.tooltip.strip()
+    bar.server.value = FS
+    assert app.model.server == FS and app.model.last_error == ""
+    assert bar.env_controls.layout.display == "none" and bar.fs.layout.display == ""
+    assert "has no .env" in text_of(bar.note.value)
+    assert "LOCAL_FILE_ACCESS" not in text_of(bar.badge.value)
+    bar.fs.add_directory("somewhere")
+    bar.server.value = "mcp-gee-sweet"  # another server's settings are not carried over
+    assert app.model.server_options == {} and app.model.server_version == ""
+    assert bar.env_controls.layout.display == "" and bar.fs.layout.display == "none"
+    assert "LOCAL_FILE_ACCESS" in text_of(bar.badge.value)
+    assert app.model.last_error == ""
+
+
+def test_would_exit_as_the_server_when_no_directory_is_usable(app, tree) -> None:
+    bar = app.bar
+    bar.server.value = FS
+    bar.fs.dir_input.value = "missing"  # relative: to the working directory
+    assert app.model.server_options["directories"] == ["missing"]
+    assert bar.fs.dir_input.value == ""
+    code, _out, err = run_cli("check", "--server", FS, "--cwd", tree, "--allowed-dir",
+                              "missing", "--json", tree / "x")
+    assert code == 2
+    said = err.strip().splitlines()
+    exit_message = said[-1].split("the server would not serve: ", 1)[1]
+    warning = said[0].split("the server would print: ", 1)[1]
+    badge = text_of(bar.badge.value)
+    assert f"✘ WOULD EXIT at startup: {exit_message}" in badge
+    assert warning in badge
+    # The chip's remove button takes the entry off again.
+    (chip,) = [c for c in bar.fs.chips.children if "lfe-chip" in c._dom_classes]
+    chip.children[1].click()
+    assert "directories" not in app.model.server_options
+    bar.fs.add_directory(str(tree / "data"))
+    assert "✔ WOULD START" in text_of(bar.badge.value)
+    assert f"Allowed directories: {tree / 'data'}" in text_of(bar.badge.value)
+    assert app.model.last_error == ""
+
+
+def test_the_paths_tab_answers_as_the_command_line(app, tree) -> None:
+    data = tree / "data"
+    app.bar.server.value = FS
+    app.bar.fs.add_directory(str(data))
+    paths = app.show("paths")
+    wanted = [str(data / "f.txt"), str(tree / "other" / "g.txt"), f"{data}'", str(data)]
+    paths.paths.value = "\n".join(wanted)
+    expected = asked(cli("--allowed-dir", data, "--cwd", tree, "--json", *wanted))
+    assert shown(app) == expected
+    assert [r["allowed"] for r in expected] == [True, False, True, True]
+    assert expected[1]["message"] == (f"Access denied - path outside allowed directories: "
+                                      f"{tree / 'other' / 'g.txt'} not in {data}")
+    paths.grid.select(0)  # the refusal is listed first; its detail shows the exact text
+    assert expected[1]["message"] in text_of(paths.detail.value)
+    # The command the screen offers reproduces the screen.
+    argv = shlex.split(screen_command(app.model))[1:]
+    split = argv.index("--")
+    code, out, _err = run_cli(*argv[:split], "--json", *argv[split:])
+    assert asked(json.loads(line) for line in out.splitlines()) == expected
+
+    # The release: 2.0.1 refuses the quote sibling 2026.8.31 lets through.
+    app.bar.fs.version.value = "2.0.1"
+    assert app.model.server_version == "2.0.1"
+    newer = asked(cli("--server-version", "2.0.1", "--allowed-dir", data, "--cwd", tree,
+                      "--json", *wanted))
+    assert shown(app) == newer and not newer[2]["allowed"]
+    assert "2.0.1" in text_of(app.bar.badge.value)
+
+
+def test_advertised_roots_replace_the_directories(app, tree) -> None:
+    data, other = tree / "data", tree / "other"
+    app.bar.server.value = FS
+    app.bar.fs.add_directory(str(data))
+    fs = app.bar.fs
+    assert fs.roots_text.disabled
+    fs.roots_text.value = other.as_uri()
+    assert "roots" not in app.model.server_options  # not advertised: no roots at all
+    fs.roots_on.value = True
+    assert app.model.server_options["roots"] == [other.as_uri()]
+    assert not fs.roots_text.disabled
+    wanted = [str(data / "f.txt"), str(other / "g.txt")]
+    app.show("paths").paths.value = "\n".join(wanted)
+    expected = asked(cli("--allowed-dir", data, "--root", other.as_uri(), "--cwd", tree,
+                         "--json", *wanted))
+    assert shown(app) == expected
+    assert [r["allowed"] for r in expected] == [False, True]
+    assert f"Allowed directories: {other}" in text_of(app.bar.badge.value)
+    fs.roots_on.value = False
+    assert "roots" not in app.model.server_options
+    assert [r["allowed"] for r in shown(app)] == [True, False]
+
+
+def test_the_working_directory_box_edits_the_model(app, tree) -> None:
+    app.bar.server.value = FS
+    app.bar.fs.add_directory("data")
+    app.bar.fs.cwd.value = str(tree / "other")
+    assert app.model.cwd == str(tree / "other")
+    assert "✘ WOULD EXIT" in text_of(app.bar.badge.value)  # other/data doesn't exist
+    app.bar.fs.cwd.value = str(tree)
+    assert f"Allowed directories: {tree / 'data'}" in text_of(app.bar.badge.value)
