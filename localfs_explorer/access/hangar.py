@@ -1,0 +1,255 @@
+"""What mcp-hangar 2.34.4 answers for a tool call on one route, and what its rule says.
+
+A call reaches a server one of two ways: naming it directly, or through a group that
+has it as a member (``--via GROUP``). Hangar asks its policy resolver under one or
+more scope keys per call, with the caller's tenant:
+
+- through group ``G`` to member ``S``: one key, ``(G, G, S)``;
+- naming ``S`` directly: ``(S, -, -)``, and ``(G, G, S)`` again for every group ``G``
+  that has ``S`` as a member (deny in any of them wins).
+
+Under each key the resolver merges, broadest first, the ``_global`` policy, the
+server's own block (the group's id for a group key, which holds none from a
+configuration), and then for a group key: the group's block, the member entry's
+block, the member server's own block only when the member entry has a block of its
+own, and the tenant's blocks on the member server; for a server key: the tenant's
+block on the server. In the ``front_door`` topology a caller without a tenant is
+refused everything. A tool is visible when every key's policy lets it through; it is
+held when the first key whose policy holds it does, and that policy's timeout and
+channel are the ones the approval waits with.
+
+The documented answer (spec 003) takes every block that applies to the call, by the
+same route, and combines them by the rule: each scope can only remove, approval only
+grows, the shortest timeout. Where hangar's answer differs, :class:`ToolAnswer`
+carries a finding that names the tools, the scopes and the cause.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .hangar_config import HangarConfig, HangarConfigError
+from .hangar_policy import Documented, Effective, ScopeBlock, documented, narrow, single
+
+__all__ = ["CallRoute", "ToolAnswer", "answer_tools", "route_blocks"]
+
+
+@dataclass(frozen=True)
+class CallRoute:
+    """A call's way to a server: the server, the group it goes through (or none), the tenant."""
+
+    server: str
+    via: str | None = None
+    tenant: str | None = None
+
+    def describe(self) -> str:
+        how = f"through group {self.via}" if self.via else "named directly"
+        who = f"tenant {self.tenant}" if self.tenant else "no tenant"
+        return f"{self.server} ({how}, {who})"
+
+
+@dataclass(frozen=True)
+class ToolAnswer:
+    """One tool on one route: hangar's answer, the documented one, and a finding."""
+
+    tool: str
+    visible: bool
+    held: bool
+    timeout: int | None
+    channel: str | None
+    scope: str
+    documented: Documented
+    finding: str | None
+
+    @property
+    def state(self) -> str:
+        """``hidden``, ``held`` or ``visible``, as a word for tables."""
+        return "hidden" if not self.visible else "held" if self.held else "visible"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "tool": self.tool,
+            "visible": self.visible,
+            "held": self.held,
+            "timeout": self.timeout,
+            "channel": self.channel,
+            "scope": self.scope,
+            "documented": {"visible": self.documented.visible, "held": self.documented.held,
+                           "timeout": self.documented.timeout},
+            "finding": self.finding,
+        }
+
+
+# -- the resolver, as hangar keys and merges it ----------------------------------------
+
+
+def _policy(block: ScopeBlock | None) -> Effective:
+    return single(block) if block is not None else Effective()
+
+
+_DENY_EVERYTHING = Effective(deny=(("*", "front_door topology (no tenant)"),))
+
+
+def _resolve(config: HangarConfig, server: str, group: str | None, member: str | None,
+             tenant: str | None) -> Effective:
+    """The effective policy under one scope key, merged in hangar's order."""
+    own = config.server_blocks.get(server)
+    policy = _policy(config.global_block)
+    if own is not None:
+        policy = narrow(policy, single(own))
+    if tenant is None and config.mode == "front_door":
+        return _DENY_EVERYTHING
+    if tenant is not None and group is None:
+        return narrow(policy, _policy(config.tenant_blocks.get((server, tenant))))
+    if group is None:
+        return policy
+    member_policy = Effective()
+    mapped = None
+    if member is not None:
+        member_policy = _policy(config.member_blocks.get((group, member)))
+        mapped = member if (group, member) in config.mapped else None
+    if mapped is not None and mapped != server:
+        policy = narrow(policy, _policy(config.server_blocks.get(mapped)))
+    tenant_policy = Effective()
+    if tenant is not None:
+        for scope in (server, mapped or member):
+            if scope is not None:
+                tenant_policy = narrow(tenant_policy,
+                                       _policy(config.tenant_blocks.get((scope, tenant))))
+    policy = narrow(policy, _policy(config.group_blocks.get(group)))
+    policy = narrow(policy, member_policy)
+    return narrow(policy, tenant_policy)
+
+
+def _scope_keys(config: HangarConfig, route: CallRoute) -> list[tuple[str, str | None, str | None]]:
+    if route.via is not None:
+        return [(route.via, route.via, route.server)]
+    return [(route.server, None, None),
+            *((g, g, route.server) for g in config.owning_groups(route.server))]
+
+
+def _key_label(key: tuple[str, str | None, str | None]) -> str:
+    server, group, member = key
+    return f"server {server}" if group is None else f"group {group} to member {member}"
+
+
+def route_blocks(config: HangarConfig, route: CallRoute) -> list[ScopeBlock]:
+    """Every block that applies to a call on ``route``, broadest first (documented rule)."""
+    blocks: list[ScopeBlock | None] = [config.global_block]
+    chains: list[str | None] = [route.via] if route.via else [
+        None, *config.owning_groups(route.server)]
+    for group in chains:
+        if group is not None:
+            blocks += [config.group_blocks.get(group),
+                       config.member_blocks.get((group, route.server))]
+        blocks.append(config.server_blocks.get(route.server))
+        if route.tenant is not None:
+            blocks.append(config.tenant_blocks.get((route.server, route.tenant)))
+    unique: dict[int, ScopeBlock] = {}
+    for block in blocks:
+        if block is not None:
+            unique.setdefault(id(block), block)
+    return list(unique.values())
+
+
+def _check_route(config: HangarConfig, route: CallRoute) -> None:
+    if route.via is not None:
+        if route.via not in config.groups:
+            known = ", ".join(config.groups) or "none"
+            raise HangarConfigError(
+                f"{config.source}: no group {route.via!r} (groups: {known})")
+        if route.server not in config.groups[route.via]:
+            members = ", ".join(config.groups[route.via]) or "none"
+            raise HangarConfigError(
+                f"{config.source}: {route.server!r} is not a member of group {route.via!r} "
+                f"(members: {members})")
+        return
+    if route.server in config.groups:
+        raise HangarConfigError(
+            f"{config.source}: {route.server!r} is a group; name one of its members with "
+            f"--server and the group with --via")
+    if route.server not in config.servers:
+        known = ", ".join(config.servers) or "none"
+        raise HangarConfigError(f"{config.source}: no server {route.server!r} (servers: {known})")
+
+
+def _finding(tool: str, route: CallRoute, config: HangarConfig,
+             answer: tuple[bool, bool, int | None], doc: Documented,
+             hidden_by: str) -> str | None:
+    visible, held, timeout = answer
+    if (visible, held, timeout) == (doc.visible, doc.held, doc.timeout):
+        return None
+    where = route.describe()
+    cause = _cause(config, route, tool)
+    if visible and not doc.visible:
+        return (f"hangar shows {tool} on {where}, but by the documented rule {doc.reason} and "
+                f"it is hidden; {cause}")
+    if not visible and doc.visible:
+        state = "held for approval" if doc.held else "visible"
+        return (f"hangar hides {tool} on {where} ({hidden_by}), but by the documented rule it "
+                f"is {state} ({doc.reason}): approval outranks allow within a scope, and "
+                f"{cause}")
+    if held != doc.held:
+        if doc.held:
+            return (f"hangar runs {tool} on {where} without approval, but by the documented "
+                    f"rule {doc.reason} and it is held; {cause}")
+        return (f"hangar holds {tool} on {where} for approval, but by the documented rule no "
+                f"scope that applies holds it; {cause}")
+    return (f"hangar holds {tool} on {where} for {timeout} s (the first scope key that holds "
+            f"it decides), but by the documented rule the approval waits the shortest timeout "
+            f"of the scopes, {doc.timeout} s")
+
+
+def _cause(config: HangarConfig, route: CallRoute, tool: str) -> str:
+    """The likeliest reason for a difference on this route, from what the config holds."""
+    groups = [route.via] if route.via else list(config.owning_groups(route.server))
+    own = config.server_blocks.get(route.server)
+    for group in groups:
+        if own is not None and (group, route.server) not in config.mapped:
+            return (f"hangar reads {route.server}'s own tools block for calls through group "
+                    f"{group} only when the group's member entry has a tools block of its own")
+    return ("hangar's merge keeps only the narrower allow_list once a broader scope has an "
+            "allow_list, dropping that scope's deny_list and its approval-over-allow rule")
+
+
+def answer_tools(config: HangarConfig, route: CallRoute, tools: Iterable[str]) -> list[ToolAnswer]:
+    """Hangar's answer and the documented one for each tool on ``route``, in order."""
+    _check_route(config, route)
+    keys = _scope_keys(config, route)
+    policies = [(k, _resolve(config, *k, route.tenant)) for k in keys]
+    blocks = route_blocks(config, route)
+    no_tenant_door = route.tenant is None and config.mode == "front_door"
+    answers = []
+    for tool in tools:
+        hiding = next(((k, p) for k, p in policies if not p.shows(tool)), None)
+        if hiding is not None:
+            key, policy = hiding
+            scope = f"{_key_label(key)}: {policy.why_hidden(tool)}"
+            answer: tuple[bool, bool, int | None] = (False, False, None)
+            channel = None
+        else:
+            holder = next(((k, p) for k, p in policies if not p.is_blank() and p.holds(tool)),
+                          None)
+            if holder is None:
+                scope = "no scope hides it or holds it"
+                answer, channel = (True, False, None), None
+            else:
+                key, policy = holder
+                scope = f"{_key_label(key)}: {policy.why_held(tool)}"
+                answer = (True, True, policy.timeout)
+                channel = policy.channel or config.default_channel
+        if no_tenant_door:
+            doc = Documented(False, False, None,
+                             "the front_door topology refuses a caller without a tenant")
+        else:
+            doc = documented(tool, blocks)
+        finding = _finding(tool, route, config, answer, doc, scope)
+        answers.append(ToolAnswer(tool, *answer, channel, scope, doc, finding))
+    return answers
+
+
+def catalog_tools(config: HangarConfig, server: str, fallback: Sequence[str] = ()) -> list[str]:
+    """The tool names a server's own ``tools`` list declares, else ``fallback``."""
+    return list(config.catalogs.get(server) or fallback)
