@@ -26,7 +26,7 @@ from mcp_hangar.domain.services.access_decision import decide
 from mcp_hangar.domain.services.tool_access_resolver import configured_topology_mode
 from mcp_hangar.domain.value_objects import ToolAccessPolicy
 from mcp_hangar.domain.value_objects.access import Caller, Target
-from mcp_hangar.server.config import build_config, prepare_config
+from mcp_hangar.server.config import build_config, check_process_config, prepare_config
 
 # Hangar logs every registration; the answers are what is compared, not the log.
 structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.CRITICAL))
@@ -52,10 +52,18 @@ class HangarOracle:
 
     def __init__(self, text: str) -> None:
         config = prepare_config(yaml.safe_load(text), source="generated")
+        check_process_config(config)
         self.staged = build_config(config["mcp_servers"])
         self.resolver = self.staged.policies
         self.resolver.set_topology_mode(configured_topology_mode(config))
         self.default_channel = configured_channel(config)
+
+    @staticmethod
+    def check(document: Any) -> None:
+        """Everything hangar refuses a configuration for at load, raised as hangar raises it."""
+        config = prepare_config(document, source="generated")
+        check_process_config(config)
+        build_config(config["mcp_servers"])
 
     def answers(self, server: str, via: str | None, tenant: str | None,
                 tools: list[str]) -> list[tuple[str, bool, bool, int | None, str | None]]:

@@ -188,7 +188,7 @@ class _Reader:
 
     def mapping(self, value: Any, line: int, what: str) -> LineDict:
         if not isinstance(value, LineDict):
-            shown = "nothing" if value is None else f"{type(value).__name__} {value!r}"
+            shown = "nothing" if value is None else f"{_kind(value)} {value!r}"
             raise self.fail(line, f"{what} must be a mapping, not {shown}")
         return value
 
@@ -225,7 +225,7 @@ class _Reader:
             if not isinstance(value, list):
                 raise self.fail(line, (
                     f"{where}.{name} must be a list of patterns, not "
-                    f"{type(value).__name__} {value!r}"))
+                    f"{_kind(value)} {value!r}"))
             for index, pattern in enumerate(value):
                 if not isinstance(pattern, str) or not pattern.strip():
                     item_line = value.line_of(index) if isinstance(value, LineList) else line
@@ -330,7 +330,7 @@ class _Reader:
         if not isinstance(members, list):
             raise self.fail(spec.line_of("members"), (
                 f"{where}.members must be a list of member entries, not "
-                f"{type(members).__name__}"))
+                f"{_kind(members)}"))
         ids: list[str] = []
         for index, entry in enumerate(members):
             line = members.line_of(index) if isinstance(members, LineList) else spec.line
@@ -368,6 +368,15 @@ class _Reader:
             if member_id not in ids:
                 ids.append(member_id)
         self.groups[group_id] = tuple(ids)
+
+
+def _kind(value: object) -> str:
+    """The YAML word for a value's type."""
+    if isinstance(value, dict):
+        return "mapping"
+    if isinstance(value, list):
+        return "list"
+    return type(value).__name__
 
 
 def _valid_id(value: object) -> bool:
@@ -438,7 +447,7 @@ def read_hangar(text: str, *, source: str = "<hangar config>",
     if not document:
         raise reader.fail(1, "missing 'mcp_servers' section (the configuration is empty)")
     if not isinstance(document, LineDict):
-        raise reader.fail(1, f"the configuration must be a mapping, not {type(document).__name__}")
+        raise reader.fail(1, f"the configuration must be a mapping, not {_kind(document)}")
     _interpolate(document, os.environ if environ is None else environ, reader.fail, 1)
     _check_sections(reader, document)
     if "mcp_servers" not in document:
