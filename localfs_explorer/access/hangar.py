@@ -33,7 +33,8 @@ from typing import Any
 from .hangar_config import HangarConfig, HangarConfigError
 from .hangar_policy import Documented, Effective, ScopeBlock, documented, narrow, single
 
-__all__ = ["CallRoute", "ToolAnswer", "answer_tools", "route_blocks"]
+__all__ = ["CallRoute", "HangarAccess", "ToolAnswer", "answer_tools", "hangar_access",
+           "route_blocks"]
 
 
 @dataclass(frozen=True)
@@ -253,3 +254,110 @@ def answer_tools(config: HangarConfig, route: CallRoute, tools: Iterable[str]) -
 def catalog_tools(config: HangarConfig, server: str, fallback: Sequence[str] = ()) -> list[str]:
     """The tool names a server's own ``tools`` list declares, else ``fallback``."""
     return list(config.catalogs.get(server) or fallback)
+
+
+# -- the route as tool access, for the probe, replay, scenarios and the dashboard ------------
+
+
+class HangarAccess:
+    """A hangar configuration and one call route, answering like the explorer's access lists.
+
+    It has what the probe and the replay ask of :class:`~.lists.ToolAccess`:
+    :meth:`gate`, :meth:`explain`, :meth:`is_visible`, :meth:`filter` and
+    ``approval_timeout_seconds``, and :meth:`timeout_for` for the wait of one tool
+    (hangar's waits differ per tool). Answers are hangar's; :meth:`answer` has the
+    documented answer and the finding beside them.
+    """
+
+    def __init__(self, config: HangarConfig, route: CallRoute) -> None:
+        _check_route(config, route)
+        self.config, self.route = config, route
+        self._answers: dict[str, ToolAnswer] = {}
+
+    def __repr__(self) -> str:
+        return f"HangarAccess({self.config.source!r}, {self.route.describe()})"
+
+    def answer(self, name: str) -> ToolAnswer:
+        """Hangar's answer for ``name`` on this route (remembered)."""
+        found = self._answers.get(name)
+        if found is None:
+            found = self._answers[name] = answer_tools(self.config, self.route, [name])[0]
+        return found
+
+    def answers(self, names: Iterable[str]) -> list[ToolAnswer]:
+        """Answers for many names at once (one resolution of the route)."""
+        missing = [n for n in dict.fromkeys(names) if n not in self._answers]
+        for answer in answer_tools(self.config, self.route, missing):
+            self._answers[answer.tool] = answer
+        return [self._answers[n] for n in names]
+
+    def gate(self, name: str) -> str:
+        answer = self.answer(name)
+        return "blocked" if not answer.visible else "approval" if answer.held else "execute"
+
+    def is_visible(self, name: str) -> bool:
+        return self.answer(name).visible
+
+    def requires_approval(self, name: str) -> bool:
+        return self.answer(name).held
+
+    def filter(self, names: Iterable[str]) -> list[str]:
+        names = list(names)
+        return [a.tool for a in self.answers(names) if a.visible]
+
+    def timeout_for(self, name: str) -> int:
+        """How long hangar waits for approval of ``name`` (its default when not held)."""
+        return self.answer(name).timeout or self.approval_timeout_seconds
+
+    @property
+    def approval_timeout_seconds(self) -> int:
+        """The shortest timeout of the blocks on this route (300 when none restricts)."""
+        blocks = [b for b in route_blocks(self.config, self.route) if not b.is_blank()]
+        return min((b.approval_timeout_seconds for b in blocks), default=300)
+
+    def explain(self, name: str) -> str:
+        """One sentence: hangar's answer and the scope that decided (and any finding)."""
+        answer = self.answer(name)
+        if not answer.visible:
+            text = f"blocked: hangar hides it ({answer.scope})"
+        elif answer.held:
+            text = (f"held for approval (up to {answer.timeout} s, channel {answer.channel}): "
+                    f"{answer.scope}")
+        else:
+            text = f"runs: hangar shows it ({answer.scope})"
+        return f"{text}; finding: {answer.finding}" if answer.finding else text
+
+    def describe(self) -> str:
+        return (f"hangar config {self.config.source}, {self.route.describe()}, "
+                f"{self.config.mode} topology")
+
+
+ROUTE_KEYS = ("hangar", "server", "via", "tenant")
+
+
+def hangar_access(source: Any, *, base_dir: str | None = None) -> HangarAccess:
+    """A :class:`HangarAccess` from ``{"hangar": FILE, "server": ID, "via"?, "tenant"?}``."""
+    import os
+
+    from .hangar_config import load_hangar
+
+    if not isinstance(source, dict) and not hasattr(source, "keys"):
+        raise HangarConfigError("a hangar route must be a table with hangar and server")
+    unknown = [k for k in source if k not in ROUTE_KEYS]
+    if unknown:
+        raise HangarConfigError(
+            f"unknown key(s) {', '.join(map(repr, unknown))} in a hangar route "
+            f"(expected {', '.join(ROUTE_KEYS)})")
+    for key in ("hangar", "server"):
+        if not isinstance(source.get(key), str) or not source[key]:
+            raise HangarConfigError(f"a hangar route needs {key!r} (a non-empty string)")
+    for key in ("via", "tenant"):
+        if source.get(key) is not None and (not isinstance(source[key], str)
+                                            or not source[key]):
+            raise HangarConfigError(f"a hangar route's {key!r} must be a non-empty string")
+    path = source["hangar"]
+    if base_dir is not None:
+        path = os.path.join(base_dir, os.path.expanduser(path))
+    config = load_hangar(path)
+    return HangarAccess(config, CallRoute(source["server"], source.get("via"),
+                                          source.get("tenant")))
