@@ -51,6 +51,7 @@ from localfs_explorer.cli import main as cli
 from localfs_explorer.profile import DEFAULT_PROFILE
 
 pytestmark = [
+    pytest.mark.real,
     pytest.mark.skipif(
         importlib.util.find_spec("mcp_gee_sweet") is None,
         reason="the real server (mcp-gee-sweet, Python >= 3.11) is not installed: "

@@ -39,7 +39,7 @@ from localfs_explorer import load_env, resolve_policy
 from localfs_explorer.catalog import default_catalog, register_tools
 from localfs_explorer.verify import predict, read_http, read_stdio, verify_policy
 
-pytestmark = [pytest.mark.slow, needs_server]
+pytestmark = [pytest.mark.slow, pytest.mark.real, needs_server]
 
 # Settings, spelled as a .env would hold them; {data}, {link}, {spaced} are directories
 # of the scratch host (a root, a symlink to it, a directory with a space in its name).

@@ -226,6 +226,7 @@ def test_a_huge_integer_literal_is_an_error_not_a_traceback(tmp_path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.real
 def test_the_real_server_does_not_start_with_a_nul_byte_in_its_env(tmp_path) -> None:
     """The premise, checked on the shipped server: its import runs load_dotenv, which
     raises for a NUL byte (only its package's __init__ is needed to see it)."""

@@ -35,6 +35,8 @@ from localfs_explorer.probe import probe_call
 pytest.importorskip("mcp_gee_sweet")
 from tool_fakes import Drive, ServerHarness
 
+pytestmark = pytest.mark.real
+
 CALLS = int(os.environ.get("LOCALFS_CONFORMANCE_CALLS", "150"))
 CATALOG = load_catalog()
 TOOLS = [t.name for t in CATALOG.tools if t.touches_disk]

@@ -119,6 +119,7 @@ def test_nothing_is_assumed_where_the_server_settles_it(catalog: Catalog) -> Non
 
 
 @pytest.mark.slow
+@pytest.mark.real
 def test_the_generated_layer_matches_the_pinned_server() -> None:
     """Regenerating server_tools.json from the installed server changes nothing."""
     pytest.importorskip("mcp_gee_sweet")

@@ -23,7 +23,7 @@ from live_server import (
     stdio_command,
 )
 
-pytestmark = [pytest.mark.slow, needs_server]
+pytestmark = [pytest.mark.slow, pytest.mark.real, needs_server]
 
 TOKEN = "verify-test-bearer-7f3a"
 
