@@ -80,12 +80,14 @@ _CONFIG_INPUTS = (
     "export_overrides",
 )
 _PATH_INPUTS = ("paths_text", "op", "over_http")
-_TOOL_INPUTS = ("tool_name", "tool_args_text", "access_text")
+_TOOL_INPUTS = ("tool_name", "tool_args_text", "access_text", "hangar_text", "hangar_server",
+                "hangar_via", "hangar_tenant", "hangar_use")
 _BATCH_INPUTS = ("batch_path", "batch_text")
 # Inputs typed character by character: coalesced. Everything else (dropdowns, buttons,
 # uploads) is computed at once.
 _TYPED = frozenset({
     "overrides", "unset", "cwd", "package_dir", "paths_text", "tool_args_text", "access_text",
+    "hangar_text", "hangar_tenant",
 })
 
 
@@ -146,6 +148,17 @@ class ExplorerModel(StagedModel):
     batch_path = Unicode("")
     batch_text = Unicode(None, allow_none=True)
     batch_name = Unicode("")
+    #: An mcp-hangar configuration's YAML text (pasted or uploaded; never a path: a page
+    #: visitor's text is not a reason to open a file), its name, and the call route.
+    hangar_text = Unicode("")
+    hangar_name = Unicode("")
+    hangar_server = Unicode("")
+    #: The group the call goes through ("" when it names the server directly).
+    hangar_via = Unicode("")
+    hangar_tenant = Unicode("")
+    #: Tool calls, batches and sessions take their tool access from the hangar route
+    #: instead of ``access_text``.
+    hangar_use = Bool(False)
 
     # ---- settings (and ``debounce``, from StagedModel)
     #: May the kernel read this machine's files (target host, .env and batch paths, writes)?
@@ -174,6 +187,11 @@ class ExplorerModel(StagedModel):
     batch_total = Int(0)
     batch_done = Int(0)
     batch_running = Bool(False)
+    #: The parsed hangar configuration (None when there is none or it is refused).
+    hangar_config = AnyTrait(None, allow_none=True)
+    hangar_error = Unicode("")
+    #: Hangar's answers on the route (``ToolAnswer``), findings first.
+    hangar_answers: List[Any] = List()
     #: Scenarios pinned from result rows (``localfs_explorer.review.scenarios.Scenario``).
     pinned: List[Any] = List()
     #: Where the last export went (a written path or a downloaded name; "" before one).
@@ -669,9 +687,49 @@ class ExplorerModel(StagedModel):
             self.selected = 0
         self.paths_rev += 1
 
+    def _compute_hangar(self) -> None:
+        """Parse the hangar configuration and answer every tool of the server on the route."""
+        self.hangar_error = ""
+        self.hangar_answers = []
+        self.hangar_config = None
+        if not self.hangar_text.strip():
+            return
+        from ..access import HangarConfigError, answer_tools, read_hangar
+
+        try:
+            config = read_hangar(self.hangar_text, source=self.hangar_name or "hangar config")
+        except HangarConfigError as exc:
+            self.hangar_error = self.clean(str(exc))
+            return
+        self.hangar_config = config
+        if not self.hangar_server:
+            return
+        try:
+            answers = answer_tools(config, self._hangar_route(), self._hangar_tools(config))
+        except HangarConfigError as exc:
+            self.hangar_error = self.clean(str(exc))
+            return
+        self.hangar_answers = sorted(answers, key=lambda a: a.finding is None)
+
+    def _hangar_route(self) -> Any:
+        from ..access import CallRoute
+
+        return CallRoute(self.hangar_server, self.hangar_via or None,
+                         self.hangar_tenant.strip() or None)
+
+    def _hangar_tools(self, config: Any) -> list[str]:
+        """The server's declared tools, else mcp-gee-sweet's (the shipped catalog)."""
+        declared = config.catalogs.get(self.hangar_server)
+        if declared:
+            return list(declared)
+        from ..catalog import load_catalog
+
+        return [t.name for t in load_catalog().tools]
+
     def _compute_tool(self) -> None:
         self.call_error = ""
         self.call_verdict = None
+        self._compute_hangar()
         try:
             if self.policy is None:
                 return
@@ -696,12 +754,27 @@ class ExplorerModel(StagedModel):
             self.tool_rev += 1
 
     def _access(self) -> Any:
+        if self.hangar_use:
+            from ..access import HangarAccess
+
+            if self.hangar_config is None or not self.hangar_server:
+                raise ExplorerError(self.hangar_error or "load a hangar configuration and pick "
+                                    "its server (Hangar tab) to use its tool access")
+            return HangarAccess(self.hangar_config, self._hangar_route())
         if not self.access_text.strip():
             return None
         data = content_json(self.access_text, "tool access lists")
-        from ..access import load_access
+        from ..access import load_access_lists
 
-        return load_access(data)
+        # The explorer's own lists only: a hangar route in typed text would open a file.
+        return load_access_lists(data)
+
+    def load_hangar_upload(self, name: str, content: bytes | str) -> None:
+        """Use an uploaded hangar configuration (YAML)."""
+        text = upload_text(name, content)
+        with self.hold():
+            self.hangar_name = name or "uploaded hangar config"
+            self.hangar_text = text
 
     def _compute_batch(self) -> None:
         self.batch_error = ""
