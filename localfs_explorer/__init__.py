@@ -22,7 +22,16 @@ from .profile import ServerProfile, load_profile
 from .vocab import Mode
 
 if TYPE_CHECKING:  # what a type checker sees of the names loaded on first use
-    from .access import AccessListError, ToolAccess, load_access, merge_scopes
+    from .access import (
+        AccessListError,
+        CallRoute,
+        HangarAccess,
+        ToolAccess,
+        answer_tools,
+        load_access,
+        load_hangar,
+        merge_scopes,
+    )
     from .auth_status import auth_status_preview, local_file_access
     from .catalog import catalog_from_tools_list, load_catalog, register_tools
     from .discovery import FoundPath, discover_paths
@@ -71,6 +80,10 @@ _LAZY: dict[str, str] = {
     "AccessListError": "localfs_explorer.access",
     "load_access": "localfs_explorer.access",
     "merge_scopes": "localfs_explorer.access",
+    "load_hangar": "localfs_explorer.access",
+    "answer_tools": "localfs_explorer.access",
+    "CallRoute": "localfs_explorer.access",
+    "HangarAccess": "localfs_explorer.access",
     "discover_paths": "localfs_explorer.discovery",
     "FoundPath": "localfs_explorer.discovery",
     "sensitive_reason": "localfs_explorer.sensitive",
@@ -91,6 +104,7 @@ _LAZY: dict[str, str] = {
 
 __all__ = [
     "AccessListError",
+    "CallRoute",
     "CallVerdict",
     "ConfigError",
     "Decision",
@@ -100,6 +114,7 @@ __all__ = [
     "FileSystem",
     "Finding",
     "FoundPath",
+    "HangarAccess",
     "HostFS",
     "Inventory",
     "LedgerRules",
@@ -116,6 +131,7 @@ __all__ = [
     "ToolAccess",
     "TraceStep",
     "VirtualFS",
+    "answer_tools",
     "auth_status_preview",
     "catalog_from_tools_list",
     "compare_policies",
@@ -128,6 +144,7 @@ __all__ = [
     "load_catalog",
     "load_env",
     "load_fs",
+    "load_hangar",
     "load_profile",
     "load_session",
     "local_file_access",
