@@ -176,43 +176,62 @@ def _check_route(config: HangarConfig, route: CallRoute) -> None:
         raise HangarConfigError(f"{config.source}: no server {route.server!r} (servers: {known})")
 
 
+_LOST_LISTS = ("once a broader scope has an allow_list, hangar's merge checks a narrower "
+               "scope's allow_list alone, so that scope's deny_list and approval_list no "
+               "longer count")
+
+
+def _unmapped_cause(config: HangarConfig, route: CallRoute, doc: Documented, *,
+                    timeout: bool = False) -> str | None:
+    """The member-block rule, when the documented answer rests on the server's own block
+    (its reason names that block, or, for a wait, its timeout is the shortest)."""
+    own = config.server_blocks.get(route.server)
+    if own is None:
+        return None
+    if timeout:
+        if own.approval_timeout_seconds != doc.timeout:
+            return None
+    elif f"the server {route.server} " not in doc.reason:
+        return None
+    groups = [route.via] if route.via else list(config.owning_groups(route.server))
+    for group in groups:
+        if (group, route.server) not in config.mapped:
+            return (f"hangar reads {route.server}'s own tools block for calls through group "
+                    f"{group} only when the group's member entry has a tools block of its own")
+    return None
+
+
 def _finding(tool: str, route: CallRoute, config: HangarConfig,
              answer: tuple[bool, bool, int | None], doc: Documented,
              hidden_by: str) -> str | None:
+    """A sentence on how hangar's answer departs from the documented one (None: it doesn't)."""
     visible, held, timeout = answer
     if (visible, held, timeout) == (doc.visible, doc.held, doc.timeout):
         return None
     where = route.describe()
-    cause = _cause(config, route, tool)
+    unmapped = _unmapped_cause(config, route, doc)
     if visible and not doc.visible:
-        return (f"hangar shows {tool} on {where}, but by the documented rule {doc.reason} and "
-                f"it is hidden; {cause}")
+        return (f"hangar shows {tool} on {where}, but by the documented rule it is hidden "
+                f"({doc.reason}): {unmapped or _LOST_LISTS}")
     if not visible and doc.visible:
         state = "held for approval" if doc.held else "visible"
         return (f"hangar hides {tool} on {where} ({hidden_by}), but by the documented rule it "
-                f"is {state} ({doc.reason}): approval outranks allow within a scope, and "
-                f"{cause}")
-    if held != doc.held:
-        if doc.held:
-            return (f"hangar runs {tool} on {where} without approval, but by the documented "
-                    f"rule {doc.reason} and it is held; {cause}")
-        return (f"hangar holds {tool} on {where} for approval, but by the documented rule no "
-                f"scope that applies holds it; {cause}")
-    return (f"hangar holds {tool} on {where} for {timeout} s (the first scope key that holds "
-            f"it decides), but by the documented rule the approval waits the shortest timeout "
-            f"of the scopes, {doc.timeout} s")
-
-
-def _cause(config: HangarConfig, route: CallRoute, tool: str) -> str:
-    """The likeliest reason for a difference on this route, from what the config holds."""
-    groups = [route.via] if route.via else list(config.owning_groups(route.server))
-    own = config.server_blocks.get(route.server)
-    for group in groups:
-        if own is not None and (group, route.server) not in config.mapped:
-            return (f"hangar reads {route.server}'s own tools block for calls through group "
-                    f"{group} only when the group's member entry has a tools block of its own")
-    return ("hangar's merge keeps only the narrower allow_list once a broader scope has an "
-            "allow_list, dropping that scope's deny_list and its approval-over-allow rule")
+                f"is {state} ({doc.reason}), because approval outranks allow within a scope: "
+                f"{_LOST_LISTS}")
+    if held and not doc.held:
+        return (f"hangar holds {tool} on {where} for approval, but by the documented rule "
+                "no scope that applies holds it")
+    if doc.held and not held:
+        return (f"hangar runs {tool} on {where} without approval, but by the documented rule "
+                f"it is held ({doc.reason}): {unmapped or 'hangar merges that approval_list away'}")
+    if route.via is None and config.owning_groups(route.server):
+        why = ("a call naming the server waits the timeout of the first scope key that holds "
+               "the tool (the server's own, then each owning group's)")
+    else:
+        why = (_unmapped_cause(config, route, doc, timeout=True)
+               or "hangar's merged policy keeps another timeout")
+    return (f"hangar holds {tool} on {where} for {timeout} s, but by the documented rule the "
+            f"approval waits the shortest timeout of the scopes, {doc.timeout} s: {why}")
 
 
 def answer_tools(config: HangarConfig, route: CallRoute, tools: Iterable[str]) -> list[ToolAnswer]:
