@@ -127,3 +127,21 @@ def test_a_route_typed_into_the_access_lists_opens_no_file(layout, tmp_path) -> 
     assert "unknown key" in model.call_error and "hangar" in model.call_error
     model.hangar_use = True
     assert "Hangar tab" in model.call_error
+
+
+def test_commands_name_the_hangar_route_when_it_is_in_use(layout) -> None:
+    from localfs_explorer.ui.commands import access_link, probe_command, replay_command
+
+    model = ExplorerModel(cwd=str(layout.app), debounce=0)
+    model.access_text = '{"server": {"deny_list": ["x"]}}'
+    call = {"name": "list_files", "arguments": {}}
+    assert "--access access.json" in probe_command(model, call)
+    model.hangar_text = CONFIG
+    model.hangar_server = "gee"
+    model.hangar_via = "core"
+    model.hangar_tenant = "acme"
+    model.hangar_use = True
+    command = probe_command(model, call)
+    assert "--hangar hangar.yaml --server gee --via core --tenant acme" in command
+    assert "--access" not in command and access_link(model) == ""
+    assert "--hangar hangar.yaml --server gee" in replay_command(model, "approve")
