@@ -14,10 +14,12 @@ from typing import Any
 
 import yaml
 
+from ..errors import LocalfsError
+
 __all__ = ["LineDict", "LineList", "YamlProblem", "load_with_lines"]
 
 
-class YamlProblem(ValueError):
+class YamlProblem(LocalfsError):
     """Text that is not YAML; ``line`` is where the parser stopped (1-based, 0 unknown)."""
 
     def __init__(self, message: str, line: int) -> None:
