@@ -50,11 +50,19 @@ class _NoWithdrawals:
 class HangarOracle:
     """One configuration loaded by hangar itself, asked about calls with its decide()."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, global_block: dict[str, Any] | None = None) -> None:
         config = prepare_config(yaml.safe_load(text), source="generated")
         check_process_config(config)
         self.staged = build_config(config["mcp_servers"])
         self.resolver = self.staged.policies
+        if global_block is not None:
+            # What hangar's agent sets at run time for a cloud policy on every server.
+            self.resolver.set_mcp_server_policy("_global", ToolAccessPolicy(
+                allow_list=tuple(global_block.get("allow_list", ())),
+                deny_list=tuple(global_block.get("deny_list", ())),
+                approval_list=tuple(global_block.get("approval_list", ())),
+                approval_timeout_seconds=global_block.get("approval_timeout_seconds", 300),
+                approval_channel=global_block.get("approval_channel", "")))
         self.resolver.set_topology_mode(configured_topology_mode(config))
         self.default_channel = configured_channel(config)
 
@@ -120,6 +128,11 @@ def _block(rng: random.Random) -> dict[str, Any]:
     if rng.random() < 0.25:
         block["approval_channel"] = rng.choice(CHANNELS)
     return block
+
+
+def random_global(rng: random.Random) -> dict[str, Any] | None:
+    """Now and then a run-time ``_global`` policy (set by hangar's agent, never a file)."""
+    return _block(rng) if rng.random() < 0.15 else None
 
 
 def random_config(rng: random.Random) -> tuple[dict[str, Any], list[dict[str, Any]]]:
