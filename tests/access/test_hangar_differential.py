@@ -3,8 +3,8 @@
 Each configuration is written as YAML the way operators write it, read by the explorer
 and by hangar 2.34.4 (``prepare_config`` + ``build_config``), and every tool is asked on
 every route (named directly with the groups that own it, or through a group; no tenant
-or one of two), sometimes under a run-time ``_global`` policy. Visible, held, the approval timeout and the channel must agree on every
-answer. ``LOCALFS_HANGAR_CONFIGS`` sets how many configurations (default 100; the README
+or one of two), sometimes under a run-time ``_global`` policy. Visible, held, the
+approval timeout and the channel must agree on every answer. ``LOCALFS_HANGAR_CONFIGS`` sets how many configurations (default 100; the README
 gives the larger count run before a release).
 """
 
@@ -21,6 +21,7 @@ oracle = pytest.importorskip("hangar_oracle")
 from localfs_explorer.access.hangar import CallRoute, answer_tools  # noqa: E402
 from localfs_explorer.access.hangar_config import read_hangar  # noqa: E402
 from localfs_explorer.access.hangar_policy import ScopeBlock  # noqa: E402
+
 
 def _scope_block(block: dict | None) -> ScopeBlock | None:
     if block is None:
