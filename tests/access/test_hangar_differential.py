@@ -4,8 +4,9 @@ Each configuration is written as YAML the way operators write it, read by the ex
 and by hangar 2.34.4 (``prepare_config`` + ``build_config``), and every tool is asked on
 every route (named directly with the groups that own it, or through a group; no tenant
 or one of two), sometimes under a run-time ``_global`` policy. Visible, held, the
-approval timeout and the channel must agree on every answer. ``LOCALFS_HANGAR_CONFIGS`` sets how many configurations (default 100; the README
-gives the larger count run before a release).
+approval timeout and the channel must agree on every answer. ``LOCALFS_HANGAR_CONFIGS``
+sets how many configurations (default 100; the README gives the larger count run before
+a release).
 """
 
 from __future__ import annotations
