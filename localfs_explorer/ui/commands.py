@@ -123,7 +123,7 @@ def access_options(model: ExplorerModel) -> list[str]:
     """The command options for the model's tool access: the hangar route when the tabs use
     it, else the access lists saved as :data:`ACCESS_FILE` (none without either)."""
     if model.hangar_use and model.hangar_server:
-        argv = ["--hangar", HANGAR_FILE, "--server", model.hangar_server]
+        argv = ["--hangar", HANGAR_FILE, "--hangar-server", model.hangar_server]
         if model.hangar_via:
             argv += ["--via", model.hangar_via]
         if model.hangar_tenant.strip():

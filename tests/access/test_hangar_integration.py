@@ -67,21 +67,22 @@ def test_probe_answers_with_the_hangar_route(setup) -> None:
     layout, opts, hangar = setup
     call = json.dumps(doc(str(layout.data / "doc.md")))
     code, out, _ = run("probe", *opts, "--call", call, "--json",
-                       "--hangar", hangar, "--server", "gee")
+                       "--hangar", hangar, "--hangar-server", "gee")
     assert code == 0 and json.loads(out)["gate"] == "approval"
     # The tenant's own block on gee hides it.
     code, out, _ = run("probe", *opts, "--call", call, "--json",
-                       "--hangar", hangar, "--server", "gee", "--via", "core",
+                       "--hangar", hangar, "--hangar-server", "gee", "--via", "core",
                        "--tenant", "acme")
     row = json.loads(out)
     assert row["gate"] == "blocked" and row["visible"] is False
 
 
 @pytest.mark.parametrize(("args", "words"), [
-    (["--server", "gee"], "--server need --hangar"),
-    (["--hangar", "{hangar}"], "--hangar needs --server"),
-    (["--hangar", "{hangar}", "--server", "gee", "--access", "{hangar}"], "not both"),
-    (["--hangar", "{hangar}", "--server", "nope"], "no server 'nope'"),
+    (["--hangar-server", "gee"], "--hangar-server need --hangar"),
+    (["--hangar", "{hangar}"], "--hangar needs --hangar-server"),
+    (["--hangar", "{hangar}", "--hangar-server", "gee", "--access", "{hangar}"],
+     "not both"),
+    (["--hangar", "{hangar}", "--hangar-server", "nope"], "no server 'nope'"),
 ])
 def test_probe_route_usage_errors(setup, args: list[str], words: str) -> None:
     layout, opts, hangar = setup
@@ -98,17 +99,17 @@ def test_replay_waits_hangars_timeout_for_the_tool(setup) -> None:
             "approval": {"decision": "approve", "after_seconds": 400}}
     session.write_text(json.dumps([[late]]))
     code, out, _ = run("replay", session, *opts, "--json", "--hangar", hangar,
-                       "--server", "gee")
+                       "--hangar-server", "gee")
     row = json.loads(out)
     # 400 s is within the 600 s hangar waits for this tool (not the 300 s default).
     assert code == 0 and row["decision"] == "approved" and row["gate"] == "approval"
     # Through the group the merged policy waits 300 s: the same answer comes too late.
     code, out, _ = run("replay", session, *opts, "--json", "--hangar", hangar,
-                       "--server", "gee", "--via", "core")
+                       "--hangar-server", "gee", "--via", "core")
     row = json.loads(out)
     assert code == 1 and row["decision"] == "timeout"
     code, out, _ = run("replay", session, *opts, "--json", "--hangar", hangar,
-                       "--server", "gee", "--tenant", "acme")
+                       "--hangar-server", "gee", "--tenant", "acme")
     row = json.loads(out)
     assert code == 1 and row["status"] == "blocked" and "tenant acme" in row["reason"]
 
@@ -119,7 +120,7 @@ def test_report_takes_the_route(setup, tmp_path: Path) -> None:
     calls.write_text(json.dumps(doc(str(layout.data / "doc.md"))) + "\n")
     output = tmp_path / "report.json"
     code, _, err = run("report", *opts, "--calls", calls, "-o", output,
-                       "--hangar", hangar, "--server", "gee", "--via", "core",
+                       "--hangar", hangar, "--hangar-server", "gee", "--via", "core",
                        "--tenant", "acme")
     assert code in (0, 1), err
     [row] = json.loads(output.read_text())["rows"]

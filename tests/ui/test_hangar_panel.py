@@ -142,6 +142,6 @@ def test_commands_name_the_hangar_route_when_it_is_in_use(layout) -> None:
     model.hangar_tenant = "acme"
     model.hangar_use = True
     command = probe_command(model, call)
-    assert "--hangar hangar.yaml --server gee --via core --tenant acme" in command
+    assert "--hangar hangar.yaml --hangar-server gee --via core --tenant acme" in command
     assert "--access" not in command and access_link(model) == ""
-    assert "--hangar hangar.yaml --server gee" in replay_command(model, "approve")
+    assert "--hangar hangar.yaml --hangar-server gee" in replay_command(model, "approve")
