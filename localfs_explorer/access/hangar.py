@@ -241,20 +241,22 @@ def answer_tools(config: HangarConfig, route: CallRoute, tools: Iterable[str]) -
     policies = [(k, _resolve(config, *k, route.tenant)) for k in keys]
     blocks = route_blocks(config, route)
     no_tenant_door = route.tenant is None and config.mode == "front_door"
-    answers = []
+    answers: list[ToolAnswer] = []
     for tool in tools:
+        answer: tuple[bool, bool, int | None] = (False, False, None)
+        channel: str | None = None
         hiding = next(((k, p) for k, p in policies if not p.shows(tool)), None)
         if hiding is not None:
             key, policy = hiding
             scope = f"{_key_label(key)}: {policy.why_hidden(tool)}"
-            answer: tuple[bool, bool, int | None] = (False, False, None)
-            channel = None
+            if no_tenant_door:
+                scope = "the front_door topology refuses a caller without a tenant"
         else:
             holder = next(((k, p) for k, p in policies if not p.is_blank() and p.holds(tool)),
                           None)
             if holder is None:
                 scope = "no scope hides it or holds it"
-                answer, channel = (True, False, None), None
+                answer = (True, False, None)
             else:
                 key, policy = holder
                 scope = f"{_key_label(key)}: {policy.why_held(tool)}"
