@@ -18,6 +18,14 @@ import yaml
 
 oracle = pytest.importorskip("hangar_oracle")
 
+from hangar_cases import (  # noqa: E402
+    ALLOW_THEN_MEMBER,
+    APPROVAL_BESIDE_ALLOW,
+    FIRST_HOLDER_TIMEOUT,
+    OWN_BLOCK_UNMAPPED,
+    TENANTS,
+)
+
 from localfs_explorer.access.hangar import CallRoute, answer_tools  # noqa: E402
 from localfs_explorer.access.hangar_config import read_hangar  # noqa: E402
 
@@ -106,21 +114,6 @@ def _ask(text: str, route: dict[str, Any], tool: str) -> tuple[Any, tuple[Any, .
     return ours, theirs
 
 
-ALLOW_THEN_MEMBER = """
-mcp_servers:
-  api:
-    command: [true]
-    tools: {allow_list: ["*"]}
-  core:
-    mode: group
-    auto_start: false
-    tools: {deny_list: [drop_db]}
-    members:
-      - id: api
-        tools: {allow_list: ["*_repo"], deny_list: [delete_repo]}
-"""
-
-
 def test_member_deny_list_is_lost_after_a_broader_allow_list() -> None:
     route = {"server": "api", "via": "core", "tenant": None}
     ours, _ = _ask(ALLOW_THEN_MEMBER, route, "delete_repo")
@@ -130,40 +123,12 @@ def test_member_deny_list_is_lost_after_a_broader_allow_list() -> None:
     assert kept.visible and kept.finding is None
 
 
-APPROVAL_BESIDE_ALLOW = """
-mcp_servers:
-  api:
-    command: [true]
-    tools: {allow_list: ["*"]}
-  core:
-    mode: group
-    auto_start: false
-    tools: {deny_list: [drop_db]}
-    members:
-      - id: api
-        tools: {allow_list: ["get_*"], approval_list: [deploy_app]}
-"""
-
-
 def test_member_approval_no_longer_outranks_its_allow_list() -> None:
     ours, _ = _ask(APPROVAL_BESIDE_ALLOW, {"server": "api", "via": "core", "tenant": None},
                    "deploy_app")
     assert not ours.visible
     assert ours.documented.visible and ours.documented.held
     assert ours.finding and "approval outranks allow" in ours.finding
-
-
-OWN_BLOCK_UNMAPPED = """
-mcp_servers:
-  api:
-    command: [true]
-    tools: {deny_list: [drop_db]}
-  core:
-    mode: group
-    auto_start: false
-    members:
-      - id: api
-"""
 
 
 def test_member_servers_own_block_counts_only_with_a_member_block() -> None:
@@ -180,21 +145,6 @@ def test_member_servers_own_block_counts_only_with_a_member_block() -> None:
     assert not direct.visible and direct.finding is None
 
 
-FIRST_HOLDER_TIMEOUT = """
-mcp_servers:
-  api:
-    command: [true]
-    tools: {approval_list: [deploy_app], approval_timeout_seconds: 600}
-  core:
-    mode: group
-    auto_start: false
-    tools: {approval_list: ["deploy_*"], approval_timeout_seconds: 60,
-            approval_channel: slack}
-    members:
-      - id: api
-"""
-
-
 def test_direct_call_waits_the_first_holding_scopes_timeout() -> None:
     ours, _ = _ask(FIRST_HOLDER_TIMEOUT, {"server": "api", "via": None, "tenant": None},
                    "deploy_app")
@@ -205,19 +155,6 @@ def test_direct_call_waits_the_first_holding_scopes_timeout() -> None:
     via, _ = _ask(FIRST_HOLDER_TIMEOUT, {"server": "api", "via": "core", "tenant": None},
                   "deploy_app")
     assert via.held and via.timeout == 60 and via.channel == "slack"
-
-
-TENANTS = """
-tool_access: {mode: front_door}
-approvals: {channel: dashboard}
-mcp_servers:
-  api:
-    command: [true]
-    tools: {approval_list: ["deploy_*"]}
-    tool_access:
-      member:
-        acme: {deny_list: [drop_db]}
-"""
 
 
 def test_tenants_and_the_front_door() -> None:
