@@ -145,3 +145,30 @@ def test_commands_name_the_hangar_route_when_it_is_in_use(layout) -> None:
     assert "--hangar hangar.yaml --hangar-server gee --via core --tenant acme" in command
     assert "--access" not in command and access_link(model) == ""
     assert "--hangar hangar.yaml --hangar-server gee" in replay_command(model, "approve")
+
+
+def test_pinned_answers_run_as_a_scenario(app, tmp_path) -> None:
+    from localfs_explorer.review.scenarios import (
+        ScenarioFile,
+        dump_scenario_file,
+        run_scenario_text,
+    )
+
+    panel = app.show("hangar")
+    panel.text.value = CONFIG
+    panel.server.value = "gee"
+    panel.via.value = "core"
+    panel.pin.click()
+    [scenario] = app.model.pinned
+    assert scenario.config.access == {"hangar": "hangar.yaml", "server": "gee", "via": "core"}
+    assert len(scenario.hangar) == len(app.model.hangar_answers)
+    (tmp_path / "hangar.yaml").write_text(CONFIG)
+    text = dump_scenario_file(ScenarioFile(scenario=[scenario]))
+    result = run_scenario_text(text, base_dir=tmp_path)
+    cases = [c for s in result.scenarios for c in s.cases]
+    assert cases and all(c.passed for c in cases)
+    # The same pins fail once the configuration changes what hangar answers.
+    (tmp_path / "hangar.yaml").write_text(CONFIG.replace("get_file_metadata", "get_doc_x"))
+    result = run_scenario_text(text, base_dir=tmp_path)
+    failed = [c.name for s in result.scenarios for c in s.cases if not c.passed]
+    assert failed == ["hangar get_file_metadata"]

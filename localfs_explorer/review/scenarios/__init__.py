@@ -78,6 +78,7 @@ from .results import (
 from .runner import (
     BuiltConfig,
     machine_references,
+    pin_hangar_scenario,
     pin_scenario,
     policy_from_config,
     run_scenario_file,
@@ -105,6 +106,7 @@ __all__ = [
     "load_scenario_file",
     "machine_references",
     "parse_scenario_text",
+    "pin_hangar_scenario",
     "pin_scenario",
     "policy_from_config",
     "run_scenario_file",

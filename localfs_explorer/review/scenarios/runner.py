@@ -541,3 +541,25 @@ def pin_scenario(
     if description:
         extra["description"] = description
     return Scenario(name=name, config=config, path=paths, call=pinned_calls, **extra)
+
+
+def pin_hangar_scenario(name: str, config_file: str, route: Any, answers: Iterable[Any],
+                        *, description: str = "") -> Scenario:
+    """A scenario expecting mcp-hangar's answers of today on ``route`` (a ``CallRoute``).
+
+    The configuration is named by ``config_file`` (relative to the scenario file);
+    each ``ToolAnswer`` becomes a ``[[scenario.hangar]]`` case pinning visible, held,
+    the wait and channel of a held tool, and whether it is a finding.
+    """
+    access: dict[str, Any] = {"hangar": config_file, "server": route.server}
+    if route.via:
+        access["via"] = route.via
+    if route.tenant:
+        access["tenant"] = route.tenant
+    cases = []
+    for answer in answers:
+        held = {"timeout": answer.timeout, "channel": answer.channel} if answer.held else {}
+        cases.append(HangarCase(tool=answer.tool, visible=answer.visible, held=answer.held,
+                                finding=answer.finding is not None, **held))
+    extra: dict[str, Any] = {"description": description} if description else {}
+    return Scenario(name=name, config=ConfigSpec(access=access), hangar=cases, **extra)

@@ -66,11 +66,17 @@ class HangarPanel(Panel):
         self.use = css(self.bind(widgets.Checkbox(
             description="Tool call, Batch and Session use this route's tool access",
             indent=False), "hangar_use"), "lfe-hangar-use")
+        self.pin = css(widgets.Button(description="📌 Pin answers",
+                                      layout=widgets.Layout(width="130px"),
+                                      tooltip="a scenario expecting these answers (Scenarios "
+                                      "tab), reading the config saved as hangar.yaml beside it"),
+                       "lfe-hangar-pin")
         self.status = html("lfe-hangar-status")
         self.findings = html("lfe-hangar-findings")
         self.table = html("lfe-hangar-table")
         self.on_change(self.upload, lambda _v: self._uploaded())
         self.on_click(self.example, self._example)
+        self.on_click(self.pin, self._pin)
         self.on_change(self.server, self._pick_server)
         self.on_change(self.via, lambda value: setattr(self.model, "hangar_via", value or ""))
         intro = html("", (
@@ -82,7 +88,7 @@ class HangarPanel(Panel):
             widgets.HBox([self.upload, self.example]),
             self.text,
             widgets.HBox([self.server, self.via, self.tenant]),
-            self.use,
+            widgets.HBox([self.use, self.pin]),
             self.status,
             heading("Findings"),
             self.findings,
@@ -101,6 +107,22 @@ class HangarPanel(Panel):
             self.model.hangar_text = EXAMPLE
             self.model.hangar_server = "gee"
             self.model.hangar_via = "core"
+
+    def _pin(self) -> None:
+        """Pin today's answers as a scenario with ``[[scenario.hangar]]`` cases."""
+        from ...review.scenarios import pin_hangar_scenario
+        from ..commands import HANGAR_FILE
+        from ..inputs import ExplorerError
+
+        m = self.model
+        if not m.hangar_answers:
+            raise ExplorerError("load a hangar configuration and pick its server first")
+        route = m._hangar_route()
+        scenario = pin_hangar_scenario(
+            f"hangar: {route.describe()}", HANGAR_FILE, route, m.hangar_answers,
+            description=f"mcp-hangar's answers; save the configuration as {HANGAR_FILE} "
+                        "beside this file")
+        m.pinned = [*m.pinned, scenario]
 
     def _pick_server(self, value: str | None) -> None:
         with self.model.hold():
