@@ -40,8 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from localfs_explorer import load_env, resolve_policy
-from localfs_explorer.catalog import Catalog, Tool, load_catalog, register_tools
+from localfs_explorer.catalog import Catalog, Tool, load_catalog
 from localfs_explorer.probe import CallVerdict, probe_call
+from localfs_explorer.servers.gee_sweet.registration import register_tools
 
 #: One call's checks: single (path, op) checks, then one list of (path, op) per walk.
 Plan = tuple[tuple[tuple[str, str], ...], tuple[tuple[tuple[str, str], ...], ...]]

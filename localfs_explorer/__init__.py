@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 
 from .check import Decision, TraceStep
 from .config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
-from .env import EnvFileError, ServerEnv, load_env
+from .envfile.load import EnvFileError, ServerEnv, load_env
 from .errors import LocalfsError
 from .fs import FileSystem, HostFS
-from .policy import DenyDir, DenyEntry, Policy, PolicyError, Root, resolve_policy
-from .profile import ServerProfile, load_profile
+from .servers.gee_sweet.policy import DenyDir, DenyEntry, Policy, PolicyError, Root, resolve_policy
+from .servers.gee_sweet.profile import ServerProfile, load_profile
 from .vocab import Mode
 
 if TYPE_CHECKING:  # what a type checker sees of the names loaded on first use
@@ -32,10 +32,9 @@ if TYPE_CHECKING:  # what a type checker sees of the names loaded on first use
         load_hangar,
         merge_scopes,
     )
-    from .auth_status import auth_status_preview, local_file_access
-    from .catalog import catalog_from_tools_list, load_catalog, register_tools
+    from .catalog import catalog_from_tools_list, load_catalog
     from .discovery import FoundPath, discover_paths
-    from .dotenv_export import export_env
+    from .envfile.export import export_env
     from .exposure import Finding, Inventory
     from .fs.snapshot import snapshot
     from .fs.spec import from_spec, list_example_hosts, load_fs, to_spec
@@ -44,8 +43,10 @@ if TYPE_CHECKING:  # what a type checker sees of the names loaded on first use
     from .review.diff import compare_policies, diff_policies
     from .review.scenarios import run_scenarios
     from .review.sessions import LedgerRules, load_session, replay_session
+    from .review.suggest import Suggestion, suggest_roots
     from .sensitive import sensitive_reason
-    from .suggest import Suggestion, suggest_roots
+    from .servers.gee_sweet.auth_status import auth_status_preview, local_file_access
+    from .servers.gee_sweet.registration import register_tools
 
 
 def _installed_version() -> str:
@@ -72,7 +73,7 @@ _LAZY: dict[str, str] = {
     "snapshot": "localfs_explorer.fs.snapshot",
     "load_catalog": "localfs_explorer.catalog",
     "catalog_from_tools_list": "localfs_explorer.catalog",
-    "register_tools": "localfs_explorer.catalog",
+    "register_tools": "localfs_explorer.servers.gee_sweet.registration",
     "probe_call": "localfs_explorer.probe",
     "probe_calls": "localfs_explorer.probe",
     "CallVerdict": "localfs_explorer.probe",
@@ -87,9 +88,9 @@ _LAZY: dict[str, str] = {
     "discover_paths": "localfs_explorer.discovery",
     "FoundPath": "localfs_explorer.discovery",
     "sensitive_reason": "localfs_explorer.sensitive",
-    "local_file_access": "localfs_explorer.auth_status",
-    "auth_status_preview": "localfs_explorer.auth_status",
-    "export_env": "localfs_explorer.dotenv_export",
+    "local_file_access": "localfs_explorer.servers.gee_sweet.auth_status",
+    "auth_status_preview": "localfs_explorer.servers.gee_sweet.auth_status",
+    "export_env": "localfs_explorer.envfile.export",
     "replay_session": "localfs_explorer.review.sessions",
     "load_session": "localfs_explorer.review.sessions",
     "LedgerRules": "localfs_explorer.review.sessions",
@@ -98,8 +99,8 @@ _LAZY: dict[str, str] = {
     "diff_policies": "localfs_explorer.review.diff",
     "Inventory": "localfs_explorer.exposure",
     "Finding": "localfs_explorer.exposure",
-    "suggest_roots": "localfs_explorer.suggest",
-    "Suggestion": "localfs_explorer.suggest",
+    "suggest_roots": "localfs_explorer.review.suggest",
+    "Suggestion": "localfs_explorer.review.suggest",
 }
 
 __all__ = [

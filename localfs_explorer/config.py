@@ -30,13 +30,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .env import ServerEnv, load_env
+from .envfile.load import ServerEnv, load_env
 from .errors import LocalfsError
 from .fs import FileSystem, HostFS
 from .fs.spec import list_example_hosts, load_fs
-from .policy import Policy, resolve_policy
-from .profile import load_profile
 from .secrets import secret_values
+from .server import DEFAULT_SERVER, Server, ServerError, ServerPolicy, Setup, get_server
 from .vocab import Platform, Transport
 
 if TYPE_CHECKING:
@@ -46,7 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["ConfigError", "ResolvedConfig", "ServerConfig", "resolve_config"]
 
 #: Which part of a configuration a :class:`ConfigError` is about.
-ConfigPart = Literal["env", "host", "profile", "policy", "catalog", "access"]
+ConfigPart = Literal["env", "host", "profile", "policy", "catalog", "access", "server"]
 
 
 class ConfigError(LocalfsError):
@@ -71,6 +70,13 @@ class ServerConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    #: Which server answers: a registry id (see :mod:`localfs_explorer.server`).
+    server: str = DEFAULT_SERVER
+    #: The release of that server to reproduce (None: the newest modelled).
+    server_version: str | None = None
+    #: The server's own settings, validated by its options model (e.g. the allowed
+    #: directories of a server configured by its command line).
+    server_options: dict[str, Any] = Field(default_factory=dict)
     #: The server's ``.env``: a file on this machine (None: no file).
     env: str | None = None
     #: The ``.env``'s contents when they did not come from reading ``env`` (an upload,
@@ -141,11 +147,15 @@ class ResolvedConfig:
     """
 
     def __init__(self, config: ServerConfig, env: ServerEnv, fs: FileSystem,
-                 policy: Policy, base_dir: str) -> None:
+                 policy: ServerPolicy, base_dir: str,
+                 server: Server | None = None) -> None:
+        self.server = server if server is not None else get_server(config.server)
         self.config = config
         self.env = env
         self.fs = fs
-        self.policy = policy
+        #: The server's :class:`~localfs_explorer.server.ServerPolicy`; typed loosely
+        #: because code that knows which server it asked reads that server's own fields.
+        self.policy: Any = policy
         self.base_dir = base_dir
 
     @property
@@ -172,22 +182,20 @@ class ResolvedConfig:
     @functools.cached_property
     def catalog(self) -> Catalog:
         """The tool catalog: the configured file, or the shipped one."""
-        from .catalog import CatalogError, default_catalog, load_catalog
+        from .catalog import CatalogError
 
         name = self.config.catalog
         if name is None:
-            return default_catalog()
+            return self.server.catalog()
         try:
-            return load_catalog(_on_this_machine(self.base_dir, name))
+            return self.server.catalog(_on_this_machine(self.base_dir, name))
         except CatalogError as exc:
             raise ConfigError("catalog", name, str(exc)) from None
 
     @functools.cached_property
     def registration(self) -> Registration:
         """Which tools the server registers under this policy."""
-        from .catalog import register_tools
-
-        return register_tools(self.policy, self.catalog)
+        return self.server.register_tools(self.policy, self.catalog)
 
     @functools.cached_property
     def access(self) -> ToolAccess | None:
@@ -234,16 +242,21 @@ def resolve_config(config: ServerConfig, *, fs: FileSystem | None = None) -> Res
             package_dir = _on_this_machine(base, package_dir)
         elif env_path is not None:
             package_dir = os.path.dirname(env_path)
-    profile = None
-    if config.profile:
-        try:
-            profile = load_profile(_on_this_machine(base, config.profile))
-        except LocalfsError as exc:
-            raise ConfigError("profile", config.profile, str(exc)) from None
     try:
-        policy = resolve_policy(env, transport=config.transport, fs=target, cwd=cwd,
-                                package_dir=package_dir, profile=profile,
-                                platform=config.platform)
+        server = get_server(config.server)
+        options = server.options(config.server_options)
+    except ServerError as exc:
+        raise ConfigError("server", config.server, str(exc)) from None
+    profile = _on_this_machine(base, config.profile) if config.profile else None
+    setup = Setup(env=env, fs=target, base_dir=base, cwd=cwd, package_dir=package_dir,
+                  transport=config.transport, platform=config.platform, profile=profile,
+                  version=config.server_version, options=options)
+    try:
+        policy = server.resolve(setup)
+    except ServerError as exc:
+        part = exc.part if exc.part in ("profile", "server") else "policy"
+        value = {"profile": config.profile, "server": config.server}.get(part)
+        raise ConfigError(part, value, str(exc)) from None  # type: ignore[arg-type]
     except LocalfsError as exc:
         raise ConfigError("policy", None, str(exc)) from None
-    return ResolvedConfig(config, env, target, policy, base)
+    return ResolvedConfig(config, env, target, policy, base, server)

@@ -1,9 +1,8 @@
 """Shared set-up for scripts/test and scripts/dashboard: a project virtualenv, kept current.
 
 Only the Python standard library is used here, because this runs before anything is
-installed. Re-running is cheap: the install step is skipped while pyproject.toml,
-setup.py and the C listing helper's source are unchanged since the last successful
-install.
+installed. Re-running is cheap: the install step is skipped while pyproject.toml is
+unchanged since the last successful install.
 """
 
 from __future__ import annotations
@@ -34,9 +33,8 @@ def venv_python() -> Path:
 
 def _wanted_stamp() -> str:
     digest = hashlib.sha256()
-    # The build's inputs: a change to any of them means installing (and compiling) again.
-    for name in ("pyproject.toml", "setup.py", "localfs_explorer/_listing.c"):
-        digest.update((ROOT / name).read_bytes())
+    # The build's input: a change to it means installing again.
+    digest.update((ROOT / "pyproject.toml").read_bytes())
     digest.update(f"{EXTRAS}|{sys.version_info[:2]}".encode())
     return digest.hexdigest()
 

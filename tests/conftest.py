@@ -66,14 +66,6 @@ def layout(tmp_path: Path) -> Layout:
     return Layout(base, app, data, evil, outside, home)
 
 
-def c_compiler() -> str | None:
-    """The C compiler Python's build would use, if this machine has it."""
-    import shutil
-    import sysconfig
-
-    return shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0])
-
-
 def can_hardlink(directory: Path) -> bool:
     """Whether this filesystem supports hardlinks (some CI mounts don't)."""
     probe = directory / ".hardlink-probe"

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from localfs_explorer import load_env, resolve_policy
-from localfs_explorer.auth_status import (
+from localfs_explorer.servers.gee_sweet.auth_status import (
     BRANCHES,
     AuthStatusError,
     auth_status_json,

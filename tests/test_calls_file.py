@@ -15,10 +15,10 @@ import pytest
 from conftest import run_cli as run
 
 from localfs_explorer import load_env, resolve_policy
-from localfs_explorer.calls_file import BadCall, Call, CallsFileError, parse_calls, read_calls
 from localfs_explorer.cli.main import main
 from localfs_explorer.fs.spec import load_fs
 from localfs_explorer.probe import ProbeError, iter_call_verdicts
+from localfs_explorer.probe.calls_file import BadCall, Call, CallsFileError, parse_calls, read_calls
 from localfs_explorer.review.diff import compare_policies
 
 GOOD = json.dumps({"name": "upload_local_file",

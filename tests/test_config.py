@@ -217,7 +217,7 @@ def test_the_model_round_trips_a_configuration(tmp_path):
 
 @pytest.mark.parametrize("host", [None, "container"])
 def test_the_export_validates_with_the_same_rules(host, tmp_path):
-    from localfs_explorer.dotenv_export import export_env
+    from localfs_explorer.envfile.export import export_env
 
     _layout(tmp_path, "data" if host is None else "/data")
     config = ServerConfig(env="deploy/.env", host=host, base_dir=str(tmp_path))

@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from localfs_explorer import load_env, resolve_policy
-from localfs_explorer.profile import DEFAULT_PROFILE
+from localfs_explorer.servers.gee_sweet.profile import DEFAULT_PROFILE
 
 RECORDING = Path(__file__).with_name("data") / "server_answers.json.gz"
 DATA = json.loads(gzip.decompress(RECORDING.read_bytes()).decode("ascii"))

@@ -11,8 +11,8 @@ from dotenv import dotenv_values
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from localfs_explorer.dotenv_edit import edit_env_text, encode_value, plan_edit
-from localfs_explorer.dotenv_export import ExportError
+from localfs_explorer.envfile.edit import edit_env_text, encode_value, plan_edit
+from localfs_explorer.envfile.export import ExportError
 
 pytestmark = pytest.mark.usefixtures("quiet_dotenv")
 

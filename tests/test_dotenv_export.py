@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 from dotenv import dotenv_values
 
-from localfs_explorer.dotenv_export import (
+from localfs_explorer.envfile.export import (
     ExportError,
     export_env,
     run_export_env,

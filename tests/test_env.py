@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from localfs_explorer import EnvFileError, load_env
-from localfs_explorer.env import MAX_ENV_BYTES
+from localfs_explorer.envfile.load import MAX_ENV_BYTES
 
 
 def write(tmp_path, text: str, name: str = ".env"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from localfs_explorer.env import MAX_ENV_BYTES, EnvFileError, load_env, parse_env_text
+from localfs_explorer.envfile.load import MAX_ENV_BYTES, EnvFileError, load_env, parse_env_text
 
 
 def test_a_file_at_the_size_limit_loads_and_one_byte_more_is_refused(tmp_path):

@@ -38,8 +38,8 @@ def test_every_error_class_of_the_package_derives_from_the_base():
 
 
 def test_the_base_is_a_value_error_so_older_except_clauses_still_catch():
-    from localfs_explorer.env import EnvFileError
-    from localfs_explorer.policy import PolicyError
+    from localfs_explorer.envfile.load import EnvFileError
+    from localfs_explorer.servers.gee_sweet.policy import PolicyError
 
     assert issubclass(LocalfsError, ValueError)
     assert issubclass(PolicyError, LocalfsError)
@@ -48,7 +48,7 @@ def test_the_base_is_a_value_error_so_older_except_clauses_still_catch():
 
 @pytest.mark.parametrize("error", ["ProfileError", "CatalogError", "UsageError"])
 def test_the_cli_turns_any_user_error_into_one_line_and_exit_2(monkeypatch, error):
-    owners = {"ProfileError": "localfs_explorer.profile", "CatalogError":
+    owners = {"ProfileError": "localfs_explorer.servers.gee_sweet.profile", "CatalogError":
               "localfs_explorer.catalog", "UsageError": "localfs_explorer.cli.options"}
     cls = getattr(importlib.import_module(owners[error]), error)
 

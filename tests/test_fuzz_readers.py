@@ -45,14 +45,14 @@ def _readers() -> dict[str, tuple[str, Callable[[Path], Any], type[Exception]]]:
     from localfs_explorer.access import AccessListError, load_access
     from localfs_explorer.catalog import CatalogError, load_catalog
     from localfs_explorer.cli.options import UsageError, read_paths_file
-    from localfs_explorer.dotenv_export import ExportError, export_env
-    from localfs_explorer.env import EnvFileError, load_env
+    from localfs_explorer.envfile.export import ExportError, export_env
+    from localfs_explorer.envfile.load import EnvFileError, load_env
     from localfs_explorer.fs.spec import HostSpecError, load_fs
-    from localfs_explorer.policy import resolve_policy
     from localfs_explorer.probe import ProbeError, iter_call_verdicts
-    from localfs_explorer.profile import ProfileError, load_profile
     from localfs_explorer.review.scenarios import ScenarioError, load_scenario_file
     from localfs_explorer.review.sessions import SessionError, load_session
+    from localfs_explorer.servers.gee_sweet.policy import resolve_policy
+    from localfs_explorer.servers.gee_sweet.profile import ProfileError, load_profile
 
     policy = resolve_policy(load_env(None, overrides={"LOCAL_FILE_ACCESS": "full"}),
                             fs=load_fs("traps"))

@@ -10,11 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from localfs_explorer import locations
-from localfs_explorer.catalog import PathParam, iter_locations
-from localfs_explorer.discovery import DiscoveryError, discover_paths
-from localfs_explorer.errors import LocalfsError
-from localfs_explorer.locations import (
+from localfs_explorer.catalog import PathParam, iter_locations, locations
+from localfs_explorer.catalog.locations import (
     LocationError,
     Shape,
     check_plain,
@@ -24,6 +21,8 @@ from localfs_explorer.locations import (
     shape,
     values_at,
 )
+from localfs_explorer.discovery import DiscoveryError, discover_paths
+from localfs_explorer.errors import LocalfsError
 
 
 @pytest.mark.parametrize(("text", "segments"), [

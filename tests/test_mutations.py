@@ -15,9 +15,9 @@ import policy_scenarios as scenarios
 import pytest
 from conftest import can_hardlink
 
-from localfs_explorer import check as check_module
-from localfs_explorer import policy as policy_module
-from localfs_explorer.check import Decision
+from localfs_explorer.check import Decision, DenyHit
+from localfs_explorer.check import tables as tables_module
+from localfs_explorer.check import verdict as check_module
 
 
 def test_containment_before_realpath_is_caught(layout, monkeypatch):
@@ -37,7 +37,7 @@ def test_containment_before_realpath_is_caught(layout, monkeypatch):
 
 def test_string_prefix_containment_is_caught(layout, monkeypatch):
     # The mutant's prefixes lack the trailing separator: a bare str.startswith test.
-    monkeypatch.setattr(policy_module, "containment_prefixes", lambda dirs: tuple(dirs))
+    monkeypatch.setattr(tables_module, "containment_prefixes", lambda dirs: tuple(dirs))
     with pytest.raises(AssertionError, match="sibling sharing the root's prefix"):
         scenarios.prefix_sibling_is_outside(layout)
 
@@ -48,7 +48,7 @@ def test_deny_list_compared_as_strings_is_caught(layout, monkeypatch):
 
     def by_string(compiled, resolved, identity, deny_ids=None):
         if resolved in compiled.deny_paths:
-            return ("TOKEN_PATH", "same path")
+            return DenyHit(setting="TOKEN_PATH", how="same path")
         return None
 
     monkeypatch.setattr(check_module, "_deny_hit", by_string)
@@ -62,8 +62,10 @@ def test_stat_before_check_is_caught(layout, monkeypatch):
     def stat_first(compiled, path, op, over_http=None, batch=False):
         # The mutant keeps the old "No file found" pre-check ahead of the policy.
         if isinstance(path, str) and not compiled.fs.exists(path):
-            return Decision(path, op, False, "invalid", f"No file found at {path}", None,
-                            compiled.policy, False, None, batch)
+            return Decision(path=path, op=op, allowed=False, reason="invalid",
+                            message=f"No file found at {path}", resolved=None,
+                            _policy=compiled.policy, _over_http=False, _deny_hit=None,
+                            _batch=batch)
         return real_check(compiled, path, op, over_http, batch)
 
     monkeypatch.setattr(check_module, "_check", stat_first)

@@ -55,7 +55,7 @@ def test_call_verdict_repr() -> None:
 
 
 def test_export_plan_repr_masks_secrets() -> None:
-    from localfs_explorer.dotenv_export import export_env
+    from localfs_explorer.envfile.export import export_env
 
     plan = export_env(".env", text="GEE_SECRET_TOKEN=hunter2-value\n",
                       set={"LOCAL_FILE_ACCESS": "off"})

@@ -84,7 +84,7 @@ def test_diff_junit_with_allowed_new_access_passes(tmp_path) -> None:
 
 
 def test_key_lines_skip_blank_lines_comments_and_multiline_values(tmp_path) -> None:
-    from localfs_explorer.sarif import key_lines
+    from localfs_explorer.review.sarif import key_lines
 
     env = tmp_path / ".env"
     env.write_text('\n\n# c\nA=1\n\n\n  B=2\nC="multi\nline"\n\nD=4\nA=again\n')

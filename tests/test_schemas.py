@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli as _run
 
-from localfs_explorer.schemas import SCHEMAS, SchemaError, json_schema
+from localfs_explorer.cli.schemas import SCHEMAS, SchemaError, json_schema
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -39,7 +39,8 @@ def test_shipped_files_match_their_schemas() -> None:
     assert _errors("scenarios", scenarios) == []
     for host in (DATA / "hosts").glob("*.json"):
         assert _errors("host", json.loads(host.read_text())) == [], host.name
-    assert _errors("catalog", json.loads((DATA / "catalog.json").read_text())) == []
+    shipped_catalog = ROOT / "localfs_explorer" / "servers" / "gee_sweet" / "data" / "catalog.json"
+    assert _errors("catalog", json.loads(shipped_catalog.read_text())) == []
 
 
 def test_access_and_session_schemas_follow_the_readers() -> None:

@@ -419,7 +419,7 @@ def test_an_unknown_operation_is_an_error(layout):
 
 
 def test_the_shipped_profile_is_the_servers_release(layout):
-    from localfs_explorer.profile import DEFAULT_PROFILE, load_profile
+    from localfs_explorer.servers.gee_sweet.profile import DEFAULT_PROFILE, load_profile
 
     assert load_profile() == DEFAULT_PROFILE
     assert (DEFAULT_PROFILE.name, DEFAULT_PROFILE.server_version) == ("mcp-gee-sweet", "0.9.5")
@@ -427,7 +427,7 @@ def test_the_shipped_profile_is_the_servers_release(layout):
 
 
 def test_a_profile_file_replaces_the_defaults(layout, tmp_path):
-    from localfs_explorer.profile import load_profile
+    from localfs_explorer.servers.gee_sweet.profile import load_profile
 
     raw = json.loads(json.dumps(
         load_profile().model_dump(mode="json")))
@@ -445,7 +445,7 @@ def test_a_profile_file_replaces_the_defaults(layout, tmp_path):
 
 
 def test_a_bad_profile_file_is_one_clear_error(tmp_path):
-    from localfs_explorer.profile import ProfileError, load_profile
+    from localfs_explorer.servers.gee_sweet.profile import ProfileError, load_profile
 
     missing = tmp_path / "nope.json"
     with pytest.raises(ProfileError) as info:
@@ -596,7 +596,7 @@ def test_cloudsdk_config_names_the_adc_file_explicitly(layout):
 
 
 def test_a_relative_startup_directory_is_a_policy_error(layout):
-    from localfs_explorer.policy import PolicyError
+    from localfs_explorer.servers.gee_sweet.policy import PolicyError
 
     with pytest.raises(PolicyError, match=r"^the startup directory must be absolute: 'rel'$"):
         policy_for(layout, cwd="rel")
@@ -682,7 +682,11 @@ def test_check_path_and_decision_equality(layout):
 
 
 def test_a_profile_with_a_wrongly_typed_nested_field_names_its_dotted_location(tmp_path):
-    from localfs_explorer.profile import DEFAULT_PROFILE, ProfileError, load_profile
+    from localfs_explorer.servers.gee_sweet.profile import (
+        DEFAULT_PROFILE,
+        ProfileError,
+        load_profile,
+    )
 
     raw = json.loads(DEFAULT_PROFILE.model_dump_json())
     raw["cache_base"] = {"posix": 1}

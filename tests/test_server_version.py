@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from localfs_explorer.profile import ServerProfile, load_profile
+from localfs_explorer.servers.gee_sweet.profile import ServerProfile, load_profile
 
 
 def test_the_shipped_profile_names_a_release() -> None:

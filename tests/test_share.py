@@ -9,7 +9,7 @@ import shlex
 import pytest
 
 from localfs_explorer.cli.main import main
-from localfs_explorer.share import command_line, options_from_query, query_string
+from localfs_explorer.ui.share import command_line, options_from_query, query_string
 
 OPTIONS = {
     "target": "example:traps", "transport": "sse", "package_dir": "/app", "cwd": "/app",
@@ -110,7 +110,7 @@ def test_copy_as_command_shows_the_line_and_the_link(monkeypatch) -> None:
 
 
 def test_the_servers_own_query_parameters_are_not_configuration() -> None:
-    from localfs_explorer.share import options_from_query
+    from localfs_explorer.ui.share import options_from_query
 
     options, problems = options_from_query("token=abc123&theme=dark&transport=sse&bogus=1")
     assert options.get("transport") == "sse"

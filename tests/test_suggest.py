@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from localfs_explorer import load_env, resolve_policy
 from localfs_explorer.exposure import exposure
 from localfs_explorer.fs import VirtualFS
-from localfs_explorer.suggest import (
+from localfs_explorer.review.suggest import (
     SuggestError,
     exposure_delta,
     parse_requirement,

@@ -21,8 +21,10 @@ A *location* names where a path sits in a call's arguments: ``local_path`` is a 
 argument, ``attachments[].local_path`` is the ``local_path`` key of every item of the
 ``attachments`` list, ``paths[]`` is every string of a list.
 
-What ``tools/list`` results say is read in :mod:`localfs_explorer.catalog.tools_list`; which
-tools a policy registers is :mod:`localfs_explorer.catalog.registration`.
+What ``tools/list`` results say is read in :mod:`localfs_explorer.catalog.tools_list`.
+Which tools a policy registers is each server's rule (for mcp-gee-sweet,
+:mod:`localfs_explorer.servers.gee_sweet.registration`); the :class:`Registration` record
+that answers is shared.
 """
 
 from .load import default_catalog, layer_catalog, load_catalog
@@ -34,11 +36,11 @@ from .model import (
     DirectionSpec,
     ImageParam,
     PathParam,
+    Registration,
     Tool,
     ToolHints,
     iter_locations,
 )
-from .registration import Registration, parse_enabled_tools, register_tools
 from .tools_list import catalog_from_tools_list, server_tools_from_tools_list
 
 __all__ = [
@@ -57,7 +59,5 @@ __all__ = [
     "iter_locations",
     "layer_catalog",
     "load_catalog",
-    "parse_enabled_tools",
-    "register_tools",
     "server_tools_from_tools_list",
 ]

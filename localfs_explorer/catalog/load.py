@@ -9,7 +9,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .. import locations, userfiles
+from .. import userfiles
+from . import locations
 from .model import Catalog, CatalogError, _destructive, _validate
 from .tools_list import _first_tool, catalog_from_tools_list
 
@@ -37,8 +38,12 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
     return _validate(raw, source)
 
 
+#: The package whose ``data/`` holds the shipped catalog: the default server's.
+SHIPPED_CATALOG_PACKAGE = "localfs_explorer.servers.gee_sweet"
+
+
 def _data_json(name: str) -> Any:
-    text = resources.files("localfs_explorer").joinpath(f"data/{name}")
+    text = resources.files(SHIPPED_CATALOG_PACKAGE).joinpath(f"data/{name}")
     return json.loads(text.read_text(encoding="utf-8"))
 
 

@@ -16,8 +16,8 @@ from pydantic import (
     model_validator,
 )
 
-from .. import locations
 from ..errors import LocalfsError
+from . import locations
 
 Op = Literal["read", "write", "direction"]
 Direction = Literal["upload", "download", "bidirectional"]
@@ -33,7 +33,7 @@ def iter_locations(arguments: Any, location: str) -> Iterator[tuple[str, Any]]:
 
     The label spells the concrete position, e.g. ``attachments[1].local_path``. Missing
     keys, ``None`` values and items of the wrong shape yield nothing: the server would
-    treat them as "not given". The grammar is :mod:`localfs_explorer.locations`'.
+    treat them as "not given". The grammar is :mod:`localfs_explorer.catalog.locations`'.
     """
     return locations.iter_values(arguments, location)
 
@@ -415,3 +415,42 @@ def _destructive(hints: Mapping[str, Any]) -> bool:
     return hints.get("readOnlyHint") is not True and hints.get("destructiveHint") is not False
 
 
+class Registration(_Frozen):
+    """Which tools a server with a given policy and ``ENABLED_TOOLS`` registers."""
+
+    mode: str
+    #: The parsed ``ENABLED_TOOLS`` (sorted), or None when every tool is enabled.
+    enabled_tools: list[str] | None = None
+    registered: list[str] = Field(default_factory=list)
+    #: Local-only tools off mode dropped that ``ENABLED_TOOLS`` would otherwise allow.
+    unregistered: list[str] = Field(default_factory=list)
+    #: Tools ``ENABLED_TOOLS`` keeps out, whatever the mode.
+    not_enabled: list[str] = Field(default_factory=list)
+    #: The startup warning, when ``ENABLED_TOOLS`` named tools off mode dropped.
+    warnings: list[str] = Field(default_factory=list)
+    #: Names in ``ENABLED_TOOLS`` this catalog doesn't describe. The catalog covers only
+    #: the tools relevant to local files, so a real tool of the server can appear here.
+    unknown_enabled: list[str] = Field(default_factory=list)
+
+    @functools.cached_property
+    def _registered_set(self) -> frozenset[str]:
+        return frozenset(self.registered)
+
+    def is_registered(self, name: str) -> bool:
+        """Whether ``name`` is among the registered tools."""
+        return name in self._registered_set
+
+    def why_absent(self, name: str) -> str | None:
+        """One sentence on why ``name`` isn't registered, or None when it is."""
+        if name in self.unregistered:
+            return (
+                f"{name} is local-only and local file access is off, "
+                "so the server doesn't register it"
+            )
+        if name in self.not_enabled:
+            return f"{name} is not in ENABLED_TOOLS"
+        return None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (``registered``, ``unregistered``, ``warnings`` and more)."""
+        return self.model_dump(mode="json")

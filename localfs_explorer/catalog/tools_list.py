@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from .. import locations
+from . import locations
 from .model import Catalog, CatalogError, Op, PathParam, ToolHints, _destructive, _validate
 
 __all__ = ["catalog_from_tools_list", "server_tools_from_tools_list"]

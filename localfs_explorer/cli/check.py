@@ -11,7 +11,7 @@ import json
 from typing import Any, TextIO
 
 from ..check import Decision, UnsupportedPathError
-from ..policy import Policy
+from ..servers.gee_sweet.policy import Policy
 from ..textsafe import one_line
 from ..vocab import OPS
 from .options import UsageError, build_policy, read_paths_file, warn_config
@@ -41,18 +41,25 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     policy = build_policy(args)
     warn_config(policy, err)
     try:
-        if args.batch:
-            # The server's many_checks, as in a folder walk: one deny-list snapshot and
-            # one resolution per parent directory for all the paths.
-            with policy.many_checks() as batch:
-                decisions = [batch.check(p, args.op, over_http=args.over_http) for p in paths]
-        else:
-            # Each path as the server's single check answers it, however many are given.
-            decisions = [policy.check(p, args.op, over_http=args.over_http) for p in paths]
+        with policy.many_checks() as batch:
+            if args.batch:
+                # The server's many_checks, as in a folder walk: one deny-list snapshot
+                # and one resolution per parent directory for all the paths.
+                decisions = [batch.check(p, args.op, over_http=args.over_http)
+                             for p in paths]
+            else:
+                # Each path as the server's single check answers it, however many.
+                decisions = [policy.check(p, args.op, over_http=args.over_http)
+                             for p in paths]
+            for d in decisions:
+                # Each path is checked once; its explanation compares with the one
+                # batch of this run (a single check's) rather than a new one per path.
+                if args.json:
+                    _emit_json(d.to_dict(other=None if args.batch else batch), out)
+                else:
+                    _print_decision(d, out)
     except UnsupportedPathError as exc:
         raise UsageError(str(exc)) from None
-    for d in decisions:
-        _emit_json(d.to_dict(), out) if args.json else _print_decision(d, out)
     if policy.errors:
         return 2
     return 0 if all(d.allowed for d in decisions) else 1
@@ -72,7 +79,7 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         policies.append(policy)
         code = max(code, _validate_one(policy, args, out))
     if getattr(args, "sarif", None):
-        from .. import sarif
+        from ..review import sarif
 
         try:
             sarif.write([r for p in policies for r in sarif.validate_results(p)], args.sarif)
@@ -85,6 +92,18 @@ def _validate_one(policy: Policy, args: argparse.Namespace, out: TextIO) -> int:
     summary = policy.summary()
     if args.json:
         _emit_json(summary, out)
+    elif not isinstance(policy, Policy):
+        # Another server: its summary's own fields, then whether it would start.
+        out.write(f"server: {policy.server_id} {policy.server_version}\n")
+        for key, value in summary.items():
+            if key not in ("errors", "warnings", "serves", "exit_message", "exit_line"):
+                out.write(f"{key}: {one_line(json.dumps(value, ensure_ascii=False))}\n")
+        for w in (*policy.warnings,):
+            out.write(f"warning: {w}\n")
+        for e2 in policy.errors:
+            out.write(f"error: {e2}\n")
+        out.write("the server would start\n" if policy.serves
+                  else f"the server would exit, printing: {policy.exit_line}\n")
     else:
         how = "explicit" if policy.explicit else f"defaulted for {policy.transport}"
         out.write(f"server: {policy.profile.name} {policy.profile.server_version}\n")

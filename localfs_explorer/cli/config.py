@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-from ..auth_status import BRANCHES, auth_status_json
-from ..dotenv_export import run_export_env
+from ..envfile.export import run_export_env
+from ..servers.gee_sweet.auth_status import BRANCHES, auth_status_json
 from . import options as cli
 
 
@@ -61,7 +61,7 @@ def _export_plan_json(args: argparse.Namespace, config: Any, out: TextIO,
                       err: TextIO) -> int:
     import json
 
-    from ..dotenv_export import ExportError, export_env
+    from ..envfile.export import ExportError, export_env
 
     if not args.dry_run:
         raise cli.UsageError("--json goes with --dry-run (a write reports on stderr)")

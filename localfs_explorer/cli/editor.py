@@ -28,7 +28,7 @@ _INSTALL = {
 
 def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     """Add the schema and completion commands."""
-    from ..schemas import SCHEMAS
+    from .schemas import SCHEMAS
 
     p = sub.add_parser(
         "schema", help="print the JSON Schema of a user file (for editors)",
@@ -55,7 +55,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
 
 
 def cmd_schema(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..schemas import SCHEMAS, json_schema
+    from .schemas import SCHEMAS, json_schema
 
     if args.list or not args.name:
         if not args.list:

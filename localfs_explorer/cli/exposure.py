@@ -209,8 +209,8 @@ def _write_reports(inv: Any, policy: Any, names: list[str], force: bool, err: Te
 
 
 def cmd_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..dotenv_export import ExportError
-    from ..suggest import (
+    from ..envfile.export import ExportError
+    from ..review.suggest import (
         SuggestError,
         describe,
         parse_requirement,

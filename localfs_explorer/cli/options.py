@@ -15,7 +15,8 @@ from typing import Any, TextIO
 
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..errors import LocalfsError
-from ..policy import Policy
+from ..server import DEFAULT_SERVER, ServerError, get_server, iter_servers, list_servers
+from ..servers.gee_sweet.policy import Policy
 from ..userfiles import parse_json_line, read_text
 from ..vocab import PLATFORMS, TRANSPORTS
 
@@ -36,6 +37,13 @@ def environment_options() -> argparse.ArgumentParser:
     """The options every command shares: the simulated server's environment and host."""
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("server environment")
+    group.add_argument("--server", metavar="NAME", choices=list_servers(),
+                       default=DEFAULT_SERVER,
+                       help=f"which server answers: {', '.join(list_servers())} "
+                       f"(default: {DEFAULT_SERVER})")
+    group.add_argument("--server-version", metavar="VERSION",
+                       help="the release of that server to reproduce (default: the newest "
+                       "modelled)")
     group.add_argument("--env", metavar="FILE", help="the server's .env file (- reads stdin)")
     group.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                        type=key_value, help="a variable in the server process's environment "
@@ -65,6 +73,11 @@ def environment_options() -> argparse.ArgumentParser:
     group.add_argument("--platform", choices=PLATFORMS, default="posix",
                        help="target platform: its default cache directory; windows also "
                        "splits LOCAL_FILE_ROOTS on ';' (paths are checked by POSIX rules)")
+    # Each server adds its own settings (the filesystem server's allowed directories, for
+    # one) under a group of its own: the command line needs no edit for a new server.
+    for server in iter_servers():
+        own = parent.add_argument_group(f"{server.id} settings (with --server {server.id})")
+        server.add_cli_options(own)
     return parent
 
 
@@ -83,6 +96,10 @@ def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
     Relative names mean relative to the directory the command runs in.
     """
     fields: dict[str, Any] = {
+        # A command with options of its own (diff's two sides) may not have these.
+        "server": getattr(args, "server", None) or DEFAULT_SERVER,
+        "server_version": getattr(args, "server_version", None),
+        "server_options": server_options(args),
         "env": args.env, "settings": dict(args.set), "unset": list(args.unset),
         "inherit_environ": args.inherit_env, "lenient": args.lenient,
         "transport": args.transport, "cwd": args.cwd, "package_dir": args.package_dir,
@@ -93,6 +110,25 @@ def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
     return ServerConfig(**fields)
 
 
+def server_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The chosen server's own settings from its options; an option of another server is
+    a :class:`UsageError` (it would silently change nothing)."""
+    chosen = getattr(args, "server", None) or DEFAULT_SERVER
+    for server in iter_servers():
+        if server.id == chosen:
+            continue
+        given = {k: v for k, v in server.options_from_args(args).items()
+                 if v not in (None, [], ())}
+        if given:
+            names = ", ".join(sorted(given))
+            raise UsageError(f"{names}: a setting of {server.id}, not of {chosen} "
+                             f"(add --server {server.id})")
+    try:
+        return get_server(chosen).options_from_args(args)
+    except ServerError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def resolve(config: ServerConfig) -> ResolvedConfig:
     """Resolve ``config``; a problem is a :class:`UsageError` naming the option."""
     try:
@@ -100,6 +136,8 @@ def resolve(config: ServerConfig) -> ResolvedConfig:
     except ConfigError as exc:
         if exc.part == "host":
             raise UsageError(f"--fs {exc.value}: {exc}") from None
+        if exc.part == "server":
+            raise UsageError(f"--server {exc.value}: {exc}") from None
         raise UsageError(str(exc)) from None
 
 

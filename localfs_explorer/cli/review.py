@@ -461,7 +461,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _write_diff_sarif(result: Any, before: Any, after: Any, path: str) -> None:
-    from .. import sarif
+    from ..review import sarif
 
     try:
         sarif.write(sarif.diff_results(result, before, after), path)

@@ -159,7 +159,7 @@ def preload_options(args: argparse.Namespace, host_fs: bool) -> dict[str, Any]:
     if config.env and not host_fs:
         # Visitors can't make the kernel read this machine's files, but the operator
         # chose this one: hand its text over as if it had been uploaded.
-        from ..env import MAX_ENV_BYTES
+        from ..envfile.load import MAX_ENV_BYTES
         from ..userfiles import read_text
 
         path = Path(config.env).expanduser()

@@ -71,11 +71,11 @@ def load_catalog_option(args: argparse.Namespace) -> Any:
 
 
 def cmd_tools(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..catalog import register_tools
+    from ..server import server_of
 
     policy = cli.build_policy(args)
     cli.warn_config(policy, err)
-    registration = register_tools(policy, load_catalog_option(args))
+    registration = server_of(policy).register_tools(policy, load_catalog_option(args))
     if args.json:
         out.write(json.dumps({
             "mode": policy.mode.value,

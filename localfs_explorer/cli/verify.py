@@ -56,7 +56,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
 
 
 def _transport(args: argparse.Namespace) -> str:
-    from ..verify import transport_for_command, transport_for_url
+    from ..live.verify import transport_for_command, transport_for_url
 
     if args.transport is not None:
         return str(args.transport)
@@ -97,7 +97,7 @@ def _token(args: argparse.Namespace) -> str | None:
 
 
 def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..verify import ServerUnreachableError, read_http, read_stdio, verify_policy
+    from ..live.verify import ServerUnreachableError, read_http, read_stdio, verify_policy
 
     if (args.token or args.token_env) and not args.url:
         raise cli.UsageError("--token and --token-env go with --url")

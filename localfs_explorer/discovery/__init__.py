@@ -69,7 +69,7 @@ from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import locations
+from ..catalog import locations
 from ..errors import LocalfsError
 from ..sensitive import sensitive_reason
 from .words import (

@@ -50,7 +50,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ..policy import Policy
+from ..servers.gee_sweet.policy import Policy
 from .records import (
     FINDING_COLUMNS,
     SEVERITIES,

@@ -7,27 +7,16 @@ import os
 import threading
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ..fs import FileSystem
-from ..policy import Policy
+from ..servers.gee_sweet.policy import Policy
 
 _is_symlink = os.DirEntry.is_symlink
 _is_dir = os.DirEntry.is_dir
 _inode = os.DirEntry.inode
 
-try:  # the compiled listing helper, when the package was built with a C compiler
-    from .._listing import list_dir as _compiled_list_dir
-except ImportError:  # built without one: os.scandir lists every directory
-    _compiled_list_dir = None  # type: ignore[assignment]
-
-#: ``list_dir(path) -> (names, d_type bytes, inodes)``, or None (tests set it to None to
-#: walk as a build without the helper does).
-list_dir: Callable[[str], tuple[list[str], bytes, list[int]]] | None = _compiled_list_dir
-
-#: ``d_type`` values (dirent.h) of a regular file and a directory, as the helper gives them.
-DT_REG, DT_DIR = 8, 4
 
 
 class _EntryStat(NamedTuple):

@@ -11,19 +11,16 @@ from itertools import compress
 from operator import not_
 from typing import Any
 
-from ..fs import FileSystem, HostFS
+from ..fs import HostFS
 from ..paths import is_within
-from ..policy import Mode, Policy
 from ..sensitive import (
     home_entries_near,
     name_may_be_sensitive,
     sensitive_names,
     sensitive_reason,
 )
-from . import host
+from ..servers.gee_sweet.policy import Mode, Policy
 from .host import (
-    DT_DIR,
-    DT_REG,
     _cancelled,
     _EntryStat,
     _home,
@@ -47,20 +44,8 @@ from .records import (
     WalkProgress,
     _human,
 )
+from .roots import root_findings
 from .rules import _Executed, _rules
-
-
-def _flat_listing(directory: str) -> tuple[list[str], bytes, list[int]] | None:
-    """``list_dir(directory)`` of the compiled helper: names, ``d_type`` bytes and
-    inodes; None when it fails (then ``os.scandir`` lists the directory again and meets
-    the error as the entry-by-entry walk does)."""
-    list_dir = host.list_dir
-    if list_dir is None:
-        return None
-    try:
-        return list_dir(directory)
-    except (OSError, ValueError):
-        return None
 
 
 class _Walker:
@@ -357,10 +342,10 @@ class _Walker:
         and writable, and only the names a sensitive-name glob matches
         (:func:`~localfs_explorer.sensitive.sensitive_names`) are looked at one by one.
 
-        The listing is :meth:`_bulk_listing`'s.
+        The listing is :meth:`_scandir_listing`'s.
         """
         prefix = directory if directory.endswith("/") else directory + "/"
-        got = self._bulk_listing(directory, prefix, depth, dev, stack, counts)
+        got = self._scandir_listing(directory, prefix, depth, dev, stack, counts)
         if got is None:
             return  # handed over already
         names, inodes, dirs, again = got
@@ -445,36 +430,6 @@ class _Walker:
             or self.executed.hot(directory)
             or home_entries_near(directory, home=self.home)
         )
-
-    def _bulk_listing(
-        self, directory: str, prefix: str, depth: int, dev: int,
-        stack: list[tuple[str, int, int]], counts: list[int],
-    ) -> tuple[list[str], list[int], list[tuple[str, int]], Callable[[], None]] | None:
-        """What :meth:`_scandir_listing` gives, from the compiled helper when the
-        package has it (names, types and inodes without a ``DirEntry`` for each); a
-        directory holding anything but files and directories, or whose types the
-        filesystem didn't give (DT_UNKNOWN), is left to :meth:`_scandir_listing`."""
-        listing = _flat_listing(directory)
-        if listing is None:
-            return self._scandir_listing(directory, prefix, depth, dev, stack, counts)
-        names, types, inodes = listing
-
-        def again() -> None:  # the entry-by-entry walk, on a listing of its own
-            self._directory(directory, depth, dev, stack, counts, self._list_host)
-
-        n = len(names)
-        if not n or not self._plain_enough(directory, prefix, n):
-            again()
-            return None
-        regular = types.count(DT_REG)
-        if regular == n:
-            return names, inodes, [], again
-        if regular + types.count(DT_DIR) != n:
-            return self._scandir_listing(directory, prefix, depth, dev, stack, counts)
-        is_dir = list(map(DT_DIR.__eq__, types))
-        dirs = list(zip(compress(names, is_dir), compress(inodes, is_dir), strict=False))
-        return (list(compress(names, map(not_, is_dir))),
-                list(compress(inodes, map(not_, is_dir))), dirs, again)
 
     def _scandir_listing(
         self, directory: str, prefix: str, depth: int, dev: int,
@@ -784,46 +739,8 @@ class _Walker:
                     stack.append(path)
 
     def root_findings(self) -> None:
-        policy, fs = self.policy, self.fs
-        if policy.mode is not Mode.ROOTS:
-            return
-        valid = [r for r in policy.roots if r.resolved and not r.problem]
-        for r in valid:
-            assert r.resolved is not None
-            spelled = posixpath.normpath(
-                r.configured if r.configured.startswith("/")
-                else posixpath.join(policy.cwd, r.configured))
-            if spelled != r.resolved:
-                self.add(Finding(
-                    severity="medium", kind="symlink-root", path=r.configured,
-                    op="read_write", resolved=r.resolved, root=r.resolved,
-                    why=(f"the root is reached through a symlink and is really {r.resolved}: "
-                         "the server compares resolved paths, so the root moves whenever "
-                         "the link does, and paths spelled another way may be refused"),
-                    fix=f"Name {r.resolved} in LOCAL_FILE_ROOTS instead.",
-                ))
-            if _ignores_case(fs, r.resolved):
-                self.add(Finding(
-                    severity="medium", kind="case-insensitive-root", path=r.configured,
-                    op="read_write", resolved=r.resolved, root=r.resolved,
-                    why=("the root sits on a case-insensitive volume: a path spelled in "
-                         "another case names the same file but resolves to another "
-                         "spelling, which the server refuses as outside the roots"),
-                    fix="Spell paths exactly as the root is spelled, or keep the data on a "
-                        "case-sensitive volume.",
-                ))
-        for i, a in enumerate(valid):
-            for b in valid[i + 1:]:
-                assert a.resolved is not None and b.resolved is not None
-                if is_within(b.resolved, a.resolved) or is_within(a.resolved, b.resolved):
-                    inner, outer = (b, a) if is_within(b.resolved, a.resolved) else (a, b)
-                    self.add(Finding(
-                        severity="medium", kind="overlapping-roots", path=inner.configured,
-                        op="read_write", resolved=inner.resolved, root=outer.resolved,
-                        why=(f"inside the root {outer.configured}: it allows nothing more, "
-                             "and removing only one of them would not remove the access"),
-                        fix=f"Remove {inner.configured} from LOCAL_FILE_ROOTS.",
-                    ))
+        for finding in root_findings(self.policy):
+            self.add(finding)
 
     def deny_findings(self, walked: Sequence[str]) -> None:
         policy = self.policy
@@ -846,30 +763,3 @@ class _Walker:
         top = sorted(self.dir_sizes.items(), key=key, reverse=True)[:count]
         return [DirSize(path=p, files=v[0], bytes=v[1] if self.sizes else None)
                 for p, v in top]
-
-
-def _ignores_case(fs: FileSystem, directory: str) -> bool:
-    """Whether ``directory``'s volume ignores case: a case variant of a name names the
-    same file. Asked of the directory's own name or of one of its entries."""
-    flag = getattr(fs, "case_insensitive", None)
-    if isinstance(flag, bool):
-        return flag
-    candidates: list[tuple[str, str]] = []
-    parent, _, name = directory.rpartition("/")
-    if name.swapcase() != name:
-        candidates.append((directory, (parent or "") + "/" + name.swapcase()))
-    if not candidates:
-        try:
-            names = fs.listdir(directory)
-        except (OSError, ValueError):
-            names = []
-        for n in names[:50]:
-            if n.swapcase() != n:
-                candidates.append((f"{directory.rstrip('/')}/{n}",
-                                   f"{directory.rstrip('/')}/{n.swapcase()}"))
-                break
-    for original, variant in candidates:
-        ident = fs.identity(original)
-        if ident is not None and fs.identity(variant) == ident:
-            return True
-    return False

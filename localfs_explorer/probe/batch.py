@@ -6,20 +6,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..calls_file import BadCall, read_calls
-from ..catalog import (
-    Catalog,
-    Registration,
-    default_catalog,
-    register_tools,
-)
+from ..catalog import Catalog, Registration
+from ..server import server_of
 from .call import _probe, _resolve_access
+from .calls_file import BadCall, read_calls
 from .records import CallVerdict, ProbeError, verdicts_frame
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..policy import Policy
+    from ..servers.gee_sweet.policy import Policy
 
 
 def iter_call_verdicts(
@@ -38,12 +34,13 @@ def iter_call_verdicts(
 
     ``calls`` is a list of MCP ``tools/call`` params (``{"name": ..., "arguments":
     {...}}``, optionally with ``drive_names``/``expected_paths``) or the path of a JSONL
-    file of them, read by :func:`localfs_explorer.calls_file.read_calls`. A malformed call
+    file of them, read by :func:`localfs_explorer.probe.calls_file.read_calls`. A malformed call
     yields a verdict with outcome ``error`` whose message names the file and line
     (``FILE:LINE: ...``); the rest still run. An unreadable file raises :class:`ProbeError`.
     """
-    catalog = catalog or default_catalog()
-    registration = registration or register_tools(policy, catalog)
+    server = server_of(policy)
+    catalog = catalog or server.catalog()
+    registration = registration or server.register_tools(policy, catalog)
     access = _resolve_access(access)
     expected_paths = tuple(expected_paths)
     for index, call in enumerate(read_calls(calls, error=ProbeError)):

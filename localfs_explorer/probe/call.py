@@ -14,38 +14,34 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from .. import locations
 from ..catalog import (
     Catalog,
     PathParam,
     Registration,
     Tool,
-    default_catalog,
-    register_tools,
+    locations,
 )
 from ..discovery import DiscoveryError, DiscoveryLimits, discover_paths, nothing_to_find
 from ..sensitive import sensitive_reason
+from ..server import server_of
 from ..vocab import Gate, Outcome
 from .images import extract_image_sources
 from .records import CallVerdict, PathVerdict
-from .walk import (
+from .tool_paths import (
+    DriveTree,
     _absolute,
     _child,
-    _DriveTree,
     _is_file,
     _safe_filename,
     _spelled,
     _unsafe_name,
-    run_drive_files,
-    run_sync,
-    run_top_files,
-    run_walk,
 )
+from .walk import run_drive_files, run_sync, run_top_files, run_walk
 
 if TYPE_CHECKING:
     from ..access import ToolAccess
     from ..check import Decision
-    from ..policy import Policy
+    from ..servers.gee_sweet.policy import Policy
 
 
 @functools.lru_cache(maxsize=8192)
@@ -119,7 +115,7 @@ class _CallProbe:
         self.arguments = arguments
         self.over_http = over_http
         self.walk_limit = walk_limit
-        self.drive = _DriveTree.from_names(drive_names) if drive_names is not None else None
+        self.drive = DriveTree.from_names(drive_names) if drive_names is not None else None
         self.drive_names = list(drive_names) if drive_names is not None else None
         self.expected_paths = tuple(expected_paths)
         self.paths: list[PathVerdict] = []
@@ -524,7 +520,7 @@ def probe_call(
         over_http: whether the request arrives over HTTP; None means by transport.
         access: tool access lists (a ``ToolAccess``, or a path/mapping to load one).
         catalog: the server's tools; the shipped catalog by default.
-        registration: precomputed :func:`register_tools` result (batches pass it).
+        registration: the registration of the policy's server, precomputed (batches pass it).
         expected_paths: paths the caller says the call will touch (discovery's
             ``expected`` tier; refused ones fail the call).
         walk_limit: the most folder entries one call's walks check before stopping.
@@ -534,8 +530,9 @@ def probe_call(
             unless expected). False skips that search for catalog tools, which is most
             of a small call's cost; expected paths and unknown tools are still searched.
     """
-    catalog = catalog or default_catalog()
-    registration = registration or register_tools(policy, catalog)
+    server = server_of(policy)
+    catalog = catalog or server.catalog()
+    registration = registration or server.register_tools(policy, catalog)
     return _probe(
         policy, name, arguments, over_http, _resolve_access(access), catalog, registration,
         expected_paths, walk_limit, drive_names, discover, None, None,

@@ -10,21 +10,27 @@ here too.
 
 from __future__ import annotations
 
-import functools
 import posixpath
-import re
 import stat as _stat
-from collections.abc import Iterable, Iterator, Mapping
-from pathlib import PurePosixPath
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import DIRECTIONS, PathParam, Tool
 from ..vocab import Op
+from .tool_paths import (
+    DriveTree,
+    _absolute,
+    _is_file,
+    _is_partial,
+    _prefix,
+    _spelled,
+    _unsafe_name,
+    _walked,
+)
 
 if TYPE_CHECKING:
     from ..check import Decision
-    from ..policy import Policy
-    from .call import _CallProbe
+    from .tool_paths import ProbeState
 
 
 #: How deep a folder walk descends before it stops and says so.
@@ -51,110 +57,7 @@ SYSTEM_FILES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini", ".localized"}
 #: ``export_format`` values the server's Drive tools accept.
 EXPORT_FORMATS = frozenset(
     {"pdf", "html", "txt", "docx", "odt", "rtf", "epub", "csv", "xlsx", "ods", "pptx"})
-# The server's own temporary download files, never uploaded, synced or downloaded to.
-_PARTIAL = re.compile(r"\.gee-sweet-partial-[0-9a-f]{16}")
-
-
-def _is_partial(name: str) -> bool:
-    return _PARTIAL.fullmatch(name) is not None
-
-
-def _unsafe_name(name: str) -> bool:
-    """A Drive name the server won't join onto a local folder (not one plain component)."""
-    return (not name or "\0" in name or "/" in name or "\\" in name or name in (".", ".."))
-
-
-def _safe_filename(name: str) -> str:
-    """A caller-given default file name as one plain component, the server's way."""
-    for ch in ("/", "\\", "\0"):
-        name = name.replace(ch, "_")
-    if name in ("", ".", "..") or _is_partial(name):
-        name = "_" + name
-    return name
-
-
-def _is_file(fs: Any, path: str) -> bool:
-    """Whether ``path`` is a regular file, following symlinks."""
-    try:
-        return _stat.S_ISREG(fs.stat(path).st_mode)
-    except (OSError, ValueError):
-        return False
-
-
-def _absolute(policy: Policy, path: str) -> str:
-    return path if path.startswith("/") else posixpath.join(policy.cwd, path)
-
-
-@functools.lru_cache(maxsize=4096)
-def _spelled(path: str) -> str:
-    """A folder as pathlib spells it: "." and doubled slashes dropped, ".." kept."""
-    return str(PurePosixPath(path))
-
-
-def _child(spelled_parent: str, name: str) -> str:
-    """``str(Path(parent) / name)`` for a parent already in pathlib's spelling."""
-    if spelled_parent == ".":
-        return name
-    if spelled_parent.endswith("/"):  # "/" (or "//")
-        return spelled_parent + name
-    return spelled_parent + "/" + name
-
-
-def _prefix(spelled_parent: str) -> str:
-    """What :func:`_child` puts before a name: ``_child(p, n) == _prefix(p) + n``."""
-    if spelled_parent == ".":
-        return ""
-    return spelled_parent if spelled_parent.endswith("/") else spelled_parent + "/"
-
-
-def _walked(parent: str, name: str) -> str:
-    # The server walks with pathlib, so entries are spelled the way pathlib joins them.
-    return _child(_spelled(parent), name)
-
-
-class _DriveTree:
-    """The Drive side of a sync or download, built from relative names (``a/b.txt``)."""
-
-    __slots__ = ("files", "folders", "unsafe")
-
-    def __init__(self) -> None:
-        self.files: set[str] = set()
-        self.folders: dict[str, _DriveTree] = {}
-        #: Names the server refuses to map to a local path (it skips them unchecked).
-        self.unsafe: list[str] = []
-
-    @classmethod
-    def from_names(cls, names: Iterable[str]) -> _DriveTree:
-        tree = cls()
-        for name in names:
-            parts = [p for p in str(name).split("/") if p not in ("", ".")]
-            if not parts:
-                continue
-            if any(p == ".." or "\0" in p or "\\" in p for p in parts):
-                # A Drive name that would climb out of the destination (or can't be a
-                # file name) is planned as the server's unsafe-name skip, never checked.
-                tree.unsafe.append(str(name))
-                continue
-            node = tree
-            for part in parts[:-1]:
-                node = node.folders.setdefault(part, cls())
-            if str(name).endswith("/"):
-                node.folders.setdefault(parts[-1], cls())
-            else:
-                node.files.add(parts[-1])
-        return tree
-
-    def names(self) -> set[str]:
-        return self.files | set(self.folders)
-
-    def iter_files(self, prefix: str = "") -> Iterator[str]:
-        for f in sorted(self.files):
-            yield prefix + f
-        for name in sorted(self.folders):
-            yield from self.folders[name].iter_files(f"{prefix}{name}/")
-
-
-def run_top_files(probe: _CallProbe, tool: Tool, label: str, root: str, tier: str) -> None:
+def run_top_files(probe: ProbeState, tool: Tool, label: str, root: str, tier: str) -> None:
     """upload_local_folder: the folder, then each of its top-level regular files."""
     root_d = probe.check(root, "read")
     probe.record(root_d, label, kind="root", tier=tier)
@@ -201,7 +104,7 @@ def run_top_files(probe: _CallProbe, tool: Tool, label: str, root: str, tier: st
         probe.notes.append(f"{skipped} file(s) skipped unchecked: already in the Drive "
                            "folder (skip_if_exists)")
 
-def run_drive_files(probe: _CallProbe, tool: Tool, label: str, root: str, tier: str) -> None:
+def run_drive_files(probe: ProbeState, tool: Tool, label: str, root: str, tier: str) -> None:
     """download_folder: the destination, then each file of the Drive folder there."""
     root_d = probe.check(root, "write")
     probe.record(root_d, label, kind="root", tier=tier)
@@ -245,9 +148,9 @@ def run_drive_files(probe: _CallProbe, tool: Tool, label: str, root: str, tier: 
             f"{len(dict.fromkeys(folders))} Drive subfolder(s) skipped: download_folder "
             "never enters them")
 
-def run_walk(probe: _CallProbe, param: PathParam, label: str, root: Any, tier: str) -> None:
+def run_walk(probe: ProbeState, param: PathParam, label: str, root: Any, tier: str) -> None:
     """A folder a user catalog says is walked: every entry, descending."""
-    root_d = probe.check(root, param.op)  # type: ignore[arg-type]  # direction: run_sync
+    root_d = probe.check(root, param.op)
     probe.record(root_d, label, kind="root", tier=tier)
     if not root_d.allowed:
         return
@@ -274,7 +177,7 @@ def run_walk(probe: _CallProbe, param: PathParam, label: str, root: Any, tier: s
             )
     walker.finish()
 
-def run_sync(probe: _CallProbe, tool: Tool, checked: set[str]) -> None:
+def run_sync(probe: ProbeState, tool: Tool, checked: set[str]) -> None:
     """sync_folder: its own validation, the root, the result file, then the walk."""
     spec = tool.direction
     assert spec is not None  # the caller checked
@@ -358,7 +261,7 @@ class _Walker:
     """A bounded walk of a folder on the target filesystem, inside ``many_checks()``."""
 
     def __init__(
-        self, probe: _CallProbe, label: str, tier: str, batch: Any, root: str | None
+        self, probe: ProbeState, label: str, tier: str, batch: Any, root: str | None
     ) -> None:
         self.probe = probe
         self.label = label
@@ -452,7 +355,7 @@ class _Walker:
             if self.stopped:
                 return
 
-    def write_drive_files(self, raw_root: str, drive: _DriveTree) -> None:
+    def write_drive_files(self, raw_root: str, drive: DriveTree) -> None:
         """download_folder with a known Drive side: each file at its destination."""
         for rel in drive.iter_files():
             if not self._budget():
@@ -464,7 +367,7 @@ class _Walker:
             self._entry(raw, "write", "failed")
 
     def sync_level(
-        self, raw_dir: str, abs_dir: str, drive: _DriveTree | None, direction: str, depth: int,
+        self, raw_dir: str, abs_dir: str, drive: DriveTree | None, direction: str, depth: int,
         *, recursive: bool, skip_system: bool,
     ) -> None:
         """One level of a sync: its files by the direction table, then (recursive only)
@@ -517,7 +420,7 @@ class _Walker:
                 probe.notes.append(
                     f"{len(folders)} subfolder(s) of {raw_dir} not entered: recursive is false")
             return
-        children: list[tuple[str, str, _DriveTree | None]] = []
+        children: list[tuple[str, str, DriveTree | None]] = []
         for name in sorted(folders):
             if name in (".", "..") or "\\" in name:
                 continue
@@ -542,7 +445,7 @@ class _Walker:
                 continue
             if in_local and not self._first_visit(d):
                 continue
-            sub = None if remote_dirs is None else remote_dirs.get(name) or _DriveTree()
+            sub = None if remote_dirs is None else remote_dirs.get(name) or DriveTree()
             children.append((raw, absolute, sub))
         for raw, absolute, sub in children:
             self.sync_level(raw, absolute, sub, direction, depth + 1, recursive=recursive,

@@ -32,16 +32,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import locations
-from ..calls_file import BadCall, Call, read_calls, unpack_call
+from ..catalog import locations
 from ..paths import show_nul
+from ..probe.calls_file import BadCall, Call, read_calls, unpack_call
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ..catalog import Catalog, Tool
-    from ..policy import Policy
     from ..probe import CallVerdict
+    from ..servers.gee_sweet.policy import Policy
     from ..vocab import Op
 
 __all__ = [
@@ -405,10 +405,11 @@ def compare_policies(
         before_access, after_access: tool access lists for each side (gates).
         walk_limit: the most folder entries one call's walks check.
     """
-    from ..catalog import default_catalog, register_tools
     from ..probe import probe_call
+    from ..server import server_of
 
-    catalog = catalog or default_catalog()
+    server = server_of(after)
+    catalog = catalog or server.catalog()
     path_probes: dict[str, str] = {p: "given" for p in paths}
     from ..probe import ProbeError
 
@@ -436,7 +437,8 @@ def compare_policies(
                     change=_classify_path(b, a), source=source, path=path, op=op,
                     before=b, after=a,
                 ))
-    b_reg, a_reg = register_tools(before, catalog), register_tools(after, catalog)
+    b_reg = server_of(before).register_tools(before, catalog)
+    a_reg = server.register_tools(after, catalog)
     seen_calls: set[str] = set()
     for call, source in call_probes:
         label = _call_label(call.name, call.arguments)

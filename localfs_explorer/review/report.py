@@ -40,7 +40,7 @@ from ..userfiles import write_output
 if TYPE_CHECKING:
     from ..check import Decision
     from ..exposure import Inventory
-    from ..policy import Policy
+    from ..servers.gee_sweet.policy import Policy
     from .diff import DiffResult
     from .scenarios import RunResult
 

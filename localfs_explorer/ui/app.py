@@ -228,7 +228,7 @@ class Explorer(widgets.VBox):
         """Show (or keep up to date, once shown) the command line and the share link."""
         if not (show or self.share.value):
             return
-        from ..share import command_line, model_options, query_string
+        from .share import command_line, model_options, query_string
 
         options = model_options(self.model)
         query = query_string(options)
@@ -263,7 +263,7 @@ def make_explorer(**options: Any) -> Explorer:
     import os
 
     from ..handoff import load_preload
-    from ..share import options_from_query
+    from .share import options_from_query
 
     # `localfs-explorer serve --env ...` leaves its configuration for the kernel to pick up,
     # and Voila passes the page's URL query (?transport=sse&set=K%3DV...) as QUERY_STRING.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import locations
+from ..catalog import locations
 from ..errors import LocalfsError
 from ..userfiles import parse_json
 

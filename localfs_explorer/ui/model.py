@@ -3,7 +3,7 @@
 :class:`ExplorerModel` is a :class:`traitlets.HasTraits`. Views set its input traits and
 observe its result traits; the model recomputes the results through the same engine
 functions the command line calls (``load_env``, ``resolve_policy``, ``Policy.check``,
-``register_tools``, ``probe_call``, ``auth_status_preview``, ``export_env``). It holds no
+the server's ``register_tools`` and ``status``, ``probe_call``, ``export_env``). It holds no
 policy logic of its own.
 
 Recomputing is split into stages so that typing a path doesn't reload the ``.env``:
@@ -34,15 +34,17 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from traitlets import Any as AnyTrait
 from traitlets import Bool, Dict, Enum, Int, List, Unicode, observe
 
-from ..auth_status import auth_status_preview
-from ..calls_file import Call, parse_calls
 from ..catalog import default_catalog
-from ..check import OPS
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..fs.spec import list_example_hosts
-from ..policy import TRANSPORTS
+from ..probe.calls_file import Call, parse_calls
 from ..secrets import hide_everywhere, is_secret_key, scrub, secret_values
+from ..server import DEFAULT_SERVER, server_of
+from ..servers.gee_sweet.policy import TRANSPORTS
 from ..userfiles import read_text
+from ..vocab import OPS
+from . import hangar_model
+from .hangar_model import HangarTraits
 from .inputs import (
     ExplorerError,
     any_output_name_from_environ,
@@ -75,6 +77,7 @@ STARTING_ARGUMENTS = {"local_path": "~/Documents/quarterly-report.pdf",
 
 # Which stages each input feeds. "config" implies every later stage.
 _CONFIG_INPUTS = (
+    "server", "server_version", "server_options",
     "env_path", "env_text", "env_name", "lenient", "overrides", "unset", "transport",
     "target", "spec_text", "cwd", "host_cwd", "package_dir", "platform", "file_edits",
     "export_overrides",
@@ -95,7 +98,7 @@ def _example_hosts() -> list[str]:
     return list(list_example_hosts())
 
 
-class ExplorerModel(StagedModel):
+class ExplorerModel(StagedModel, HangarTraits):
     """State and results of one Explorer; see the module docstring."""
 
     STAGES: ClassVar[tuple[str, ...]] = ("config", "paths", "tool", "batch")
@@ -123,6 +126,12 @@ class ExplorerModel(StagedModel):
     file_edits: Dict[str, Any] = Dict()
     #: Write the process-environment overrides into the exported ``.env`` as well.
     export_overrides = Bool(False)
+    #: Which server answers (a registry id; see :mod:`localfs_explorer.server`).
+    server = Unicode(DEFAULT_SERVER)
+    #: The release of that server to reproduce ("" for the newest modelled).
+    server_version = Unicode("")
+    #: The server's own settings (its options model's fields).
+    server_options: Dict[str, Any] = Dict()
     transport = Enum(TRANSPORTS, default_value="stdio")
     #: ``host``, ``example:NAME`` or ``upload``.
     target = Unicode(HOST_TARGET)
@@ -148,17 +157,6 @@ class ExplorerModel(StagedModel):
     batch_path = Unicode("")
     batch_text = Unicode(None, allow_none=True)
     batch_name = Unicode("")
-    #: An mcp-hangar configuration's YAML text (pasted or uploaded; never a path: a page
-    #: visitor's text is not a reason to open a file), its name, and the call route.
-    hangar_text = Unicode("")
-    hangar_name = Unicode("")
-    hangar_server = Unicode("")
-    #: The group the call goes through ("" when it names the server directly).
-    hangar_via = Unicode("")
-    hangar_tenant = Unicode("")
-    #: Tool calls, batches and sessions take their tool access from the hangar route
-    #: instead of ``access_text``.
-    hangar_use = Bool(False)
 
     # ---- settings (and ``debounce``, from StagedModel)
     #: May the kernel read this machine's files (target host, .env and batch paths, writes)?
@@ -187,11 +185,6 @@ class ExplorerModel(StagedModel):
     batch_total = Int(0)
     batch_done = Int(0)
     batch_running = Bool(False)
-    #: The parsed hangar configuration (None when there is none or it is refused).
-    hangar_config = AnyTrait(None, allow_none=True)
-    hangar_error = Unicode("")
-    #: Hangar's answers on the route (``ToolAnswer``), findings first.
-    hangar_answers: List[Any] = List()
     #: Scenarios pinned from result rows (``localfs_explorer.review.scenarios.Scenario``).
     pinned: List[Any] = List()
     #: Where the last export went (a written path or a downloaded name; "" before one).
@@ -386,7 +379,7 @@ class ExplorerModel(StagedModel):
             return None, "Nothing to download: the export is blocked."
         if self.host_access:
             return plan.text.encode("utf-8"), ""
-        from ..dotenv_export import ExportError, export_env
+        from ..envfile.export import ExportError, export_env
 
         # Here the page can't read this machine's files: only an uploaded or handed-over
         # .env can be the source.
@@ -481,6 +474,8 @@ class ExplorerModel(StagedModel):
             transport=cast("Transport", self.transport), over_http=self._over_http(),
             cwd=self.cwd.strip() or None, package_dir=self.package_dir.strip() or None,
             host=host, platform=cast("Platform", self.platform),
+            server=self.server or DEFAULT_SERVER, server_version=self.server_version or None,
+            server_options=dict(self.server_options),
             base_dir=self.host_cwd or None,
         )
 
@@ -507,6 +502,12 @@ class ExplorerModel(StagedModel):
             options["lenient"] = True
         if config.transport != "stdio":
             options["transport"] = config.transport
+        if config.server != DEFAULT_SERVER:
+            options["server"] = config.server
+        if config.server_version:
+            options["server_version"] = config.server_version
+        if config.server_options:
+            options["server_options"] = dict(config.server_options)
         if config.platform != "posix":
             options["platform"] = config.platform
         if config.over_http is not None:
@@ -562,8 +563,8 @@ class ExplorerModel(StagedModel):
         """The ``.env`` text with the policy bar's edits written in (None: read the file)."""
         if not self.file_edits:
             return text
-        from ..dotenv_edit import edit_env_text
-        from ..env import read_env_text
+        from ..envfile.edit import edit_env_text
+        from ..envfile.load import read_env_text
 
         if text is None:
             text = read_env_text(Path(source)) if source else ""
@@ -607,12 +608,12 @@ class ExplorerModel(StagedModel):
             if text is None:
                 if not source:
                     return None
-                from ..env import read_env_text
+                from ..envfile.load import read_env_text
 
                 text = read_env_text(Path(source))
         except (ExplorerError, ValueError, OSError):
             return None
-        from ..env import parse_env_text
+        from ..envfile.load import parse_env_text
 
         value = None
         for k, v in parse_env_text(text, strict=False)[0]:
@@ -634,13 +635,14 @@ class ExplorerModel(StagedModel):
 
     def _compute_auth(self) -> None:
         self.auth_error = ""
-        self.auth_status = auth_status_preview(self.policy, registration=self.registration)
+        # The server's own status answer (mcp-gee-sweet's auth-status resource).
+        self.auth_status = server_of(self.policy).status(self.policy, self.registration)
 
     def _compute_export(self, config: ServerConfig, resolved: ResolvedConfig) -> None:
         self.export_error = ""
         # The loaded .env as it is: the edits (and, when asked, the overrides) are the
         # changes written into it; the overrides otherwise stay the process environment.
-        from ..dotenv_export import ExportError, export_env
+        from ..envfile.export import ExportError, export_env
 
         source = config.env_name if self.env_text is not None else resolved.env_path
         original = self.env_text
@@ -687,49 +689,10 @@ class ExplorerModel(StagedModel):
             self.selected = 0
         self.paths_rev += 1
 
-    def _compute_hangar(self) -> None:
-        """Parse the hangar configuration and answer every tool of the server on the route."""
-        self.hangar_error = ""
-        self.hangar_answers = []
-        self.hangar_config = None
-        if not self.hangar_text.strip():
-            return
-        from ..access import HangarConfigError, answer_tools, read_hangar
-
-        try:
-            config = read_hangar(self.hangar_text, source=self.hangar_name or "hangar config")
-        except HangarConfigError as exc:
-            self.hangar_error = self.clean(str(exc))
-            return
-        self.hangar_config = config
-        if not self.hangar_server:
-            return
-        try:
-            answers = answer_tools(config, self._hangar_route(), self._hangar_tools(config))
-        except HangarConfigError as exc:
-            self.hangar_error = self.clean(str(exc))
-            return
-        self.hangar_answers = sorted(answers, key=lambda a: a.finding is None)
-
-    def _hangar_route(self) -> Any:
-        from ..access import CallRoute
-
-        return CallRoute(self.hangar_server, self.hangar_via or None,
-                         self.hangar_tenant.strip() or None)
-
-    def _hangar_tools(self, config: Any) -> list[str]:
-        """The server's declared tools, else mcp-gee-sweet's (the shipped catalog)."""
-        declared = config.catalogs.get(self.hangar_server)
-        if declared:
-            return list(declared)
-        from ..catalog import load_catalog
-
-        return [t.name for t in load_catalog().tools]
-
     def _compute_tool(self) -> None:
         self.call_error = ""
         self.call_verdict = None
-        self._compute_hangar()
+        hangar_model.compute(self)
         try:
             if self.policy is None:
                 return
@@ -755,12 +718,7 @@ class ExplorerModel(StagedModel):
 
     def _access(self) -> Any:
         if self.hangar_use:
-            from ..access import HangarAccess
-
-            if self.hangar_config is None or not self.hangar_server:
-                raise ExplorerError(self.hangar_error or "load a hangar configuration and pick "
-                                    "its server (Hangar tab) to use its tool access")
-            return HangarAccess(self.hangar_config, self._hangar_route())
+            return hangar_model.access(self)
         if not self.access_text.strip():
             return None
         data = content_json(self.access_text, "tool access lists")
@@ -771,10 +729,7 @@ class ExplorerModel(StagedModel):
 
     def load_hangar_upload(self, name: str, content: bytes | str) -> None:
         """Use an uploaded hangar configuration (YAML)."""
-        text = upload_text(name, content)
-        with self.hold():
-            self.hangar_name = name or "uploaded hangar config"
-            self.hangar_text = text
+        hangar_model.load_upload(self, name, content)
 
     def _compute_batch(self) -> None:
         self.batch_error = ""
@@ -831,7 +786,7 @@ class ExplorerModel(StagedModel):
 
 def _raw_pairs(text: str) -> list[tuple[str, str]]:
     """``(key, value)`` of every binding in ``.env`` text, lines that don't parse skipped."""
-    from ..env import parse_env_text
+    from ..envfile.load import parse_env_text
 
     pairs, _warnings = parse_env_text(text, strict=False)
     return [(k, v) for k, v in pairs if v is not None]

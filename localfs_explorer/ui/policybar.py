@@ -13,8 +13,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..policy import TRANSPORTS
 from ..secrets import scrub_hidden
+from ..servers.gee_sweet.policy import TRANSPORTS
 from . import render
 from .model import ExplorerModel
 from .panel import button, css, html, layout, no_null_tooltips, style

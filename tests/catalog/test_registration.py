@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from localfs_explorer import load_env, resolve_policy
-from localfs_explorer.catalog import load_catalog, parse_enabled_tools, register_tools
+from localfs_explorer.catalog import load_catalog
+from localfs_explorer.servers.gee_sweet.registration import parse_enabled_tools, register_tools
 
 CATALOG = load_catalog()
 LOCAL_ONLY = [

@@ -136,7 +136,7 @@ def test_module_entry_point_runs():
 
 
 def test_validate_names_the_server_release_the_engine_reproduces(layout):
-    from localfs_explorer.profile import load_profile
+    from localfs_explorer.servers.gee_sweet.profile import load_profile
 
     code, out, _ = run("validate")
     assert code == 0

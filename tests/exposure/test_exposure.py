@@ -646,32 +646,9 @@ def _everything(inv: Inventory) -> dict:
     return {**inv.model_dump(), "readable": inv.readable, "writable": inv.writable}
 
 
-@pytest.fixture(params=["compiled", "untyped", "scandir"])
-def listing(request, monkeypatch) -> str:
-    """The walk's listing of a directory decided at once: the compiled helper, the
-    helper on a filesystem that gives no entry types (DT_UNKNOWN), or ``os.scandir`` as
-    in a build without the helper."""
-    from localfs_explorer.exposure import host
-
-    helper = host.list_dir
-    if request.param == "scandir":
-        monkeypatch.setattr(host, "list_dir", None)
-    elif helper is None:
-        pytest.skip("the package was built without its compiled listing helper")
-    elif request.param == "untyped":
-
-        def untyped(path: str):
-            names, types, inodes = helper(path)
-            return names, bytes(len(types)), inodes
-
-        monkeypatch.setattr(host, "list_dir", untyped)
-    return request.param
-
-
-def test_plain_directories_are_decided_at_once_whatever_the_listing_says_of_types(
-        layout: Layout, monkeypatch, listing):
-    """Without entry types from the helper, os.scandir's entries tell them, and a
-    directory of files is still decided at once, not walked entry by entry."""
+def test_plain_directories_are_decided_at_once(layout: Layout, monkeypatch):
+    """os.scandir's entries tell files from directories, and a directory of files is
+    decided at once, not walked entry by entry."""
     from localfs_explorer.exposure import walker
 
     plain = layout.data / "plain"
@@ -693,11 +670,10 @@ def test_plain_directories_are_decided_at_once_whatever_the_listing_says_of_type
 
 
 @pytest.mark.parametrize("seed", range(20))
-def test_a_directory_at_a_time_gives_the_entry_by_entry_inventory(tmp_path: Path, seed,
-                                                                   listing):
+def test_a_directory_at_a_time_gives_the_entry_by_entry_inventory(tmp_path: Path, seed):
     """The walk decides most directories at once (check_entries, one scan of the names),
-    with or without sizes, listed by the compiled helper or by os.scandir; whatever the
-    tree, its inventory is the entry-by-entry walk's."""
+    with or without sizes; whatever the tree, its inventory is the entry-by-entry
+    walk's."""
     import random
 
     from localfs_explorer import exposure as module
@@ -764,7 +740,7 @@ def test_the_walk_without_sizes_reports_progress_and_can_be_cancelled(layout: La
     assert halfway.cancelled and 0 < halfway.entries < done.entries
 
 
-def test_a_hardlink_met_again_after_a_directory_walked_entry_by_entry(layout: Layout, listing):
+def test_a_hardlink_met_again_after_a_directory_walked_entry_by_entry(layout: Layout):
     """A file noted one by one, then met again (as a hardlink) in a directory that could
     otherwise be decided at once, and again below it: each name is one file, counted once."""
     from localfs_explorer import exposure as module

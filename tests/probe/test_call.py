@@ -9,10 +9,10 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from probe_support import CATALOG, probe_call, probe_exactly, recorded_policy, snapshot
 
-from localfs_explorer.check import DENIED, OFF_EXPLICIT, TRIPWIRE
 from localfs_explorer.probe import (
     iter_call_verdicts,
 )
+from localfs_explorer.servers.gee_sweet.messages import DENIED, OFF_EXPLICIT, TRIPWIRE
 
 # --- outcomes of single-path calls -------------------------------------------------------
 

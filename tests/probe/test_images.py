@@ -5,10 +5,10 @@ from __future__ import annotations
 from conftest import Layout
 from probe_support import probe_call, recorded_policy
 
-from localfs_explorer.check import OFF_EXPLICIT
 from localfs_explorer.probe import (
     extract_image_sources,
 )
+from localfs_explorer.servers.gee_sweet.messages import OFF_EXPLICIT
 
 # --- images ---------------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ import pytest
 from conftest import Layout
 from probe_support import probe_call, recorded_policy
 
-from localfs_explorer.check import DENIED
+from localfs_explorer.servers.gee_sweet.messages import DENIED
 
 # --- folder walks (§6, §11) ------------------------------------------------------------------
 
@@ -245,7 +245,7 @@ def test_a_drive_only_folder_is_created_under_the_root(layout: Layout) -> None:
 
 @pytest.mark.parametrize("parent", [".", "/", "//", "a", "/data", "/data/sub", "../x", "a/b"])
 def test_walked_names_are_joined_the_way_pathlib_joins_them(parent: str) -> None:
-    from localfs_explorer.probe.walk import _prefix, _spelled, _walked
+    from localfs_explorer.probe.tool_paths import _prefix, _spelled, _walked
 
     for name in ("f.txt", ".env", "sub dir"):
         assert _walked(parent, name) == str(Path(parent) / name)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from localfs_explorer import policy as policy_module
+from localfs_explorer.check import tables as tables_module
 from localfs_explorer.review.scenarios import (
     ScenarioError,
     dump_scenario_file,
@@ -438,7 +438,7 @@ def test_the_shipped_scenarios_exercise_every_rule() -> None:
 
 def test_the_shipped_scenarios_catch_a_string_prefix_containment_bug(monkeypatch) -> None:
     """A mutation: compare roots as string prefixes; /data-evil would then pass."""
-    monkeypatch.setattr(policy_module, "containment_prefixes",
+    monkeypatch.setattr(tables_module, "containment_prefixes",
                         lambda dirs: tuple(d.rstrip("/") for d in dirs))
     result = run_scenario_file(SPEC_000)
     failed = {c.name for c in result.cases if not c.passed}

@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from localfs_explorer import check as check_module
-from localfs_explorer import policy as policy_module
 from localfs_explorer.access import ToolAccess, load_access
 from localfs_explorer.catalog import Catalog
+from localfs_explorer.check import tables as tables_module
+from localfs_explorer.check import verdict as check_module
 from localfs_explorer.review import sessions
 from localfs_explorer.review.sessions import (
     PERSON_REFUSAL,
@@ -261,7 +261,7 @@ def test_containment_before_realpath_is_caught(layout, monkeypatch):
 
 
 def test_prefix_containment_is_caught(layout, monkeypatch):
-    monkeypatch.setattr(policy_module, "containment_prefixes", lambda dirs: tuple(dirs))
+    monkeypatch.setattr(tables_module, "containment_prefixes", lambda dirs: tuple(dirs))
     with pytest.raises(AssertionError, match="sibling sharing the prefix ran"):
         approved_write_to_prefix_sibling_stays_refused(layout)
 

@@ -10,7 +10,7 @@ import pytest
 from ui_support import SECRET, write_roots_env
 
 from localfs_explorer import load_env, resolve_policy
-from localfs_explorer.dotenv_export import ExportError
+from localfs_explorer.envfile.export import ExportError
 from localfs_explorer.handoff import HOST_FS_ENV
 from localfs_explorer.secrets import MASK
 from localfs_explorer.ui import ExplorerError, ExplorerModel

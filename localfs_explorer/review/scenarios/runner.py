@@ -40,8 +40,8 @@ from .results import CaseResult, Coverage, FileResult, Mismatch, RunResult, Scen
 if TYPE_CHECKING:
     from ...catalog import Catalog, Registration
     from ...check import Decision
-    from ...policy import Policy
     from ...probe import CallVerdict
+    from ...servers.gee_sweet.policy import Policy
 
 # A test runner reports an engine that raises as that case's error and goes on, the way
 # pytest reports an exception in one test; nothing the engine raises stops the run.
@@ -374,7 +374,7 @@ class _ScenarioRunner:
         return r
 
     def run_auth(self, case: AuthStatusCase) -> CaseResult:
-        from ...auth_status import local_file_access
+        from ...servers.gee_sweet.auth_status import local_file_access
 
         r = self.case("auth_status", "auth-status local_file_access", self.line("auth_status"))
         actual = local_file_access(self.built.policy, self.built.registration)
@@ -532,7 +532,7 @@ def pin_scenario(
     ]
     extra: dict[str, Any] = {}
     if policy is not None:
-        from ...auth_status import local_file_access
+        from ...servers.gee_sweet.auth_status import local_file_access
 
         extra["policy"] = PolicyCase(mode=policy.mode.value, explicit=policy.explicit,
                                      serves=policy.serves)

@@ -15,8 +15,8 @@ from typing import Any
 import ipywidgets as widgets
 
 from ...errors import LocalfsError
-from ...policy import TRANSPORTS, resolve_policy
 from ...review.diff import compare_policies, elide_common_start
+from ...servers.gee_sweet.policy import TRANSPORTS, resolve_policy
 from .. import render
 from ..commands import (
     ACCESS_FILE,

@@ -110,7 +110,7 @@ class ExportPanel(Panel):
         self.model.export_done = name
 
     def _write(self) -> None:
-        from ...dotenv_export import ExportError
+        from ...envfile.export import ExportError
         from ..inputs import ExplorerError
 
         try:
@@ -128,8 +128,8 @@ class ExportPanel(Panel):
         m = self.model
         if not m.host_access:
             return
-        from ...dotenv_edit import unified_diff
-        from ...env import EnvFileError, read_env_text
+        from ...envfile.edit import unified_diff
+        from ...envfile.load import EnvFileError, read_env_text
 
         if not self.dest.value.strip():
             self.dest_info.value = self.dest_diff.value = ""

@@ -115,7 +115,7 @@ class ExposurePanel(Panel):
     def suggest(self) -> None:
         """Suggest roots for the required checks typed in, under the loaded configuration."""
         from ...fs import HostFS
-        from ...suggest import SuggestError, describe, parse_requirement, suggest_roots
+        from ...review.suggest import SuggestError, describe, parse_requirement, suggest_roots
 
         policy = self.model.policy
         if policy is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from .. import render
+from .. import hangar_model, render
 from ..panel import Panel, css, heading, html, wide
 
 #: A small configuration to start from: the member's own deny list is lost through the
@@ -117,7 +117,7 @@ class HangarPanel(Panel):
         m = self.model
         if not m.hangar_answers:
             raise ExplorerError("load a hangar configuration and pick its server first")
-        route = m._hangar_route()
+        route = hangar_model.route(m)
         scenario = pin_hangar_scenario(
             f"hangar: {route.describe()}", HANGAR_FILE, route, m.hangar_answers,
             description=f"mcp-hangar's answers; save the configuration as {HANGAR_FILE} "
@@ -198,6 +198,6 @@ def _summary(answers: list, model: object) -> str:
     held = sum(1 for a in answers if a.held)
     hidden = sum(1 for a in answers if not a.visible)
     findings = sum(1 for a in answers if a.finding)
-    route = model._hangar_route().describe()  # type: ignore[attr-defined]
+    route = hangar_model.route(model).describe()
     return (f"{route}: {len(answers)} tools, {visible} visible, {held} held, {hidden} hidden; "
             f"{findings} finding(s)")

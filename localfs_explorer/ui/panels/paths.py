@@ -10,7 +10,7 @@ from collections import Counter
 
 import ipywidgets as widgets
 
-from ...check import OPS
+from ...vocab import OPS
 from .. import render
 from ..commands import check_command, pin_row, pinned_toml
 from ..grid import ResultsGrid, paths_frame

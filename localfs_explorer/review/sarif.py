@@ -82,7 +82,7 @@ def result(rule: str, level: str, message: str, locations: list[dict[str, Any]])
 
 def log(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """A SARIF log with one run of localfs-explorer."""
-    from . import __version__
+    from .. import __version__
 
     used = sorted({r["ruleId"] for r in results})
     return {

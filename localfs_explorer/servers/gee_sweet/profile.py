@@ -14,8 +14,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .errors import LocalfsError
-from .userfiles import parse_json, read_text
+from ...errors import LocalfsError
+from ...userfiles import parse_json, read_text
 
 
 class ProfileError(LocalfsError):
@@ -64,7 +64,8 @@ def load_profile(path: str | Path | None = None) -> ServerProfile:
     """The shipped profile, or one read from ``path`` (JSON of the same shape)."""
     try:
         if path is None:
-            text = resources.files("localfs_explorer").joinpath("data/server_profile.json")
+            text = resources.files("localfs_explorer.servers.gee_sweet").joinpath(
+                "data/server_profile.json")
             raw = text.read_text(encoding="utf-8")
         else:
             raw = read_text(path, ProfileError)

@@ -23,11 +23,11 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .errors import LocalfsError
+from ..errors import LocalfsError
 
 if TYPE_CHECKING:  # hints only: the engine and the catalog load on use
-    from .catalog import Catalog
-    from .policy import Policy
+    from ..catalog import Catalog
+    from ..servers.gee_sweet.policy import Policy
 
 __all__ = [
     "AUTH_STATUS_URI",
@@ -150,8 +150,9 @@ def transport_for_command(argv: Sequence[str]) -> str:
 
 def predict(policy: Policy, catalog: Catalog | None = None) -> Prediction:
     """The explorer's answer for ``policy``: auth-status's object and the registration."""
-    from .auth_status import local_file_access
-    from .catalog import default_catalog, register_tools
+    from ..catalog import default_catalog
+    from ..servers.gee_sweet.auth_status import local_file_access
+    from ..servers.gee_sweet.registration import register_tools
 
     catalog = catalog or default_catalog()
     registration = register_tools(policy, catalog)
@@ -266,7 +267,7 @@ def verify_policy(
 
 def _shown_url(url: str) -> str:
     """``url`` with any password in it masked."""
-    from .secrets import MASK
+    from ..secrets import MASK
 
     parts = urlsplit(url)
     if parts.password is None:
@@ -276,7 +277,7 @@ def _shown_url(url: str) -> str:
 
 
 def _secret_option(word: str) -> bool:
-    from .secrets import is_secret_key
+    from ..secrets import is_secret_key
 
     return word.startswith("-") and is_secret_key(word.lstrip("-").replace("-", "_"))
 
@@ -285,7 +286,7 @@ def _shown_command(argv: Sequence[str]) -> tuple[str, set[str]]:
     """``argv`` as it may be shown, and the secret values masked in it: the value of a
     ``KEY=VALUE`` word with a secret key and of a secret-named option (``--token X``,
     ``--api-key=X``)."""
-    from .secrets import MASK, is_secret_key
+    from ..secrets import MASK, is_secret_key
 
     shown: list[str] = []
     hidden: set[str] = set()
@@ -379,7 +380,7 @@ def _run(coro_fn: Any, what: str, timeout: float, why: Any = None,
     """Run ``coro_fn`` under ``timeout``; any failure becomes one line naming ``what``
     and the reason: ``why()`` when it knows one (an HTTP status, the server's last
     word), else the error itself. No value in ``hidden`` survives into the line."""
-    from .secrets import scrub
+    from ..secrets import scrub
 
     try:
         return _run_raw(coro_fn, what, timeout, why)
@@ -491,7 +492,7 @@ def read_stdio(
     ClientSession = _sdk()
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    from .secrets import scrub, secret_values
+    from ..secrets import scrub, secret_values
 
     shown, hidden = _shown_command(argv)
     server_env = dict(env) if env is not None else dict(os.environ)

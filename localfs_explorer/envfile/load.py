@@ -19,9 +19,9 @@ from dotenv.parser import parse_stream
 from dotenv.variables import parse_variables
 from pydantic import BaseModel, ConfigDict, Field
 
-from .errors import LocalfsError
-from .secrets import note_secrets
-from .userfiles import read_bytes
+from ..errors import LocalfsError
+from ..secrets import note_secrets
+from ..userfiles import read_bytes
 
 #: The settings the policy reads. Every other key in the file is kept too.
 KNOWN_SETTINGS: tuple[str, ...] = (

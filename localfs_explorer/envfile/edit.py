@@ -1,7 +1,7 @@
 """The ``.env`` edit as a pure function of text: the new text from the old and the changes.
 
 :func:`edit_env_text` (and :func:`plan_edit`, its text alone) never touches the disk;
-:mod:`localfs_explorer.dotenv_export` validates the result with the engine and writes it.
+:mod:`localfs_explorer.envfile.export` validates the result with the engine and writes it.
 python-dotenv's own parser (``dotenv.parser.parse_stream``) finds each binding's exact
 span, so every line that isn't changed is copied byte for byte: comments, blank lines,
 order, ``export`` prefixes, quoting, CRLF endings, a missing final newline, a byte-order
@@ -45,8 +45,8 @@ from typing import Literal
 from dotenv.parser import Binding, parse_stream
 from pydantic import BaseModel, ConfigDict, Field
 
-from .errors import LocalfsError
-from .secrets import MASK, is_secret_key, mentions_secret_key, scrub, secret_values
+from ..errors import LocalfsError
+from ..secrets import MASK, is_secret_key, mentions_secret_key, scrub, secret_values
 
 __all__ = [
     "Change",

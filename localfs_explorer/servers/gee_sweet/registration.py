@@ -6,16 +6,13 @@ in off mode, when it is not local-only.
 
 from __future__ import annotations
 
-import functools
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from pydantic import Field
-
-from .load import default_catalog
-from .model import Catalog, _Frozen
+from ...catalog.load import default_catalog
+from ...catalog.model import Catalog, Registration
 
 if TYPE_CHECKING:  # the engine is imported only for type hints
-    from ..policy import Policy
+    from .policy import Policy
 
 __all__ = ["Registration", "parse_enabled_tools", "register_tools"]
 
@@ -32,47 +29,6 @@ def parse_enabled_tools(value: str | None) -> set[str] | None:
     names = {item.strip() for item in value.split(",")}
     names.discard("")
     return names or None
-
-
-class Registration(_Frozen):
-    """Which tools a server with a given policy and ``ENABLED_TOOLS`` registers."""
-
-    mode: str
-    #: The parsed ``ENABLED_TOOLS`` (sorted), or None when every tool is enabled.
-    enabled_tools: list[str] | None = None
-    registered: list[str] = Field(default_factory=list)
-    #: Local-only tools off mode dropped that ``ENABLED_TOOLS`` would otherwise allow.
-    unregistered: list[str] = Field(default_factory=list)
-    #: Tools ``ENABLED_TOOLS`` keeps out, whatever the mode.
-    not_enabled: list[str] = Field(default_factory=list)
-    #: The startup warning, when ``ENABLED_TOOLS`` named tools off mode dropped.
-    warnings: list[str] = Field(default_factory=list)
-    #: Names in ``ENABLED_TOOLS`` this catalog doesn't describe. The catalog covers only
-    #: the tools relevant to local files, so a real tool of the server can appear here.
-    unknown_enabled: list[str] = Field(default_factory=list)
-
-    @functools.cached_property
-    def _registered_set(self) -> frozenset[str]:
-        return frozenset(self.registered)
-
-    def is_registered(self, name: str) -> bool:
-        """Whether ``name`` is among the registered tools."""
-        return name in self._registered_set
-
-    def why_absent(self, name: str) -> str | None:
-        """One sentence on why ``name`` isn't registered, or None when it is."""
-        if name in self.unregistered:
-            return (
-                f"{name} is local-only and local file access is off, "
-                "so the server doesn't register it"
-            )
-        if name in self.not_enabled:
-            return f"{name} is not in ENABLED_TOOLS"
-        return None
-
-    def to_json_dict(self) -> dict[str, Any]:
-        """JSON-ready summary (``registered``, ``unregistered``, ``warnings`` and more)."""
-        return self.model_dump(mode="json")
 
 
 def register_tools(policy: Policy, catalog: Catalog | None = None) -> Registration:

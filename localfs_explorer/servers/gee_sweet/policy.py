@@ -16,16 +16,18 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from . import check as _check_module
-from .env import ServerEnv
-from .errors import LocalfsError
-from .fs import FileSystem, HostFS
-from .paths import _irregular, containment_prefixes, fold, normcase
+from ...check import explain as _explain
+from ...check import verdict as _verdict
+from ...check.batch import BatchChecker
+from ...check.tables import CompiledPolicy
+from ...envfile.load import ServerEnv
+from ...errors import LocalfsError
+from ...fs import FileSystem, HostFS
+from ...vocab import PLATFORMS, TRANSPORTS, Mode, Op
 from .profile import DEFAULT_PROFILE, ServerProfile
-from .vocab import PLATFORMS, TRANSPORTS, Mode, Op
 
 if TYPE_CHECKING:
-    from .check import BatchChecker, Decision
+    from ...check.verdict import Decision, TraceStep
 
 
 class PolicyError(LocalfsError):
@@ -67,71 +69,6 @@ class DenyDir(BaseModel):
     resolved: str
 
 
-class CompiledPolicy:
-    """A Policy flattened into plain attributes and sets for the check's hot path.
-
-    Pydantic attribute access costs microseconds per lookup; a walk checks thousands
-    of paths, so the check reads everything it needs from this object instead.
-    """
-
-    __slots__ = (
-        "cwd", "deny_dir_folded", "deny_dir_prefixes", "deny_dirs", "deny_entries",
-        "deny_folded", "deny_ids", "deny_paths", "explicit", "fast_batch", "fs",
-        "irregular_dirs", "mode",
-        "off_message", "over_http_default", "platform", "policy", "root_dirs",
-        "root_prefixes", "root_reals", "roots_mode", "roots_text", "transport",
-        "tripwire_armed",
-    )
-
-    def __init__(self, policy: Policy) -> None:
-        self.policy = policy
-        self.mode = policy.mode
-        self.explicit = policy.explicit
-        self.transport = policy.transport
-        self.platform = policy.platform
-        self.fs = policy.fs
-        self.cwd = policy.cwd
-        self.over_http_default = policy.transport != "stdio"
-        # A defaulted full mode refuses every HTTP request (the launch argv can't see).
-        self.tripwire_armed = policy.mode is Mode.FULL and not policy.explicit
-        self.roots_mode = policy.mode is Mode.ROOTS
-        roots = [r.resolved for r in policy.roots if r.resolved and not r.problem]
-        self.root_reals = tuple(roots)
-        self.root_dirs = frozenset(roots)
-        self.root_prefixes = containment_prefixes(roots)
-        self.roots_text = ", ".join(r.configured for r in policy.roots)
-        self.deny_entries = tuple(e.resolved for e in policy.deny_list)
-        # Exact matches compare normcase'd paths: the strings themselves on POSIX.
-        self.deny_paths = frozenset(normcase(e, policy.platform) for e in self.deny_entries)
-        self.deny_folded = frozenset(fold(e.resolved, policy.platform) for e in policy.deny_list)
-        self.deny_ids = frozenset(e.identity for e in policy.deny_list if e.identity)
-        self.deny_dirs = frozenset(d.resolved for d in policy.deny_dirs)
-        # Deny dirs are matched case-folded, existing targets included.
-        self.deny_dir_folded = tuple(fold(d, policy.platform) for d in self.deny_dirs)
-        self.deny_dir_prefixes = containment_prefixes(self.deny_dir_folded)
-        self.irregular_dirs = any(_irregular(d) for d in (*roots, *self.deny_dir_folded))
-        # Whether the batch's inline test applies: POSIX rules, regular directories, and
-        # deny-dir prefixes that can't match the empty tuple's way (startswith(()) is False).
-        self.fast_batch = policy.platform != "windows" and not self.irregular_dirs
-        if policy.errors:
-            self.off_message = f"local file access is disabled on this server: {policy.errors[0]}"
-        elif policy.explicit:
-            self.off_message = (
-                "local file access is disabled on this server (LOCAL_FILE_ACCESS=off)")
-        else:
-            self.off_message = (
-                "local file access is disabled on this server: LOCAL_FILE_ACCESS is unset, "
-                f"which means off for the {policy.transport} transport")
-
-    def with_deny_ids(self, ids: frozenset[tuple[int, int]]) -> CompiledPolicy:
-        """A copy whose deny-list identities are ``ids`` (a batch's fresh stat)."""
-        twin = object.__new__(CompiledPolicy)
-        for name in CompiledPolicy.__slots__:
-            setattr(twin, name, getattr(self, name))
-        twin.deny_ids = ids
-        return twin
-
-
 class Policy(BaseModel):
     """A server's resolved local-file access policy, and the check that enforces it.
 
@@ -160,7 +97,7 @@ class Policy(BaseModel):
 
     def _repr_html_(self) -> str:
         """Rich display in a notebook (the dashboard's renderer)."""
-        from .render import policy_repr
+        from ...render import policy_repr
 
         return policy_repr(self)
 
@@ -196,24 +133,39 @@ class Policy(BaseModel):
 
     def check_read(self, path: str, *, over_http: bool | None = None) -> Decision:
         """May a tool read ``path``? Returns the server's :class:`Decision`."""
-        return _check_module._check(self.compiled, path, "read", over_http)
+        return _verdict._check(self.compiled, path, "read", over_http)
 
     def check_write(self, path: str, *, over_http: bool | None = None) -> Decision:
         """May a tool write ``path``? Returns the server's :class:`Decision`."""
-        return _check_module._check(self.compiled, path, "write", over_http)
+        return _verdict._check(self.compiled, path, "write", over_http)
 
     def check_read_write(self, path: str, *, over_http: bool | None = None) -> Decision:
         """May a tool both read and write ``path`` (a sync entry on both sides)?"""
-        return _check_module._check(self.compiled, path, "read_write", over_http)
+        return _verdict._check(self.compiled, path, "read_write", over_http)
 
     def check(self, path: str, op: Op = "read", *, over_http: bool | None = None) -> Decision:
         """The check for ``op`` in ``read``, ``write`` or ``read_write``."""
-        return _check_module._check(self.compiled, path, op, over_http)
+        return _verdict._check(self.compiled, path, op, over_http)
 
     @contextlib.contextmanager
     def many_checks(self) -> Iterator[BatchChecker]:
         """Batch checking for walks: deny-list statted once, each parent resolved once."""
-        yield _check_module.BatchChecker(self)
+        yield BatchChecker(self)
+
+    def explain(self, decision: Decision, *, other: BatchChecker | None = None
+                ) -> list[TraceStep]:
+        """The steps of the check that gave ``decision`` (see
+        :func:`localfs_explorer.check.explain.explain`)."""
+        return _explain.explain(decision, other=other)
+
+    def hint_for(self, decision: Decision) -> str:
+        """What configuration change would allow ``decision``'s path, or that nothing can."""
+        return _explain.hint(decision)
+
+    @property
+    def server_id(self) -> str:
+        """The registry id of the server this policy is (see :mod:`localfs_explorer.server`)."""
+        return "mcp-gee-sweet"
 
     def summary(self) -> dict[str, Any]:
         """The JSON shape of ``localfs-explorer validate --json``."""

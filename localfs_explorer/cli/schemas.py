@@ -13,31 +13,31 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, create_model
 
-from .errors import LocalfsError
+from ..errors import LocalfsError
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def _scenarios() -> dict[str, Any]:
-    from .review.scenarios import ScenarioFile
+    from ..review.scenarios import ScenarioFile
 
     return ScenarioFile.model_json_schema()
 
 
 def _host() -> dict[str, Any]:
-    from .fs.spec import HostSpec
+    from ..fs.spec import HostSpec
 
     return HostSpec.model_json_schema()
 
 
 def _catalog() -> dict[str, Any]:
-    from .catalog import Catalog
+    from ..catalog import Catalog
 
     return Catalog.model_json_schema()
 
 
 def _access() -> dict[str, Any]:
-    from .access import SCOPE_NAMES, ToolAccess
+    from ..access import SCOPE_NAMES, ToolAccess
 
     # The file holds one table per scope with the lists of ToolAccess; the merged model's
     # bookkeeping fields (scope, broader_scopes) are not written by users.
@@ -55,7 +55,7 @@ def _access() -> dict[str, Any]:
 
 
 def _session() -> dict[str, Any]:
-    from .review.sessions import SessionCall
+    from ..review.sessions import SessionCall
 
     answers = list[list[SessionCall]]
 

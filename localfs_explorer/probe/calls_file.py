@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import LocalfsError
-from .userfiles import parse_json_line, read_bytes
+from ..errors import LocalfsError
+from ..userfiles import parse_json_line, read_bytes
 
 __all__ = ["BadCall", "Call", "CallsFileError", "parse_calls", "read_calls", "unpack_call"]
 

@@ -2,8 +2,8 @@
 
 Three steps, each at its own layer:
 
-1. :func:`~localfs_explorer.dotenv_edit.edit_env_text` computes the new text as a pure
-   function of the old one (:mod:`localfs_explorer.dotenv_edit` says how, and its rules).
+1. :func:`~localfs_explorer.envfile.edit.edit_env_text` computes the new text as a pure
+   function of the old one (:mod:`localfs_explorer.envfile.edit` says how, and its rules).
 2. :func:`export_env` validates the result with the engine: the new text is loaded the
    way the server loads it and :func:`~localfs_explorer.resolve_policy` is run on it. A
    configuration the server would refuse to serve makes the plan's ``errors`` non-empty,
@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .dotenv_edit import Change, ExportError, edit_env_text, secret_values_in, unified_diff
-from .env import EnvFileError, load_env, read_env_text
-from .errors import LocalfsError
-from .secrets import scrub, secret_values
+from ..errors import LocalfsError
+from ..secrets import scrub, secret_values
+from .edit import Change, ExportError, edit_env_text, secret_values_in, unified_diff
+from .load import EnvFileError, load_env, read_env_text
 
 if TYPE_CHECKING:
-    from .config import ServerConfig
+    from ..config import ServerConfig
 
 __all__ = [
     "ExportError",
@@ -95,7 +95,7 @@ class ExportPlan(BaseModel):
 
     def _repr_html_(self) -> str:
         """Rich display in a notebook (the dashboard's renderer)."""
-        from .render import export_plan_repr
+        from ..render import export_plan_repr
 
         return export_plan_repr(self)
 
@@ -341,7 +341,7 @@ def export_env(
     edit = edit_env_text(text, set, unset)
 
     if config is not None and validate is None:
-        from .config import resolve_config
+        from ..config import resolve_config
 
         try:
             # The server loads what is written, skipping lines it can't parse.
@@ -356,7 +356,7 @@ def export_env(
         except EnvFileError as exc:
             raise ExportError(str(exc)) from None
         if validate is None:
-            from .policy import PolicyError, resolve_policy
+            from ..servers.gee_sweet.policy import PolicyError, resolve_policy
 
             try:
                 policy = resolve_policy(env, transport=transport, fs=fs, cwd=cwd,

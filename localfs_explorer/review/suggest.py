@@ -15,7 +15,7 @@ directly, read from tool calls or from an approval session) and returns:
   even a refused one: it is one rename or one setting change away);
 - the exposure delta against the current configuration: the same directories walked
   under both policies, what becomes reachable and what stops being reachable;
-- the ``.env`` change as an export plan (:func:`~localfs_explorer.dotenv_export.export_env`)
+- the ``.env`` change as an export plan (:func:`~localfs_explorer.envfile.export.export_env`)
   whose masked diff can be shown and which can be written.
 
 Every verdict comes from the engine: the paths are resolved by a ``full``-mode twin of
@@ -31,10 +31,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .errors import LocalfsError
-from .exposure import Finding, Inventory, default_scope, exposure
-from .paths import is_within
-from .policy import Mode, Policy, PolicyError, resolve_policy
+from ..errors import LocalfsError
+from ..exposure import Finding, Inventory, default_scope, exposure
+from ..paths import is_within
+from ..servers.gee_sweet.policy import Mode, Policy, PolicyError, resolve_policy
 
 __all__ = [
     "ExposureDelta",
@@ -121,7 +121,7 @@ def requirements_from_calls(
     The calls are probed under a ``full``-mode twin of ``policy``, so that folder
     uploads are walked and every path the server would check is listed.
     """
-    from .probe import ProbeError, iter_call_verdicts
+    from ..probe import ProbeError, iter_call_verdicts
 
     where = str(calls) if isinstance(calls, (str, Path)) else "calls"
     try:
@@ -135,7 +135,7 @@ def requirements_from_calls(
 def requirements_from_session(policy: Policy, session: Any, *, catalog: Any = None
                               ) -> list[Requirement]:
     """The local paths every call of an approval session touches."""
-    from .review.sessions import SessionError, load_session
+    from .sessions import SessionError, load_session
 
     try:
         loaded = load_session(session)
@@ -396,7 +396,7 @@ def _plan(policy: Policy, env_file: str | None, env_text: str | None,
           settings: Mapping[str, str], unset: Sequence[str], warnings: list[str]
           ) -> tuple[Any, str]:
     """The export plan of the ``.env`` change and its masked diff."""
-    from .dotenv_export import ExportError, export_env
+    from ..envfile.export import ExportError, export_env
 
     process = {k: v for k, v in policy.env.values.items() if k in policy.env.from_process}
     for key in (*settings, *unset):

@@ -19,9 +19,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from .check import OPS
-from .policy import TRANSPORTS
-from .secrets import is_secret_key
+from ..secrets import is_secret_key
+from ..servers.gee_sweet.policy import TRANSPORTS
+from ..vocab import OPS
 
 HOST_TARGET = "host"
 EXAMPLE_PREFIX = "example:"
@@ -169,7 +169,7 @@ def options_from_query(query: str) -> tuple[dict[str, Any], list[str]]:
         options["op"] = op
     fs = _one(values, "fs", None, problems)
     if fs:
-        from .fs.spec import list_example_hosts
+        from ..fs.spec import list_example_hosts
 
         if fs == HOST_TARGET:
             options["target"] = HOST_TARGET

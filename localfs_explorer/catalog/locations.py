@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
-from .errors import LocalfsError
+from ..errors import LocalfsError
 
 __all__ = [
     "LocationError",

@@ -20,7 +20,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from .errors import LocalfsError
+from ...errors import LocalfsError
 
 __all__ = [
     "BRANCHES",
@@ -65,8 +65,9 @@ def local_file_access(policy: Any, registration: RegistrationLike | None = None)
         registration: the catalog's registration for ``policy``; its ``unregistered``
             lists the tools the policy kept from registering (local-only tools that
             ``ENABLED_TOOLS`` would otherwise have allowed). Computed with
-            :func:`localfs_explorer.catalog.register_tools` when omitted, and only in
-            off mode (the field is empty in the other modes whatever is passed).
+            :func:`~localfs_explorer.servers.gee_sweet.registration.register_tools` when
+            omitted, and only in off mode (the field is empty in the other modes whatever
+            is passed).
 
     Returns ``{"mode", "explicit", "roots", "unregistered_tools"}``: ``roots`` holds the
     configured spellings in roots mode only, ``unregistered_tools`` (sorted) is filled in
@@ -129,6 +130,6 @@ def auth_status_json(
 def _registration(policy: Any) -> RegistrationLike:
     # Imported at use: the catalog loads its data file, which a caller passing its own
     # registration doesn't need.
-    from .catalog import register_tools
+    from .registration import register_tools
 
     return register_tools(policy)

@@ -1,0 +1,468 @@
+"""The seam between the explorer and the servers it answers for.
+
+The explorer's shared machinery (filesystems and snapshots, path discovery, tool-call
+probing, review, exposure, the dashboard, the command line, ``verify``'s driver) asks
+every question of a server through this module and nothing else. What only one server
+decides -- how its settings resolve, its verdict rules and exact refusal texts, its tool
+catalog and which tools it registers, its status answer, the live probes ``verify``
+makes -- lives in that server's own package under ``localfs_explorer/servers/``.
+
+A server is one :class:`Server` object, known to the :func:`registry <list_servers>` by
+its id:
+
+==================== ===================================================================
+id                   server
+==================== ===================================================================
+``mcp-gee-sweet``    the default: mcp-gee-sweet's local-file policy
+                     (``localfs_explorer.servers.gee_sweet``)
+==================== ===================================================================
+
+(The MCP reference filesystem server joins as ``server-filesystem``.) Adding a server is
+an added package plus one :func:`register_server` call (the shipped ones are listed by
+name in :data:`_BUILTIN` and imported on first use, so importing this module stays
+cheap).
+
+The contract, in the order the machinery uses it:
+
+1. **Settings.** :attr:`Server.options_model` is the server's own configuration object (a
+   frozen pydantic model; the filesystem server's allowed directories and MCP roots, for
+   one). Everything every server shares -- the process environment (``.env`` + ``--set``),
+   the working directory, the target host, the transport -- stays in
+   :class:`~localfs_explorer.config.ServerConfig`; the server's own part travels in
+   ``ServerConfig.server_options`` and is validated by :meth:`Server.options`.
+   :meth:`Server.add_cli_options` adds the server's own command-line options (under a
+   group of its own) and :meth:`Server.options_from_args` reads them back, so the command
+   line needs no edit for a new server. A server that has no ``.env`` or transport
+   simply ignores those inputs.
+2. **Resolution.** :meth:`Server.resolve` turns a :class:`Setup` (everything the shared
+   configuration code already loaded: environment, target filesystem, startup directory,
+   version, options) into a :class:`ServerPolicy`. It never raises for a configuration
+   the real server would accept or refuse at startup: a refusal to start is in
+   ``errors`` (and ``exit_message``), as the server would print it.
+3. **Verdicts.** :meth:`ServerPolicy.check` answers one path for one operation (``read``,
+   ``write``, ``read_write``) with a :class:`Verdict`: at least ``path``, ``op``,
+   ``allowed``, ``reason``, ``message`` (exactly what the model would see; empty when
+   allowed) and ``resolved`` (the path the tool would do its I/O on; None when the
+   server stopped before resolving), plus ``trace``/``hint`` explanations and
+   ``to_dict()``. :meth:`ServerPolicy.many_checks` is the check a folder walk makes (a
+   server without a separate batch answer returns its single check, see
+   :class:`SingleChecks`).
+4. **Tools.** :meth:`Server.catalog` is the server's tool catalog (the shared
+   :class:`~localfs_explorer.catalog.Catalog` records: each tool's path parameters and
+   annotations); :meth:`Server.register_tools` says which tools a policy registers.
+   Tool-call probing reads these and checks each path through the policy.
+5. **Status.** :meth:`Server.status` is what the server's own status answer would show
+   for a policy (mcp-gee-sweet's ``server://auth-status`` resource; the filesystem
+   server's ``list_allowed_directories`` tool).
+6. **Findings.** :meth:`Server.findings` lists what is risky in a configuration as the
+   server reads it (a root of ``/``, an allowed directory holding credentials), as
+   JSON-ready mappings with at least ``severity``, ``kind``, ``path``, ``why``, ``fix``.
+7. **Live checks.** :meth:`Server.predict` is what ``verify`` expects a running server to
+   report for a policy, as a JSON-ready mapping the server's :attr:`Server.live_fields`
+   name; the driver reads the live answer and compares field by field.
+
+A shared module that holds a resolved policy finds its server with :func:`server_of`
+(by the policy's ``server_id``), never by importing a server package.
+
+To add a server: a package ``localfs_explorer/servers/<name>/`` with a :class:`Server`
+subclass (its :attr:`~Server.id`, :attr:`~Server.versions`, options model, CLI options,
+:meth:`~Server.resolve` returning a :class:`ServerPolicy`, catalog, registration,
+status), one line in :data:`_BUILTIN`, and its tests. Nothing else in the tree changes.
+
+:class:`BasicVerdict` is a ready-made :class:`Verdict` for a server that needs no lazily
+computed explanation; mcp-gee-sweet's :class:`~localfs_explorer.check.Decision` is one
+too (it computes ``trace`` and ``hint`` on first read).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .errors import LocalfsError
+
+if TYPE_CHECKING:
+    from .catalog.model import Catalog, Registration
+    from .envfile.load import ServerEnv
+    from .fs.base import FileSystem
+    from .vocab import Op
+
+__all__ = [
+    "DEFAULT_SERVER",
+    "BasicVerdict",
+    "BatchChecks",
+    "Server",
+    "ServerError",
+    "ServerOptions",
+    "ServerPolicy",
+    "Setup",
+    "SingleChecks",
+    "TraceLine",
+    "Verdict",
+    "get_server",
+    "iter_servers",
+    "list_servers",
+    "register_server",
+    "server_of",
+    "unregister_server",
+]
+
+#: The server a configuration means when it names none.
+DEFAULT_SERVER = "mcp-gee-sweet"
+
+
+class ServerError(LocalfsError):
+    """An unknown server id, an unsupported version, or options the server can't use.
+
+    ``part`` names the input at fault, as :class:`~localfs_explorer.config.ConfigError`
+    does (``server``, ``profile``, ``policy``, ...).
+    """
+
+    def __init__(self, message: str, *, part: str = "server") -> None:
+        super().__init__(message)
+        self.part = part
+
+
+# --- what a server answers ---------------------------------------------------------------
+
+
+@runtime_checkable
+class Verdict(Protocol):
+    """A server's answer for one path and operation (see the module docstring, 3)."""
+
+    @property
+    def path(self) -> str: ...  # pragma: no cover - protocol
+
+    @property
+    def op(self) -> Op: ...  # pragma: no cover - protocol
+
+    @property
+    def allowed(self) -> bool: ...  # pragma: no cover - protocol
+
+    @property
+    def reason(self) -> str: ...  # pragma: no cover - protocol
+
+    @property
+    def message(self) -> str: ...  # pragma: no cover - protocol
+
+    @property
+    def resolved(self) -> str | None: ...  # pragma: no cover - protocol
+
+    @property
+    def hint(self) -> str: ...  # pragma: no cover - protocol
+
+    @property
+    def trace(self) -> Sequence[Any]: ...  # pragma: no cover - protocol
+
+    def to_dict(self, *, other: Any = None) -> dict[str, Any]:
+        """JSON-ready fields (``check --json``): the six above, ``trace`` as a list of
+        ``{step, outcome, detail}`` and ``hint``. ``other`` is a batch
+        (``many_checks()``) of the same policy that a server with two ways of checking
+        may compare this answer with; others ignore it."""
+        ...  # pragma: no cover - protocol
+
+
+@dataclass(frozen=True)
+class TraceLine:
+    """One step of a check and what it found (the shape every server's trace shares)."""
+
+    step: str
+    outcome: str
+    detail: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"step": self.step, "outcome": self.outcome, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class BasicVerdict:
+    """A :class:`Verdict` with everything computed up front; build it by keyword."""
+
+    path: str
+    op: Op
+    allowed: bool
+    reason: str
+    message: str
+    resolved: str | None
+    hint: str = ""
+    trace: tuple[TraceLine, ...] = ()
+
+    def to_dict(self, *, other: Any = None) -> dict[str, Any]:
+        """JSON-ready fields (``other`` is ignored: one way of checking)."""
+        return {
+            "path": self.path, "op": self.op, "allowed": self.allowed,
+            "reason": self.reason, "message": self.message, "resolved": self.resolved,
+            "trace": [s.to_dict() for s in self.trace], "hint": self.hint,
+        }
+
+
+class BatchChecks(Protocol):
+    """The checks of a walk (what :meth:`ServerPolicy.many_checks` yields)."""
+
+    def check(self, path: Any, op: Op = "read", *,
+              over_http: bool | None = None) -> Verdict: ...  # pragma: no cover - protocol
+
+
+@runtime_checkable
+class ServerPolicy(Protocol):
+    """A server's resolved configuration and the check that enforces it.
+
+    The attributes are what the shared machinery reads: the registry id of the server it
+    belongs to (``server_id``, so :func:`server_of` finds its catalog and rules), the
+    target host (``fs``), the
+    startup directory (``cwd``), the process environment (``env``, for ``HOME`` and
+    secrets), whether the server starts (``serves``, ``errors``, ``exit_message``,
+    ``exit_line``), ``warnings``, the release it reproduces (``server_version``), the
+    default of "did this request come over HTTP" (``over_http_default``; False for a
+    server without HTTP transports) and a JSON-ready ``summary()`` for ``validate``.
+    """
+
+    @property
+    def server_id(self) -> str: ...  # pragma: no cover - protocol
+
+    @property
+    def fs(self) -> FileSystem: ...  # pragma: no cover - protocol
+
+    @property
+    def cwd(self) -> str: ...  # pragma: no cover - protocol
+
+    @property
+    def env(self) -> ServerEnv: ...  # pragma: no cover - protocol
+
+    @property
+    def serves(self) -> bool: ...  # pragma: no cover - protocol
+
+    @property
+    def errors(self) -> list[str]: ...  # pragma: no cover - protocol
+
+    @property
+    def warnings(self) -> list[str]: ...  # pragma: no cover - protocol
+
+    @property
+    def exit_message(self) -> str | None: ...  # pragma: no cover - protocol
+
+    @property
+    def exit_line(self) -> str | None: ...  # pragma: no cover - protocol
+
+    @property
+    def server_version(self) -> str: ...  # pragma: no cover - protocol
+
+    @property
+    def over_http_default(self) -> bool: ...  # pragma: no cover - protocol
+
+    def check(self, path: Any, op: Op = "read", *,
+              over_http: bool | None = None) -> Verdict: ...  # pragma: no cover - protocol
+
+    def many_checks(self) -> contextlib.AbstractContextManager[Any]:
+        ...  # pragma: no cover - protocol
+
+    def summary(self) -> dict[str, Any]: ...  # pragma: no cover - protocol
+
+
+class SingleChecks:
+    """``many_checks()`` for a server whose walk asks the same check as a single call:
+    ``with SingleChecks(policy) as batch: batch.check(...)``."""
+
+    def __init__(self, policy: ServerPolicy) -> None:
+        self._policy = policy
+
+    def __enter__(self) -> SingleChecks:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def check(self, path: Any, op: Op = "read", *, over_http: bool | None = None) -> Verdict:
+        return self._policy.check(path, op, over_http=over_http)
+
+
+# --- what a server is given -------------------------------------------------------------
+
+
+class ServerOptions(BaseModel):
+    """Base of a server's own configuration object (:attr:`Server.options_model`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything the shared configuration code hands a server to resolve.
+
+    ``env`` is the process environment (``.env`` + ``--set``, already loaded), ``fs`` the
+    target host, ``cwd`` the startup directory (None: the host's own default),
+    ``package_dir`` where a server keeps its own files (None: not given), ``base_dir``
+    the directory relative names on this machine mean, ``transport``/``platform`` as
+    configured, ``profile`` a file replacing the server's shipped assumptions (None:
+    the shipped ones), ``version`` the release asked for (None: the server's default)
+    and ``options`` the server's own validated :attr:`Server.options_model`.
+    """
+
+    env: ServerEnv
+    fs: FileSystem
+    base_dir: str
+    cwd: str | None = None
+    package_dir: str | None = None
+    transport: str = "stdio"
+    platform: str = "posix"
+    profile: str | None = None
+    version: str | None = None
+    options: ServerOptions = field(default_factory=ServerOptions)
+
+
+# --- the interface ----------------------------------------------------------------------
+
+
+class Server:
+    """One server the explorer answers for. Subclass it and :func:`register_server` it.
+
+    Class attributes: :attr:`id` (the registry id), :attr:`title` (for people),
+    :attr:`versions` (the releases whose behaviour is reproduced, newest first; the
+    first is the default), :attr:`options_model`, :attr:`transports` (what
+    ``--transport`` may say; empty for a server that has none).
+    """
+
+    id: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    versions: ClassVar[tuple[str, ...]] = ()
+    options_model: ClassVar[type[ServerOptions]] = ServerOptions
+    transports: ClassVar[tuple[str, ...]] = ("stdio",)
+    #: The fields :meth:`predict` fills and ``verify`` compares, in report order.
+    live_fields: ClassVar[tuple[str, ...]] = ()
+
+    # -- settings
+
+    def version(self, asked: str | None) -> str:
+        """The release to reproduce: ``asked`` when it is one of :attr:`versions`."""
+        if asked is None or asked == "":
+            return self.versions[0] if self.versions else ""
+        if asked not in self.versions:
+            known = ", ".join(self.versions) or "none"
+            raise ServerError(f"{self.id} {asked} isn't modelled (known versions: {known})")
+        return asked
+
+    def options(self, raw: Mapping[str, Any] | ServerOptions | None) -> ServerOptions:
+        """``raw`` validated as this server's :attr:`options_model` (one-line errors)."""
+        if isinstance(raw, self.options_model):
+            return raw
+        try:
+            return self.options_model.model_validate(dict(raw or {}))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "options"
+            raise ServerError(f"{self.id} option {where}: {first['msg']}") from None
+
+    def add_cli_options(self, group: argparse._ArgumentGroup) -> None:
+        """Add this server's own command-line options to ``group`` (default: none).
+
+        Give each option a ``dest`` that no shared option uses (prefix it with the
+        server's own word), and ``default=None`` so an option left out is told apart.
+        """
+
+    def options_from_args(self, args: argparse.Namespace) -> dict[str, Any]:
+        """The :attr:`options_model` fields the options of :meth:`add_cli_options` say."""
+        return {}
+
+    # -- resolution and verdicts
+
+    def resolve(self, setup: Setup) -> ServerPolicy:
+        """The policy the server would enforce, started as ``setup`` describes."""
+        raise NotImplementedError
+
+    # -- tools and status
+
+    def catalog(self, path: str | None = None) -> Catalog:
+        """The server's tool catalog: the shipped one, or one read from ``path``."""
+        raise NotImplementedError
+
+    def register_tools(self, policy: ServerPolicy, catalog: Catalog) -> Registration:
+        """Which of ``catalog``'s tools the server registers under ``policy``."""
+        raise NotImplementedError
+
+    def status(self, policy: ServerPolicy, registration: Registration | None = None
+               ) -> dict[str, Any]:
+        """What the server's own status answer shows for ``policy`` (JSON-ready)."""
+        raise NotImplementedError
+
+    def findings(self, policy: ServerPolicy) -> list[dict[str, Any]]:
+        """What is risky in ``policy``'s configuration (default: nothing to say)."""
+        return []
+
+    # -- live checks
+
+    def predict(self, policy: ServerPolicy, catalog: Catalog | None = None
+                ) -> dict[str, Any]:
+        """What ``verify`` expects the running server to report, by :attr:`live_fields`."""
+        raise NotImplementedError
+
+
+# --- the registry -----------------------------------------------------------------------
+
+#: The shipped servers: id -> "module:attribute" of the :class:`Server` class, imported
+#: on first use (a server's package loads only when asked for).
+_BUILTIN: dict[str, str] = {
+    DEFAULT_SERVER: "localfs_explorer.servers.gee_sweet.server:GeeSweetServer",
+}
+
+_REGISTRY: dict[str, Server] = {}
+
+
+def register_server(server: Server | type[Server], *, replace: bool = False) -> Server:
+    """Make ``server`` known by its :attr:`Server.id`; returns the instance kept.
+
+    Registering an id twice is an error unless ``replace`` (a test's stand-in, say).
+    """
+    instance = server() if isinstance(server, type) else server
+    if not instance.id:
+        raise ServerError(f"{type(instance).__name__} has no id")
+    if not replace and (instance.id in _REGISTRY or instance.id in _BUILTIN):
+        raise ServerError(f"a server with the id {instance.id!r} is already registered")
+    _REGISTRY[instance.id] = instance
+    return instance
+
+
+def unregister_server(server_id: str) -> None:
+    """Forget a server registered with :func:`register_server` (shipped ones stay)."""
+    _REGISTRY.pop(server_id, None)
+
+
+def get_server(name: str | None = None) -> Server:
+    """The server registered as ``name`` (None: :data:`DEFAULT_SERVER`).
+
+    Raises :class:`ServerError` naming the known ids for an unknown one.
+    """
+    key = name or DEFAULT_SERVER
+    found = _REGISTRY.get(key)
+    if found is not None:
+        return found
+    target = _BUILTIN.get(key)
+    if target is None:
+        raise ServerError(f"unknown server {key!r}: use one of {', '.join(list_servers())}")
+    module, _, attribute = target.partition(":")
+    cls = getattr(importlib.import_module(module), attribute)
+    instance = _REGISTRY[key] = cls()
+    return instance
+
+
+def server_of(policy: Any) -> Server:
+    """The server a resolved policy belongs to (by its ``server_id``; the default server
+    for a policy that names none)."""
+    return get_server(getattr(policy, "server_id", None) or DEFAULT_SERVER)
+
+
+def list_servers() -> list[str]:
+    """Every known server id, the default first, the rest sorted."""
+    rest = sorted((set(_BUILTIN) | set(_REGISTRY)) - {DEFAULT_SERVER})
+    return [DEFAULT_SERVER, *rest]
+
+
+def iter_servers() -> Iterator[Server]:
+    """Every known server, in :func:`list_servers` order (importing each)."""
+    for name in list_servers():
+        yield get_server(name)

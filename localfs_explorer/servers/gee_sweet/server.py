@@ -1,0 +1,84 @@
+"""mcp-gee-sweet behind the :class:`~localfs_explorer.server.Server` interface.
+
+Its whole configuration is the process environment (``LOCAL_FILE_ACCESS``,
+``LOCAL_FILE_ROOTS``, the credential and cache paths, ``ENABLED_TOOLS``), the transport,
+the startup directory and the directory of its own ``.env``; so its own options object
+is empty and it adds no command-line option of its own.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ...errors import LocalfsError
+from ...server import Server, ServerError, Setup
+from ...vocab import TRANSPORTS
+
+if TYPE_CHECKING:
+    from ...catalog.model import Catalog, Registration
+    from .policy import Policy
+
+
+class GeeSweetServer(Server):
+    """mcp-gee-sweet's local-file policy (see the package docstring)."""
+
+    id: ClassVar[str] = "mcp-gee-sweet"
+    title: ClassVar[str] = "mcp-gee-sweet (Google Workspace MCP server)"
+    versions: ClassVar[tuple[str, ...]] = ("0.9.5",)
+    transports: ClassVar[tuple[str, ...]] = TRANSPORTS
+    live_fields: ClassVar[tuple[str, ...]] = ("mode", "explicit", "roots",
+                                              "unregistered_tools")
+
+    def resolve(self, setup: Setup) -> Policy:
+        from .policy import resolve_policy
+        from .profile import load_profile
+
+        self.version(setup.version)
+        profile = None
+        if setup.profile:
+            try:
+                profile = load_profile(setup.profile)
+            except LocalfsError as exc:
+                raise ServerError(str(exc), part="profile") from None
+        try:
+            return resolve_policy(setup.env, transport=setup.transport, fs=setup.fs,
+                                  cwd=setup.cwd, package_dir=setup.package_dir,
+                                  profile=profile, platform=setup.platform)
+        except LocalfsError as exc:
+            raise ServerError(str(exc), part="policy") from None
+
+    def catalog(self, path: str | None = None) -> Catalog:
+        from ...catalog import default_catalog, load_catalog
+
+        return default_catalog() if path is None else load_catalog(path)
+
+    def register_tools(self, policy: Any, catalog: Catalog) -> Registration:
+        from .registration import register_tools
+
+        return register_tools(policy, catalog)
+
+    def status(self, policy: Any, registration: Registration | None = None
+               ) -> dict[str, Any]:
+        from .auth_status import auth_status_preview
+
+        return auth_status_preview(policy, registration=registration)
+
+    def predict(self, policy: Any, catalog: Catalog | None = None) -> dict[str, Any]:
+        """``server://auth-status``'s ``local_file_access`` object and the registration,
+        as a running server started this way reports them."""
+        from .auth_status import local_file_access
+
+        catalog = catalog or self.catalog()
+        registration = self.register_tools(policy, catalog)
+        profile = policy.profile
+        return {
+            "transport": policy.transport,
+            "serves": policy.serves,
+            "exit_message": policy.exit_message,
+            "local_file_access": local_file_access(policy, registration),
+            "registered": sorted(registration.registered),
+            "not_registered": sorted({*registration.unregistered, *registration.not_enabled}),
+            "enabled_tools": registration.enabled_tools,
+            "catalog": sorted(catalog.names()),
+            "reproduces": f"{profile.name} {profile.server_version}".strip(),
+        }

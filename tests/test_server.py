@@ -1,0 +1,276 @@
+"""The server seam: the registry and mcp-gee-sweet behind the interface."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from localfs_explorer.catalog import Argument, Catalog, PathParam, Registration, Tool, ToolHints
+from localfs_explorer.config import ConfigError, ServerConfig, resolve_config
+from localfs_explorer.server import (
+    DEFAULT_SERVER,
+    BasicVerdict,
+    Server,
+    ServerError,
+    ServerOptions,
+    Setup,
+    SingleChecks,
+    TraceLine,
+    Verdict,
+    get_server,
+    list_servers,
+    register_server,
+    unregister_server,
+)
+
+
+def test_the_default_server_is_mcp_gee_sweet_and_listed_first() -> None:
+    assert DEFAULT_SERVER == "mcp-gee-sweet"
+    assert list_servers()[0] == "mcp-gee-sweet"
+    server = get_server()
+    assert server.id == "mcp-gee-sweet"
+    assert get_server("mcp-gee-sweet") is server
+    assert server.versions[0] == "0.9.5"
+
+
+def test_an_unknown_server_is_a_one_line_error_naming_the_known_ones() -> None:
+    with pytest.raises(ServerError, match="unknown server 'nope': use one of mcp-gee-sweet"):
+        get_server("nope")
+    with pytest.raises(ConfigError, match="unknown server 'nope'") as info:
+        resolve_config(ServerConfig(server="nope"))
+    assert info.value.part == "server"
+
+
+def test_an_unmodelled_version_is_refused() -> None:
+    with pytest.raises(ConfigError, match=r"mcp-gee-sweet 0\.1\.0 isn't modelled") as info:
+        resolve_config(ServerConfig(server_version="0.1.0"))
+    assert info.value.part == "server"
+    assert resolve_config(ServerConfig(server_version="0.9.5")).policy.serves
+
+
+def test_an_id_is_registered_once() -> None:
+    class Twin(Server):
+        id = "mcp-gee-sweet"
+
+    with pytest.raises(ServerError, match="already registered"):
+        register_server(Twin)
+
+    class Nameless(Server):
+        pass
+
+    with pytest.raises(ServerError, match="has no id"):
+        register_server(Nameless)
+
+    class Other(Server):
+        id = "other-server"
+
+    try:
+        register_server(Other)
+        assert "other-server" in list_servers()
+        assert isinstance(get_server("other-server"), Other)
+    finally:
+        unregister_server("other-server")
+    assert "other-server" not in list_servers()
+
+
+def test_gee_sweet_answers_through_the_interface(tmp_path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    resolved = resolve_config(ServerConfig(
+        settings={"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": str(data)},
+        base_dir=str(tmp_path)))
+    assert resolved.server is get_server()
+    inside = resolved.policy.check(str(data / "a.txt"))
+    outside = resolved.policy.check(str(tmp_path / "b.txt"), "write")
+    assert isinstance(inside, Verdict) and inside.allowed
+    assert not outside.allowed and outside.reason == "outside_roots"
+    assert outside.message.startswith(f"{tmp_path / 'b.txt'} is outside this server's")
+    status = resolved.server.status(resolved.policy, resolved.registration)
+    assert status["local_file_access"]["roots"] == [str(data)]
+
+
+def test_the_prediction_through_the_interface_is_verify_s(tmp_path) -> None:
+    from localfs_explorer.live.verify import predict
+
+    resolved = resolve_config(ServerConfig(settings={"LOCAL_FILE_ACCESS": "off"},
+                                           base_dir=str(tmp_path)))
+    expected = predict(resolved.policy).model_dump(mode="json")
+    assert get_server().predict(resolved.policy) == expected
+    assert expected["local_file_access"]["unregistered_tools"]
+
+
+# --- a second server: an added class plus a registry entry --------------------------------
+#
+# The toy server has two rules and one tool: a path must be inside its one allowed
+# directory (its own setting, given by its own command-line option), and a name ending
+# in ".secret" is refused wherever it is. It has no .env, no transport and no HTTP.
+
+
+class ToyOptions(ServerOptions):
+    allowed: str = "/nowhere"
+
+
+class ToyPolicy:
+    server_id = "toy"
+    server_version = "1.0"
+    over_http_default = False
+
+    def __init__(self, setup: Setup) -> None:
+        self.warnings: list[str] = []
+        self.fs = setup.fs
+        self.cwd = setup.cwd or setup.base_dir
+        self.env = setup.env
+        options = setup.options
+        assert isinstance(options, ToyOptions)
+        self.allowed = self.fs.realpath(options.allowed)
+        self.errors = [] if self.fs.is_dir(self.allowed) else [
+            f"{options.allowed} is not a directory"]
+
+    @property
+    def serves(self) -> bool:
+        return not self.errors
+
+    @property
+    def exit_message(self) -> str | None:
+        return self.errors[0] if self.errors else None
+
+    @property
+    def exit_line(self) -> str | None:
+        return f"toy: {self.errors[0]}" if self.errors else None
+
+    def check(self, path, op="read", *, over_http=None) -> BasicVerdict:
+        absolute = path if path.startswith("/") else f"{self.cwd}/{path}"
+        resolved = self.fs.realpath(absolute)
+        if not (resolved == self.allowed or resolved.startswith(self.allowed + "/")):
+            return BasicVerdict(path=path, op=op, allowed=False, reason="outside",
+                                message=f"toy refuses {path}: outside {self.allowed}",
+                                resolved=resolved, hint=f"put it under {self.allowed}")
+        if resolved.endswith(".secret"):
+            return BasicVerdict(path=path, op=op, allowed=False, reason="secret",
+                                message=f"toy refuses {path}: a secret", resolved=resolved,
+                                trace=(TraceLine("secret", "refused", "a .secret name"),))
+        return BasicVerdict(path=path, op=op, allowed=True, reason="allowed", message="",
+                            resolved=resolved)
+
+    def many_checks(self) -> SingleChecks:
+        return SingleChecks(self)
+
+    def summary(self) -> dict:
+        return {"allowed": self.allowed, "serves": self.serves, "errors": self.errors,
+                "warnings": []}
+
+
+class ToyServer(Server):
+    id = "toy"
+    title = "a toy server"
+    versions = ("1.0",)
+    options_model = ToyOptions
+    transports = ()
+
+    def add_cli_options(self, group) -> None:
+        group.add_argument("--toy-allowed", metavar="DIR", default=None,
+                           help="the toy server's one allowed directory")
+
+    def options_from_args(self, args) -> dict:
+        value = getattr(args, "toy_allowed", None)
+        return {} if value is None else {"allowed": value}
+
+    def resolve(self, setup: Setup) -> ToyPolicy:
+        return ToyPolicy(setup)
+
+    def catalog(self, path=None) -> Catalog:
+        return Catalog(server="toy", tools=(Tool(
+            name="read_file", params=(PathParam(location="path", op="read"),),
+            arguments=(Argument(name="path", required=True, types=("string",)),),
+            hints=ToolHints(readOnlyHint=True)),))
+
+    def register_tools(self, policy, catalog) -> Registration:
+        return Registration(mode="on", registered=list(catalog.names()))
+
+    def status(self, policy, registration=None) -> dict:
+        return {"allowed_directories": [policy.allowed]}
+
+
+@pytest.fixture
+def toy(tmp_path):
+    server = register_server(ToyServer)
+    allowed = tmp_path / "allowed"
+    allowed.mkdir()
+    (allowed / "notes.txt").write_text("x")
+    (allowed / "keys.secret").write_text("x")
+    (tmp_path / "outside.txt").write_text("x")
+    try:
+        yield server, allowed
+    finally:
+        unregister_server("toy")
+
+
+def test_a_toy_server_answers_the_check_command(toy, tmp_path, capsys) -> None:
+    from localfs_explorer.cli.main import main
+
+    _server, allowed = toy
+    paths = [str(allowed / "notes.txt"), str(allowed / "keys.secret"),
+             str(tmp_path / "outside.txt")]
+    code = main(["check", "--server", "toy", "--toy-allowed", str(allowed), "--json",
+                 *paths])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 1
+    assert [(r["allowed"], r["reason"]) for r in rows] == [
+        (True, "allowed"), (False, "secret"), (False, "outside")]
+    assert rows[2]["message"] == f"toy refuses {paths[2]}: outside {allowed}"
+    assert rows[1]["trace"] == [{"step": "secret", "outcome": "refused",
+                                 "detail": "a .secret name"}]
+    # The batch answer is the toy's own, and its one option is its own.
+    assert main(["check", "--server", "toy", "--toy-allowed", str(allowed), "--batch",
+                 paths[0]]) == 0
+    capsys.readouterr()
+    assert main(["check", "--toy-allowed", str(allowed), paths[0]]) == 2
+    assert "allowed: a setting of toy, not of mcp-gee-sweet (add --server toy)" in \
+        capsys.readouterr().err
+
+
+def test_a_toy_server_answers_the_probe_command_and_probe_call(toy, tmp_path, capsys) -> None:
+    from localfs_explorer.cli.main import main
+    from localfs_explorer.probe import probe_call
+
+    _server, allowed = toy
+    call = json.dumps({"name": "read_file", "arguments": {"path": str(allowed / "keys.secret")}})
+    assert main(["probe", "--server", "toy", "--toy-allowed", str(allowed), "--json",
+                 "--call", call]) == 1
+    (verdict,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert verdict["outcome"] == "refused"
+    assert verdict["message"] == f"toy refuses {allowed / 'keys.secret'}: a secret"
+    resolved = resolve_config(ServerConfig(server="toy",
+                                           server_options={"allowed": str(allowed)}))
+    ok = probe_call(resolved.policy, "read_file", {"path": str(allowed / "notes.txt")})
+    assert ok.outcome == "ok" and ok.paths[0].resolved == str(allowed / "notes.txt")
+    # The toy's catalog is the one read: mcp-gee-sweet's tools are not the toy's.
+    other = probe_call(resolved.policy, "upload_local_file", {"local_path": "/x"})
+    assert any("upload_local_file is not in the catalog" in n for n in other.notes)
+
+
+def test_the_dashboard_model_answers_for_a_toy_server(toy, tmp_path) -> None:
+    pytest.importorskip("traitlets")
+    from localfs_explorer.ui.model import ExplorerModel
+
+    _server, allowed = toy
+    model = ExplorerModel(server="toy", server_options={"allowed": str(allowed)},
+                          host_cwd=str(tmp_path), debounce=0,
+                          paths_text=f"{allowed / 'notes.txt'}\n{tmp_path / 'outside.txt'}",
+                          tool_name="read_file",
+                          tool_args_text=json.dumps({"path": str(allowed / "keys.secret")}))
+    model.recompute(everything=True)
+    assert model.config_error == ""
+    assert [d.reason for d in model.decisions] == ["allowed", "outside"]
+    assert model.auth_status == {"allowed_directories": [str(allowed)]}
+    assert model.call_verdict is not None and model.call_verdict.outcome == "refused"
+    # Back to the default server: the toy's own setting is not mcp-gee-sweet's...
+    model.server = "mcp-gee-sweet"
+    model.recompute(everything=True)
+    assert "mcp-gee-sweet option allowed" in model.config_error
+    # ...and without it the same paths are answered as mcp-gee-sweet answers them.
+    model.server_options = {}
+    model.recompute(everything=True)
+    assert model.config_error == "" and "local_file_access" in model.auth_status
+    assert [d.reason for d in model.decisions] == ["allowed", "allowed"]
