@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # what a type checker sees of the names loaded on first use
         merge_scopes,
     )
     from .catalog import catalog_from_tools_list, load_catalog
+    from .deployments import Deployment, load_deployment
     from .discovery import FoundPath, discover_paths
     from .envfile.export import export_env
     from .exposure import Finding, Inventory
@@ -91,6 +92,8 @@ _LAZY: dict[str, str] = {
     "local_file_access": "localfs_explorer.servers.gee_sweet.auth_status",
     "auth_status_preview": "localfs_explorer.servers.gee_sweet.auth_status",
     "export_env": "localfs_explorer.envfile.export",
+    "load_deployment": "localfs_explorer.deployments",
+    "Deployment": "localfs_explorer.deployments",
     "replay_session": "localfs_explorer.review.sessions",
     "load_session": "localfs_explorer.review.sessions",
     "LedgerRules": "localfs_explorer.review.sessions",
@@ -111,6 +114,7 @@ __all__ = [
     "Decision",
     "DenyDir",
     "DenyEntry",
+    "Deployment",
     "EnvFileError",
     "FileSystem",
     "Finding",
@@ -143,6 +147,7 @@ __all__ = [
     "list_example_hosts",
     "load_access",
     "load_catalog",
+    "load_deployment",
     "load_env",
     "load_fs",
     "load_hangar",

@@ -1,18 +1,27 @@
 """Which settings are secret, and how their values are hidden.
 
 This is the one place that decides it, so that every view (a diff, a preview, a log line,
-an error message) hides the same values. The rule follows the server's own logging rule:
-``CREDENTIALS_CONFIG`` holds the OAuth client itself, and a name that says SECRET,
-PASSWORD, TOKEN or KEY names a secret, unless it also says PATH or FILE, in which case
-its value is only where a secret lives (``TOKEN_PATH``, ``GOOGLE_APPLICATION_CREDENTIALS``
-is not matched at all), which the policy has to show.
+an error message, a report file) hides the same values. The rule follows the server's own
+logging rule: ``CREDENTIALS_CONFIG`` holds the OAuth client itself, and a name that says
+SECRET, PASSWORD, PASSWD, PASSPHRASE, TOKEN, KEY or CREDENTIAL names a secret, as do
+``DATABASE_URL`` and ``*_DSN`` (connection strings carry the password). A name whose last
+word says where something lives (``TOKEN_PATH``, ``KEY_FILE``, ``SSL_KEYFILE``) holds only
+a location, which the policy has to show; a location word anywhere else in the name
+(``PROFILE_TOKEN``, ``FILESTACK_API_KEY``, ``SSL_KEYFILE_PASSWORD``) changes nothing.
+``GOOGLE_APPLICATION_CREDENTIALS`` is the path of a key file, so it is shown too.
+
+A secret is hidden in every spelling the tool itself derives from it: upper or lower case
+(case-variant probes), a path normalised (repeated slashes collapsed, a trailing slash
+dropped), split into path components or list items, escaped for JSON or HTML.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import html
 import json
+import posixpath
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
@@ -22,14 +31,28 @@ from typing import Any, TextIO
 MASK = "••••••"
 
 #: Keys that are secret whatever their name says.
-SECRET_KEYS: frozenset[str] = frozenset({"CREDENTIALS_CONFIG"})
+SECRET_KEYS: frozenset[str] = frozenset({"CREDENTIALS_CONFIG", "DATABASE_URL"})
+#: Keys whose value is where a secret lives, whatever their name says: the server reads
+#: the key file named there, and the policy's deny-list is about exactly that file.
+LOCATION_KEYS: frozenset[str] = frozenset({"GOOGLE_APPLICATION_CREDENTIALS"})
 
-_SECRET_WORDS = ("SECRET", "PASSWORD", "TOKEN", "KEY")
-_LOCATION_WORDS = ("PATH", "FILE")
+# Searched for anywhere in the name: API_KEY, APIKEY, PRIVATE_KEY, DB_PASSWORD, PASSWD...
+_SECRET_WORDS = ("SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "TOKEN", "KEY", "CREDENTIAL")
+# Whole words of the name that say it holds a connection string (with its password).
+_CONNECTION_WORDS = frozenset({"DSN"})
+# A name's last word that says its value is a location (TOKEN_PATH, KEY_FILE, CERT_DIR).
+_LOCATION_WORDS = frozenset({"PATH", "PATHS", "FILE", "FILES", "FILENAME", "DIR", "DIRS",
+                             "DIRECTORY", "FOLDER", "LOCATION"})
+_WORD_SPLIT = re.compile(r"[^A-Z0-9]+")
+# A URL that carries a password in its userinfo: scheme://user:password@host
+_URL_PASSWORD = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s]*:[^/?#@\s]+@")
 
 #: Secret values shorter than this are not searched for in free text by :func:`scrub`:
 #: replacing every "1" or "on" in a message would mangle it while hiding nothing.
 MIN_SCRUB_LENGTH = 4
+#: The path components and trailing parts of a secret holding JSON or a URL are hidden on
+#: their own from this length (those of any other secret from :data:`MIN_SCRUB_LENGTH`).
+MIN_PART_LENGTH = 8
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -45,9 +68,37 @@ def is_secret_key(name: str) -> bool:
     upper = name.upper()
     if upper in SECRET_KEYS:
         return True
-    if any(word in upper for word in _LOCATION_WORDS):
+    if upper in LOCATION_KEYS:
         return False
+    words = [w for w in _WORD_SPLIT.split(upper) if w]
+    if not words:
+        return False
+    if _names_a_location(words[-1]):
+        return False
+    if upper.endswith("DATABASE_URL") or _CONNECTION_WORDS.intersection(words):
+        return True
     return any(word in upper for word in _SECRET_WORDS)
+
+
+def _names_a_location(word: str) -> bool:
+    """Whether a name ending in ``word`` holds a location: ``PATH``, ``FILE``... or a
+    secret word joined to one (``KEYFILE``, ``TOKENPATH``), but not ``PROFILE``."""
+    if word in _LOCATION_WORDS:
+        return True
+    return any(word.endswith(where) and any(secret in word[: -len(where)]
+                                            for secret in _SECRET_WORDS)
+               for where in ("FILE", "PATH", "DIR"))
+
+
+def is_secret_value(value: str | None) -> bool:
+    """Whether ``value`` is secret whatever its setting is called: a URL with a password
+    (``postgres://app:hunter22@db/app``)."""
+    return bool(value) and _URL_PASSWORD.match(value or "") is not None
+
+
+def is_secret_setting(name: str, value: str | None) -> bool:
+    """Whether setting ``name`` holding ``value`` must be hidden (by name or by value)."""
+    return is_secret_key(name) or is_secret_value(value)
 
 
 def mask(value: str | None) -> str:
@@ -60,7 +111,7 @@ def shown_value(name: str, value: str | None) -> str | None:
     """``value`` as it may be displayed for setting ``name`` (masked when secret)."""
     if value is None:
         return None
-    return mask(value) if is_secret_key(name) else value
+    return mask(value) if is_secret_setting(name, value) else value
 
 
 def masked(values: Mapping[str, str | None]) -> dict[str, str | None]:
@@ -73,21 +124,67 @@ def secret_values(values: Mapping[str, str | None]) -> set[str]:
     return {
         value
         for name, value in values.items()
-        if value and len(value) >= MIN_SCRUB_LENGTH and is_secret_key(name)
+        if value and len(value) >= MIN_SCRUB_LENGTH and is_secret_setting(name, value)
     }
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every occurrence of a known secret value replaced by :data:`MASK`.
+    """``text`` with every occurrence of a known secret value, in any spelling the tool
+    derives from it (see :func:`_spellings`) and in any case, replaced by :data:`MASK`.
 
     A second line of defence for free text (a comment, a malformed line, an error from
-    another library) that might quote a secret outside its own setting. Longer values are
-    replaced first, so a secret that contains another is hidden whole.
+    another library) that might quote a secret outside its own setting. Overlapping
+    occurrences are hidden as one, so a secret that contains another is hidden whole.
     """
-    for secret in sorted(set(secrets), key=len, reverse=True):
+    matcher = _matcher(frozenset(secrets))
+    if matcher is None:
+        return text
+    # Most text holds no secret: plain substring searches of the case-folded text decide
+    # that quickly. Only the spellings that contain no other spelling are searched first;
+    # the others are searched only when one they contain was found.
+    haystack = text.casefold()
+    found = [form for form in matcher if form in haystack]
+    if not found:
+        return text
+    folded = {longer for form in found for longer in matcher[form]}
+    if len(haystack) != len(text):  # folding changed lengths (ß -> ss): match by pattern
+        hits = sorted((f for f in folded if f in haystack), key=len, reverse=True)
+        return re.compile("|".join(map(re.escape, hits)), re.IGNORECASE).sub(MASK, text)
+    spans: list[tuple[int, int]] = []
+    for form in folded:
+        at = haystack.find(form)
+        while at >= 0:
+            spans.append((at, at + len(form)))
+            at = haystack.find(form, at + 1)
+    spans.sort()
+    pieces, done = [], 0
+    for begin, finish in spans:  # overlapping spans are hidden as one
+        if begin < done:
+            done = max(done, finish)
+            continue
+        pieces += [text[done:begin], MASK]
+        done = finish
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+@functools.lru_cache(maxsize=64)
+def _matcher(secrets: frozenset[str]) -> dict[str, tuple[str, ...]] | None:
+    """Every spelling of every secret, case-folded, grouped under the spellings that
+    contain no other (if any spelling is in a text, one of those is): each of those maps
+    to every spelling that contains it, itself included."""
+    folded: set[str] = set()
+    for secret in secrets:
         if len(secret) >= MIN_SCRUB_LENGTH:
-            text = text.replace(secret, MASK)
-    return text
+            folded |= {form.casefold() for form in _spellings(secret)}
+    if not folded:
+        return None
+    ordered = tuple(sorted(folded, key=len))
+    minimal: list[str] = []
+    for form in ordered:
+        if not any(kept in form for kept in minimal):
+            minimal.append(form)
+    return {kept: tuple(form for form in ordered if kept in form) for kept in minimal}
 
 
 def mentions_secret_key(text: str) -> bool:
@@ -111,14 +208,39 @@ _collected: ContextVar[set[str] | None] = ContextVar("localfs_explorer_secrets",
 
 
 _LIST_SEPARATORS = re.compile(r"[,;:\s]+")
+_REPEATED_SLASHES = re.compile("/{2,}")
 
 
 def _spellings(value: str) -> set[str]:
     """``value`` as it may appear in output: whole, as the pieces a list setting splits
-    it into (``LOCAL_FILE_ROOTS`` splits at commas), each also as inside JSON strings."""
+    it into (``LOCAL_FILE_ROOTS`` splits at commas), as a path normalised (slashes
+    collapsed, trailing slash dropped, ``.`` and ``..`` resolved), as the ancestors a
+    path check walks (``a/b`` of ``a/b/c``) and the components a view shows apart, each in
+    upper, lower and folded case, and as inside JSON or HTML.
+
+    In a secret holding JSON or a URL, components and trailing parts count only from
+    :data:`MIN_PART_LENGTH` characters: an OAuth client's JSON holds ``.../oauth2/auth``,
+    and hiding every "auth" would mangle the output while hiding nothing of the secret.
+    """
+    structured = "://" in value or value.lstrip().startswith(("{", "["))
+    part_length = MIN_PART_LENGTH if structured else MIN_SCRUB_LENGTH
     pieces = {value, *_LIST_SEPARATORS.split(value)}
-    forms = set()
+    for piece in list(pieces):
+        collapsed = _REPEATED_SLASHES.sub("/", piece.replace("\\", "/"))
+        pieces |= {collapsed, collapsed.rstrip("/"), posixpath.normpath(collapsed or ".")}
+        trimmed = collapsed.strip("/")
+        parts = trimmed.split("/")
+        for i in range(1, len(parts)):
+            head, tail = "/".join(parts[:i]), "/".join(parts[i:])
+            pieces.add(head)
+            if len(tail) >= part_length:
+                pieces.add(tail)
+        pieces |= {part for part in parts if len(part) >= part_length}
+    cased = set()
     for piece in pieces:
+        cased |= {piece, piece.upper(), piece.lower(), piece.casefold()}
+    forms = set()
+    for piece in cased:
         forms |= {piece, json.dumps(piece)[1:-1], json.dumps(piece, ensure_ascii=False)[1:-1],
                   html.escape(piece), html.escape(piece, quote=False)}
     return {form for form in forms if len(form) >= MIN_SCRUB_LENGTH}
@@ -139,8 +261,7 @@ def note_secrets(values: Mapping[str, str | None]) -> None:
     """Add the secret values in ``values`` to the active :func:`collecting` set, if any."""
     bag = _collected.get()
     if bag is not None:
-        for value in secret_values(values):
-            bag |= _spellings(value)
+        bag |= secret_values(values)  # scrub() derives their other spellings
 
 
 #: Secret values a long-lived view (the dashboard) has seen; see :func:`hide_everywhere`.
@@ -156,7 +277,7 @@ def hide_everywhere(values: Iterable[str]) -> None:
     """
     for value in values:
         if value and len(value) >= MIN_SCRUB_LENGTH:
-            _hidden.update(_spellings(value))
+            _hidden.add(value)  # scrub() derives its other spellings
 
 
 def scrub_hidden(text: str) -> str:

@@ -10,14 +10,16 @@ makes -- lives in that server's own package under ``localfs_explorer/servers/``.
 A server is one :class:`Server` object, known to the :func:`registry <list_servers>` by
 its id:
 
-==================== ===================================================================
-id                   server
-==================== ===================================================================
-``mcp-gee-sweet``    the default: mcp-gee-sweet's local-file policy
-                     (``localfs_explorer.servers.gee_sweet``)
-==================== ===================================================================
+===================== ==================================================================
+id                    server
+===================== ==================================================================
+``mcp-gee-sweet``     the default: mcp-gee-sweet's local-file policy
+                      (``localfs_explorer.servers.gee_sweet``)
+``server-filesystem`` the MCP reference filesystem server, ``validatePath`` per release
+                      (``localfs_explorer.servers.filesystem``)
+===================== ==================================================================
 
-(The MCP reference filesystem server joins as ``server-filesystem``.) Adding a server is
+Adding a server is
 an added package plus one :func:`register_server` call (the shipped ones are listed by
 name in :data:`_BUILTIN` and imported on first use, so importing this module stays
 cheap).
@@ -408,6 +410,7 @@ class Server:
 #: on first use (a server's package loads only when asked for).
 _BUILTIN: dict[str, str] = {
     DEFAULT_SERVER: "localfs_explorer.servers.gee_sweet.server:GeeSweetServer",
+    "server-filesystem": "localfs_explorer.servers.filesystem.server:FilesystemServer",
 }
 
 _REGISTRY: dict[str, Server] = {}

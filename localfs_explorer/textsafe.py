@@ -13,18 +13,24 @@ a CSV cell starting with ``=`` would run as a formula in a spreadsheet. So:
 - :func:`csv_cell` neutralises a CSV cell that a spreadsheet would take for a formula
   (starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return) by prefixing ``'``,
   the convention spreadsheets show as a literal.
+- :func:`csv_text` is every CSV cell this package writes (:func:`csv_table`,
+  :class:`CsvWriter`): control characters and line separators of every kind become
+  escapes first (a bare carriage return would end the row in many readers, and what
+  follows it would start a new row's first cell), then the formula guard applies.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import re
+from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
 from .paths import show_nul
 
-__all__ = ["FORMULA_PREFIXES", "SafeWriter", "csv_cell", "csv_text", "escape_controls",
-           "one_line", "table_text"]
+__all__ = ["FORMULA_PREFIXES", "CsvWriter", "SafeWriter", "csv_cell", "csv_table",
+           "csv_text", "escape_controls", "frame_csv_text", "one_line", "table_text"]
 
 #: First characters that make a spreadsheet read a cell as a formula.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -94,9 +100,61 @@ def table_text(value: Any) -> str:
     return show_nul(str(value))
 
 
+# What ends a line somewhere (str.splitlines, spreadsheets, editors) beyond the controls.
+_LINE_SEPARATORS = re.compile("[\u2028\u2029]")
+
+
 def csv_text(value: Any) -> str:
-    """A table value as one CSV cell: :func:`table_text`, a formula starter neutralised."""
-    return csv_cell(table_text(value))
+    """A table value as one CSV cell: :func:`table_text` on one line (every control
+    character and line separator escaped, as :func:`one_line` shows them), then a formula
+    starter neutralised.
+
+    >>> csv_text("/tmp/a\\r=cmd()"), csv_text("=1+1"), csv_text(None)
+    ('/tmp/a\\\\r=cmd()', "'=1+1", '')
+    """
+    text = one_line(table_text(value))
+    if _LINE_SEPARATORS.search(text):
+        text = _LINE_SEPARATORS.sub(_escape, text)
+    return csv_cell(text)
+
+
+def _plain_cell(value: Any) -> Any:
+    # A float NaN (pandas' missing value) is an empty cell, as pandas writes it.
+    return None if isinstance(value, float) and value != value else value
+
+
+class CsvWriter:
+    """The one CSV writer of this package: every cell by :func:`csv_text`."""
+
+    def __init__(self, out: TextIO, *, lineterminator: str = "\n") -> None:
+        self._writer = csv.writer(out, lineterminator=lineterminator)
+
+    def writerow(self, values: Iterable[Any]) -> None:
+        """One row; each value becomes a safe cell."""
+        self._writer.writerow([csv_text(_plain_cell(v)) for v in values])
+
+    def writerows(self, rows: Iterable[Iterable[Any]]) -> None:
+        """Several rows."""
+        for row in rows:
+            self.writerow(row)
+
+
+def csv_table(columns: Sequence[Any], rows: Iterable[Iterable[Any]], *,
+              lineterminator: str = "\n") -> str:
+    """A header and rows as CSV text, every cell by :func:`csv_text`."""
+    import io
+
+    buffer = io.StringIO()
+    writer = CsvWriter(buffer, lineterminator=lineterminator)
+    writer.writerow(columns)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def frame_csv_text(frame: Any) -> str:
+    """A pandas DataFrame as :func:`csv_table` writes it (missing values empty)."""
+    plain = frame.astype(object).where(frame.notna(), None)
+    return csv_table(list(plain.columns), plain.itertuples(index=False, name=None))
 
 
 class SafeWriter:

@@ -225,12 +225,19 @@ def write_output(path: str | os.PathLike[str], text: str, error: type[Exception]
                  force: bool = False) -> Path | None:
     """Write ``text`` (UTF-8) to ``path`` without ever losing or following what is there.
 
+    Every report file goes through here, so every one is masked as the command line's
+    own output is: the secrets noted while loading environments (see
+    :func:`~localfs_explorer.secrets.collecting`), in every spelling, become the mask.
+
     A symlink at ``path`` is refused (writing through it would change a file elsewhere),
     as is anything but a regular file. An existing file is replaced only with ``force``,
     and then kept first as ``PATH.bak`` (``PATH.bak.1``... if taken); the new text is
     written to a temporary file beside it and moved into place, so a reader never sees
     half a file. Returns the backup's path (None when nothing was replaced).
     """
+    from .secrets import scrub_noted
+
+    text = scrub_noted(text)
     name = os.fspath(path)
     try:
         info: os.stat_result | None = os.lstat(name)

@@ -45,6 +45,7 @@ def _readers() -> dict[str, tuple[str, Callable[[Path], Any], type[Exception]]]:
     from localfs_explorer.access import AccessListError, load_access
     from localfs_explorer.catalog import CatalogError, load_catalog
     from localfs_explorer.cli.options import UsageError, read_paths_file
+    from localfs_explorer.deployments import DeploymentError, load_deployment
     from localfs_explorer.envfile.export import ExportError, export_env
     from localfs_explorer.envfile.load import EnvFileError, load_env
     from localfs_explorer.fs.spec import HostSpecError, load_fs
@@ -75,6 +76,8 @@ def _readers() -> dict[str, tuple[str, Callable[[Path], Any], type[Exception]]]:
         "scenarios": (".toml", load_scenario_file, ScenarioError),
         "calls": (".jsonl", calls, ProbeError),
         "paths-file": (".jsonl", read_paths_file, UsageError),
+        "client-config-json": (".json", load_deployment, DeploymentError),
+        "client-config-yaml": (".yaml", load_deployment, DeploymentError),
     }
 
 

@@ -40,6 +40,8 @@ LAYERS: dict[str, int] = {
     "envfile": 2, "config": 2, "server": 2, "servers": 2,
     # tool calls and the review of whole configurations; a running server's live answers
     "probe": 3, "review": 3, "exposure": 3, "live": 3,
+    # deployments read from MCP client configs, and written back into them
+    "deployments": 3,
     # the dashboard
     "ui": 4,
     # the command line, serve included

@@ -7,7 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_MODULES = ("test_conformance.py", "test_tool_conformance.py", "test_live_server.py",
-                "cli/test_verify_cli.py")
+                "cli/test_verify_cli.py", "servers/filesystem/test_fs_differential.py")
 
 
 def _pytestmark(path: Path) -> str:

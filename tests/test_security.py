@@ -474,7 +474,8 @@ def test_serve_makes_a_token_kept_out_of_the_command_line() -> None:
         assert plan.token and "?token=" in plan.url
         token = plan.url.split("?token=", 1)[1]
         assert len(token) >= 32 and not any(token in arg for arg in plan.argv)
-        config_dir = Path(plan.env["JUPYTER_CONFIG_PATH"].split(os.pathsep)[0])
+        config_dir = Path(plan.cwd)
+        assert f"--Voila.config_file_paths={config_dir}" in plan.argv
         assert stat.S_IMODE(config_dir.stat().st_mode) == 0o700
         assert json.loads((config_dir / "voila.json").read_text()) == {
             "Voila": {"token": token}}
@@ -491,6 +492,7 @@ def test_serve_makes_a_token_kept_out_of_the_command_line() -> None:
 def test_no_token_serves_without_one() -> None:
     plan = plan_serve(port=8899, token=False)
     assert not plan.token and "token" not in plan.url
+    assert not (Path(plan.cwd) / "voila.json").exists()
     assert "JUPYTER_CONFIG_PATH" not in plan.env or not any(
         (Path(p) / "voila.json").exists() and "localfs-explorer-voila" in p
         for p in plan.env["JUPYTER_CONFIG_PATH"].split(os.pathsep))
@@ -731,7 +733,7 @@ def test_serving_without_a_token_warns_and_prints_no_token(monkeypatch) -> None:
     from localfs_explorer.cli import serve
 
     class FakeVoila:
-        def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        def __init__(self, argv: list[str], env: dict[str, str], cwd: str | None) -> None:
             self.argv = argv
 
         def wait(self, timeout: float | None = None) -> int:

@@ -185,7 +185,7 @@ def test_a_stdio_server_that_dies_is_reported_with_its_last_line_scrubbed() -> N
 
 def test_verify_needs_a_url_or_a_command(capsys) -> None:
     assert cli.main(["verify"]) == 2
-    assert "one of the arguments --url --command is required" in capsys.readouterr().err
+    assert "give one of --url, --command or --client-config" in capsys.readouterr().err
 
 
 @pytest.mark.slow

@@ -14,7 +14,8 @@ from ..check import Decision, UnsupportedPathError
 from ..servers.gee_sweet.policy import Policy
 from ..textsafe import one_line
 from ..vocab import OPS
-from .options import UsageError, build_policy, read_paths_file, warn_config
+from . import filesystem as fs_cli
+from .options import UsageError, build_policy, deployment, read_paths_file, warn_config
 
 
 def _emit_json(obj: Any, out: TextIO) -> None:
@@ -38,6 +39,8 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         paths.extend(read_paths_file(args.paths_file))
     if not paths:
         raise UsageError("check needs at least one PATH (or --paths-file)")
+    if fs_cli.wants_filesystem(args):
+        return fs_cli.cmd_check(args, paths, out, err)
     policy = build_policy(args)
     warn_config(policy, err)
     try:
@@ -69,6 +72,10 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     files = list(getattr(args, "env_files", None) or [])
     if files and args.env:
         raise UsageError("give the .env files either as --env FILE or as ENV_FILE, not both")
+    if getattr(args, "sarif", None):
+        from .review import _check_outputs
+
+        _check_outputs([args.sarif], args.force)  # before any work, as every writer
     policies = []
     code = 0
     for name in files or [args.env]:
@@ -77,22 +84,38 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.write(f"== {name}\n")
         policy = build_policy(args)
         policies.append(policy)
-        code = max(code, _validate_one(policy, args, out))
+        code = max(code, _validate_one(policy, args, out, deployment(args)))
     if getattr(args, "sarif", None):
         from ..review import sarif
 
-        try:
-            sarif.write([r for p in policies for r in sarif.validate_results(p)], args.sarif)
-        except OSError as exc:
-            raise UsageError(f"{args.sarif}: can't be written ({exc.strerror or exc})") from None
+        sarif.write([r for p in policies for r in sarif.validate_results(p)], args.sarif,
+                    error=UsageError, force=args.force)
     return code
 
 
-def _validate_one(policy: Policy, args: argparse.Namespace, out: TextIO) -> int:
+def _overridden(args: argparse.Namespace) -> list[str]:
+    """The deployment's settings the command line replaced (``--set``, ``--unset``,
+    ``--transport``, ``--cwd``), named as its provenance names them."""
+    names = [f"env {k}" for k, _ in args.set] + [f"env {k}" for k in args.unset]
+    names += [n for n in ("transport", "cwd") if getattr(args, n, None)]
+    return names
+
+
+def _validate_one(policy: Policy, args: argparse.Namespace, out: TextIO,
+                  found: Any = None) -> int:
     summary = policy.summary()
     if args.json:
+        if found is not None and getattr(args, "provenance", False):
+            from ..deployments.view import deployment_json
+
+            summary = {**summary, "deployment": deployment_json(found, _overridden(args))}
         _emit_json(summary, out)
-    elif not isinstance(policy, Policy):
+        return 0 if policy.serves else 2
+    if found is not None:
+        from ..deployments.view import deployment_lines
+
+        out.writelines(line + "\n" for line in deployment_lines(found, _overridden(args)))
+    if not isinstance(policy, Policy):
         # Another server: its summary's own fields, then whether it would start.
         out.write(f"server: {policy.server_id} {policy.server_version}\n")
         for key, value in summary.items():
@@ -155,7 +178,13 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
                    help="validate each of these .env files in turn, as --env FILE would "
                    "(what the pre-commit hook passes)")
     p.add_argument("--json", action="store_true", help="the summary as one JSON object")
+    p.add_argument("--provenance", action="store_true",
+                   help="with --json and --client-config: add the entry's settings and "
+                   "where each came from under \"deployment\" (the text output always "
+                   "shows them)")
     p.add_argument("--sarif", metavar="PATH",
                    help="also write errors and warnings as SARIF 2.1.0, placed on the .env "
                    "line of the setting (for code scanning)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing --sarif file (kept as a .bak)")
     p.set_defaults(handler=cmd_validate)

@@ -7,6 +7,7 @@ from typing import Any, TextIO
 
 from ..envfile.export import run_export_env
 from ..servers.gee_sweet.auth_status import BRANCHES, auth_status_json
+from . import filesystem as fs_cli
 from . import options as cli
 
 
@@ -32,7 +33,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true",
                    help="with --dry-run: the plan as one JSON object (changes, masked diff, "
                    "errors, warnings)")
-    p.set_defaults(handler=cmd_export_env)
+    p.set_defaults(handler=cmd_export_env, writes_client_config=True)
 
     p = sub.add_parser("auth-status", parents=[env_options],
                        help="preview server://auth-status's local_file_access object")
@@ -46,6 +47,8 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
 
 
 def cmd_export_env(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.client_config:
+        return _write_back(args, out, err)
     # --set/--unset are the edits written into the file, not the process environment.
     config = cli.server_config(args, settings={}, unset=[])
     if getattr(args, "json", False):
@@ -55,6 +58,27 @@ def cmd_export_env(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         in_place=args.in_place, dry_run=args.dry_run, force=args.force,
         follow_symlinks=args.follow_symlinks, out=out, err=err, config=config,
     )
+
+
+def _write_back(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``--client-config``: the edits go into the entry's env (or its envFile)."""
+    from ..deployments import DeploymentError
+    from ..deployments.writeback import run_write_back
+
+    if args.env:
+        raise cli.UsageError("--env and --client-config: the entry's env is what is written; "
+                             "give one of them")
+    # Only what informs the validation; the environment is the entry's, edited.
+    changes = {"host": args.fs, "profile": args.profile, "platform": args.platform,
+               "package_dir": args.package_dir, "lenient": args.lenient}
+    if args.transport:
+        changes["transport"] = args.transport
+    if args.cwd:
+        changes["cwd"] = args.cwd
+    try:
+        return run_write_back(args, out, err, changes)
+    except DeploymentError as exc:
+        raise cli.UsageError(str(exc)) from None
 
 
 def _export_plan_json(args: argparse.Namespace, config: Any, out: TextIO,
@@ -80,6 +104,8 @@ def _export_plan_json(args: argparse.Namespace, config: Any, out: TextIO,
 
 
 def cmd_auth_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if fs_cli.wants_filesystem(args):
+        return fs_cli.cmd_auth_status(args, out, err)
     policy = cli.build_policy(args)
     cli.warn_config(policy, err)
     out.write(auth_status_json(policy, args.branch) + "\n")

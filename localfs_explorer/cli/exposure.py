@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
 import json
 import os
 import signal
@@ -13,7 +12,8 @@ import time
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from ..textsafe import csv_cell
+from ..textsafe import CsvWriter
+from . import filesystem as fs_cli
 from . import options as cli
 
 SEVERITY_CHOICES = ("critical", "high", "medium", "info", "none")
@@ -152,6 +152,7 @@ def _print_findings(inv: Any, out: TextIO) -> None:
 
 
 def cmd_exposure(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    fs_cli.unsupported(args, "exposure")
     from ..exposure import FINDING_COLUMNS, ExposureError, exposure, severity_at_least
 
     if args.max_entries < 1 or args.max_depth < 0:
@@ -178,10 +179,9 @@ def cmd_exposure(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for f in inv.findings:
             out.write(json.dumps(f.to_dict(), ensure_ascii=False) + "\n")
     elif args.csv:
-        writer = csv.DictWriter(out, fieldnames=list(FINDING_COLUMNS), lineterminator="\n")
-        writer.writeheader()
-        for row in inv.rows():
-            writer.writerow({k: "" if v is None else csv_cell(v) for k, v in row.items()})
+        writer = CsvWriter(out)
+        writer.writerow(FINDING_COLUMNS)
+        writer.writerows([row.get(k) for k in FINDING_COLUMNS] for row in inv.rows())
     else:
         _print_findings(inv, out)
     for line in inv.stopped:
@@ -209,6 +209,7 @@ def _write_reports(inv: Any, policy: Any, names: list[str], force: bool, err: Te
 
 
 def cmd_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    fs_cli.unsupported(args, "suggest")
     from ..envfile.export import ExportError
     from ..review.suggest import (
         SuggestError,

@@ -18,7 +18,7 @@ from .. import __version__
 from ..errors import LocalfsError
 from ..secrets import ScrubbingWriter, collecting
 from ..textsafe import SafeWriter
-from .options import environment_options, stdin_to_file
+from .options import apply_deployment, environment_options, stdin_to_file
 
 #: The exit statuses every command uses, shown at the end of each ``--help``.
 EXIT_STATUS = (
@@ -38,6 +38,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
               "localfs-explorer check --op write --set LOCAL_FILE_ACCESS=full --json /tmp/x",
               "printf '\"/data/a.csv\"\\n' | localfs-explorer check --paths-file -"),
     "validate": ("localfs-explorer validate --env deploy/.env",
+                 "localfs-explorer validate --client-config .vscode/mcp.json --entry sheets",
                  "localfs-explorer validate --env deploy/.env --sarif validate.sarif",
                  "localfs-explorer validate deploy/staging.env deploy/production.env"),
     "snapshot": ("localfs-explorer snapshot /srv/app -o app-host.json --home /home/svc",),
@@ -47,7 +48,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
               "\"arguments\": {\"local_path\": \"/data/a.csv\"}}'",
               "localfs-explorer probe --calls calls.jsonl --csv > verdicts.csv",
               "cat calls.jsonl | localfs-explorer probe --calls - --json"),
-    "export-env": ("localfs-explorer export-env --env .env --set LOCAL_FILE_ACCESS=roots "
+    "export-env": ("localfs-explorer export-env --client-config .mcp.json --entry sheets "
+                   "--set LOCAL_FILE_ROOTS=/data --in-place",
+                   "localfs-explorer export-env --env .env --set LOCAL_FILE_ACCESS=roots "
                    "--dry-run",
                    "localfs-explorer export-env --env .env --set LOCAL_FILE_ROOTS=/data "
                    "--in-place"),
@@ -174,6 +177,7 @@ def _run(handler: Command, args: argparse.Namespace, stdin: TextIO | None, out: 
             if saved:
                 # Per-line errors (``FILE:LINE: ...``) name stdin, not the scratch file.
                 out, err = _StdinNamed(out, saved), _StdinNamed(err, saved)
+            apply_deployment(args)
             return handler(args, out, err)
         except LocalfsError as exc:  # every user-facing error, UsageError included
             message = str(exc)

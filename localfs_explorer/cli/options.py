@@ -9,9 +9,11 @@ a problem with the command line as a :class:`UsageError`.
 from __future__ import annotations
 
 import argparse
+import io
 import os
+import stat
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..errors import LocalfsError
@@ -19,6 +21,13 @@ from ..server import DEFAULT_SERVER, ServerError, get_server, iter_servers, list
 from ..servers.gee_sweet.policy import Policy
 from ..userfiles import parse_json_line, read_text
 from ..vocab import PLATFORMS, TRANSPORTS
+
+if TYPE_CHECKING:
+    from ..deployments import Deployment
+
+#: ``--client-format``'s choices (the deployments package's formats, kept here so the
+#: parser is built without importing it).
+CLIENT_FORMATS = ("claude-desktop", "claude-code", "cursor", "vscode", "hangar")
 
 
 class UsageError(LocalfsError):
@@ -37,8 +46,8 @@ def environment_options() -> argparse.ArgumentParser:
     """The options every command shares: the simulated server's environment and host."""
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("server environment")
-    group.add_argument("--server", metavar="NAME", choices=list_servers(),
-                       default=DEFAULT_SERVER,
+    # No parser default: a --client-config entry names its server unless this is given.
+    group.add_argument("--server", metavar="NAME", choices=list_servers(), default=None,
                        help=f"which server answers: {', '.join(list_servers())} "
                        f"(default: {DEFAULT_SERVER})")
     group.add_argument("--server-version", metavar="VERSION",
@@ -56,8 +65,11 @@ def environment_options() -> argparse.ArgumentParser:
     group.add_argument("--lenient", action="store_true",
                        help="skip .env lines that can't be parsed, as the server does, "
                        "instead of stopping")
-    group.add_argument("--transport", choices=TRANSPORTS, default="stdio",
-                       help="the server's --transport (default: stdio)")
+    # No parser default: a --client-config entry's own transport applies unless one is
+    # given here (server_config fills in stdio).
+    group.add_argument("--transport", choices=TRANSPORTS, default=None,
+                       help="the server's --transport (default: the --client-config entry's, "
+                       "else stdio)")
     group.add_argument("--cwd", metavar="DIR",
                        help="the server's startup directory (default: this directory, or the "
                        "target host's own default)")
@@ -78,7 +90,27 @@ def environment_options() -> argparse.ArgumentParser:
     for server in iter_servers():
         own = parent.add_argument_group(f"{server.id} settings (with --server {server.id})")
         server.add_cli_options(own)
+    client_config_options(parent, "--server, --set/--unset/--transport/--cwd and the "
+                          "server's own options given here win")
     return parent
+
+
+def client_config_options(parser: argparse.ArgumentParser, how: str) -> None:
+    """``--client-config FILE [--entry NAME] [--client-format FMT]`` on ``parser``
+    (the shared options have them; a command with options of its own adds them here)."""
+    client = parser.add_argument_group(
+        "deployment from an MCP client config",
+        "Take the server, its environment, arguments, working directory and transport from "
+        f"an entry of a client's config; {how}.")
+    client.add_argument("--client-config", metavar="FILE",
+                        help="Claude Desktop's claude_desktop_config.json, Claude Code's "
+                        ".mcp.json, Cursor's or VS Code's mcp.json, or an mcp-hangar YAML")
+    client.add_argument("--entry", metavar="NAME",
+                        help="the server entry to use (default: the one entry that starts "
+                        "a known server)")
+    client.add_argument("--client-format", choices=CLIENT_FORMATS,
+                        help="the client the file is for (default: recognised from its name "
+                        "and shape)")
 
 
 def report_outputs(group: Any) -> None:
@@ -90,19 +122,94 @@ def report_outputs(group: Any) -> None:
                        help="replace existing output files (each kept as a .bak)")
 
 
+def deployment(args: argparse.Namespace) -> Deployment | None:
+    """The ``--client-config`` entry's deployment (read once per command), or None.
+
+    A variable the client would prompt for is fine when ``--set`` gives that key.
+    """
+    path = getattr(args, "client_config", None)
+    if path is None:
+        if getattr(args, "entry", None) or getattr(args, "client_format", None):
+            raise UsageError("--entry and --client-format go with --client-config FILE")
+        return None
+    cached = getattr(args, "_deployment", None)
+    if cached is not None:
+        return cached
+    from ..deployments import DeploymentError, load_deployment
+
+    try:
+        found = load_deployment(path, args.entry, args.client_format,
+                                overridden=[k for k, _ in getattr(args, "set", [])])
+    except DeploymentError as exc:
+        raise UsageError(str(exc)) from None
+    args._deployment = found
+    return found
+
+
+def apply_deployment(args: argparse.Namespace) -> None:
+    """Fill the server options from the entry: ``--server`` (the server it starts) and,
+    for the filesystem server, ``--allowed-dir`` (its arguments), ``--cwd``,
+    ``--server-version`` (its pin, when modelled) and ``--home`` (its env's HOME), as
+    if given by hand; options given win. mcp-gee-sweet's environment, transport and
+    working directory are read by :func:`server_config`.
+    """
+    if getattr(args, "writes_client_config", False):
+        return  # export-env reads the entry itself, to write it back
+    found = deployment(args)
+    if found is None:
+        return
+    chosen = getattr(args, "server", None)
+    if chosen is not None and chosen != found.server:
+        raise UsageError(f"--server {chosen}, but entry {found.entry!r} of "
+                         f"{found.path} starts {found.server}")
+    if hasattr(args, "server"):
+        args.server = found.server
+    if found.server != "server-filesystem" or not hasattr(args, "filesystem_directories"):
+        return  # (a command without the server's options takes the entry's in server_config)
+    if getattr(args, "launches_entry", False) and not args.url and not args.command:
+        # verify starts the filesystem server with --command: the entry's own words.
+        import shlex
+
+        args.command = shlex.join(found.argv)
+    if not getattr(args, "filesystem_directories", None):
+        args.filesystem_directories = list(found.allowed_dirs)
+    if getattr(args, "cwd", None) is None and found.cwd:
+        args.cwd = found.cwd
+    if getattr(args, "server_version", None) is None:
+        args.server_version = found.modelled_version()
+    if getattr(args, "filesystem_home", None) is None and found.env.get("HOME"):
+        args.filesystem_home = found.env["HOME"]
+
+
 def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
     """The :class:`ServerConfig` the shared options describe (``changes`` on top).
 
-    Relative names mean relative to the directory the command runs in.
+    Relative names mean relative to the directory the command runs in. With
+    ``--client-config``, the entry's environment, transport and working directory come
+    first and the options given here win over them.
     """
+    found = deployment(args)
+    settings = dict(args.set)
+    transport, cwd = args.transport, args.cwd
+    # diff has its own options, without --server: getattr.
+    server = getattr(args, "server", None) or (found.server if found else DEFAULT_SERVER)
+    version = getattr(args, "server_version", None)
+    options = server_options(args)
+    if found is not None:
+        # apply_deployment named the server and filled its own options where the command
+        # has them; a command without them (diff) takes the entry's here.
+        settings = {**found.settings(), **settings}
+        transport = transport or found.transport
+        cwd = cwd or found.cwd
+        version = version or found.modelled_version()
+        if found.server == server and not hasattr(args, "filesystem_directories"):
+            options = {**found.server_config().server_options, **options}
     fields: dict[str, Any] = {
-        # A command with options of its own (diff's two sides) may not have these.
-        "server": getattr(args, "server", None) or DEFAULT_SERVER,
-        "server_version": getattr(args, "server_version", None),
-        "server_options": server_options(args),
-        "env": args.env, "settings": dict(args.set), "unset": list(args.unset),
+        "server": server, "server_version": version,
+        "server_options": options,
+        "env": args.env, "settings": settings, "unset": list(args.unset),
         "inherit_environ": args.inherit_env, "lenient": args.lenient,
-        "transport": args.transport, "cwd": args.cwd, "package_dir": args.package_dir,
+        "transport": transport or "stdio", "cwd": cwd, "package_dir": args.package_dir,
         "host": args.fs, "profile": args.profile, "platform": args.platform,
         "base_dir": os.getcwd(),
     }
@@ -181,15 +288,32 @@ def stdin_to_file(args: argparse.Namespace, stdin: TextIO, directory: str) -> st
     # A scenario file read from stdin keeps the extension the readers look for.
     path = Path(directory) / ("stdin.toml" if given[0] == "targets" else "stdin")
     try:
-        path.write_text(stdin.read(), encoding="utf-8")
+        text = stdin.read()
     except UnicodeDecodeError:
         raise UsageError("stdin: not UTF-8 text") from None
+    # Private, as what stdin carries may be secret: a .env exported from it is 0600, or
+    # the bits of the file stdin was redirected from when those are stricter.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.chmod(path, _stdin_mode(stdin))
     args.stdin_file = str(path)
     if isinstance(value, list):
         setattr(args, given[0], [str(path) if v == STDIN else v for v in value])
     else:
         setattr(args, given[0], str(path))
     return str(path)
+
+
+def _stdin_mode(stdin: Any) -> int:
+    """0600, or the bits of the regular file stdin reads when stricter (owner can read)."""
+    try:
+        info = os.fstat(stdin.fileno())
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return 0o600
+    if not stat.S_ISREG(info.st_mode):
+        return 0o600
+    return (stat.S_IMODE(info.st_mode) & 0o600) | 0o400
 
 
 def positive_int(text: str) -> int:

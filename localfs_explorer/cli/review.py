@@ -21,10 +21,10 @@ import os
 import re
 from typing import Any, TextIO
 
-from ..secrets import scrub_noted
 from ..textsafe import one_line
 from ..userfiles import write_output
 from ..vocab import OPS, PLATFORMS, TRANSPORTS
+from . import filesystem as fs_cli
 from . import options as cli
 
 
@@ -46,6 +46,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true",
                    help="print the run as one JSON object (passed, failed, errors, cases, "
                    "coverage) instead of text")
+    cli.client_config_options(p, "every scenario's configuration is laid over the entry's")
     p.set_defaults(handler=cmd_test)
 
     p = sub.add_parser(
@@ -165,8 +166,24 @@ def write_junit(run: Any, path: str, *, force: bool = False) -> None:
     ET.indent(tree)
     buffer = io.BytesIO()
     tree.write(buffer, encoding="utf-8", xml_declaration=True)
-    text = scrub_noted(buffer.getvalue().decode("utf-8"))
-    write_output(path, text, cli.UsageError, force=force)
+    # The shared writer masks the noted secrets, as in every report file.
+    write_output(path, buffer.getvalue().decode("utf-8"), cli.UsageError, force=force)
+
+
+def _deployment_spec(args: argparse.Namespace) -> Any:
+    """The ``--client-config`` entry as a scenario configuration (None without one)."""
+    found = cli.deployment(args)
+    if found is None:
+        return None
+    if found.server != "mcp-gee-sweet":
+        raise cli.UsageError(f"{found.where}: entry {found.entry!r} starts {found.server}; "
+                             "scenario files answer for mcp-gee-sweet")
+    from ..review.scenarios import ConfigSpec
+
+    fields: dict[str, Any] = {"settings": found.settings(), "transport": found.transport}
+    if found.cwd:
+        fields["cwd"] = found.cwd
+    return ConfigSpec(**fields)
 
 
 def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -177,7 +194,8 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         for name in args.output:
             format_for(name)
-        run = run_scenarios(args.targets, stdin_file=getattr(args, "stdin_file", None))
+        run = run_scenarios(args.targets, stdin_file=getattr(args, "stdin_file", None),
+                            base=_deployment_spec(args))
     except (ScenarioError, ReportError) as exc:
         raise cli.UsageError(str(exc)) from None
     text_out = out
@@ -238,6 +256,7 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
                         help="a server profile JSON replacing the shipped assumptions")
     shared.add_argument("--platform", choices=PLATFORMS,
                         help="target platform: windows splits LOCAL_FILE_ROOTS on ';'")
+    cli.client_config_options(p, "both sides start from the entry")
     for side in ("before", "after"):
         g = p.add_argument_group(f"the {side} configuration")
         g.add_argument(f"--{side}-env", metavar="FILE", help=f"the {side} server's .env")
@@ -289,12 +308,18 @@ class _Side:
 
 
 def _cli_side(args: argparse.Namespace, side: str) -> _Side:
+    found = cli.deployment(args)
+    if found is not None and found.server != "mcp-gee-sweet":
+        raise cli.UsageError(f"{found.where}: entry {found.entry!r} starts {found.server}; "
+                             "diff answers for mcp-gee-sweet")
     config = cli.server_config(
         args,
         env=getattr(args, f"{side}_env") or args.env,
-        settings=dict([*args.set, *getattr(args, f"{side}_set")]),
+        settings={**(found.settings() if found else {}),
+                  **dict([*args.set, *getattr(args, f"{side}_set")])},
         unset=[*args.unset, *getattr(args, f"{side}_unset")],
-        transport=getattr(args, f"{side}_transport") or args.transport or "stdio",
+        transport=getattr(args, f"{side}_transport") or args.transport
+        or (found.transport if found else "stdio"),
         platform=args.platform or "posix",
     )
     return _Side(cli.resolve(config).policy)
@@ -412,6 +437,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..review.report import ReportError, diff_report, write_reports
 
     paths = _outputs_and_paths(args)
+    _check_outputs([*args.output, *(p for p in (args.sarif, args.junit_xml) if p)],
+                   args.force)
     before, after = _side(args, "before"), _side(args, "after")
     for label, side in (("before", before), ("after", after)):
         for warning in (*side.policy.env.warnings, *side.policy.warnings):
@@ -447,9 +474,10 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         except ReportError as exc:
             raise cli.UsageError(str(exc)) from None
     if getattr(args, "sarif", None):
-        _write_diff_sarif(result, before.policy, after.policy, args.sarif)
+        _write_diff_sarif(result, before.policy, after.policy, args.sarif, force=args.force)
     if getattr(args, "junit_xml", None):
-        write_diff_junit(result, args.junit_xml, allow_new_access=args.allow_new_access)
+        write_diff_junit(result, args.junit_xml, allow_new_access=args.allow_new_access,
+                         force=args.force)
     for message in result.errors:
         err.write(f"error: {message}\n")
     if counts["new_access"] and not args.allow_new_access:
@@ -460,16 +488,16 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 1 if counts["new_access"] and not args.allow_new_access else 0
 
 
-def _write_diff_sarif(result: Any, before: Any, after: Any, path: str) -> None:
+def _write_diff_sarif(result: Any, before: Any, after: Any, path: str, *,
+                      force: bool = False) -> None:
     from ..review import sarif
 
-    try:
-        sarif.write(sarif.diff_results(result, before, after), path)
-    except OSError as exc:
-        raise cli.UsageError(f"{path}: can't be written ({exc.strerror or exc})") from None
+    sarif.write(sarif.diff_results(result, before, after), path, error=cli.UsageError,
+                force=force)
 
 
-def write_diff_junit(result: Any, path: str, *, allow_new_access: bool = False) -> None:
+def write_diff_junit(result: Any, path: str, *, allow_new_access: bool = False,
+                     force: bool = False) -> None:
     """Write the changed verdicts as JUnit XML: one testcase each; new access fails."""
     import xml.etree.ElementTree as ET
 
@@ -489,16 +517,16 @@ def write_diff_junit(result: Any, path: str, *, allow_new_access: bool = False) 
     root.append(suite)
     tree = ET.ElementTree(root)
     ET.indent(tree)
-    try:
-        tree.write(path, encoding="utf-8", xml_declaration=True)
-    except OSError as exc:
-        raise cli.UsageError(f"{path}: can't be written ({exc.strerror or exc})") from None
+    buffer = io.BytesIO()
+    tree.write(buffer, encoding="utf-8", xml_declaration=True)
+    write_output(path, buffer.getvalue().decode("utf-8"), cli.UsageError, force=force)
 
 
 # ------------------------------------------------------------------------------ report
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    fs_cli.unsupported(args, "report")
     from ..probe import ProbeError, iter_call_verdicts
     from ..review.report import ReportError, batch_report, write_reports
 

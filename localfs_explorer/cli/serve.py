@@ -19,7 +19,17 @@ reachable from elsewhere without being looked up (``127.evil.example`` is a name
 The page needs a token, as Jupyter's does: ``serve`` makes a random one, hands it to
 Voila in a private configuration file (never on the command line, where other users of
 the machine could read it) and prints it once, in the URL. ``--no-token`` turns that
-off. The page writes only files whose name looks like a ``.env`` unless ``serve`` was
+off.
+
+Nothing in the directory ``serve`` is started in reaches Voila: Voila's default is to
+read ``voila.py``/``voila.json`` there as its configuration (a ``{"Voila": {"token":
+""}}`` would turn the printed token into decoration, a ``root_dir`` would serve any file),
+and ``python -m voila`` would import a ``voila.py`` there instead of Voila. So Voila runs
+in a private empty directory (mode 0700), from ``python -c`` with every relative entry
+removed from ``sys.path``, and reads its configuration only from that directory
+(``--Voila.config_file_paths``), which holds the token file and nothing else.
+
+The page writes only files whose name looks like a ``.env`` unless ``serve`` was
 started with ``--allow-any-output-name``.
 
 Options shared with the other commands (``--env``, ``--set``, ``--transport``, ``--fs``
@@ -54,6 +64,16 @@ from .options import environment_options, server_config
 DEFAULT_PORT = 8866
 LOCAL_HOST = "127.0.0.1"
 
+#: How Voila is started: never ``-m voila``, which puts the working directory first on
+#: ``sys.path``; relative entries (the working directory again) are dropped first.
+VOILA_LAUNCHER = (
+    "import os, sys\n"
+    "sys.path[:] = [p for p in sys.path if p and os.path.isabs(p)]\n"
+    "from voila.app import main\n"
+    "sys.argv[0] = 'voila'\n"
+    "main()\n"
+)
+
 #: The dashboard's only cell: opening the notebook in Voila shows the app and nothing else.
 DASHBOARD_SOURCE = "from localfs_explorer.ui import explorer\n\nexplorer();"
 
@@ -79,6 +99,8 @@ class ServePlan:
     token: bool = False
     #: Whether ``serve`` itself opens ``url`` in a browser once the server listens.
     open_url: bool = False
+    #: The private directory Voila runs in and reads its configuration from.
+    cwd: str | None = None
 
 
 def is_loopback(host: str) -> bool:
@@ -149,7 +171,7 @@ def preload_options(args: argparse.Namespace, host_fs: bool) -> dict[str, Any]:
     if getattr(args, "profile", None):
         raise ServeError("--profile can't be used with serve yet")
     given = {name: getattr(args, name, None) for name in (
-        "env", "set", "unset", "lenient", "cwd", "package_dir", "fs")}
+        "env", "set", "unset", "lenient", "cwd", "package_dir", "fs", "client_config")}
     changed = getattr(args, "transport", "stdio") not in (None, "stdio") or getattr(
         args, "platform", "posix") not in (None, "posix")
     if not any(given.values()) and not changed and not host_fs:
@@ -237,16 +259,25 @@ def plan_serve(
     env[ANY_OUTPUT_NAME_ENV] = "1" if any_output_name else "0"
     env.pop(PRELOAD_ENV, None)
     secret = secrets.token_urlsafe(32) if token is True else (token or "")
+    # A private directory (mode 0700): Voila runs in it and reads its configuration from
+    # it alone, so nothing where serve was started is imported or read as configuration
+    # (see the module's docstring). The token file lives there: the token stays out of
+    # the command line, which any local user can list.
+    config_dir = Path(tempfile.mkdtemp(prefix="localfs-explorer-voila-"))
+    cleanup.append(config_dir)
     if secret:
-        # A private config directory (mode 0700) searched before every other one: the
-        # token stays out of the command line, which any local user can list.
-        config_dir = Path(tempfile.mkdtemp(prefix="localfs-explorer-voila-"))
         (config_dir / "voila.json").write_text(
             json.dumps({"Voila": {"token": secret}}), encoding="utf-8")
-        previous = env.get("JUPYTER_CONFIG_PATH")
-        env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
-            [str(config_dir), *([previous] if previous else [])])
-        cleanup.append(config_dir)
+    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_CONFIG_PATH", "JUPYTER_PATH",
+                 "JUPYTER_DATA_DIR"):
+        # A relative entry would mean the directory serve was started in.
+        kept = [p for p in env.get(name, "").split(os.pathsep) if os.path.isabs(p)]
+        if name == "JUPYTER_CONFIG_DIR":
+            kept = kept[:1]
+        if kept:
+            env[name] = os.pathsep.join(kept)
+        else:
+            env.pop(name, None)
     if preload:
         fd, name = tempfile.mkstemp(prefix="localfs-explorer-preload-", suffix=".json")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:  # mkstemp: readable by us only
@@ -258,7 +289,10 @@ def plan_serve(
     env["JUPYTER_PATH"] = os.pathsep.join(
         p for p in (str(TEMPLATES_ROOT), env.get("JUPYTER_PATH", "")) if p)
     argv = [
-        python or sys.executable, "-m", "voila", str(notebook), f"--template={TEMPLATE}",
+        # Absolute: Voila runs in its own directory.
+        python or sys.executable, "-c", VOILA_LAUNCHER, str(Path(notebook).resolve()),
+        f"--template={TEMPLATE}",
+        f"--Voila.config_file_paths={config_dir}",
         f"--port={port}", f"--Voila.ip={bind}",
         # A busy port is an error, not a silent move to another port nobody was told.
         "--Voila.port_retries=0",
@@ -273,7 +307,7 @@ def plan_serve(
         url += f"?token={secret}"
     return ServePlan(argv=argv, env=env, url=url, host=bind, port=port, host_fs=host_fs,
                      notebook=notebook, cleanup=cleanup, token=bool(secret),
-                     open_url=open_browser and bool(secret))
+                     open_url=open_browser and bool(secret), cwd=str(config_dir))
 
 
 def run_plan(plan: ServePlan, out: TextIO, err: TextIO) -> int:
@@ -291,7 +325,7 @@ def run_plan(plan: ServePlan, out: TextIO, err: TextIO) -> int:
     out.write(f"localfs-explorer dashboard: {plan.url} ({note}); Ctrl-C stops it\n")
     out.flush()
     try:
-        proc = subprocess.Popen(plan.argv, env=plan.env)
+        proc = subprocess.Popen(plan.argv, env=plan.env, cwd=plan.cwd)
     except OSError as exc:
         raise ServeError(f"can't start Voila: {exc}") from None
     if plan.open_url:

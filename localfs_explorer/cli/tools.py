@@ -8,6 +8,7 @@ from typing import Any, TextIO
 
 from ..textsafe import one_line
 from ..userfiles import parse_json, read_text
+from . import filesystem as fs_cli
 from . import options as cli
 
 
@@ -71,6 +72,8 @@ def load_catalog_option(args: argparse.Namespace) -> Any:
 
 
 def cmd_tools(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if fs_cli.wants_filesystem(args):
+        return fs_cli.cmd_tools(args, out, err)
     from ..server import server_of
 
     policy = cli.build_policy(args)

@@ -14,6 +14,7 @@ import os
 import shlex
 from typing import Any, TextIO
 
+from . import filesystem as fs_cli
 from . import options as cli
 
 
@@ -30,10 +31,13 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
         "roots, unregistered tools, registered tools. --transport defaults to the "
         "server's own: sse for a URL ending in /sse, streamable-http for another URL, "
         "the --transport in --command (stdio when it has none). A --command server gets "
-        "this shell's environment unchanged and starts in --cwd. Needs the verify extra "
-        "(the MCP SDK).",
+        "this shell's environment unchanged and starts in --cwd. With --client-config, the "
+        "entry's command line is started exactly as the client starts it: its env (and "
+        "envFile) over a minimal environment, in its working directory. Needs the verify "
+        "extra (the MCP SDK).",
     )
-    where = p.add_mutually_exclusive_group(required=True)
+    # One of --url, --command or --client-config (the entry's own command line).
+    where = p.add_mutually_exclusive_group()
     where.add_argument("--url", metavar="URL",
                        help="the server's HTTP endpoint, e.g. http://127.0.0.1:8000/mcp")
     where.add_argument("--command", metavar="CMD",
@@ -45,24 +49,25 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
                        "process list; prefer --token-env)")
     token.add_argument("--token-env", metavar="NAME",
                        help="read the bearer token from this environment variable")
-    p.add_argument("--timeout", metavar="SECONDS", type=float, default=15.0,
-                   help="give up after this long (default 15)")
+    p.add_argument("--timeout", metavar="SECONDS", type=float, default=None,
+                   help="give up after this long (default 15; 90 for server-filesystem, "
+                   "whose command often fetches the package first, e.g. npx)")
     p.add_argument("--catalog", metavar="FILE",
                    help="a tool catalog in the shipped format instead of the shipped one")
     p.add_argument("--json", action="store_true", help="one JSON object: the whole report")
     # None: take the transport from --url / --command (a parser default beats the
     # shared option's own default).
-    p.set_defaults(handler=cmd_verify, transport=None)
+    p.set_defaults(handler=cmd_verify, transport=None, launches_entry=True)
 
 
-def _transport(args: argparse.Namespace) -> str:
+def _transport(args: argparse.Namespace, argv: list[str] | None) -> str:
     from ..live.verify import transport_for_command, transport_for_url
 
     if args.transport is not None:
         return str(args.transport)
     if args.url:
         return transport_for_url(args.url)
-    return transport_for_command(_command_words(args.command))
+    return transport_for_command(argv if argv is not None else _command_words(args.command))
 
 
 def _command_words(command: str) -> list[str]:
@@ -99,11 +104,22 @@ def _token(args: argparse.Namespace) -> str | None:
 def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..live.verify import ServerUnreachableError, read_http, read_stdio, verify_policy
 
+    if fs_cli.wants_filesystem(args):
+        return fs_cli.cmd_verify(args, out, err)
+    if args.timeout is None:
+        args.timeout = 15.0
     if (args.token or args.token_env) and not args.url:
         raise cli.UsageError("--token and --token-env go with --url")
     if not args.timeout > 0:
         raise cli.UsageError("--timeout must be a positive number of seconds")
-    args.transport = _transport(args)
+    found = cli.deployment(args)
+    if (found is None) == (not args.url and not args.command):
+        raise cli.UsageError("give one of --url, --command or --client-config")
+    if found is not None and found.transport != "stdio":
+        raise cli.UsageError(f"{found.where}: entry {found.entry!r} serves {found.transport}, "
+                             "not stdio: start it yourself and give its --url")
+    entry_argv = found.argv if found is not None else None
+    args.transport = _transport(args, entry_argv)
     if args.command and (include := _include_tools(args.command)) is not None:
         # The server takes its tool list from its command line before ENABLED_TOOLS.
         args.set = [*args.set, ("ENABLED_TOOLS", include)]
@@ -122,6 +138,10 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         if args.url:
             live = read_http(args.url, token=_token(args), timeout=args.timeout)
+        elif found is not None:
+            # Exactly the entry's command line, with the environment the entry gives it.
+            cwd = os.path.abspath(args.cwd) if args.cwd else found.cwd
+            live = read_stdio(found.argv, env=found.env, cwd=cwd, timeout=args.timeout)
         else:
             cwd = os.path.abspath(args.cwd) if args.cwd else None
             live = read_stdio(args.command, cwd=cwd, timeout=args.timeout)

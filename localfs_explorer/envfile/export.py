@@ -84,6 +84,9 @@ class ExportPlan(BaseModel):
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
     source: str | None = None
+    #: The permission bits of the source file read (None when the text came from
+    #: elsewhere, an upload: its name then says nothing about who may read it).
+    source_mode: int | None = Field(default=None, repr=False)
     original: str = Field(default="", repr=False)
     text: str = Field(repr=False)
     changes: tuple[Change, ...] = ()
@@ -178,7 +181,7 @@ class ExportPlan(BaseModel):
                 return WriteResult(path=str(path), written=False)
         elif not path.parent.is_dir():
             raise ExportError(f"{path.parent}: no such directory")
-        mode = _mode_for(path if current is not None else None, self.source)
+        mode = _mode_for(path if current is not None else None, self.source_mode)
         backup = _make_backup(path, current, mode) if current is not None else None
         try:
             _atomic_write(path, new_bytes, mode, owner_of=path if current is not None else None)
@@ -211,15 +214,13 @@ def _read_existing(path: Path) -> bytes | None:
         raise ExportError(f"{path}: can't be read ({exc.strerror or exc})") from None
 
 
-def _mode_for(replaced: Path | None, source: str | None) -> int:
-    for candidate in (replaced, Path(source) if source else None):
-        if candidate is None:
-            continue
-        try:
-            return stat.S_IMODE(candidate.stat().st_mode)
-        except OSError:
-            continue
-    return NEW_FILE_MODE
+def _mode_for(replaced: Path | None, source_mode: int | None) -> int:
+    """The replaced file's bits, else the source file's, else private (0600): a ``.env``
+    from an upload or stdin holds secrets whose file mode nobody told us."""
+    if replaced is not None:
+        with contextlib.suppress(OSError):
+            return stat.S_IMODE(replaced.stat().st_mode)
+    return source_mode if source_mode is not None else NEW_FILE_MODE
 
 
 def _make_backup(path: Path, data: bytes, mode: int) -> Path:
@@ -336,8 +337,12 @@ def export_env(
     the source can't be read or a change can't be written safely.
     """
     name = os.fspath(source) if source is not None else None
+    source_mode = None
     if text is None:
         text = _read_source(Path(name)) if name is not None else ""
+        if name is not None:
+            with contextlib.suppress(OSError):
+                source_mode = stat.S_IMODE(os.stat(name).st_mode)
     edit = edit_env_text(text, set, unset)
 
     if config is not None and validate is None:
@@ -370,8 +375,8 @@ def export_env(
     errors = tuple(scrub(e, secrets) for e in getattr(policy, "errors", ()))
     warnings = tuple(scrub(w, secrets) for w in (*edit.warnings, *getattr(policy, "warnings", ())))
     return ExportPlan(
-        source=name, original=text, text=edit.text, changes=edit.changes, policy=policy,
-        errors=errors, warnings=warnings,
+        source=name, source_mode=source_mode, original=text, text=edit.text,
+        changes=edit.changes, policy=policy, errors=errors, warnings=warnings,
     )
 
 

@@ -123,6 +123,20 @@ class FileSystem(abc.ABC):
                 found.add(ident)
         return frozenset(found)
 
+    def is_own_realpath(self, path: str) -> bool:
+        """True when ``path`` exists and is certainly its own realpath (no symlink on
+        it), as cheaply as the filesystem can tell; False means "not known that way",
+        and the caller resolves it. Only absolute paths are asked."""
+        return False
+
+    def list_with_links(self, path: str) -> tuple[list[str], set[str]]:
+        """The entry names of directory ``path`` and the set of those that are symlinks,
+        in one listing (``OSError`` like :meth:`listdir`). The host answers from the
+        directory entries' types; elsewhere each entry is asked."""
+        names = self.listdir(path)
+        prefix = path if path.endswith("/") else path + "/"
+        return names, {n for n in names if self.is_symlink(prefix + n)}
+
     def samefile(self, a: str, b: str) -> bool:
         """Whether two paths name one file (like ``os.path.samefile``, without raising)."""
         ia = self.identity(a)

@@ -77,6 +77,34 @@ class HostFS(FileSystem):
             found.add((st.st_dev, st.st_ino))
         return frozenset(found)
 
+    def is_own_realpath(self, path: str) -> bool:
+        """Opened with ``O_PATH`` and named back by the kernel unchanged (three system
+        calls, however deep the path): no symlink was on the way, and it exists."""
+        if not (_FAST_RESOLVE and _plain(path)):
+            return False
+        try:
+            fd = os.open(path, _OPEN_FLAGS)
+        except (OSError, ValueError):
+            return False
+        try:
+            return os.readlink(f"{_FD_LINKS}{fd}") == path
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+
+    def list_with_links(self, path: str) -> tuple[list[str], set[str]]:
+        """Names and symlinks from one ``os.scandir``: an entry's type comes with the
+        listing on most filesystems (``lstat`` only where it doesn't)."""
+        names: list[str] = []
+        links: set[str] = set()
+        with os.scandir(path) as it:
+            for entry in it:
+                names.append(entry.name)
+                if entry.is_symlink():
+                    links.add(entry.name)
+        return names, links
+
     def home(self) -> str:
         """The account's home from the password database, not from ``$HOME``.
 

@@ -83,9 +83,9 @@ class Snapshot:
         """The recorded tree as a VirtualFS."""
         return from_spec(self.spec)
 
-    def write(self, path: str | Path) -> None:
-        """Save the spec as JSON (what ``--fs PATH`` loads)."""
-        dump_spec(self.spec, path)
+    def write(self, path: str | Path, *, force: bool = False) -> None:
+        """Save the spec as JSON (what ``--fs PATH`` loads); see :func:`dump_spec`."""
+        dump_spec(self.spec, path, force=force)
 
     def report(self) -> list[str]:
         """Human-readable lines: what was recorded, then each problem."""

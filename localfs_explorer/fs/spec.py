@@ -459,9 +459,13 @@ def format_spec(spec: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def dump_spec(spec: Mapping[str, Any], path: str | Path) -> None:
-    """Write a spec to ``path`` in :func:`format_spec`'s layout."""
-    Path(path).write_text(format_spec(spec), encoding="utf-8")
+def dump_spec(spec: Mapping[str, Any], path: str | Path, *, force: bool = False) -> None:
+    """Write a spec to ``path`` in :func:`format_spec`'s layout, as every file this package
+    writes: an existing file replaced only with ``force`` (kept as a ``.bak``), never
+    through a symlink (:class:`HostSpecError` saying why not)."""
+    from ..userfiles import write_output
+
+    write_output(path, format_spec(spec), HostSpecError, force=force)
 
 
 # ---------------------------------------------------------------------------- examples

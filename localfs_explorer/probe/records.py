@@ -8,14 +8,13 @@ gets back from one call), and the table every output of them shares: its columns
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import LocalfsError
-from ..textsafe import csv_text
+from ..textsafe import CsvWriter
 from ..vocab import Gate, Outcome
 
 if TYPE_CHECKING:
@@ -173,12 +172,12 @@ class VerdictCsv:
     """
 
     def __init__(self, out: TextIO) -> None:
-        self._writer = csv.writer(out)
+        self._writer = CsvWriter(out, lineterminator="\r\n")
         self._writer.writerow(COLUMNS)
 
     def write(self, verdict: CallVerdict) -> None:
         """The rows of one call."""
-        self._writer.writerows([csv_text(row[c]) for c in COLUMNS] for row in verdict_rows(verdict))
+        self._writer.writerows([row[c] for c in COLUMNS] for row in verdict_rows(verdict))
 
 
 def verdicts_frame(verdicts: Iterable[CallVerdict], *,

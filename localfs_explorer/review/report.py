@@ -18,9 +18,7 @@ scrubbed of those values, in case one turns up somewhere else (a path, a message
 
 from __future__ import annotations
 
-import csv
 import html
-import io
 import json
 import math
 import os
@@ -33,8 +31,8 @@ from pydantic import BaseModel, Field
 
 from ..errors import LocalfsError
 from ..probe import COLUMNS, CallVerdict, decision_row, verdict_rows
-from ..secrets import masked, scrub, scrub_noted, secret_values
-from ..textsafe import csv_text, table_text
+from ..secrets import masked, scrub, secret_values
+from ..textsafe import csv_table, table_text
 from ..userfiles import write_output
 
 if TYPE_CHECKING:
@@ -356,12 +354,8 @@ def _cell(value: Any) -> str:
 
 def to_csv(report: Report) -> str:
     """The verdict table as CSV (header row first)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(report.columns)
-    for row in report.rows:
-        writer.writerow([csv_text(_plain(row.get(c))) for c in report.columns])
-    return buffer.getvalue()
+    return csv_table(report.columns,
+                     ([_plain(row.get(c)) for c in report.columns] for row in report.rows))
 
 
 def to_json(report: Report) -> str:
@@ -538,8 +532,7 @@ def write_report(report: Report, path: str | os.PathLike[str],
     (see :func:`~localfs_explorer.secrets.collecting`) are masked in the text.
     """
     fmt = fmt or format_for(path)
-    text = scrub_noted(render(report, fmt))
-    write_output(path, text, ReportError, force=force)
+    write_output(path, render(report, fmt), ReportError, force=force)  # masks, too
     return Path(path)
 
 

@@ -128,7 +128,12 @@ def diff_results(result_: Any, before: Any, after: Any) -> list[dict[str, Any]]:
     return found
 
 
-def write(results: Sequence[dict[str, Any]], path: str | os.PathLike[str]) -> None:
-    """Write the SARIF log to ``path``."""
-    Path(path).write_text(json.dumps(log(results), indent=2, ensure_ascii=False) + "\n",
-                          encoding="utf-8")
+def write(results: Sequence[dict[str, Any]], path: str | os.PathLike[str], *,
+          error: type[Exception] = ValueError, force: bool = False) -> None:
+    """Write the SARIF log to ``path`` as every report is written (masked; an existing
+    file replaced only with ``force`` and kept as a ``.bak``; never through a symlink);
+    ``error`` says why not."""
+    from ..userfiles import write_output
+
+    text = json.dumps(log(results), indent=2, ensure_ascii=False) + "\n"
+    write_output(path, text, error, force=force)

@@ -25,6 +25,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..paths import show_nul
+from ..secrets import scrub_hidden
 from . import render
 from .panel import button, css, html, layout, style
 
@@ -126,8 +127,12 @@ PATH_COLUMNS = ("path", "resolves to", "probe")
 
 
 def path_cell(value: Any) -> str:
-    """A path as grid HTML: each component kept whole, a line break allowed after ``/``."""
-    parts = str(value).split("/")
+    """A path as grid HTML: each component kept whole, a line break allowed after ``/``.
+
+    Secrets are masked in the whole path before it is split: a secret holding a ``/``
+    would otherwise reach the page as components too short to be recognised alone.
+    """
+    parts = scrub_hidden(str(value)).split("/")
     return "/<wbr>".join(f'<span class="lfe-seg">{render.esc(p)}</span>' if p else ""
                          for p in parts)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -40,7 +41,7 @@ def test_binds_to_loopback_by_default_with_this_machine_probeable() -> None:
     plan = plan_serve(port=8899, open_browser=False, token=False)
     assert "--Voila.ip=127.0.0.1" in plan.argv and "--port=8899" in plan.argv
     assert "--no-browser" in plan.argv and "--Voila.port_retries=0" in plan.argv
-    assert plan.argv[1:3] == ["-m", "voila"] and plan.argv[3] == str(plan.notebook)
+    assert plan.argv[1] == "-c" and plan.argv[3] == str(plan.notebook)
     assert plan.host_fs and plan.env[HOST_FS_ENV] == "1"
     assert plan.url == "http://127.0.0.1:8899/"
 
@@ -128,6 +129,18 @@ def test_env_options_preload_the_dashboard(tmp_path, monkeypatch) -> None:
     assert json.loads(uploaded["spec_text"])["cwd"] == "/"
 
 
+def test_a_client_config_entry_preloads_the_dashboard(tmp_path) -> None:
+    config = tmp_path / ".mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"sheets": {
+        "command": "mcp-gee-sweet", "args": ["--transport", "sse"],
+        "env": {"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": "/data"}}}}))
+    local = preload_options(parse("--client-config", str(config), "--set", "A=1"),
+                            host_fs=True)
+    assert local["transport"] == "sse"
+    assert sorted(map(tuple, local["overrides"])) == [
+        ("A", "1"), ("LOCAL_FILE_ACCESS", "roots"), ("LOCAL_FILE_ROOTS", "/data")]
+
+
 def test_the_kernel_picks_up_the_preload(tmp_path, monkeypatch) -> None:
     plan = plan_serve(preload={"transport": "sse", "overrides": [["A", "1"]]})
     try:
@@ -181,3 +194,130 @@ def test_the_dashboard_is_served_with_its_own_offline_template() -> None:
     # Nothing in the page template points off the machine (the icon font CDN is gone).
     assert re.findall(r"https?://", page) == []
     assert "lfe-kernel-banner" in page
+
+
+# ------------------------------------------------- the directory serve is started in
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(port: int, target: str) -> tuple[int, str, bytes]:
+    """One GET to loopback, redirects not followed: (status, Location, body)."""
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("GET", target)
+        response = conn.getresponse()
+        return response.status, response.getheader("Location") or "", response.read()
+    finally:
+        conn.close()
+
+
+def test_plan_reads_no_configuration_and_imports_nothing_from_the_callers_directory(
+        tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    plan = plan_serve(open_browser=False)
+    try:
+        assert "-m" not in plan.argv[1:3]  # `-m voila` would put this directory first
+        assert plan.cwd is not None and Path(plan.cwd) != tmp_path
+        assert not os.listdir(plan.cwd) or os.listdir(plan.cwd) == ["voila.json"]
+        assert stat_mode(plan.cwd) == 0o700
+        paths = [a for a in plan.argv if a.startswith("--Voila.config_file_paths=")]
+        assert paths == [f"--Voila.config_file_paths={plan.cwd}"]
+    finally:
+        cleanup_plan(plan)
+
+
+def stat_mode(path: str) -> int:
+    import stat
+
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+@pytest.mark.slow
+def test_serve_ignores_a_hostile_working_directory(tmp_path) -> None:
+    """Started in a folder holding a voila.py and a voila.json, serve runs Voila, not the
+    folder's code, with its own token, and serves none of the folder's files."""
+    import re
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    pytest.importorskip("voila")
+    hostile = tmp_path / "hostile"
+    hostile.mkdir()
+    marker = tmp_path / "marker"
+    (hostile / "voila.py").write_text(
+        f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\n")
+    (hostile / "voila.json").write_text(json.dumps({
+        "Voila": {"token": "", "root_dir": "/"},
+        "VoilaConfiguration": {"file_allowlist": [".*"]},
+        "IdentityProvider": {"token": ""},
+    }))
+    (hostile / "jupyter_server_config.json").write_text(
+        json.dumps({"IdentityProvider": {"token": ""}}))
+    (hostile / "operator.env").write_text("CREDENTIALS_CONFIG=served-secret-71\n")
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LOCALFS_EXPLORER_HOST_FS", "LOCALFS_EXPLORER_PRELOAD")}
+    # Relative Jupyter paths would mean the directory serve is started in.
+    env.update(JUPYTER_CONFIG_DIR=".", JUPYTER_CONFIG_PATH=".", JUPYTER_PATH=".")
+    log = tmp_path / "serve.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "localfs_explorer.cli.serve", "--port", str(port),
+             "--no-browser"],
+            cwd=hostile, env=env, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        url = None
+        while time.monotonic() < deadline and proc.poll() is None:
+            match = re.search(r"dashboard: (http://\S+)", log.read_text(errors="replace"))
+            if match:
+                url = match.group(1)
+                try:
+                    _get(port, "/api/kernelspecs")
+                    break
+                except OSError:
+                    pass
+            time.sleep(0.3)
+        assert proc.poll() is None, log.read_text()
+        assert url is not None and "?token=" in url, log.read_text()
+        token = url.split("?token=", 1)[1]
+        assert not marker.exists(), "serve imported the folder's voila.py"
+        # Without the token: refused (the login page), with the printed one: answered.
+        status, location, _body = _get(port, "/")
+        assert status in (302, 403) and (status == 403 or "login" in location), status
+        status, location, _body = _get(port, "/api/kernelspecs")
+        assert status == 403 or (status == 302 and "login" in location), status
+        # The printed URL itself opens the page: the token it carries is the one enforced.
+        status, location, body = _get(port, url.split(f":{port}", 1)[1])
+        assert status == 200, (status, location)
+        assert b"lfe-kernel-banner" in body
+        # The folder's files (and /etc/passwd) are not served, token or not.
+        for target in ("/voila/files/operator.env", "/voila/files/etc/passwd",
+                       f"/voila/files/operator.env?token={token}",
+                       f"/voila/files/etc/passwd?token={token}",
+                       f"/voila/files{hostile}/operator.env?token={token}"):
+            status, _location, body = _get(port, target)
+            assert status != 200, target
+            assert b"served-secret-71" not in body and b"root:" not in body, target
+        assert not marker.exists()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()

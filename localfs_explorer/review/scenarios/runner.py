@@ -401,19 +401,22 @@ def _call_trace(v: CallVerdict) -> list[str]:
 
 def run_scenario_file(path: str | os.PathLike[str], *,
                       coverage: Coverage | None = None, name: str | None = None,
-                      base_dir: str | os.PathLike[str] | None = None) -> FileResult:
+                      base_dir: str | os.PathLike[str] | None = None,
+                      base: ConfigSpec | None = None) -> FileResult:
     """Run every scenario of one file. A malformed file is a result with ``error`` set.
 
     ``name`` is how results name the file (default: its path); relative names in it
-    resolve against ``base_dir`` (default: the file's own folder).
+    resolve against ``base_dir`` (default: the file's own folder). ``base`` is a
+    configuration the file's own is laid over (a deployment's).
     """
     shown = name or str(path)
     try:
         text = read_text(path, ScenarioError)
     except ScenarioError as exc:
         return FileResult(shown, error=str(exc).replace(str(path), shown))
-    base = Path(path).parent if base_dir is None else base_dir
-    return run_scenario_text(text, name=shown, base_dir=base, coverage=coverage)
+    folder = Path(path).parent if base_dir is None else base_dir
+    return run_scenario_text(text, name=shown, base_dir=folder, coverage=coverage,
+                             base=base)
 
 
 def run_scenario_text(
@@ -423,6 +426,7 @@ def run_scenario_text(
     base_dir: str | os.PathLike[str] = ".",
     coverage: Coverage | None = None,
     allow_this_machine: bool = True,
+    base: ConfigSpec | None = None,
 ) -> FileResult:
     """Run scenario TOML that didn't come from a file (an upload, a text box).
 
@@ -441,6 +445,8 @@ def run_scenario_text(
     for i, scenario in enumerate(parsed.scenario):
         line = lines.get(("scenario", i))
         config = parsed.config.merged(scenario.config)
+        if base is not None:
+            config = base.merged(config)
         sres = ScenarioResult(name, scenario.name, line)
         try:
             if not allow_this_machine:
@@ -484,21 +490,22 @@ def machine_references(config: ConfigSpec) -> list[str]:
 
 
 def run_scenarios(targets: Iterable[str | os.PathLike[str]], *,
-                  stdin_file: str | None = None) -> RunResult:
+                  stdin_file: str | None = None, base: ConfigSpec | None = None) -> RunResult:
     """Run scenario files and folders (searched for ``*.toml``); see :class:`RunResult`.
 
     A target that doesn't exist raises :class:`ScenarioError`; a file that can't be
     parsed becomes a :class:`FileResult` with ``error`` set, and the rest still run.
     ``stdin_file`` names the file standard input was saved to: it is shown as
-    ``<stdin>`` and its relative names mean the current directory.
+    ``<stdin>`` and its relative names mean the current directory. ``base`` is a
+    configuration every scenario's own is laid over (a deployment's).
     """
     run = RunResult()
     for path in collect_scenario_files(targets):
         if stdin_file is not None and str(path) == stdin_file:
             run.files.append(run_scenario_file(path, coverage=run.coverage, name="<stdin>",
-                                               base_dir=os.getcwd()))
+                                               base_dir=os.getcwd(), base=base))
         else:
-            run.files.append(run_scenario_file(path, coverage=run.coverage))
+            run.files.append(run_scenario_file(path, coverage=run.coverage, base=base))
     return run
 
 

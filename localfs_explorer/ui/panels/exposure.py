@@ -13,6 +13,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from ...exposure import SEVERITIES
+from ...textsafe import frame_csv_text
 from .. import render
 from ..panel import Panel, button, css, heading, html, label_style, layout, wide
 
@@ -264,8 +265,5 @@ class ExposurePanel(Panel):
             f"⬇ Download the findings as CSV ({len(inv.findings)})", "lfe-exposure-csv-link")
 
     def _csv(self, inv: Any) -> bytes:
-        frame = inv.dataframe()
-        # Cells that a spreadsheet would run as formulas are quoted.
-        frame = frame.map(lambda v: "'" + v if isinstance(v, str)
-                          and v.startswith(("=", "+", "-", "@", "\t", "\r")) else v)
-        return self.model.clean(frame.to_csv(index=False)).encode("utf-8")
+        # The package's one CSV writer: no formulas, no line break inside a cell.
+        return self.model.clean(frame_csv_text(inv.dataframe())).encode("utf-8")

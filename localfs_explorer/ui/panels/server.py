@@ -212,7 +212,13 @@ class ServerPanel(Panel):
                 "warning",
                 "This page is served to other machines, so the machine it runs on can't be "
                 "probed: pick an example host or upload a host spec, and upload the .env."))]
+        from ..deployment import ClientConfigPicker
+
+        self.client_config = ClientConfigPicker(m)
         inputs = widgets.VBox([
+            heading("From an MCP client config (Claude Desktop, Claude Code, Cursor, VS Code, "
+                    "mcp-hangar)"),
+            self.client_config,
             heading("The server's .env"),
             widgets.HBox([self.env_path, self.env_load], layout=wide()),
             widgets.HBox([self.env_upload, self.env_clear], layout=layout()),

@@ -12,7 +12,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ...textsafe import csv_cell
+from ...textsafe import frame_csv_text
 from .. import render
 from ..commands import ACCESS_FILE, SESSION_FILE, access_link, pin_asked, replay_command
 from ..grid import ResultsGrid
@@ -274,8 +274,7 @@ class SessionPanel(Panel):
         ]
         self.summary.value = "".join(f"<div>{line}</div>" for line in lines)
         self.grid.set_frame(_session_frame(replay, clean))
-        frame = replay.to_dataframe().apply(lambda c: c.map(csv_cell))  # no formulas
-        frame_csv = clean(frame.to_csv(index=False)).encode("utf-8")
+        frame_csv = clean(frame_csv_text(replay.to_dataframe())).encode("utf-8")
         self.csv.value = render.download_link(
             frame_csv, "localfs-explorer-session.csv", "text/csv",
             f"⬇ Download the table as CSV ({len(replay.calls)} calls)", "lfe-session-csv-link")

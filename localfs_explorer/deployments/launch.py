@@ -1,0 +1,334 @@
+"""Which server a command line starts, and what its arguments tell about it.
+
+A client entry names a program and its arguments; the server behind them is found by
+peeling off the launchers people use: ``uvx``/``uv tool run``/``pipx run`` (a PyPI
+package, maybe pinned: ``mcp-gee-sweet@0.9.5``), ``python -m``, ``npx``/``npm exec``
+(an npm package: ``@modelcontextprotocol/server-filesystem@2026.8.31``), ``node`` on the
+package's script, and ``docker run`` of an image (its ``-e``/``--env-file`` environment
+and ``-v``/``--mount`` mounts are kept as such: they are what the server in the container
+sees). The server's own arguments are then read the way that server reads them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+__all__ = ["FILESYSTEM", "GEE_SWEET", "Launch", "Mount", "identify"]
+
+#: Registry ids of the servers the explorer answers for.
+GEE_SWEET = "mcp-gee-sweet"
+FILESYSTEM = "server-filesystem"
+
+_GEE_PACKAGE = "mcp-gee-sweet"
+_GEE_MODULE = "mcp_gee_sweet"
+_FS_PACKAGE = "@modelcontextprotocol/server-filesystem"
+_FS_BIN = "mcp-server-filesystem"
+#: Docker images of the filesystem server (Docker's own catalogue publishes it as
+#: ``mcp/filesystem``).
+_FS_IMAGES = ("mcp/filesystem", "server-filesystem")
+
+_PYTHON = re.compile(r"^python(\d+(\.\d+)?)?(\.exe)?$")
+#: uv / uvx options that take a value.
+_UV_VALUE_OPTIONS = frozenset({
+    "--from", "--with", "--with-editable", "--with-requirements", "--python", "-p",
+    "--index", "--index-url", "--default-index", "--extra-index-url", "--find-links", "-f",
+    "--cache-dir", "--directory", "--project", "--config-file", "--constraints", "-c",
+    "--overrides", "--env-file", "--python-platform",
+})
+_PIPX_VALUE_OPTIONS = frozenset({"--spec", "--python", "--index-url", "--pip-args"})
+_NPX_VALUE_OPTIONS = frozenset({"-p", "--package", "--cache", "--registry", "--userconfig",
+                                "-c", "--call", "-w", "--workspace"})
+#: docker run options that take a value (the rest used here are flags).
+_DOCKER_VALUE_OPTIONS = frozenset({
+    "-e", "--env", "--env-file", "-v", "--volume", "--mount", "-w", "--workdir", "--name",
+    "--network", "--net", "-u", "--user", "-p", "--publish", "--entrypoint", "--platform",
+    "-l", "--label", "--cpus", "-m", "--memory", "--add-host", "-h", "--hostname", "--pull",
+    "--restart", "--cap-add", "--cap-drop", "--security-opt", "--tmpfs", "--ulimit",
+    "--device", "--dns", "--group-add", "--log-driver", "--log-opt", "--shm-size",
+    "--stop-signal", "--stop-timeout", "--cidfile", "--ipc", "--pid", "--runtime",
+    "--label-file", "--expose", "--health-cmd", "--memory-swap", "--gpus",
+})
+
+
+@dataclass(frozen=True)
+class Mount:
+    """A folder of the host seen inside a container."""
+
+    host: str
+    container: str
+    read_only: bool = False
+
+    def describe(self) -> str:
+        return f"{self.host} -> {self.container}{' (read-only)' if self.read_only else ''}"
+
+
+@dataclass
+class Launch:
+    """What a command line says about the server it starts."""
+
+    argv: list[str]
+    #: GEE_SWEET, FILESYSTEM, or None when the command starts neither.
+    server: str | None = None
+    #: The version pinned in the command (``@0.9.5``, ``==0.9.5``), None when unpinned.
+    version: str | None = None
+    #: How the server was found (``uvx mcp-gee-sweet@0.9.5``, ``docker image mcp/filesystem``).
+    how: str = ""
+    #: The server's own arguments (after the package or the image).
+    server_args: list[str] = field(default_factory=list)
+    #: gee-sweet: the ``--transport`` it reads from its argv (None: not given, stdio).
+    transport: str | None = None
+    #: gee-sweet: ``--include-tools``, which it takes over ENABLED_TOOLS.
+    include_tools: str | None = None
+    #: filesystem: the directories on its command line.
+    allowed_dirs: list[str] = field(default_factory=list)
+    #: docker run: the container's environment from -e/--env (a bare ``-e KEY`` takes the
+    #: value the client has), the --env-file files, mounts and working directory.
+    container: bool = False
+    container_env: dict[str, str | None] = field(default_factory=dict)
+    env_files: list[str] = field(default_factory=list)
+    mounts: list[Mount] = field(default_factory=list)
+    workdir: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _base(word: str) -> str:
+    name = word.replace("\\", "/").rsplit("/", 1)[-1]
+    return name[:-4] if name.lower().endswith((".exe", ".cmd")) else name
+
+
+def _split_pin(spec: str) -> tuple[str, str | None]:
+    """``pkg@1.2``, ``pkg==1.2``, ``@scope/pkg@1.2`` -> (package, version)."""
+    for sep in ("==", "@"):
+        head, found, tail = spec.rpartition(sep)
+        if found and head and not (sep == "@" and head == ""):
+            # "@scope/pkg" alone has its only "@" at the start: no version there.
+            return head, tail or None
+    return spec, None
+
+
+def _positional(args: Sequence[str], value_options: frozenset[str]) -> int | None:
+    """Index of the first argument that is not an option (or an option's value)."""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            return i + 1 if i + 1 < len(args) else None
+        if arg.startswith("-"):
+            i += 2 if arg in value_options else 1
+            continue
+        return i
+    return None
+
+
+def _option(args: Sequence[str], names: Sequence[str]) -> str | None:
+    for i, arg in enumerate(args):
+        if arg in names and i + 1 < len(args):
+            return args[i + 1]
+        for name in names:
+            if name.startswith("--") and arg.startswith(name + "="):
+                return arg.split("=", 1)[1]
+    return None
+
+
+def identify(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> Launch:
+    """Read ``argv`` (the expanded command and args); ``environ`` is the client's
+    environment, for docker's bare ``-e KEY``."""
+    launch = Launch(argv=list(argv))
+    if argv:
+        _identify(launch, list(argv), environ or {}, depth=0)
+    return launch
+
+
+def _identify(launch: Launch, argv: list[str], environ: Mapping[str, str], depth: int) -> None:
+    if depth > 4 or not argv:
+        return
+    program, rest = _base(argv[0]), argv[1:]
+    if program.lower() == "cmd" and rest[:1] and rest[0].lower() in ("/c", "/k"):
+        # Windows configs wrap npx/uvx in `cmd /c` so that the .cmd shim runs.
+        _identify(launch, rest[1:], environ, depth + 1)
+        return
+    if program in ("sh", "bash", "zsh", "dash") and rest[:1] in (["-c"], ["-lc"]) \
+            and len(rest) > 1:
+        import shlex
+
+        try:
+            words = shlex.split(rest[1])
+        except ValueError:
+            return
+        while words and words[0] == "exec":
+            words = words[1:]
+        _identify(launch, words, environ, depth + 1)
+        return
+    if program == _GEE_PACKAGE:
+        _gee(launch, rest, how=argv[0])
+    elif program == _FS_BIN:
+        _fs(launch, rest, how=argv[0])
+    elif program in ("uvx", "uv"):
+        if program == "uv":
+            if rest[:2] == ["tool", "run"]:
+                rest = rest[2:]
+            elif rest[:1] == ["run"]:
+                # `uv run [--with PKG] mcp-gee-sweet ...` runs a command in a project.
+                start = _positional(rest[1:], _UV_VALUE_OPTIONS)
+                if start is not None:
+                    _identify(launch, rest[1 + start:], environ, depth + 1)
+                return
+            else:
+                return
+        start = _positional(rest, _UV_VALUE_OPTIONS)
+        if start is None:
+            return
+        spec = _option(rest[:start], ("--from",))
+        package, version = _split_pin(rest[start])
+        if spec is not None:
+            from_package, version = _split_pin(spec)
+            if from_package.split("[")[0] != _GEE_PACKAGE:
+                if _GEE_PACKAGE not in spec:
+                    return
+                version = None  # a URL or a path: no version to name
+                from_package = _GEE_PACKAGE
+        if package.split("[")[0] == _GEE_PACKAGE:
+            launch.version = version
+            _gee(launch, rest[start + 1:], how=f"{program} {rest[start]}")
+    elif program == "pipx" and rest[:1] == ["run"]:
+        rest = rest[1:]
+        start = _positional(rest, _PIPX_VALUE_OPTIONS)
+        if start is None:
+            return
+        spec = _option(rest[:start], ("--spec",)) or rest[start]
+        package, version = _split_pin(spec)
+        if package == _GEE_PACKAGE:
+            launch.version = version
+            _gee(launch, rest[start + 1:], how=f"pipx run {spec}")
+    elif _PYTHON.match(program):
+        if len(rest) >= 2 and rest[0] == "-m" and rest[1] == _GEE_MODULE:
+            _gee(launch, rest[2:], how=f"{program} -m {_GEE_MODULE}")
+            launch.notes.append(
+                "the mcp_gee_sweet package has no __main__ module (0.9.5): "
+                f"'{program} -m {_GEE_MODULE}' exits before serving; its console script "
+                "mcp-gee-sweet starts it")
+    elif program in ("npx", "bunx", "pnpx") or (program in ("npm", "pnpm")
+                                                and rest[:1] in (["exec"], ["dlx"])):
+        if program in ("npm", "pnpm"):
+            rest = rest[1:]
+        package_opt = _option(rest, ("-p", "--package"))
+        start = _positional(rest, _NPX_VALUE_OPTIONS)
+        if start is None:
+            return
+        spec = rest[start]
+        package, version = _split_pin(spec)
+        if package_opt is not None:
+            package, version = _split_pin(package_opt)
+        if package == _FS_PACKAGE:
+            launch.version = version
+            _fs(launch, rest[start + 1:], how=f"{program} {spec}")
+    elif program in ("node", "nodejs", "bun"):
+        start = _positional(rest, frozenset())
+        if start is not None and "server-filesystem" in rest[start].replace("\\", "/"):
+            _fs(launch, rest[start + 1:], how=f"{program} {rest[start]}")
+    elif program in ("docker", "podman") and rest[:1] in (["run"], ["container"]):
+        rest = rest[2:] if rest[:2] == ["container", "run"] else rest[1:]
+        _docker(launch, rest, environ, depth)
+
+
+def _gee(launch: Launch, args: list[str], how: str) -> None:
+    launch.server, launch.how, launch.server_args = GEE_SWEET, how, list(args)
+    # mcp-gee-sweet reads its transport as the value after the last `--transport` word
+    # (local_files.cli_transport); `--transport=sse` is not that word, so it stays stdio.
+    for i, arg in enumerate(args):
+        if arg == "--transport" and i + 1 < len(args):
+            launch.transport = args[i + 1]
+        if arg.startswith("--transport="):
+            launch.notes.append(
+                f"{arg!r}: mcp-gee-sweet reads '--transport VALUE' as two words only, so "
+                "this one leaves it on stdio")
+    for i, arg in enumerate(args):
+        # The first one, as its own argument parser for --include-tools keeps.
+        if arg == "--include-tools" and i + 1 < len(args):
+            launch.include_tools = args[i + 1] or None
+            break
+    if "auth" in [a for i, a in enumerate(args)
+                  if i == 0 or args[i - 1] not in ("--transport", "--include-tools")]:
+        launch.notes.append("the arguments run 'mcp-gee-sweet auth' (the OAuth consent "
+                            "flow), not the server")
+
+
+def _fs(launch: Launch, args: list[str], how: str) -> None:
+    launch.server, launch.how, launch.server_args = FILESYSTEM, how, list(args)
+    # Every argument is an allowed directory (the server takes no options of its own).
+    launch.allowed_dirs = [a for a in args if a]
+
+
+def _docker(launch: Launch, args: list[str], environ: Mapping[str, str], depth: int) -> None:
+    i = 0
+    image_at = None
+    while i < len(args):
+        arg = args[i]
+        if not arg.startswith("-") or arg == "-":
+            image_at = i
+            break
+        name, has_inline, inline = arg.partition("=")
+        if arg.startswith("--") and has_inline:
+            value: str | None = inline
+            i += 1
+        elif name in _DOCKER_VALUE_OPTIONS:
+            value = args[i + 1] if i + 1 < len(args) else None
+            i += 2
+        elif len(name) > 2 and not name.startswith("--") and name[:2] in ("-e", "-v", "-w"):
+            value, name = name[2:], name[:2]  # -eKEY=VALUE
+            i += 1
+        else:
+            i += 1  # a flag: -i, -t, -it, --rm, --init, --read-only ...
+            continue
+        if value is None:
+            continue
+        if name in ("-e", "--env"):
+            key, eq, val = value.partition("=")
+            launch.container_env[key] = val if eq else environ.get(key)
+        elif name == "--env-file":
+            launch.env_files.append(value)
+        elif name in ("-v", "--volume"):
+            parts = value.split(":")
+            if len(parts) >= 2 and parts[0]:
+                launch.mounts.append(Mount(parts[0], parts[1],
+                                           read_only="ro" in parts[2:3][0].split(",")
+                                           if len(parts) > 2 else False))
+        elif name == "--mount":
+            opts = dict(p.partition("=")[::2] for p in value.split(","))
+            source = opts.get("source") or opts.get("src")
+            target = opts.get("target") or opts.get("destination") or opts.get("dst")
+            if source and target and opts.get("type", "volume") == "bind":
+                launch.mounts.append(Mount(source, target,
+                                           read_only="readonly" in opts or "ro" in opts))
+        elif name in ("-w", "--workdir"):
+            launch.workdir = value
+    if image_at is None:
+        return
+    image = args[image_at]
+    inside = args[image_at + 1:]
+    repository, version = _image_tag(image)
+    launch.container = True
+    if repository.endswith(_FS_IMAGES) or repository.rsplit("/", 1)[-1] == "filesystem":
+        launch.version = version
+        _fs(launch, inside, how=f"docker image {image}")
+        return
+    if repository.rsplit("/", 1)[-1] == _GEE_PACKAGE:
+        launch.version = version
+        _gee(launch, inside, how=f"docker image {image}")
+        return
+    # Another image: the server may be the command run inside it.
+    _identify(launch, inside, environ, depth + 1)
+    if launch.server is not None:
+        launch.how = f"docker image {image}, running {launch.how}"
+
+
+def _image_tag(image: str) -> tuple[str, str | None]:
+    name = image.split("@", 1)[0]  # a digest pins bytes, not a version we can name
+    last = name.rsplit("/", 1)[-1]
+    if ":" in last:
+        repo, _, tag = name.rpartition(":")
+        return repo, tag if tag != "latest" else None
+    return name, None
+

@@ -1,0 +1,513 @@
+"""From a client config entry to the server's configuration: :func:`load_deployment`.
+
+The entry is read (:mod:`.readers`), its strings expanded the way its client expands
+them (:mod:`.expand`), its command line read for the server, version and arguments
+(:mod:`.launch`), and its environment put together the way the client starts the
+process: ``envFile`` first, the entry's ``env`` over it (VS Code and Cursor); for a
+``docker run``, only what ``-e``/``--env``/``--env-file`` hand to the container.
+Every value says where it came from (:class:`Provenance`): the entry, its ``envFile``,
+or a default the explorer filled in because the entry says nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..secrets import note_secrets, shown_value
+from .expand import Expander, Unresolved
+from .launch import FILESYSTEM, GEE_SWEET, Mount, identify
+from .readers import (
+    CLIENT_NAMES,
+    ClientConfigFile,
+    ClientEntry,
+    ClientFormat,
+    DeploymentError,
+    read_client_config,
+)
+
+if TYPE_CHECKING:
+    from ..config import ServerConfig
+    from ..servers.filesystem import FilesystemConfig
+
+__all__ = [
+    "Deployment",
+    "Provenance",
+    "choose_entry",
+    "list_entries",
+    "load_deployment",
+]
+
+#: Where a value came from.
+Source = Literal["entry", "envFile", "container", "default"]
+#: The transports mcp-gee-sweet serves; another --transport value makes it exit.
+_GEE_TRANSPORTS = ("stdio", "sse", "streamable-http")
+
+
+class Provenance(BaseModel):
+    """One setting of the deployment and where its value came from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    #: ``server``, ``version``, ``transport``, ``cwd``, ``env KEY``, ``allowed dir``...
+    setting: str
+    #: The value as it may be shown (secrets masked).
+    value: str | None
+    source: Source
+    #: Where in the entry, or why this default (``args, line 7``; ``expanded ${HOME}``).
+    detail: str = ""
+    line: int | None = None
+
+    def describe(self) -> str:
+        where = f"{self.source}" + (f", line {self.line}" if self.line else "")
+        detail = f" ({self.detail})" if self.detail else ""
+        value = "(not set)" if self.value is None else self.value
+        return f"{self.setting} = {value}  [{where}]{detail}"
+
+
+class Deployment(BaseModel):
+    """A server as one client entry launches it."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    path: str
+    format: ClientFormat
+    entry: str
+    line: int | None = None
+    #: The registry id of the server (``mcp-gee-sweet``, ``server-filesystem``).
+    server: str
+    #: The version pinned in the command, None when it is not pinned.
+    server_version: str | None = None
+    #: The command line exactly as the client runs it (expanded).
+    argv: list[str]
+    transport: str = "stdio"
+    #: The server process's environment from the entry (secrets: see ``masked_env``).
+    env: dict[str, str] = Field(default_factory=dict, repr=False)
+    #: The entry's ``envFile``, resolved (None when it has none).
+    env_file: str | None = None
+    #: The working directory the client starts the server in (None: the client's own,
+    #: which the file doesn't say).
+    cwd: str | None = None
+    #: The filesystem server's allowed directories (its arguments).
+    allowed_dirs: list[str] = Field(default_factory=list)
+    #: gee-sweet's ``--include-tools`` (it wins over ENABLED_TOOLS).
+    include_tools: str | None = None
+    #: Whether the server runs in a container (``docker run``), and its mounts.
+    container: bool = False
+    mounts: list[Mount] = Field(default_factory=list)
+    provenance: list[Provenance] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def client(self) -> str:
+        return CLIENT_NAMES[self.format]
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else self.path
+
+    def masked_env(self) -> dict[str, str | None]:
+        """The entry's environment with secret values masked, for display."""
+        return {k: shown_value(k, v) for k, v in self.env.items()}
+
+    def settings(self) -> dict[str, str]:
+        """The server process's variables the entry sets (gee-sweet reads its settings
+        from them); ``--include-tools`` is its ENABLED_TOOLS."""
+        values = dict(self.env)
+        if self.include_tools is not None:
+            values["ENABLED_TOOLS"] = self.include_tools
+        return values
+
+    def server_config(self, **changes: Any) -> ServerConfig:
+        """The :class:`ServerConfig` of this deployment (``changes`` on top).
+
+        The server it starts, at the pinned release when the explorer models it; the
+        entry's environment as the server process's (``settings``); its transport and
+        working directory as the client starts it (an entry that names none: the current
+        directory, as the command line assumes); the filesystem server's arguments as
+        its allowed directories.
+        """
+        from ..config import ServerConfig
+
+        fields: dict[str, Any] = {
+            "server": self.server, "server_version": self.modelled_version(),
+            "settings": self.settings(), "transport": self.transport, "cwd": self.cwd,
+        }
+        if self.server == FILESYSTEM:
+            fields["server_options"] = {"directories": tuple(self.allowed_dirs)}
+        fields.update(changes)
+        return ServerConfig(**fields)
+
+    def modelled_version(self) -> str | None:
+        """The release to ask the explorer for: the pin when it is a modelled release other
+        than the default one; None (the default, newest modelled) otherwise, so a pin on
+        the default release gives the configuration given without ``--server-version``."""
+        versions = _versions(self.server)
+        if self.server_version in versions[1:]:
+            return self.server_version
+        return None
+
+    def filesystem_config(self) -> FilesystemConfig:
+        """The filesystem server's :class:`FilesystemConfig` for this deployment: its
+        arguments as the allowed directories, its working directory, ``HOME`` from its
+        environment, the pinned release (the newest modelled when unpinned); the MCP
+        roots are the client's to advertise, which the file doesn't say (None)."""
+        from ..servers.filesystem import DEFAULT_VERSION, FilesystemConfig
+
+        if self.server != FILESYSTEM:
+            raise DeploymentError(f"{self.where}: entry {self.entry!r} starts "
+                                  f"{self.server}, not the filesystem server")
+        try:
+            return FilesystemConfig(directories=tuple(self.allowed_dirs), cwd=self.cwd,
+                                    home=self.env.get("HOME"),
+                                    version=self.server_version or DEFAULT_VERSION)
+        except ValueError as exc:
+            raise DeploymentError(f"{self.where}: entry {self.entry!r}: {exc}") from None
+
+
+def _versions(server: str) -> tuple[str, ...]:
+    """The releases of ``server`` the explorer models (none when it isn't registered)."""
+    from ..server import ServerError, get_server
+
+    try:
+        return tuple(get_server(server).versions)
+    except ServerError:
+        return ()
+
+
+def _workspace(path: str) -> str | None:
+    """The folder a client has open, when the config sits in its ``.vscode``/``.cursor``."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.basename(folder) in (".vscode", ".cursor"):
+        return os.path.dirname(folder)
+    return None
+
+
+def _default_cwd(config: ClientConfigFile) -> tuple[str | None, str]:
+    """Where the client starts a server whose entry gives no ``cwd``, and why."""
+    fmt = config.format
+    workspace = _workspace(config.path)
+    if fmt in ("vscode", "cursor") and workspace is not None:
+        return workspace, f"{CLIENT_NAMES[fmt]} starts servers in the workspace folder"
+    if fmt == "claude-code":
+        return (os.path.dirname(os.path.abspath(config.path)),
+                "Claude Code starts servers in the project folder, where .mcp.json is")
+    return None, (f"{CLIENT_NAMES[fmt]}'s own working directory, which the file doesn't "
+                  "say; this directory is assumed")
+
+
+def list_entries(path: str | os.PathLike[str], format: str | None = None,
+                 *, environ: Mapping[str, str] | None = None,
+                 text: str | None = None) -> list[dict[str, Any]]:
+    """Every entry of a client config: name, line, server (None when unknown), version,
+    and the problem with it, if any. For pickers (the dashboard's, ``--entry``'s help)."""
+    config = read_client_config(path, format, text=text)
+    rows = []
+    for entry in config.entries:
+        server, version, problem = _classify(config, entry, environ)
+        rows.append({"name": entry.name, "line": entry.line, "server": server,
+                     "version": version, "problem": problem, "format": config.format})
+    return rows
+
+
+def _classify(config: ClientConfigFile, entry: ClientEntry,
+              environ: Mapping[str, str] | None) -> tuple[str | None, str | None, str | None]:
+    if entry.problems:
+        return None, None, entry.problems[0]
+    env = os.environ if environ is None else environ
+    expander = Expander(config.format, env, _workspace(config.path))
+    argv = _argv(entry, expander)
+    if argv is None:
+        return None, None, "a remote (URL) entry" if entry.url else "no command"
+    launch = identify(argv, env)
+    return launch.server, launch.version, None
+
+
+def _argv(entry: ClientEntry, expander: Expander) -> list[str] | None:
+    command = expander.expand(entry.command, "command") if entry.command else None
+    args = [expander.expand(a, "args") for a in entry.args]
+    if entry.type in ("docker", "container") and entry.image:
+        # hangar's docker mode: its command and args override the image's.
+        inside = [command, *args] if command else args
+        return ["docker", "run", *_hangar_docker_options(entry), entry.image, *inside]
+    if command is None:
+        return None
+    return [command, *args]
+
+
+def _hangar_docker_options(entry: ClientEntry) -> list[str]:
+    options = ["-i", "--rm"]
+    for key in entry.env:
+        options += ["-e", key]
+    for volume in entry.volumes:
+        options += ["-v", volume]
+    return options
+
+
+def choose_entry(config: ClientConfigFile, entry: str | None,
+                 environ: Mapping[str, str] | None = None) -> ClientEntry:
+    """The entry ``entry`` names, or the one entry that starts a known server."""
+    if not config.entries:
+        raise DeploymentError(f"{config.path}: no server entries")
+    if entry is not None:
+        found = config.entry(entry)
+        if found is None:
+            names = ", ".join(repr(e.name) for e in config.entries[:12])
+            raise DeploymentError(f"{config.path}: no entry named {entry!r} (entries: {names})")
+        return found
+    known = [(e, _classify(config, e, environ)) for e in config.entries]
+    servers = [(e, c) for e, c in known if c[0] is not None]
+    if len(servers) == 1:
+        return servers[0][0]
+    if not servers:
+        broken = [e for e in config.entries if e.problems]
+        if broken:
+            # A malformed entry may be the one meant: say what is wrong with it.
+            raise DeploymentError(broken[0].problems[0])
+        names = ", ".join(repr(e.name) for e in config.entries[:12])
+        raise DeploymentError(f"{config.path}: no entry starts mcp-gee-sweet or the "
+                              f"filesystem server (entries: {names}); name one with --entry")
+    names = ", ".join(f"{e.name!r} ({c[0]}, line {e.line})" if e.line else f"{e.name!r}"
+                      for e, c in servers)
+    raise DeploymentError(f"{config.path}: {len(servers)} entries start a known server "
+                          f"({names}); choose one with --entry NAME")
+
+
+def load_deployment(path: str | os.PathLike[str], entry: str | None = None,
+                    format: str | None = None, *, environ: Mapping[str, str] | None = None,
+                    inputs: Mapping[str, str] | None = None,
+                    overridden: Iterable[str] = (), text: str | None = None,
+                    read_files: bool = True) -> Deployment:
+    """The deployment an MCP client config entry describes.
+
+    Args:
+        path: the client's config file (Claude Desktop, Claude Code, Cursor, VS Code,
+            mcp-hangar).
+        entry: the entry's name; None picks the one entry that starts a known server.
+        format: the client format, instead of recognising it from the file.
+        environ: the client's environment, for ``${VAR}`` and docker's ``-e KEY``
+            (default: this process's).
+        inputs: answers to VS Code's ``${input:ID}`` prompts, when the caller has them.
+        overridden: environment keys the caller sets itself (``--set``): a prompt in
+            one of them needs no answer.
+        text: the file's contents when they came from elsewhere (an upload).
+        read_files: whether the entry's ``envFile`` (or docker's ``--env-file``) may be
+            read from this machine (a page served to others may not).
+
+    Raises :class:`DeploymentError` (one line, ``FILE:LINE:`` first) for a malformed
+    file, a missing entry, an entry of an unknown server, two known servers and no
+    ``entry``, and a variable that can't be resolved.
+    """
+    config = read_client_config(path, format, text=text)
+    env_in = dict(os.environ) if environ is None else dict(environ)
+    chosen = choose_entry(config, entry, env_in)
+    return _deployment(config, chosen, env_in, dict(inputs or {}), set(overridden),
+                       read_files)
+
+
+def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str, str],
+                inputs: dict[str, str], overridden: set[str],
+                read_files: bool = True) -> Deployment:
+    path, fmt = config.path, config.format
+    here = f"{path}:{entry.line}" if entry.line else path
+    if entry.problems:
+        raise DeploymentError(entry.problems[0])
+    if entry.command is None and not entry.image:
+        if entry.url:
+            raise DeploymentError(
+                f"{here}: entry {entry.name!r} is a remote server ({_shown_url(entry.url)}): "
+                "which server answers there can't be told from the file; give its settings "
+                "with --set, or use verify --url")
+        raise DeploymentError(f"{here}: entry {entry.name!r} has no command")
+    workspace = _workspace(path)
+    expander = Expander(fmt, environ, workspace, inputs)
+    argv = _argv(entry, expander)
+    assert argv is not None
+    launch = identify(argv, environ)
+    if launch.server is None:
+        # The program and its first word only: later arguments may hold a secret.
+        shown = " ".join(argv[:2]) + (" ..." if len(argv) > 2 else "")
+        at = entry.line_of("command")
+        prefix = f"{path}:{at}" if at else path
+        raise DeploymentError(
+            f"{prefix}: entry {entry.name!r} runs {shown!r}, which is neither mcp-gee-sweet "
+            "nor the filesystem server")
+    provenance: list[Provenance] = []
+
+    def line(field: str) -> int | None:
+        return entry.line_of(field)
+
+    provenance.append(Provenance(setting="server", value=launch.server, source="entry",
+                                 detail=f"command: {launch.how}", line=line("command")))
+    if launch.version:
+        provenance.append(Provenance(setting="version", value=launch.version, source="entry",
+                                     detail="pinned in the command", line=line("command")))
+        modelled = _versions(launch.server)
+        if modelled and launch.version not in modelled:
+            launch.notes.append(f"the entry pins {launch.server} {launch.version}, which the "
+                                f"explorer doesn't model ({', '.join(modelled)}); the answers "
+                                "are for the newest modelled release")
+    else:
+        provenance.append(Provenance(setting="version", value=None, source="default",
+                                     detail="not pinned: whatever the launcher installs"))
+
+    # The environment: envFile, then env over it; a container sees only what docker
+    # hands it.
+    entry_env: dict[str, str] = {}
+    origin: dict[str, tuple[Source, str, int | None]] = {}
+    env_file = None
+    if entry.env_file:
+        raw = expander.expand(entry.env_file, "envFile")
+        base = workspace or os.path.dirname(os.path.abspath(path))
+        env_file = os.path.normpath(os.path.join(base, os.path.expanduser(raw)))
+        where = f"{path}:{line('envFile')}"
+        for key, value in _read_env_file(env_file, where, read_files).items():
+            entry_env[key] = value
+            origin[key] = ("envFile", env_file, None)
+    for key, raw in entry.env.items():
+        entry_env[key] = expander.expand(raw, f"env.{key}")
+        used = expander.used.get(f"env.{key}")
+        origin[key] = ("entry", f"expanded {', '.join(used)}" if used else "env",
+                       line(f"env.{key}"))
+    _raise_unresolved(path, entry, expander.unresolved, overridden)
+
+    env: dict[str, str] = entry_env
+    if launch.container:
+        env = {}
+        for env_path in launch.env_files:
+            # docker reads it relative to where the client starts it.
+            start = _default_cwd(config)[0] or os.path.dirname(os.path.abspath(path))
+            full = os.path.normpath(os.path.join(start, os.path.expanduser(env_path)))
+            for key, value in _read_env_file(full, f"{path}:{line('args')}",
+                                             read_files).items():
+                env[key] = value
+                origin[key] = ("container", f"docker --env-file {env_path}", line("args"))
+        for key, cvalue in launch.container_env.items():
+            if cvalue is None:
+                # `-e KEY`: docker passes the value its own environment has: the entry's
+                # env, else the client's.
+                cvalue = entry_env.get(key, environ.get(key))
+                if cvalue is None:
+                    continue
+                how = "docker -e " + key + (", value from the entry's env"
+                                            if key in entry_env else
+                                            ", value from the client's environment")
+            else:
+                how = f"docker -e {key}=..."
+            env[key] = cvalue
+            origin[key] = ("container", how, line("args"))
+        dropped = sorted(set(entry_env) - set(launch.container_env))
+        if dropped:
+            launch.notes.append(
+                "the entry's env sets " + ", ".join(dropped) + " for the docker command, "
+                "not for the server: the container sees only what -e/--env-file pass in")
+    note_secrets(env)
+    for key in sorted(env):
+        source, detail, at = origin[key]
+        provenance.append(Provenance(setting=f"env {key}", value=shown_value(key, env[key]),
+                                     source=source, detail=detail, line=at))
+
+    # The transport.
+    transport = "stdio"
+    if launch.server == GEE_SWEET:
+        if launch.transport is not None:
+            transport = launch.transport
+            if transport not in _GEE_TRANSPORTS:
+                raise DeploymentError(
+                    f"{path}:{line('args')}: entry {entry.name!r}: --transport {transport!r} "
+                    "makes mcp-gee-sweet exit (it serves stdio, sse or streamable-http)")
+            provenance.append(Provenance(setting="transport", value=transport, source="entry",
+                                         detail="--transport in the arguments",
+                                         line=line("args")))
+        else:
+            provenance.append(Provenance(setting="transport", value="stdio", source="default",
+                                         detail="no --transport in the arguments"))
+        if transport != "stdio":
+            launch.notes.append(
+                f"the server serves {transport} while {CLIENT_NAMES[fmt]} talks to it over "
+                "stdin/stdout: the client won't reach it")
+        if launch.include_tools is not None:
+            provenance.append(Provenance(
+                setting="env ENABLED_TOOLS", value=launch.include_tools, source="entry",
+                detail="--include-tools in the arguments, which wins over ENABLED_TOOLS",
+                line=line("args")))
+
+    # The working directory.
+    if entry.cwd:
+        cwd: str | None = expander.expand(entry.cwd, "cwd")
+        _raise_unresolved(path, entry, expander.unresolved, overridden)
+        base = workspace or os.path.dirname(os.path.abspath(path))
+        cwd = os.path.normpath(os.path.join(base, os.path.expanduser(cwd or ".")))
+        provenance.append(Provenance(setting="cwd", value=cwd, source="entry", detail="cwd",
+                                     line=line("cwd")))
+    elif launch.container:
+        cwd = launch.workdir
+        provenance.append(Provenance(
+            setting="cwd", value=cwd, source="container" if cwd else "default",
+            detail="docker -w" if cwd else "the image's working directory", line=None))
+    else:
+        cwd, why = _default_cwd(config)
+        provenance.append(Provenance(setting="cwd", value=cwd, source="default", detail=why))
+    for dir_ in launch.allowed_dirs:
+        provenance.append(Provenance(setting="allowed dir", value=dir_, source="entry",
+                                     detail="an argument of the server", line=line("args")))
+    for mount in launch.mounts:
+        provenance.append(Provenance(setting="mount", value=mount.describe(),
+                                     source="container", detail="docker -v/--mount",
+                                     line=line("args")))
+    if launch.container:
+        launch.notes.append("the server runs in a container: its paths are the "
+                            "container's" + (", and reach the host only through the mounts"
+                                             if launch.mounts else " (no host folder is "
+                                             "mounted)"))
+    return Deployment(
+        path=path, format=fmt, entry=entry.name, line=entry.line, server=launch.server,
+        server_version=launch.version, argv=argv, transport=transport, env=env,
+        env_file=env_file, cwd=cwd, allowed_dirs=launch.allowed_dirs,
+        include_tools=launch.include_tools, container=launch.container,
+        mounts=launch.mounts, provenance=provenance, notes=launch.notes,
+    )
+
+
+def _shown_url(url: str) -> str:
+    """``url`` without credentials, query or fragment (any of them may hold a secret)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "a URL"
+    return f"{parts.scheme}://{host}{port}{parts.path}" if parts.scheme else "a URL"
+
+
+def _raise_unresolved(path: str, entry: ClientEntry, unresolved: list[Unresolved],
+                      overridden: set[str]) -> None:
+    for item in unresolved:
+        key = item.field[4:] if item.field.startswith("env.") else None
+        if key is not None and key in overridden:
+            continue  # the caller gives this variable itself
+        where = f"{path}:{entry.line_of(item.field)}" if entry.line else path
+        hint = (f"; give its value with --set {key}=VALUE" if key is not None else "")
+        raise DeploymentError(f"{where}: entry {entry.name!r} {item.field}: {item.variable} "
+                              f"can't be resolved: {item.reason}{hint}")
+
+
+def _read_env_file(path: str, where: str, allowed: bool = True) -> dict[str, str]:
+    from ..envfile.load import load_env
+    from ..errors import LocalfsError
+
+    if not allowed:
+        raise DeploymentError(f"{where}: the entry reads {path} from this machine, which "
+                              "this page may not do; give those variables as overrides")
+    if not os.path.isfile(path):
+        raise DeploymentError(f"{where}: envFile {path}: no such file")
+    try:
+        loaded = load_env(path)
+    except LocalfsError as exc:
+        raise DeploymentError(f"{where}: envFile {exc}") from None
+    return {k: v for k, v in loaded.values.items() if v is not None}

@@ -1,0 +1,387 @@
+"""Read an MCP client's config file into its server entries, as the file states them.
+
+Five formats, one shape out (:class:`ClientEntry`, before any variable expansion):
+
+- ``claude-desktop``: ``claude_desktop_config.json``, ``{"mcpServers": {NAME: {command,
+  args, env}}}``, strict JSON.
+- ``claude-code``: a project's ``.mcp.json``, the same shape plus ``type``/``url``/
+  ``headers`` for remote servers, strict JSON.
+- ``cursor``: ``.cursor/mcp.json`` (or ``~/.cursor/mcp.json``), the same shape plus
+  ``envFile``; Cursor is VS Code underneath, so comments and trailing commas are read.
+- ``vscode``: ``.vscode/mcp.json``, ``{"servers": {NAME: {type, command, args, env,
+  envFile, cwd}}, "inputs": [...]}``, JSON with comments.
+- ``hangar``: an mcp-hangar YAML config, ``mcp_servers: {ID: {mode, command: [...],
+  args, env, image, volumes, endpoint}}``.
+
+The format is recognised from the file's name and shape (:func:`detect_format`); every
+problem is a :class:`DeploymentError` whose message starts ``FILE:LINE:``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import LocalfsError
+from ..userfiles import read_text
+from .jsonc import JsonSyntaxError, Node, parse, plain
+
+__all__ = [
+    "FORMATS",
+    "ClientConfigFile",
+    "ClientEntry",
+    "ClientFormat",
+    "DeploymentError",
+    "detect_format",
+    "read_client_config",
+]
+
+ClientFormat = Literal["claude-desktop", "claude-code", "cursor", "vscode", "hangar"]
+#: Every format, in the order ``--client-format`` lists them.
+FORMATS: tuple[str, ...] = ("claude-desktop", "claude-code", "cursor", "vscode", "hangar")
+#: What each format is called in messages.
+CLIENT_NAMES: dict[str, str] = {
+    "claude-desktop": "Claude Desktop", "claude-code": "Claude Code", "cursor": "Cursor",
+    "vscode": "VS Code", "hangar": "mcp-hangar",
+}
+#: Formats whose client reads JSON with comments and trailing commas.
+JSONC_FORMATS = frozenset({"vscode", "cursor"})
+#: A client config is small; anything bigger is not one.
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+
+
+class DeploymentError(LocalfsError):
+    """A client config or entry that can't be used; one line, ``FILE:LINE:`` first."""
+
+
+class ClientEntry(BaseModel):
+    """One server entry as the file states it (no variable expanded yet)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    #: The line of the entry's name in the file (None for formats without lines).
+    line: int | None = None
+    #: ``type`` (``stdio``, ``http``, ``sse``) or hangar's ``mode``.
+    type: str | None = None
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict, repr=False)
+    env_file: str | None = None
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict, repr=False)
+    #: hangar's docker mode: the image and its volumes (``HOST:CONTAINER[:ro]``).
+    image: str | None = None
+    volumes: list[str] = Field(default_factory=list)
+    #: Lines of the fields, for messages (``command``, ``args``, ``env``, ``env.KEY``...).
+    lines: dict[str, int] = Field(default_factory=dict)
+    #: Why the entry can't be used as it stands (a field of the wrong type).
+    problems: list[str] = Field(default_factory=list)
+
+    def line_of(self, field: str) -> int | None:
+        """The line of ``field`` (falling back to the entry's own line)."""
+        return self.lines.get(field, self.line)
+
+
+class ClientConfigFile(BaseModel):
+    """A client config, read: its format and its entries in file order."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    path: str
+    format: ClientFormat
+    entries: list[ClientEntry]
+    #: VS Code's ``inputs``: id -> the input's definition.
+    inputs: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    #: The file's text, for the write-back.
+    text: str = Field(default="", repr=False)
+    #: The parsed JSON tree (None for YAML), for the write-back.
+    tree: Any = Field(default=None, repr=False, exclude=True)
+
+    def entry(self, name: str) -> ClientEntry | None:
+        return next((e for e in self.entries if e.name == name), None)
+
+
+def _where(path: str, line: int | None) -> str:
+    return f"{path}:{line}" if line else path
+
+
+def detect_format(path: str, data: Any) -> ClientFormat:
+    """The client whose config ``data`` (read from ``path``) is, from name and shape.
+
+    ``servers`` is VS Code's key and ``mcp_servers`` hangar's; ``mcpServers`` is shared
+    by Claude Desktop, Claude Code and Cursor, told apart by the file's name and folder
+    (``claude_desktop_config.json``, ``.mcp.json``, ``.cursor/mcp.json``), else by the
+    variables it uses (``${env:...}`` is Cursor's syntax, ``${VAR}`` Claude Code's).
+    """
+    name = os.path.basename(path)
+    folder = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    if not isinstance(data, dict):
+        raise DeploymentError(f"{path}: not an MCP client config (the top level is not an "
+                              "object)")
+    if "mcp_servers" in data:
+        return "hangar"
+    if "servers" in data and "mcpServers" not in data:
+        return "vscode"
+    if isinstance(data.get("mcp"), dict) and "servers" in data["mcp"]:
+        return "vscode"  # a VS Code settings.json holding "mcp": {"servers": ...}
+    if "mcpServers" not in data:
+        keys = ", ".join(sorted(map(str, data))[:6]) or "none"
+        raise DeploymentError(f"{path}: not an MCP client config: no mcpServers, servers or "
+                              f"mcp_servers (top-level keys: {keys})")
+    if name == "claude_desktop_config.json":
+        return "claude-desktop"
+    if name == ".mcp.json":
+        return "claude-code"
+    if folder == ".cursor":
+        return "cursor"
+    text = repr(data)
+    if "${env:" in text or "${userHome}" in text or "${workspaceFolder" in text:
+        return "cursor"
+    if "${" in text:
+        return "claude-code"
+    return "claude-desktop"
+
+
+def read_client_config(path: str | os.PathLike[str], format: str | None = None, *,
+                       text: str | None = None) -> ClientConfigFile:
+    """Read the client config at ``path``; ``format`` overrides what the file looks like.
+
+    ``text`` is the file's contents when they came from elsewhere (an upload); ``path``
+    then only names it (its name and folder still tell the format).
+    """
+    name = os.fspath(path)
+    if format is not None and format not in FORMATS:
+        raise DeploymentError(f"unknown client format {format!r} (one of: {', '.join(FORMATS)})")
+    if text is None:
+        text = read_text(name, DeploymentError, MAX_CONFIG_BYTES)
+    elif len(text.encode("utf-8", errors="replace")) > MAX_CONFIG_BYTES:
+        raise DeploymentError(f"{name}: larger than a client config can be; refused")
+    looks_yaml = name.endswith((".yaml", ".yml")) or format == "hangar"
+    if looks_yaml:
+        return _read_yaml(name, text, format)
+    try:
+        # Comments are read first whatever the format, so the format can be told; a
+        # client that reads strict JSON then has the file refused below.
+        tree = parse(text, comments=True)
+    except JsonSyntaxError as exc:
+        raise DeploymentError(f"{name}:{exc.line}: not valid JSON: {exc}") from None
+    data = plain(tree)
+    fmt: ClientFormat = format or detect_format(name, data)  # type: ignore[assignment]
+    if fmt == "hangar":
+        return _read_yaml(name, text, fmt)
+    if fmt not in JSONC_FORMATS:
+        try:
+            parse(text, comments=False)
+        except JsonSyntaxError as exc:
+            client = CLIENT_NAMES[fmt]
+            raise DeploymentError(f"{name}:{exc.line}: not valid JSON: {exc} "
+                                  f"({client} reads strict JSON)") from None
+    if not isinstance(data, dict):
+        raise DeploymentError(f"{name}: not an MCP client config (the top level is not an "
+                              "object)")
+    key = "servers" if fmt == "vscode" else "mcpServers"
+    holder = servers_holder(tree, fmt)
+    servers = holder.get(key)
+    if servers is None:
+        raise DeploymentError(f"{name}: no {key!r} object, which a {CLIENT_NAMES[fmt]} config "
+                              "keeps its servers in")
+    if servers.kind != "object":
+        raise DeploymentError(f"{name}:{servers.line}: {key!r} must be an object of entries")
+    entries = [_json_entry(name, m.key, m.value, m.key_start, text) for m in servers.members]
+    inputs: dict[str, dict[str, Any]] = {}
+    inputs_node = holder.get("inputs")
+    if fmt == "vscode" and inputs_node is not None and inputs_node.kind == "array":
+        for item in inputs_node.items:
+            value = plain(item)
+            if isinstance(value, dict) and isinstance(value.get("id"), str):
+                inputs[value["id"]] = value
+    return ClientConfigFile(path=name, format=fmt, entries=entries, inputs=inputs, text=text,
+                            tree=tree)
+
+
+def servers_holder(tree: Node, fmt: str) -> Node:
+    """The object holding the servers: the file's top level, or VS Code settings'
+    ``"mcp"`` object when its servers are there."""
+    nested = tree.get("mcp")
+    if fmt == "vscode" and tree.get("servers") is None and nested is not None \
+            and nested.kind == "object":
+        return nested
+    return tree
+
+
+def _line(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _strings(value: Any) -> str | None:
+    """A JSON scalar as the string a client passes on (numbers and booleans as written)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    return None
+
+
+def _json_entry(path: str, name: str, node: Node, key_start: int, text: str) -> ClientEntry:
+    line = _line(text, key_start)
+    if node.kind != "object":
+        return ClientEntry(name=name, line=line, problems=[
+            f"{_where(path, line)}: entry {name!r} is not an object"])
+    fields: dict[str, Any] = {}
+    lines: dict[str, int] = {}
+    problems: list[str] = []
+    for member in node.members:
+        lines[member.key] = member.value.line
+    value = plain(node)
+
+    def text_field(key: str) -> None:
+        if key in value and value[key] is not None:
+            if isinstance(value[key], str):
+                fields[key.replace("envFile", "env_file")] = value[key]
+            else:
+                problems.append(f"{_where(path, lines[key])}: entry {name!r}: {key!r} must be "
+                                "a string")
+
+    for key in ("type", "command", "envFile", "cwd", "url"):
+        text_field(key)
+    if value.get("args") is not None:
+        args = value["args"]
+        if isinstance(args, list) and all(_strings(a) is not None for a in args):
+            fields["args"] = [_strings(a) for a in args]
+        else:
+            problems.append(f"{_where(path, lines['args'])}: entry {name!r}: 'args' must be "
+                            "a list of strings")
+    for key in ("env", "headers"):
+        mapping = value.get(key)
+        if mapping is None:
+            continue
+        child = node.get(key)
+        if not isinstance(mapping, dict):
+            problems.append(f"{_where(path, lines[key])}: entry {name!r}: {key!r} must be an "
+                            "object")
+            continue
+        out: dict[str, str] = {}
+        for k, v in mapping.items():
+            shown = _strings(v)
+            if v is None:
+                continue  # VS Code: null removes the variable
+            if shown is None:
+                problems.append(f"{_where(path, lines[key])}: entry {name!r}: {key}.{k} must "
+                                "be a string")
+                continue
+            out[k] = shown
+        fields[key] = out
+        if child is not None:
+            for m in child.members:
+                lines[f"{key}.{m.key}"] = m.value.line
+    return ClientEntry(name=name, line=line, lines=lines, problems=problems, **fields)
+
+
+#: Deeper than any client config nests; PyYAML's composer recurses per level.
+MAX_YAML_DEPTH = 100
+
+
+def _read_yaml(path: str, text: str, format: str | None) -> ClientConfigFile:
+    from ..userfiles import nests_deeper_than
+
+    if nests_deeper_than(text, MAX_YAML_DEPTH):
+        raise DeploymentError(f"{path}: nests deeper than {MAX_YAML_DEPTH} levels; not a "
+                              "client config")
+
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise DeploymentError(f"{_where(path, line)}: not valid YAML: {problem}") from None
+    if root is None or not isinstance(root, yaml.MappingNode):
+        raise DeploymentError(f"{path}: not an mcp-hangar config (the top level is not a "
+                              "mapping)")
+    if format is not None and format != "hangar":
+        raise DeploymentError(f"{path}: a YAML file can only be an mcp-hangar config, not "
+                              f"{CLIENT_NAMES[format]}'s")
+    servers = _yaml_get(root, "mcp_servers")
+    if servers is None:
+        raise DeploymentError(f"{path}: no 'mcp_servers' section, which an mcp-hangar config "
+                              "keeps its servers in")
+    if not isinstance(servers, yaml.MappingNode):
+        raise DeploymentError(f"{path}:{servers.start_mark.line + 1}: 'mcp_servers' must be "
+                              "a mapping of server ids")
+    loader_value = _yaml_plain
+    entries = []
+    for key_node, value_node in servers.value:
+        name = str(key_node.value)
+        line = key_node.start_mark.line + 1
+        entries.append(_yaml_entry(path, name, line, value_node, loader_value))
+    return ClientConfigFile(path=path, format="hangar", entries=entries, text=text)
+
+
+def _yaml_get(node: Any, key: str) -> Any:
+    for k, v in node.value:
+        if getattr(k, "value", None) == key:
+            return v
+    return None
+
+
+def _yaml_plain(node: Any) -> Any:
+    loader = yaml.SafeLoader("")
+    try:
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _yaml_entry(path: str, name: str, line: int, node: Any, to_plain: Any) -> ClientEntry:
+    if not isinstance(node, yaml.MappingNode):
+        return ClientEntry(name=name, line=line, problems=[
+            f"{path}:{line}: mcp_servers.{name} is not a mapping"])
+    lines = {str(k.value): v.start_mark.line + 1 for k, v in node.value}
+    try:
+        value = to_plain(node)
+    except yaml.YAMLError as exc:
+        return ClientEntry(name=name, line=line, problems=[f"{path}:{line}: {exc}"])
+    problems: list[str] = []
+    fields: dict[str, Any] = {"type": str(value.get("mode") or "subprocess")}
+    command = value.get("command")
+    args = value.get("args")
+    # hangar's command is a list: the program and its first arguments; args follow it.
+    if isinstance(command, str):
+        command = [command]
+    if command is not None:
+        if isinstance(command, list) and command and all(_strings(c) for c in command):
+            fields["command"] = _strings(command[0])
+            fields["args"] = [_strings(c) for c in command[1:]]
+        else:
+            problems.append(f"{path}:{lines['command']}: mcp_servers.{name}.command must be a "
+                            "list of strings")
+    if args is not None:
+        if isinstance(args, list) and all(_strings(a) is not None for a in args):
+            fields["args"] = [*fields.get("args", []), *(_strings(a) for a in args)]
+        else:
+            problems.append(f"{path}:{lines['args']}: mcp_servers.{name}.args must be a list "
+                            "of strings")
+    env = value.get("env")
+    if env is not None:
+        if isinstance(env, dict):
+            fields["env"] = {str(k): _strings(v) or "" for k, v in env.items() if v is not None}
+            env_node = _yaml_get(node, "env")
+            for k, v in env_node.value:
+                lines[f"env.{k.value}"] = v.start_mark.line + 1
+        else:
+            problems.append(f"{path}:{lines['env']}: mcp_servers.{name}.env must be a mapping")
+    if isinstance(value.get("image"), str):
+        fields["image"] = value["image"]
+    volumes = value.get("volumes")
+    if isinstance(volumes, list):
+        fields["volumes"] = [str(v) for v in volumes]
+    if isinstance(value.get("endpoint"), str):
+        fields["url"] = value["endpoint"]
+    return ClientEntry(name=name, line=line, lines=lines, problems=problems, **fields)

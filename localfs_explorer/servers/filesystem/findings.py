@@ -1,0 +1,121 @@
+"""What an operator should know about a filesystem-server configuration before deploying it.
+
+Three findings, each computed with the release's own ``validatePath`` so it is true of
+the release chosen, not of a reading of its changelog:
+
+- ``trim-sibling``: an allowed directory whose quote or whitespace siblings (``/data'``,
+  ``/data ``) pass the check because only a trimmed spelling was compared. A write can
+  create them (2026.8.31) and a read reaches those that exist (2026.8.31, 2026.7.10).
+- ``symlinked-directory``: an allowed directory given through a symlink, so both the
+  link's spelling and its target's are allowed (and stay so if the link is re-pointed).
+- ``roots-replace-argv``: MCP roots that would replace the command-line directories
+  without a word, and which directories that drops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .policy import FilesystemPolicy
+
+__all__ = ["TRIM_SUFFIXES", "Finding", "findings"]
+
+#: The sibling spellings probed: each quote, and whitespace JavaScript's trim removes.
+TRIM_SUFFIXES: tuple[str, ...] = ("'", '"', " ", "\t", "\u00a0", "\ufeff", "\u3000")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One finding: a stable ``code``, ``severity`` (high/medium/low), one-line
+    ``message``, and the ``paths`` it is about."""
+
+    code: str
+    severity: str
+    message: str
+    paths: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "severity": self.severity, "message": self.message,
+                "paths": list(self.paths)}
+
+
+def _shown(path: str) -> str:
+    return path.encode("unicode_escape").decode("ascii") if not path.isprintable() else path
+
+
+def _trim_siblings(policy: FilesystemPolicy) -> list[Finding]:
+    out: list[Finding] = []
+    for directory in policy.directories:
+        if directory == "/":
+            continue
+        writable: list[str] = []
+        readable: list[str] = []
+        for suffix in TRIM_SUFFIXES:
+            sibling = directory + suffix
+            v = policy.validate(sibling)
+            if not (v.allowed and v.by_trim):
+                continue
+            exists = True
+            try:
+                policy.fs.lstat(sibling)
+            except (OSError, ValueError):
+                exists = False
+            (readable if exists else writable).append(v.resolved or sibling)
+            # A file that exists is readable and, being allowed, replaceable too.
+            if exists:
+                writable.append(v.resolved or sibling)
+        if readable:
+            out.append(Finding(
+                "trim-sibling", "high",
+                f"{len(readable)} existing sibling(s) of the allowed directory {directory} "
+                f"pass the check only because it compares a trimmed spelling: "
+                f"{', '.join(_shown(p) for p in readable)}",
+                tuple(readable)))
+        new = [p for p in writable if p not in readable]
+        if new:
+            out.append(Finding(
+                "trim-sibling", "high",
+                f"a write through server-filesystem {policy.version} can create "
+                f"{len(new)} sibling(s) of the allowed directory {directory} (quote or "
+                f"whitespace added): {', '.join(_shown(p) for p in new)}",
+                tuple(new)))
+    return out
+
+
+def _symlinked(policy: FilesystemPolicy) -> list[Finding]:
+    out: list[Finding] = []
+    for entry, spellings in policy.allowed.argv_spellings:
+        if len(spellings) == 2 and all(s in policy.directories for s in spellings):
+            link, real = spellings
+            out.append(Finding(
+                "symlinked-directory", "medium",
+                f"{entry} is given through a symlink: both {link} and its target {real} "
+                "are allowed, and the target stays allowed if the link is re-pointed",
+                (link, real)))
+    return out
+
+
+def _roots(policy: FilesystemPolicy) -> list[Finding]:
+    allowed = policy.allowed
+    if not allowed.roots_replace_argv or not allowed.from_argv:
+        return []
+    dropped = [d for d in allowed.from_argv if d not in allowed.directories]
+    added = [d for d in allowed.directories if d not in allowed.from_argv]
+    parts = []
+    if dropped:
+        parts.append(f"drops {', '.join(dropped)}")
+    if added:
+        parts.append(f"allows {', '.join(added)}")
+    return [Finding(
+        "roots-replace-argv", "high" if added else "medium",
+        "the client's MCP roots replace the command-line directories without a word"
+        + (f" ({'; '.join(parts)})" if parts else ""),
+        tuple(dropped + added))]
+
+
+def findings(policy: FilesystemPolicy) -> list[Finding]:
+    """Every finding for ``policy``, most severe first."""
+    found = _trim_siblings(policy) + _symlinked(policy) + _roots(policy)
+    order = {"high": 0, "medium": 1, "low": 2}
+    return sorted(found, key=lambda f: order[f.severity])

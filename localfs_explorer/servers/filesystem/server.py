@@ -1,0 +1,226 @@
+"""The reference filesystem server behind the :class:`~localfs_explorer.server.Server` seam.
+
+Its configuration is not an environment: it is the directories on its command line, its
+working directory, ``HOME`` (for ``~``), the MCP roots its client advertises and the
+release. Those are this server's options (:class:`FilesystemOptions`); the shared
+machinery's ``.env``, transport and platform mean nothing to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+from ...server import BasicVerdict, Server, ServerOptions, Setup, TraceLine
+from .policy import VERSIONS, FilesystemConfig, FilesystemPolicy, PathVerdict
+
+if TYPE_CHECKING:
+    from ...catalog.model import Catalog, Registration
+    from ...envfile.load import ServerEnv
+    from ...fs.base import FileSystem
+    from ...vocab import Op
+
+__all__ = ["FilesystemOptions", "FilesystemServer", "FsServerPolicy"]
+
+
+class FilesystemOptions(ServerOptions):
+    """The filesystem server's own configuration: its argv directories (in order), the
+    roots its client advertises (None: no roots capability) and ``HOME`` (None: from
+    the environment, else the account's)."""
+
+    directories: tuple[str, ...] = ()
+    roots: tuple[str, ...] | None = None
+    home: str | None = None
+
+
+def _verdict(v: PathVerdict, op: Op, directories: tuple[str, ...]) -> BasicVerdict:
+    if v.allowed:
+        hint = ("only the trimmed spelling of this path is inside an allowed directory; "
+                "the tool acts on the path as given, beside it") if v.by_trim else ""
+        trace = (TraceLine("validatePath", "allowed", v.resolved or ""),)
+    else:
+        hint = {
+            "outside": f"allowed directories: {', '.join(directories) or '(none)'}",
+            "symlink-outside": "a symlink on the way leads out of the allowed directories",
+            "parent-missing": "a directory on the way is missing or a dangling symlink",
+        }.get(v.reason, "")
+        trace = (TraceLine("validatePath", "refused", v.message),)
+    return BasicVerdict(path=v.path, op=op, allowed=v.allowed, reason=v.reason,
+                        message=v.message, resolved=v.resolved, hint=hint, trace=trace)
+
+
+class FsServerPolicy:
+    """A :class:`FilesystemPolicy` as the seam's :class:`~localfs_explorer.server.ServerPolicy`."""
+
+    over_http_default = False
+
+    def __init__(self, policy: FilesystemPolicy, env: ServerEnv) -> None:
+        self.policy = policy
+        self.env = env
+
+    @property
+    def server_id(self) -> str:
+        return FilesystemServer.id
+
+    @property
+    def fs(self) -> FileSystem:
+        return self.policy.fs
+
+    @property
+    def cwd(self) -> str:
+        return self.policy.cwd
+
+    @property
+    def directories(self) -> tuple[str, ...]:
+        return self.policy.directories
+
+    @property
+    def serves(self) -> bool:
+        return self.policy.allowed.serves
+
+    @property
+    def errors(self) -> list[str]:
+        return [self.exit_message] if self.exit_message else []
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(self.policy.allowed.warnings)
+
+    @property
+    def exit_message(self) -> str | None:
+        return self.policy.allowed.exit_message
+
+    @property
+    def exit_line(self) -> str | None:
+        return self.exit_message
+
+    @property
+    def server_version(self) -> str:
+        return self.policy.version
+
+    def check(self, path: Any, op: Op = "read", *, over_http: bool | None = None
+              ) -> BasicVerdict:
+        return _verdict(self.policy.validate(str(path)), op, self.policy.directories)
+
+    @contextlib.contextmanager
+    def many_checks(self) -> Iterator[Any]:
+        batch = self.policy.many_checks()
+        directories = self.policy.directories
+
+        class _Batch:
+            def check(self, path: Any, op: Op = "read", *,
+                      over_http: bool | None = None) -> BasicVerdict:
+                return _verdict(batch.validate(str(path)), op, directories)
+
+        yield _Batch()
+
+    def summary(self) -> dict[str, Any]:
+        from .findings import findings
+
+        allowed = self.policy.allowed
+        return {
+            "server": FilesystemServer.id, "server_version": self.policy.version,
+            "cwd": self.policy.cwd, "home": self.policy.home,
+            "argv_directories": list(self.policy.config.directories),
+            "allowed_directories": list(allowed.directories),
+            "from_argv": list(allowed.from_argv),
+            "roots": None if allowed.from_roots is None else list(allowed.from_roots),
+            "serves": self.serves, "exit_message": self.exit_message,
+            "warnings": self.warnings,
+            "findings": [f.to_dict() for f in findings(self.policy)],
+        }
+
+
+class FilesystemServer(Server):
+    """``@modelcontextprotocol/server-filesystem`` (see the package docstring)."""
+
+    id: ClassVar[str] = "server-filesystem"
+    title: ClassVar[str] = ("MCP reference filesystem server "
+                             "(@modelcontextprotocol/server-filesystem)")
+    versions: ClassVar[tuple[str, ...]] = VERSIONS
+    options_model: ClassVar[type[ServerOptions]] = FilesystemOptions
+    transports: ClassVar[tuple[str, ...]] = ("stdio",)
+    live_fields: ClassVar[tuple[str, ...]] = ("allowed_directories", "tools")
+
+    def add_cli_options(self, group: argparse._ArgumentGroup) -> None:
+        group.add_argument("--allowed-dir", dest="filesystem_directories", metavar="DIR",
+                           action="append", default=None,
+                           help="server-filesystem: a directory on its command line "
+                           "(repeatable, in order; relative to --cwd, ~ is --home)")
+        group.add_argument("--root", dest="filesystem_roots", metavar="URI",
+                           action="append", default=None,
+                           help="server-filesystem: an MCP root its client advertises "
+                           "(file:// URI or path; repeatable). Without it the client has "
+                           "no roots capability")
+        group.add_argument("--home", dest="filesystem_home", metavar="DIR", default=None,
+                           help="server-filesystem: the server's HOME (default: HOME "
+                           "given with --set, else the account's home)")
+
+    def options_from_args(self, args: argparse.Namespace) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if getattr(args, "filesystem_directories", None):
+            out["directories"] = tuple(args.filesystem_directories)
+        if getattr(args, "filesystem_roots", None) is not None:
+            out["roots"] = tuple(args.filesystem_roots)
+        if getattr(args, "filesystem_home", None) is not None:
+            out["home"] = args.filesystem_home
+        return out
+
+    def config(self, setup: Setup) -> FilesystemConfig:
+        options = setup.options
+        assert isinstance(options, FilesystemOptions)
+        home = options.home if options.home is not None else setup.env.get("HOME")
+        return FilesystemConfig(directories=options.directories, cwd=setup.cwd,
+                                home=home or None, roots=options.roots,
+                                version=self.version(setup.version))
+
+    def resolve(self, setup: Setup) -> FsServerPolicy:
+        return FsServerPolicy(FilesystemPolicy(self.config(setup), setup.fs), setup.env)
+
+    def catalog(self, path: str | None = None) -> Catalog:
+        from ...catalog import load_catalog
+        from ...catalog.model import Catalog, PathParam, Tool, ToolHints
+        from .tools import load_tools
+
+        if path is not None:
+            return load_catalog(path)
+        tools = []
+        for t in load_tools():
+            params = tuple(
+                PathParam(location=loc, op=cast(Any, op), checked_at_entry=True,
+                          fails_call=t.rule != "per_item_errors", note=t.note)
+                for loc, op in t.params)
+            tools.append(Tool(name=t.name, destructive=t.destructive, params=params,
+                              touches_disk=t.name != "list_allowed_directories",
+                              description=t.title,
+                              hints=ToolHints(title=t.title, **t.annotations)))
+        return Catalog(server=self.id, description="server-filesystem's 14 tools",
+                       tools=tuple(tools))
+
+    def register_tools(self, policy: Any, catalog: Catalog | None) -> Registration:
+        from ...catalog.model import Registration
+
+        # Every tool is registered, whatever the configuration.
+        catalog = catalog if catalog is not None else self.catalog()
+        return Registration(mode="always", registered=list(catalog.names()))
+
+    def status(self, policy: Any, registration: Registration | None = None
+               ) -> dict[str, Any]:
+        """What ``list_allowed_directories`` answers."""
+        return {"tool": "list_allowed_directories",
+                "text": policy.policy.list_allowed_directories(),
+                "allowed_directories": list(policy.directories)}
+
+    def findings(self, policy: Any) -> list[dict[str, Any]]:
+        """The trim siblings, symlinked directories and roots replacing argv (see
+        :mod:`.findings`), most severe first."""
+        from .findings import findings
+
+        return [f.to_dict() for f in findings(policy.policy)]
+
+    def predict(self, policy: Any, catalog: Catalog | None = None) -> dict[str, Any]:
+        from .verify import _tool_hints
+
+        return {"allowed_directories": list(policy.directories), "tools": _tool_hints()}
