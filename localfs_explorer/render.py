@@ -21,6 +21,7 @@ from typing import Any
 
 from .paths import show_nul
 from .secrets import is_secret_key, scrub_hidden, shown_value
+from .textsafe import escape_surrogates
 
 #: Rows shown in one HTML table; the rest are summarised, so a pasted list of 50,000
 #: paths doesn't send megabytes of HTML to the browser on every keystroke.
@@ -145,7 +146,9 @@ def esc(value: Any) -> str:
         return ""
     # Every value the page shows passes here: a secret that found its way into another
     # setting (a root built with ${CREDENTIALS_CONFIG}) is masked wherever it lands.
-    return html.escape(show_nul(scrub_hidden(str(value))), quote=True)
+    # A lone surrogate (a file name that isn't UTF-8) can't travel to the browser: its
+    # \uXXXX escape does.
+    return html.escape(escape_surrogates(show_nul(scrub_hidden(str(value)))), quote=True)
 
 
 def path_html(path: Any) -> str:

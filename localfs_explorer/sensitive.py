@@ -10,21 +10,31 @@ The patterns live in ``data/sensitive_patterns.json``:
 - *home entries* (``.ssh``, ``.config/gh`` ...) are paths under the home directory. A
   path matches when its leading components equal the entry's, so ``~/.sshx/config`` is
   not inside ``~/.ssh``. A string-prefix test would get that wrong.
-- *name globs* (``id_*``, ``.env*``, ``*.pem`` ...) are matched against the last
-  component only, so a virtualenv folder called ``.env`` does not flag every file in it.
+- *folder names* (``.ssh``, ``.aws``, ``.gnupg``, ``.kube``) flag a path when any of its
+  components is one of them, wherever it sits: a copy of ``.ssh`` in a backup, or a
+  ``.aws`` folder in a project, holds the same keys as the one in the home directory.
+- *name globs* (``id_*``, ``.env*``, ``*.pem``, ``secrets.*``, ``kubeconfig`` ...) are
+  matched against the last component only, so a virtualenv folder called ``.env`` does
+  not flag every file in it.
+
+An operator can add name globs of their own (``extra=`` here, ``--sensitive-pattern``
+and ``LOCALFS_EXPLORER_SENSITIVE_PATTERNS`` in the CLI, a text box in the dashboard);
+they are matched like the shipped ones, after them.
 
 Both compare case-insensitively: ``~/.SSH`` is ``~/.ssh`` on a case-insensitive
 filesystem, and for advice a false alarm is cheaper than a miss. Paths are normalised
-lexically (``~/x/../.ssh`` is inside ``~/.ssh``); symlinks are not followed, because
-resolving them is the engine's job and may concern another host.
+lexically (``~/x/../.ssh`` is inside ``~/.ssh``). Symlinks are not followed here: the
+caller resolves a path on the host it concerns (a :class:`~localfs_explorer.fs.FileSystem`)
+and asks about both spellings, as :func:`sensitive_advice` does.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from fnmatch import translate
 from functools import lru_cache
 from importlib import resources
@@ -35,13 +45,18 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .errors import LocalfsError
 
 __all__ = [
+    "SENSITIVE_PATTERNS_ENV",
     "SensitiveMatch",
     "SensitivePattern",
     "SensitivePatternsError",
+    "check_extra_patterns",
+    "extra_patterns_from_env",
+    "sensitive_advice",
     "sensitive_match",
     "sensitive_names",
     "sensitive_patterns",
     "sensitive_reason",
+    "split_patterns",
 ]
 
 
@@ -54,16 +69,19 @@ class SensitivePattern(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    kind: Literal["home", "name"]
+    kind: Literal["home", "dir", "name"]
     #: For ``home``: a relative path under the home directory (``.config/gh``).
+    #: For ``dir``: a folder name that flags any path through it (``.ssh``).
     #: For ``name``: an fnmatch glob for the last component (``*.pem``).
     pattern: str
     why: str
 
     @property
     def label(self) -> str:
-        """How the pattern is written for people: ``~/.ssh`` or ``*.pem``."""
-        return f"~/{self.pattern}" if self.kind == "home" else self.pattern
+        """How the pattern is written for people: ``~/.ssh``, ``.ssh/`` or ``*.pem``."""
+        if self.kind == "home":
+            return f"~/{self.pattern}"
+        return f"{self.pattern}/" if self.kind == "dir" else self.pattern
 
 
 class SensitiveMatch(BaseModel):
@@ -72,8 +90,15 @@ class SensitiveMatch(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     pattern: SensitivePattern
-    #: ``"inside ~/.ssh"``, ``"is ~/.netrc"`` or ``"matches *.pem"``.
+    #: ``"inside ~/.ssh"``, ``"is ~/.netrc"``, ``"inside a .ssh folder"`` or
+    #: ``"matches *.pem"``.
     reason: str
+
+
+#: The environment variable the CLI reads extra name globs from (comma-separated).
+SENSITIVE_PATTERNS_ENV = "LOCALFS_EXPLORER_SENSITIVE_PATTERNS"
+#: Why an operator's extra pattern is on the list.
+_EXTRA_WHY = "a pattern the operator added"
 
 
 @lru_cache(maxsize=1)
@@ -85,6 +110,10 @@ def sensitive_patterns() -> tuple[SensitivePattern, ...]:
         home = [
             SensitivePattern(kind="home", pattern=e["path"], why=e["why"]) for e in data["home"]
         ]
+        dirs = [
+            SensitivePattern(kind="dir", pattern=e["name"], why=e["why"])
+            for e in data.get("dirs", [])
+        ]
         names = [
             SensitivePattern(kind="name", pattern=e["glob"], why=e["why"]) for e in data["names"]
         ]
@@ -92,7 +121,45 @@ def sensitive_patterns() -> tuple[SensitivePattern, ...]:
         raise SensitivePatternsError(
             f"data/sensitive_patterns.json can't be used: {exc}"
         ) from None
-    return (*home, *names)
+    if any("/" in p.pattern or not p.pattern for p in dirs):
+        raise SensitivePatternsError(
+            "data/sensitive_patterns.json can't be used: a 'dirs' entry is one folder name"
+        )
+    return (*home, *dirs, *names)
+
+
+def check_extra_patterns(globs: Iterable[str]) -> tuple[str, ...]:
+    """Extra name globs as given, checked: each is matched against a file's last name,
+    so it must be non-empty and hold no ``/``. Raises :class:`SensitivePatternsError`
+    naming the first bad one. Duplicates and surrounding spaces are dropped."""
+    checked: list[str] = []
+    for glob in globs:
+        if not isinstance(glob, str):
+            raise SensitivePatternsError(
+                f"a sensitive pattern must be a string, not {type(glob).__name__}"
+            )
+        text = glob.strip()
+        if not text:
+            raise SensitivePatternsError("a sensitive pattern can't be empty")
+        if "/" in text or "\x00" in text:
+            raise SensitivePatternsError(
+                f"sensitive pattern {text!r}: a pattern is matched against a file's name, "
+                "so it can't hold '/' (or a NUL)"
+            )
+        if text not in checked:
+            checked.append(text)
+    return tuple(checked)
+
+
+def split_patterns(text: str) -> list[str]:
+    """Globs written comma-separated or one per line, blanks skipped (not yet checked)."""
+    return [part for part in text.replace("\n", ",").split(",") if part.strip()]
+
+
+def extra_patterns_from_env(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The extra globs in :data:`SENSITIVE_PATTERNS_ENV` (comma-separated; blanks skipped)."""
+    raw = (os.environ if environ is None else environ).get(SENSITIVE_PATTERNS_ENV, "")
+    return check_extra_patterns(split_patterns(raw))
 
 
 def _components(path: str) -> list[str]:
@@ -122,6 +189,14 @@ class _Prepared(NamedTuple):
     home: tuple[SensitivePattern, ...]
     #: Matches the first home entry (in list order) that a path below home is or is in.
     below_home: re.Pattern[str]
+    #: Finds the first folder-name component (``/.ssh/``, or at the start or end).
+    any_dir: re.Pattern[str]
+    #: Folder-name entries by case-folded name.
+    dirs: dict[str, SensitivePattern]
+    #: True when every folder name starts with a dot: a path holds one only if it has
+    #: a component starting with one ("/." in it, or a leading "."), a test far cheaper
+    #: than the search, and most paths fail it.
+    dotted_dirs: bool
     #: Matches any name glob: most names match none, so one test goes first.
     any_name: re.Pattern[str]
     names: tuple[tuple[re.Pattern[str], SensitivePattern], ...]
@@ -150,11 +225,39 @@ def _prepare(patterns: tuple[SensitivePattern, ...]) -> _Prepared:
         else:
             alternatives.append("()")
     below_home = re.compile("|".join(alternatives) or r"(?!)", re.DOTALL)
+    dirs: dict[str, SensitivePattern] = {}
+    for p in patterns:
+        if p.kind == "dir":
+            dirs.setdefault(p.pattern.casefold(), p)
+    folder = "|".join(re.escape(d) for d in dirs)
+    any_dir = re.compile(f"(?:^|/)({folder})(?=/|\\Z)" if dirs else r"(?!)", re.DOTALL)
     names = tuple(
         (re.compile(translate(p.pattern.casefold())), p) for p in patterns if p.kind == "name"
     )
-    any_name = re.compile("|".join(f"(?:{rx.pattern})" for rx, _ in names) or r"(?!)")
-    return _Prepared(home, below_home, any_name, names)
+    # A folder's own name counts as a name too, so the per-name prefilters of a walk
+    # (name_may_be_sensitive, sensitive_names) never skip what the full match flags.
+    any_name = re.compile(
+        "|".join([*(f"(?:{rx.pattern})" for rx, _ in names),
+                  *(f"(?:{re.escape(d)})\\Z" for d in dirs)]) or r"(?!)"
+    )
+    dotted = all(d.startswith(".") for d in dirs)
+    return _Prepared(home, below_home, any_dir, dirs, dotted, any_name, names)
+
+
+@lru_cache(maxsize=32)
+def _prepare_extra(extra: tuple[str, ...]) -> _Prepared:
+    """The shipped list plus an operator's extra name globs, prepared once per set."""
+    added = tuple(SensitivePattern(kind="name", pattern=g, why=_EXTRA_WHY) for g in extra)
+    return _prepare((*sensitive_patterns(), *added))
+
+
+def _prepared(patterns: Sequence[SensitivePattern] | None, extra: Sequence[str]) -> _Prepared:
+    if patterns is None:
+        return _prepare_extra(tuple(extra)) if extra else _prepare_shipped()
+    if extra:
+        added = tuple(SensitivePattern(kind="name", pattern=g, why=_EXTRA_WHY) for g in extra)
+        return _prepare((*patterns, *added))
+    return _prepare(tuple(patterns))
 
 
 def _absolute(path: str, home: str, cwd: str | None) -> str | None:
@@ -180,28 +283,31 @@ def sensitive_match(
     home: str,
     cwd: str | None = None,
     patterns: Sequence[SensitivePattern] | None = None,
+    extra: Sequence[str] = (),
 ) -> SensitiveMatch | None:
     """The first sensitive pattern ``path`` matches, or None.
 
     ``home`` is the home directory of the account the tools run as (``~`` expands to
     it); ``cwd`` anchors relative paths for the home-entry test. ``patterns`` defaults
-    to the shipped list.
+    to the shipped list; ``extra`` adds name globs after it (see
+    :func:`check_extra_patterns`).
     """
-    found = _match(path, home, cwd, patterns)
+    found = _match(path, home, cwd, patterns, extra)
     if found is None:
         return None
     return SensitiveMatch(pattern=found[0], reason=found[1])
 
 
 def _match(
-    path: str, home: str, cwd: str | None, patterns: Sequence[SensitivePattern] | None
+    path: str, home: str, cwd: str | None, patterns: Sequence[SensitivePattern] | None,
+    extra: Sequence[str] = (),
 ) -> tuple[SensitivePattern, str] | None:
     """(pattern, reason) of :func:`sensitive_match`, without building the model."""
     if not path:
         return None
     # The shipped list is prepared once; hashing thirty models per call would cost
     # more than the matching itself.
-    prepared = _prepare_shipped() if patterns is None else _prepare(tuple(patterns))
+    prepared = _prepared(patterns, extra)
     absolute = _absolute(path, home, cwd)
     if absolute is not None:
         # Compared as strings of whole components: "/home/ada" + "/" + ".ssh" + "/" or
@@ -224,12 +330,19 @@ def _match(
                     pattern = prepared.home[found.lastindex - 1]  # type: ignore[operator]
                     verb = "is" if found.end() == len(below) else "inside"
                     return pattern, f"{verb} {pattern.label}"
-        name = normal.rpartition("/")[2]
+        folder_text = normal
     else:
-        # The last component as written (after lexical normalisation), so a relative
-        # ``.env`` with no cwd is still recognised.
-        parts = _components(path)
-        name = parts[-1] if parts else ""
+        # The components as written (after lexical normalisation), so a relative
+        # ``.env`` or ``.ssh/config`` with no cwd is still recognised.
+        folder_text = "/".join(_components(path))
+    if prepared.dirs and (not prepared.dotted_dirs or "/." in folder_text
+                          or folder_text.startswith(".")):
+        folder = prepared.any_dir.search(folder_text)
+        if folder is not None:
+            pattern = prepared.dirs[folder.group(1)]
+            verb = "is" if folder.end() == len(folder_text) else "inside"
+            return pattern, f"{verb} a {pattern.pattern} folder"
+    name = folder_text.rpartition("/")[2]
     if not name or not prepared.any_name.match(name):
         return None
     for regex, pattern in prepared.names:
@@ -238,17 +351,47 @@ def _match(
     return None
 
 
-def sensitive_reason(path: str, *, home: str, cwd: str | None = None) -> str | None:
+def sensitive_reason(
+    path: str, *, home: str, cwd: str | None = None, extra: Sequence[str] = ()
+) -> str | None:
     """Why ``path`` looks like a credential file (``"inside ~/.ssh"``), or None.
 
-    Advice only: it never changes the server's verdict on the path.
+    Advice only: it never changes the server's verdict on the path. ``extra`` adds an
+    operator's name globs to the shipped list.
     """
-    found = _match(path, home, cwd, None)
+    found = _match(path, home, cwd, None, extra)
     return found[1] if found is not None else None
 
 
+def sensitive_advice(
+    path: str,
+    resolved: str | None,
+    *,
+    home: str,
+    cwd: str | None = None,
+    extra: Sequence[str] = (),
+) -> str | None:
+    """Advice for a path as spelt and as it resolves (a symlink's target), or None.
+
+    The spelling is asked first (``id_rsa`` is a key whatever it links to); when only
+    the place it leads to matches, the advice names both: ``"deploy_key resolves to
+    /home/ada/.ssh/id_ed25519, inside ~/.ssh"``.
+    """
+    reason = sensitive_reason(path, home=home, cwd=cwd, extra=extra)
+    if reason is not None or not resolved or resolved == path:
+        return reason
+    target = sensitive_reason(resolved, home=home, cwd=cwd, extra=extra)
+    if target is None:
+        return None
+    spelt = _absolute(path, home, cwd)
+    if spelt is not None and posixpath.normpath(spelt) == resolved:
+        return target  # the same place spelt another way (relative, "..", "~")
+    return f"{path} resolves to {resolved}, {target}"
+
+
 def name_may_be_sensitive(name: str) -> bool:
-    """Whether a file called ``name`` matches a shipped name glob (``*.pem``, ``.env*``).
+    """Whether a file called ``name`` matches a shipped name glob (``*.pem``, ``.env*``)
+    or is named like a credential folder (``.ssh``).
 
     A walk asks this of every entry before the full :func:`sensitive_reason`: it is the
     same test the full match ends with, on the same case-folded name, so it never skips
@@ -261,12 +404,17 @@ def home_entries_near(directory: str, *, home: str) -> bool:
     """Whether an entry directly inside ``directory`` could match a shipped home entry.
 
     True when ``directory`` is inside a home entry (``~/.ssh/keys``), or is a home entry
-    or one of its ancestors (``~``, ``~/.config``). When False, only a name glob can flag
-    a child of ``directory`` (see :func:`name_may_be_sensitive`).
+    or one of its ancestors (``~``, ``~/.config``), or has a credential folder among its
+    components (``/srv/backup/.ssh``). When False, only a name glob can flag a child of
+    ``directory`` (see :func:`name_may_be_sensitive`).
     """
     if not home or not directory.startswith("/"):
         return True  # nothing to compare against: let the full match decide
     normal, home_normal = _normal(directory), _home_normal(home)
+    prepared = _prepare_shipped()
+    if prepared.dirs and (not prepared.dotted_dirs or "/." in normal) \
+            and prepared.any_dir.search(normal) is not None:
+        return True
     if home_normal == "/":
         rest = normal[1:]
     elif normal == home_normal:
@@ -276,7 +424,7 @@ def home_entries_near(directory: str, *, home: str) -> bool:
     else:
         return False
     below = rest.split("/") if rest else []
-    for pattern in _prepare_shipped().home:
+    for pattern in prepared.home:
         parts = _components(pattern.pattern)
         n = min(len(parts), len(below))
         if parts[:n] == below[:n]:
@@ -314,6 +462,9 @@ class _NameFinder(NamedTuple):
     #: str.find needles (groups of one) and regexes (one per leading character).
     needles: tuple[str, ...]
     regexes: tuple[re.Pattern[str], ...]
+    #: Case-folded whole names (the globs and folder names with no wildcard): looked up
+    #: all at once in a set of the listing's names, not searched for one by one.
+    literals: frozenset[str]
 
 
 @lru_cache(maxsize=1)
@@ -321,28 +472,66 @@ def _name_finder() -> _NameFinder | None:
     """The shipped name globs as a few searches over the joined names, or None when a
     glob offers no needle (then the names are asked one by one)."""
     groups: dict[str, set[str]] = {}
+    literals: set[str] = set()
     for p in sensitive_patterns():
-        if p.kind != "name":
+        if p.kind == "home":
             continue
-        needle = _needle(p.pattern.casefold())
+        folded = p.pattern.casefold()
+        if not any(ch in folded for ch in _WILD) and "\n" not in folded:
+            # A whole name (a folder entry is one too, see _prepare).
+            literals.add(folded)
+            continue
+        needle = _needle(folded)
         if needle is None:
             return None
         groups.setdefault(needle[0], set()).add(needle[1:])
-    needles, regexes = [], []
+    needles: list[str] = []
+    regexes: list[re.Pattern[str]] = []
     for first, rests in sorted(groups.items()):
-        if len(rests) == 1:
-            needles.append(first + next(iter(rests)))
+        if len(rests) <= 3:
+            # A few str.find calls beat one regex that stops at every occurrence of the
+            # first character (a newline starts every name).
+            needles.extend(_findable(first + rest) for rest in sorted(rests))
+            continue
+        # A rest that shares its next character with no other is one str.find of its own;
+        # the others make a regex whose lookahead turns most occurrences of ``first``
+        # away at once (".csv" is refused at the "c", not after a dozen tries), then
+        # branches a character at a time.
+        seconds: dict[str, int] = {}
+        for rest in rests:
+            seconds[rest[:1]] = seconds.get(rest[:1], 0) + 1
+        shared = sorted(r for r in rests if r and seconds[r[0]] > 1)
+        needles.extend(_findable(first + r) for r in sorted(rests) if r not in shared)
+        if shared:
+            ahead = "".join(re.escape(ch) for ch in sorted({r[0] for r in shared}))
+            regexes.append(re.compile(f"{re.escape(first)}(?=[{ahead}]){_trie(shared)}"))
+    return _NameFinder(tuple(needles), tuple(regexes), frozenset(literals))
+
+
+def _findable(needle: str) -> str:
+    """``needle`` without a last character that most names end near (a newline, a dot):
+    str.find tests each place the last character occurs, and those are everywhere. A
+    shorter needle only finds more places, which the full match then turns away."""
+    trimmed = needle.rstrip("\n.")
+    return trimmed if len(trimmed) >= 3 else needle
+
+
+def _trie(words: Sequence[str]) -> str:
+    """A regex matching any of ``words`` (at least one non-empty) that branches on one
+    character at a time; an empty word is the last alternative of its branch."""
+    branches: dict[str, list[str]] = {}
+    ends = False
+    for word in words:
+        if word:
+            branches.setdefault(word[0], []).append(word[1:])
         else:
-            # A literal first character lets the regex engine skip to it; where each
-            # alternative starts with a character, one class test turns most of them
-            # away at once (".csv" is refused at the "c", not after a dozen tries).
-            alternatives = "|".join(re.escape(r) for r in sorted(rests, key=len, reverse=True))
-            ahead = ""
-            if all(rests):
-                firsts = "".join(re.escape(ch) for ch in sorted({r[0] for r in rests}))
-                ahead = f"(?=[{firsts}])"
-            regexes.append(re.compile(f"{re.escape(first)}{ahead}(?:{alternatives})"))
-    return _NameFinder(tuple(needles), tuple(regexes))
+            ends = True
+    parts = [re.escape(ch) + _trie(rests) for ch, rests in sorted(branches.items())]
+    if ends:
+        parts.append("")
+    if len(parts) == 1:
+        return parts[0]
+    return "(?:" + "|".join(parts) + ")"
 
 
 def sensitive_names(names: Sequence[str], joined: str | None = None) -> list[int]:
@@ -363,6 +552,17 @@ def sensitive_names(names: Sequence[str], joined: str | None = None) -> list[int
         return [i for i, name in enumerate(names) if name_may_be_sensitive(name)]
     text = joined if joined is not None else "\n" + "\n".join(names) + "\n"
     folded = text.casefold()
+    lines: set[int] = set()
+    if finder.literals:
+        if folded == text:
+            listed: Sequence[str] = names  # nothing to fold: the names as they are
+        else:
+            listed = folded[1:-1].split("\n")
+            if len(listed) != len(names):
+                # A name with a newline in it: lines are not names, so name by name.
+                return [i for i, name in enumerate(names) if name_may_be_sensitive(name)]
+        if not finder.literals.isdisjoint(listed):
+            lines.update(i for i, name in enumerate(listed) if name in finder.literals)
     starts: list[int] = []
     for needle in finder.needles:
         at = folded.find(needle)
@@ -372,7 +572,7 @@ def sensitive_names(names: Sequence[str], joined: str | None = None) -> list[int
     for regex in finder.regexes:
         if regex.search(folded) is not None:  # most directories: no match at all
             starts.extend(m.start() for m in regex.finditer(folded))
-    if not starts:
+    if not starts and not lines:
         # A name a glob matches holds its needle even with a newline in it (the
         # newline joining it to the next name still ends it), so none matches.
         return []
@@ -381,5 +581,5 @@ def sensitive_names(names: Sequence[str], joined: str | None = None) -> list[int
         return [i for i, name in enumerate(names) if name_may_be_sensitive(name)]
     # A needle starting at ``at`` lies in the name after the last newline up to
     # ``at`` (a needle's own leading newline counts as that one).
-    lines = {folded.count("\n", 0, at + 1) - 1 for at in starts}
+    lines.update(folded.count("\n", 0, at + 1) - 1 for at in starts)
     return [i for i in sorted(lines) if name_may_be_sensitive(names[i])]

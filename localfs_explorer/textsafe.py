@@ -30,17 +30,21 @@ from typing import Any, TextIO
 from .paths import show_nul
 
 __all__ = ["FORMULA_PREFIXES", "CsvWriter", "SafeWriter", "csv_cell", "csv_table",
-           "csv_text", "escape_controls", "frame_csv_text", "one_line", "table_text"]
+           "csv_text", "escape_controls", "escape_surrogates", "frame_csv_text", "one_line",
+           "table_text"]
 
 #: First characters that make a spreadsheet read a cell as a formula.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
-# C0 controls, DEL, C1 controls, and the bidirectional overrides/isolates that can make
-# text display in a different order than it is stored.
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# C0 controls, DEL, C1 controls, the bidirectional overrides/isolates that can make
+# text display in a different order than it is stored, and lone surrogates (a file name
+# that isn't UTF-8, as os.fsdecode gives it: "\udcff"), which no UTF-8 output can carry.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069"
+                       "\ud800-\udfff]")
 # Newline and tab are layout; so is a carriage return ending a CRLF line (CSV uses them).
 _CONTROLS_BUT_LINES = re.compile("\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f"
-                                 "\u202a-\u202e\u2066-\u2069]")
+                                 "\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_SURROGATES = re.compile("[\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\0": "\\0"}
 
 
@@ -74,6 +78,14 @@ def escape_controls(text: str) -> str:
     if not _CONTROLS_BUT_LINES.search(text):
         return text
     return _CONTROLS_BUT_LINES.sub(_escape_u, text)
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as ``\\uXXXX``: text any UTF-8 file can
+    hold, and inside a JSON string the escape that reads back as the same character."""
+    if not _SURROGATES.search(text):
+        return text
+    return _SURROGATES.sub(_escape_u, text)
 
 
 def csv_cell(value: Any) -> Any:

@@ -32,6 +32,7 @@ __all__ = [
     "parse_json_line",
     "parse_toml",
     "read_bytes",
+    "read_stream",
     "read_text",
     "size_limit_text",
     "write_output",
@@ -107,6 +108,35 @@ def read_bytes(path: str | os.PathLike[str], error: type[Exception],
         raise error(f"{name}: can't be read ({exc.strerror or exc})") from None
     finally:
         os.close(fd)
+    return b"".join(chunks)
+
+
+def read_stream(stream: Any, error: type[Exception], limit: int = MAX_FILE_BYTES,
+                name: str = "<stdin>") -> bytes:
+    """At most ``limit`` bytes of ``stream`` (a binary or text stream such as stdin), or
+    ``error`` as soon as more arrive: a pipe has no size to check first, so it is read in
+    chunks and given up on at ``limit`` + 1 bytes, never read to its end.
+
+    A text stream is read through its binary ``buffer`` when it has one; otherwise its
+    characters are counted by their UTF-8 bytes.
+    """
+    source = getattr(stream, "buffer", stream)
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        try:
+            chunk = source.read(min(1024 * 1024, limit + 1 - total))
+        except OSError as exc:
+            raise error(f"{name}: can't be read ({exc.strerror or exc})") from None
+        except UnicodeDecodeError:
+            raise error(f"{name}: is not UTF-8 text") from None
+        if not chunk:
+            break
+        data = chunk.encode("utf-8", "surrogatepass") if isinstance(chunk, str) else chunk
+        chunks.append(data)
+        total += len(data)
+        if total > limit:
+            raise error(f"{name}: larger than the {size_limit_text(limit)} limit; refused")
     return b"".join(chunks)
 
 
@@ -204,6 +234,7 @@ def parse_toml(text: str, origin: object, error: type[Exception]) -> Any:
                 f"{origin}: reading TOML needs Python 3.11+ or the 'tomli' package"
             ) from None
     check_nesting(text, origin, error, toml=True)
+    _check_dotted_keys(text, origin, error)
     try:
         return tomllib.loads(text)
     except RecursionError:
@@ -219,6 +250,37 @@ def parse_toml(text: str, origin: object, error: type[Exception]) -> Any:
 
 
 _TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
+# A run of more than MAX_NESTING dot-separated key parts (bare, or a string already
+# replaced by a placeholder), anchored where a part starts so a long word is tried once.
+_DOTTED_KEY = re.compile(
+    rf"(?<![A-Za-z0-9_-])(?:[A-Za-z0-9_-]+[ \t]*\.[ \t]*){{{MAX_NESTING}}}[A-Za-z0-9_-]"
+)
+
+
+def _string_placeholder(match: re.Match[str]) -> str:
+    """A string or comment as one key character (strings) or nothing (comments), keeping
+    its line breaks so positions still tell the line."""
+    text = match.group()
+    newlines = "\n" * text.count("\n")
+    return newlines if text.startswith("#") else "s" + newlines
+
+
+def _check_dotted_keys(text: str, origin: object, error: type[Exception]) -> None:
+    """``error`` naming the line of a key (``a.b.c = 1``, ``[a.b.c]``) with more parts
+    than :data:`MAX_NESTING`.
+
+    Each part is a table level the parser builds, and it builds them in time growing
+    with the square of their number (40,000 parts: seconds) into a table nested deeper
+    than anything reading it expects; the bracket count of :func:`check_nesting` doesn't
+    see them. Checked on the text with strings and comments set aside, in linear time.
+    """
+    if text.count(".") < MAX_NESTING:  # MAX_NESTING + 1 parts take MAX_NESTING dots
+        return
+    skeleton = _TOML_SKIPPED.sub(_string_placeholder, text)
+    found = _DOTTED_KEY.search(skeleton)
+    if found:
+        line = skeleton.count("\n", 0, found.start()) + 1
+        raise error(f"{origin}:{line}: a dotted key of more than {MAX_NESTING} parts; refused")
 
 
 def write_output(path: str | os.PathLike[str], text: str, error: type[Exception], *,
@@ -263,7 +325,8 @@ def write_output(path: str | os.PathLike[str], text: str, error: type[Exception]
         raise error(f"{name}: can't be written ({exc.strerror or exc})") from None
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8"))
+            # A lone surrogate (a non-UTF-8 file name) is written as its \\uXXXX escape.
+            fh.write(text.encode("utf-8", "backslashreplace"))
         os.chmod(tmp, stat.S_IMODE(info.st_mode) if info is not None else 0o644)
         if info is None:
             os.link(tmp, name)  # fails if something appeared meanwhile: never clobbered

@@ -270,3 +270,46 @@ def test_probe_matches_the_servers_tool_code(layout, monkeypatch, harness, tmp_p
           f"{len(differences)} differences")
     assert set(per_tool) == set(TOOLS)
     assert not differences, "\n".join(differences[:25])
+
+
+VALIDATION_CALLS = [
+    ("sync_folder", {"direction": "mirror"}),
+    ("sync_folder", {"export_format": "gif"}),
+    ("sync_folder", {"resolve": {"b.md": "keep_both", "a.md": "merge", "c.md": "keep_drive"}}),
+    ("sync_folder", {"direction": "download", "resolve": {"a.md": "keep_local"}}),
+    ("insert_local_images", {"images": []}),
+    ("insert_local_images", {"images": [{"marker": "M", "local_path": "{data}/a.txt"}]}),
+    ("create_doc_from_file", {"local_path": "{data}/Notes.TXT"}),
+    ("update_doc_from_file", {"local_path": "{data}/Notes.TXT"}),
+    ("import_csv_to_sheet", {"local_path": "{data}/Notes.TXT"}),
+]
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("name, extra", VALIDATION_CALLS)
+def test_argument_validation_errors_are_the_servers_words(layout, monkeypatch, harness, name,
+                                                          extra):
+    """The tool's own argument checks: the probe says what the model reads, word for word."""
+    data = str(layout.data)
+    (layout.data / "Notes.TXT").write_text("# notes\n")
+    required = {"sync_folder": {"local_path": data, "folder_id": "F"},
+                "insert_local_images": {"doc_id": "D"}, "create_doc_from_file": {},
+                "update_doc_from_file": {"doc_id": "D"},
+                "import_csv_to_sheet": {"title": "T"}}[name]
+    args = {**required, **{k: _fill(v, data) for k, v in extra.items()}}
+    policy = layout.roots()
+    verdict = probe_call(policy, name, args, drive_names=[], discover=False, over_http=False)
+    run = harness.run(monkeypatch, policy, name, args, Drive(), {},
+                      local_only=CATALOG.get(name).local_only)
+    assert run.outcome == "error", run
+    assert (verdict.outcome, verdict.message) == ("error", run.message)
+
+
+def _fill(value, data):
+    if isinstance(value, str):
+        return value.replace("{data}", data)
+    if isinstance(value, list):
+        return [_fill(v, data) for v in value]
+    if isinstance(value, dict):
+        return {k: _fill(v, data) for k, v in value.items()}
+    return value

@@ -73,6 +73,9 @@ class PathParam(_Frozen):
     #: names an argument that, given, says the format instead.
     suffixes: tuple[str, ...] = ()
     suffix_unless: str | None = None
+    #: The tool's own words for another suffix: ``{suffix}`` is the suffix as given,
+    #: ``{suffix_lower}`` lower-cased (tools differ in which they quote).
+    suffix_error: str | None = None
     #: A refusal fails the call; False: it fails that item (an image), the call goes on.
     fails_call: bool = True
     #: Keys each list item needs before its path is checked (the item fails without).

@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from ..textsafe import CsvWriter
+from ..textsafe import CsvWriter, one_line
 from . import filesystem as fs_cli
 from . import options as cli
 
@@ -185,9 +185,9 @@ def cmd_exposure(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         _print_findings(inv, out)
     for line in inv.stopped:
-        err.write(f"warning: {line}\n")
+        err.write(f"warning: {one_line(line)}\n")
     for problem in inv.problems[:5]:
-        err.write(f"warning: can't list {problem}\n")
+        err.write(f"warning: can't list {one_line(problem)}\n")
     if len(inv.problems) > 5:
         err.write(f"warning: {len(inv.problems) - 5} more directories could not be listed\n")
     if policy.errors:

@@ -9,6 +9,7 @@ error. Values of secret settings are never printed.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -17,7 +18,7 @@ from typing import Any, TextIO, cast
 from .. import __version__
 from ..errors import LocalfsError
 from ..secrets import ScrubbingWriter, collecting
-from ..textsafe import SafeWriter
+from ..textsafe import SafeWriter, one_line
 from .options import apply_deployment, environment_options, stdin_to_file
 
 #: The exit statuses every command uses, shown at the end of each ``--help``.
@@ -27,6 +28,20 @@ EXIT_STATUS = (
     "  1  the answer is no (something refused, failed or newly allowed)\n"
     "  2  usage or configuration error (one line on stderr, no traceback)"
 )
+#: Commands whose exit statuses say more than :data:`EXIT_STATUS`.
+COMMAND_EXIT_STATUS: dict[str, str] = {
+    # A predicted tool error is an answer about the calls, not a usage error: CI tells a
+    # broken calls file (2) from a call the tool would fail (1).
+    "probe": (
+        "exit status:\n"
+        "  0  the answer is yes: every call succeeds\n"
+        "  1  a call is refused, partly refused or absent, or the tool would answer it\n"
+        "     with an error (a missing file, an invalid argument): the answer is no\n"
+        "  2  usage or configuration error: a calls-file line that isn't a call,\n"
+        "     arguments that aren't an object, an unreadable file, a server that would\n"
+        "     refuse to serve (one line on stderr, no traceback)"
+    ),
+}
 
 #: Example command lines per command, shown in its ``--help``.
 EXAMPLES: dict[str, tuple[str, ...]] = {
@@ -92,7 +107,7 @@ def epilog_for(command: str) -> Epilog:
     parts = []
     if examples:
         parts.append("examples:\n" + "\n".join(f"  {line}" for line in examples))
-    parts.append(EXIT_STATUS)
+    parts.append(COMMAND_EXIT_STATUS.get(command, EXIT_STATUS))
     return Epilog("\n\n".join(parts))
 
 
@@ -133,9 +148,40 @@ def _command_modules() -> list[Any]:
     return [importlib.import_module(name) for name in COMMAND_MODULES]
 
 
+#: The exit status when the reader of stdout goes away (``check ... | head -1``): what a
+#: shell reports for a command ended by SIGPIPE (128 + 13), as ``yes | head`` shows.
+EXIT_BROKEN_PIPE = 141
+
+
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
          err: TextIO | None = None, stdin: TextIO | None = None) -> int:
-    """Run the command line; returns the exit status instead of exiting."""
+    """Run the command line; returns the exit status instead of exiting.
+
+    When stdout is a pipe whose reader has gone away, the command stops quietly with
+    :data:`EXIT_BROKEN_PIPE` instead of a traceback.
+    """
+    to_stdout = out is None
+    try:
+        return _main(argv, out, err, stdin)
+    except BrokenPipeError:
+        if to_stdout:
+            _stdout_to_devnull()
+        return EXIT_BROKEN_PIPE
+
+
+def _stdout_to_devnull() -> None:
+    """Point the process's stdout at the null device: Python flushes stdout once more
+    when it exits, and that flush would report the broken pipe again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real stdout: nothing to flush
+        pass
+
+
+def _main(argv: Sequence[str] | None, out: TextIO | None, err: TextIO | None,
+          stdin: TextIO | None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
     parser = build_parser()
@@ -183,7 +229,8 @@ def _run(handler: Command, args: argparse.Namespace, stdin: TextIO | None, out: 
             message = str(exc)
             if saved:
                 message = message.replace(saved, "<stdin>")
-            err.write(f"localfs-explorer {args.command}: {message}\n")
+            # One line whatever the message quotes: a file name may hold a line break.
+            err.write(f"localfs-explorer {args.command}: {one_line(message)}\n")
             return 2
         except RecursionError:  # a backstop: input limits should have refused it earlier
             err.write(f"localfs-explorer {args.command}: the input nests or links too "

@@ -19,7 +19,8 @@ from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..errors import LocalfsError
 from ..server import DEFAULT_SERVER, ServerError, get_server, iter_servers, list_servers
 from ..servers.gee_sweet.policy import Policy
-from ..userfiles import parse_json_line, read_text
+from ..textsafe import one_line
+from ..userfiles import parse_json_line, read_stream, read_text
 from ..vocab import PLATFORMS, TRANSPORTS
 
 if TYPE_CHECKING:
@@ -287,15 +288,17 @@ def stdin_to_file(args: argparse.Namespace, stdin: TextIO, directory: str) -> st
         raise UsageError("stdin ('-') can be read only once")
     # A scenario file read from stdin keeps the extension the readers look for.
     path = Path(directory) / ("stdin.toml" if given[0] == "targets" else "stdin")
+    # Bounded like a file: the readers' own (smaller) limits apply to the saved copy.
+    data = read_stream(stdin, UsageError)
     try:
-        text = stdin.read()
+        data.decode("utf-8")
     except UnicodeDecodeError:
         raise UsageError("stdin: not UTF-8 text") from None
     # Private, as what stdin carries may be secret: a .env exported from it is 0600, or
     # the bits of the file stdin was redirected from when those are stricter.
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
     os.chmod(path, _stdin_mode(stdin))
     args.stdin_file = str(path)
     if isinstance(value, list):
@@ -346,9 +349,9 @@ def read_paths_file(name: str) -> list[str]:
 def warn_config(policy: Policy, err: TextIO) -> None:
     """Print loading warnings, policy warnings and a refusal to serve to ``err``."""
     for warning in (*policy.env.warnings, *policy.warnings):
-        err.write(f"warning: {warning}\n")
+        err.write(f"warning: {one_line(warning)}\n")
     if policy.errors:
-        err.write(f"error: the server would refuse to serve: {policy.exit_message}\n")
+        err.write(f"error: the server would refuse to serve: {one_line(policy.exit_message)}\n")
 
 
 def hangar_route_options(parser: argparse.ArgumentParser) -> None:

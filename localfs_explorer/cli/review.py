@@ -442,7 +442,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     before, after = _side(args, "before"), _side(args, "after")
     for label, side in (("before", before), ("after", after)):
         for warning in (*side.policy.env.warnings, *side.policy.warnings):
-            err.write(f"warning ({label}): {warning}\n")
+            err.write(f"warning ({label}): {one_line(warning)}\n")
     try:
         result = compare_policies(
             before.policy, after.policy, paths, args.calls or (),
@@ -479,7 +479,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         write_diff_junit(result, args.junit_xml, allow_new_access=args.allow_new_access,
                          force=args.force)
     for message in result.errors:
-        err.write(f"error: {message}\n")
+        err.write(f"error: {one_line(message)}\n")
     if counts["new_access"] and not args.allow_new_access:
         err.write(f"this change grants new access ({counts['new_access']} verdicts); "
                   "pass --allow-new-access to accept it\n")
@@ -554,6 +554,6 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(f"wrote {path}\n")
     broken = [v for v in verdicts if v.outcome == "error"]
     for verdict in broken:
-        err.write(f"error: {verdict.message}\n")
+        err.write(f"error: {one_line(verdict.message)}\n")
     # A call that couldn't be read is in the report, but the run is not a clean one.
     return 2 if broken else 0

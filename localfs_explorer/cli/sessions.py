@@ -68,9 +68,9 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     access = access_option(args)
     policy = build_policy(args)
     for warning in (*policy.env.warnings, *policy.warnings):
-        err.write(f"warning: {warning}\n")
+        err.write(f"warning: {one_line(warning)}\n")
     if policy.errors:
-        err.write(f"error: the server would refuse to serve: {policy.exit_message}\n")
+        err.write(f"error: the server would refuse to serve: {one_line(policy.exit_message)}\n")
     try:
         replay = replay_session(policy, session, access=access, approvals=args.answers,
                                 catalog=catalog, over_http=args.over_http)

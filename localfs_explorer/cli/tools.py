@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import Any, TextIO
 
 from ..textsafe import one_line
@@ -49,6 +50,10 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
                    help="stop a folder walk after N entries, saying so (default 10000)")
     p.add_argument("--no-discover", dest="discover", action="store_false",
                    help="check only the paths the catalog describes")
+    p.add_argument("--sensitive-pattern", metavar="GLOB", action="append", default=[],
+                   help="a file-name glob to add to the sensitive-file advice, e.g. "
+                   "'*.kdbx' (repeatable; also LOCALFS_EXPLORER_SENSITIVE_PATTERNS, "
+                   "comma-separated)")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="one JSON object per call")
     fmt.add_argument("--csv", action="store_true", help="one CSV row per (call, path)")
@@ -97,7 +102,7 @@ def cmd_tools(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for name in registration.not_enabled:
             out.write(f"  . {name}  (not in ENABLED_TOOLS)\n")
         for warning in registration.warnings:
-            err.write(f"warning: {warning}\n")
+            err.write(f"warning: {one_line(warning)}\n")
     return 2 if policy.errors else 0
 
 
@@ -111,24 +116,45 @@ def _calls(args: argparse.Namespace) -> Any:
     return [call]
 
 
+def sensitive_patterns_option(args: argparse.Namespace) -> tuple[str, ...]:
+    """The extra sensitive-name globs: the environment's, then ``--sensitive-pattern``."""
+    from ..sensitive import (
+        SENSITIVE_PATTERNS_ENV,
+        SensitivePatternsError,
+        check_extra_patterns,
+        extra_patterns_from_env,
+    )
+
+    try:
+        from_env = extra_patterns_from_env(os.environ)
+    except SensitivePatternsError as exc:
+        raise cli.UsageError(f"{SENSITIVE_PATTERNS_ENV}: {exc}") from None
+    try:
+        return check_extra_patterns((*from_env, *args.sensitive_pattern))
+    except SensitivePatternsError as exc:
+        raise cli.UsageError(f"--sensitive-pattern: {exc}") from None
+
+
 def cmd_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..probe import ProbeError, VerdictCsv, iter_call_verdicts
 
     policy = cli.build_policy(args)
     cli.warn_config(policy, err)
     access = cli.access_option(args)
+    extra_sensitive = sensitive_patterns_option(args)
     table = VerdictCsv(out) if args.csv else None
     all_ok = True
-    errors = False
+    malformed = False
     try:
         verdicts = iter_call_verdicts(
             policy, _calls(args), over_http=args.over_http, access=access,
             catalog=load_catalog_option(args), expected_paths=tuple(args.expect),
             walk_limit=args.walk_limit, discover=args.discover,
+            extra_sensitive=extra_sensitive,
         )
         for verdict in verdicts:
             all_ok = all_ok and verdict.outcome == "ok"
-            errors = errors or verdict.outcome == "error"
+            malformed = malformed or verdict.malformed
             if args.json:
                 out.write(json.dumps(verdict.to_json_dict(), ensure_ascii=False) + "\n")
             elif table:
@@ -136,10 +162,12 @@ def cmd_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             else:
                 _print_verdict(verdict, out)
             if verdict.outcome == "error":
-                err.write(f"error: {verdict.message}\n")
+                err.write(f"error: {one_line(verdict.message)}\n")
     except ProbeError as exc:
         raise cli.UsageError(str(exc)) from None
-    if errors or policy.errors:
+    # A call that isn't a call is an input error (2); a well-formed call the tool would
+    # answer with an error is a "no" like a refusal (1), so CI can tell the two apart.
+    if malformed or policy.errors:
         return 2
     return 0 if all_ok else 1
 

@@ -6,50 +6,80 @@ Three tiers, strongest first:
   tool's own statement of which arguments are paths);
 - ``expected``: paths the caller says the call will touch;
 - ``guess``: everything else, found by looking. An argument whose *name* says it holds
-  a path (``local_path``, ``output_file``, ``dest_dir`` ...), and anywhere in the
-  arguments a *value* that looks like a path (``/x``, ``~/x``, ``./x``, ``a/b.txt``),
+  a path (``local_path``, ``output_file``, ``dest_dir`` ...), and in *every* argument's
+  value the words that look like paths (``/x``, ``~/x``, ``./x``, ``a/b.txt``),
   including the words of shell command strings.
 
 Discovery is advice about what to check, not a verdict. A tool can ignore its
 arguments and open any file, and a word that looks like a path may not be one; the
 engine decides what each path means for the server.
 
-The rules of the guess tier, and why:
+It finds at least what the layered discovery of a client-side permission gate (the
+reference design: declared checkpaths, picker paths, argument names, then each
+argument's shell tokens) finds; ``tests/discovery/test_reference_design.py`` holds it
+to an oracle of that design's rules. The rules of the guess tier, and why:
 
 - **Names.** An argument name is split into words (``localPath`` → ``local path``) and
   its last word decides, because that is the noun: ``output_file`` holds a file,
   ``file_id`` holds an id (Drive ids are everywhere in this server's arguments).
   Strong nouns (``path``, ``file``, ``dir``, ``folder``, ``cwd`` ...) take any
-  plausible value; weak ones (``dest``, ``output``, ``source``, ``target``, ``root``
-  ...) and ``file_name`` take a value only when it looks like a path or a file name
+  plausible value whole; weak ones (``dest``, ``output``, ``source``, ``target``,
+  ``root`` ...) and ``file_name`` only a value that looks like a path or a file name
   (``report.pdf``), since ``output="json"`` and ``source="drive"`` are not paths.
-- **Values.** A word is path-like when it starts with ``/``, ``~/``, ``./`` or ``../``,
-  or contains ``/`` and isn't something else that does: a URL (any ``scheme://``
-  other than ``file:``, ``mailto:``, ``data:`` ..., ``user@host:path``), a MIME type
-  (``text/plain``), a date or fraction (``2024/01/31``), a short ``and/or``, or a
-  string with a name longer than a file system allows (base64). A ``file:`` URI is
-  decoded to its path. A bare credential file name (``.env``, ``id_rsa``,
-  ``server.pem``) counts too, so ``cat .env`` is noticed.
+  Whatever the name, the value's words are searched as well: ``{"file_path": "cat
+  /etc/passwd"}`` gives the whole value and ``/etc/passwd``, and a declared argument's
+  words are guesses beside its declared value, as in the reference design.
+- **Values.** A word is path-like when it starts with ``/``, ``~``, ``./`` or ``../``,
+  or contains ``/`` (or ``\\``) and isn't something else that does: a URL (any
+  ``scheme://`` other than ``file:``, ``mailto:``, ``data:`` ..., ``user@host:path``),
+  a MIME type (``text/plain``), a date or fraction (``2024/01/31``), a short
+  ``and/or``, or a string with a name longer than a file system allows. A ``file:`` URI
+  is decoded to its path. A bare credential file name (``.env``, ``id_rsa``,
+  ``server.pem``) counts too, so ``cat .env`` is noticed; outside a command only one
+  with a dot in it (a lone ``credentials`` in prose is a word).
+- **Ids, URLs, addresses** (``file_id``, ``url``, ``uri``, ``email`` ...) are never
+  taken whole, and of their words only those spelt as local paths count (``file:``
+  URIs, ``/x``, ``~/x``, ``./x``): ``{"url": "file:///etc/passwd"}`` is
+  ``/etc/passwd``, while a Gmail id ``m/1`` or ``example.com/a`` is not a path.
+  Encoded bytes (``content_base64``) are not searched at all: base64 is full of ``/``.
 - **Shell commands.** A value is split as a shell command when its argument is named
   ``command``/``cmd``/``script``/``shell`` or it contains shell syntax (``| < > ; &``,
-  ``$(``, backquotes). :func:`shlex.split` rules apply, with operators split off; on a
-  quoting error the value is split on whitespace instead. The word after a
-  redirection (``> out``, ``2>>log``, ``< in``) is a path whatever it looks like;
-  ``--opt=value`` and ``VAR=value`` are unwrapped, and ``--output file`` takes the
-  next word when the option's name says it holds a path. ``$HOME`` and ``~`` expand
-  to the given home (even inside quotes, where a shell wouldn't: finding the file
-  matters more than the exact spelling). Other text is split on whitespace, with
-  surrounding quotes and punctuation trimmed and Markdown/HTML link targets taken
-  out first.
-- **Home.** ``~`` and ``~/x`` expand to ``home``. ``~user/x`` is kept as written and
-  noted, because looking ``user`` up on this machine says nothing about the server's.
+  ``$(``, backquotes) and isn't markup. :func:`shlex.split` rules apply, with
+  operators split off; on a quoting error the value is split on whitespace instead.
+  The word after a redirection (``> out``, ``2>>log``, ``< in``) is a path whatever it
+  looks like; ``--opt=value`` and ``VAR=value`` are unwrapped, and ``--output file``
+  takes the next word when the option's name says it holds a path. ``$(...)`` and
+  backquoted commands are searched as commands of their own, quoted or not
+  (``echo "$(wc -l < /etc/passwd)"``). ``$HOME`` and ``~`` expand to the given home
+  (even inside quotes, where a shell wouldn't: finding the file matters more than the
+  exact spelling).
+- **Other text** is split on whitespace, with surrounding quotes and punctuation
+  trimmed and Markdown/HTML link targets taken out first; and, as the reference design
+  splits every value as a command, its shell tokens are searched too (quotes grouping
+  a path with spaces, ``FOO=/opt/y`` and ``--out=/etc/x`` unwrapped, ``<``/``>`` split
+  off). Only a known HTML element (``<p>``, ``<img src=...>``, ``</a>``), a comment or a
+  doctype counts as markup, so ``sort </etc/passwd 2>&1`` is a redirection, not a tag.
+- **Home.** ``~`` and ``~/x`` expand to ``home``; ``~name/x`` to the home the host's
+  account database gives (:meth:`~localfs_explorer.fs.FileSystem.user_home`: this
+  machine's password database, or a described host's ``users``). An account the host
+  doesn't know is kept as written with a note, and a lone ``~word`` naming none is
+  prose (``~5 minutes``), as the reference design, which gives up on it, treats it.
 - **Relative paths** stay relative: the engine resolves them against the cwd of the
   server. ``cd`` inside a command is not followed.
-- ``/dev/null`` and the standard streams are dropped as noise.
+
+Where it differs from the reference design on purpose: it also searches nested
+objects and lists (arguments are JSON, and paths sit in ``attachments[0].local_path``);
+it drops ``/dev/null`` and the standard streams (never files a policy is about); it
+trims sentence punctuation from prose words and takes quotes and backquotes as shell
+syntax in one-word values too (``see /etc/passwd.`` is ``/etc/passwd``, not
+``/etc/passwd.``); it leaves out the non-path shapes listed under *Values* and the
+words of ids, URLs and encoded bytes said above; a lone ``~`` in prose is an
+approximation, not the home folder.
 
 Every found path keeps where it was found (``source``: an argument location such as
 ``attachments[0].local_path``, or ``expected``), the rule that found it, the original
-string (``raw``) and sensitive-file advice. Paths are deduplicated, keeping the
+string (``raw``) and sensitive-file advice, asked of the path as spelt and of where it
+leads on the host (:attr:`FoundPath.resolved`). Paths are deduplicated, keeping the
 strongest tier. The walk is bounded (depth, strings, characters, words, paths); when
 a bound stops it, the result says so (:attr:`FoundPaths.truncated`).
 
@@ -60,18 +90,25 @@ catalog already names): :func:`nothing_to_find` says so without a walk, and
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from functools import lru_cache
 from os import PathLike, fspath
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from ..catalog import locations
 from ..errors import LocalfsError
-from ..sensitive import sensitive_reason
+from ..sensitive import check_extra_patterns, sensitive_advice, sensitive_reason
+from .records import _TIER_RANK, DiscoveryError, DiscoveryLimits, FoundPath, FoundPaths, Tier
+from .skip import (
+    _DEFAULT_LIMITS,
+    _select,
+    _Skip,
+    _skip_filter,
+    _strings_at,
+    nothing_to_find,
+)
 from .words import (
     _ASSIGNMENT,
     _GLUED_REDIRECT,
@@ -81,6 +118,7 @@ from .words import (
     _MARKUP_TARGET,
     _NOISE,
     _OPTION,
+    _PATH_CHARS,
     _REDIRECT_TARGET,
     _SHELL_SYNTAX,
     _TAG,
@@ -92,10 +130,17 @@ from .words import (
     _plausible_value,
     _redirects_to_file,
     argument_name_kind,
+    is_encoded_argument_name,
     is_path_argument_name,
     looks_like_path,
+    not_a_path_shape,
+    reference_candidate,
+    reference_clean,
     shell_words,
 )
+
+if TYPE_CHECKING:
+    from ..fs import FileSystem
 
 __all__ = [
     "DiscoveryError",
@@ -111,89 +156,41 @@ __all__ = [
     "shell_words",
 ]
 
-Tier = Literal["declared", "expected", "guess"]
-_TIER_RANK: dict[str, int] = {"declared": 0, "expected": 1, "guess": 2}
-
-class DiscoveryError(LocalfsError):
-    """A discovery input the caller got wrong: a malformed ``checkpaths`` location, an
-    ``expected`` entry that isn't a path string, arguments that aren't an object."""
-
-
-class DiscoveryLimits(BaseModel):
-    """Bounds that keep discovery cheap on huge or hostile arguments."""
-
-    model_config = ConfigDict(frozen=True)
-
-    #: Nesting levels of dicts and lists searched below the arguments object.
-    max_depth: int = Field(default=16, ge=0)
-    #: Dict entries and list items visited in all.
-    max_nodes: int = Field(default=100_000, ge=1)
-    #: String values examined in all.
-    max_strings: int = Field(default=10_000, ge=1)
-    #: Characters of one string searched for words.
-    max_text_chars: int = Field(default=65_536, ge=1)
-    #: Words taken from one string.
-    max_words: int = Field(default=4096, ge=1)
-    #: Distinct paths reported.
-    max_paths: int = Field(default=1000, ge=1)
-
-
-class FoundPath(BaseModel):
-    """One path a tool call would touch, and how it was found."""
-
-    model_config = ConfigDict(frozen=True)
-
-    #: The path as found: unwrapped from a ``file:`` URI, ``--opt=``, ``VAR=`` or a
-    #: redirection, with ``~`` expanded; relative paths stay relative.
-    path: str
-    tier: Tier
-    #: Where it was found: an argument location (``attachments[0].local_path``,
-    #: ``command``) or ``expected``.
-    source: str
-    #: The string it came from, before unwrapping (the word, for a command).
-    raw: str
-    #: Which rule found it: ``checkpaths``, ``expected``, ``argument name``,
-    #: ``path-like value``, ``credential file name``, ``shell word``, ``redirection``,
-    #: ``option value``, ``assignment``, ``link target`` or ``path-like word``.
-    rule: str
-    #: Sensitive-file advice (``"inside ~/.ssh"``), or None.
-    sensitive: str | None = None
-    #: Caveats: ``~user`` left unexpanded, a NUL byte, a host in a ``file:`` URI ...
-    notes: tuple[str, ...] = ()
-    #: Other locations where the same path was found.
-    also_found_at: tuple[str, ...] = ()
-
-
-class FoundPaths(list[FoundPath]):
-    """The paths found, strongest tier first, plus why the search stopped early."""
-
-    def __init__(self, paths: Iterable[FoundPath] = (), stopped: Iterable[str] = ()) -> None:
-        super().__init__(paths)
-        #: One line per bound that stopped part of the search.
-        self.stopped: list[str] = list(stopped)
-
-    @property
-    def truncated(self) -> bool:
-        """Whether a bound stopped part of the search (see :attr:`stopped`)."""
-        return bool(self.stopped)
-
-
 # --- the search --------------------------------------------------------------------------------
 
 
 class _Search:
     """State of one discovery: found paths by path, budgets, and what stopped it."""
 
-    def __init__(self, home: str, cwd: str | None, limits: DiscoveryLimits) -> None:
+    def __init__(self, home: str, cwd: str | None, limits: DiscoveryLimits,
+                 fs: FileSystem | None = None, extra: tuple[str, ...] = (),
+                 resolve: bool = True) -> None:
         self.home = home
         # "~/x" → home + "/x"; rstrip so a home of "/" doesn't give "//x".
         self.home_prefix = home.rstrip("/")
         self.cwd = cwd
         self.limits = limits
+        self.fs = fs
+        self.extra = extra
+        self.resolve_links = resolve
+        self.users: dict[str, str | None] = {}
         self.found: dict[str, dict[str, Any]] = {}
         self.stopped: list[str] = []
         self.nodes = 0
         self.strings = 0
+
+    def user_home(self, name: str) -> str | None:
+        """``~name``'s home on the host, asked once per name (None: unknown)."""
+        if name in self.users:
+            return self.users[name]
+        home = None
+        if self.fs is not None and name and len(self.users) < 64:
+            try:
+                home = self.fs.user_home(name)
+            except (OSError, ValueError):
+                home = None
+        self.users[name] = home
+        return home
 
     def stop(self, message: str) -> None:
         if message not in self.stopped:
@@ -248,7 +245,18 @@ class _Search:
         elif path.startswith("~/"):
             path = self.home_prefix + path[1:]
         elif path.startswith("~"):
-            notes.append("~user names another account's home; not expanded")
+            name, slash, rest = path[1:].partition("/")
+            user_home = self.user_home(name)
+            if user_home is not None:
+                path = user_home.rstrip("/") + (f"/{rest}" if slash else "")
+                if not path:
+                    path = "/"
+                notes.append(f"~{name} expanded from the host's accounts")
+            elif not slash:
+                # A lone "~word" naming no account is prose ("~5 minutes"), not a path.
+                return "", notes
+            else:
+                notes.append(f"~{name} names an account this host doesn't know; not expanded")
         if shell and "$" in path:
             notes.append("contains a shell variable the shell would expand")
         if "\x00" in path:
@@ -332,24 +340,46 @@ class _Search:
             return
         kind = argument_name_kind(name)
         if kind == "data":
+            if not is_encoded_argument_name(name):  # base64 and the like: never searched
+                self.anchored(value, label)
             return
-        if kind == "path" and _plausible_value(value):
-            self.add(value, tier="guess", source=label, rule="argument name")
-            return
-        if kind == "weak" and _plausible_value(value) and (
-            looks_like_path(value) or _looks_like_file_name(value)
+        if kind in ("path", "weak") and _plausible_value(value) and (
+            kind == "path" or looks_like_path(value) or _looks_like_file_name(value)
         ):
             self.add(value, tier="guess", source=label, rule="argument name")
-            return
+        # Whatever the name, the value's words are searched too: "cat /etc/passwd" given
+        # as a file_path names /etc/passwd as well.
         has_space = any(ch.isspace() for ch in value)
         if kind == "command" or (
             has_space and _SHELL_SYNTAX.search(value) and not _MARKUP.search(value)
         ):
             self.command(self._bounded(value, label), label)
+            if not has_space:
+                # One word is one token to the reference design, quotes and all.
+                self.reference(value, label, "shell word")
         elif has_space:
             self.text(self._bounded(value, label), label)
         else:
             self.word(value, label, rule="path-like value", bare_names=_has_dot(value))
+            self.reference(value, label, "path-like value")
+
+    def anchored(self, value: str, label: str) -> None:
+        """An id, URL, address or type: only words spelt as local paths are taken
+        (``file:`` URIs, ``/x``, ``~/x``, ``./x``, ``../x``). A relative ``a/b`` there is a
+        Gmail id (``m/1``), a URL without its scheme, a MIME type, not a path."""
+        if any(ch.isspace() for ch in value):
+            tokens = self._words(shell_words(self._bounded(value, label))[0], label)
+        else:
+            tokens = [value]
+        for token in tokens:
+            found = reference_candidate(token)
+            if found is None:
+                continue
+            candidate, how = found
+            if (candidate[0] in "/~" or candidate.startswith(("./", "../"))
+                    or candidate[:5].lower() == "file:") and not not_a_path_shape(candidate):
+                self.add(candidate, tier="guess", source=label, rule=how or "path-like value",
+                         raw=token)
 
     def _bounded(self, value: str, label: str) -> str:
         if len(value) > self.limits.max_text_chars:
@@ -376,11 +406,55 @@ class _Search:
             bare_names
             and "/" not in word
             and not _is_url(word)
-            and sensitive_reason(word, home=self.home) is not None
+            and sensitive_reason(word, home=self.home, extra=self.extra) is not None
         ):
             self.add(word, tier="guess", source=label, rule="credential file name", raw=raw)
 
-    def command(self, text: str, label: str) -> None:
+    def reference(self, token: str, label: str, rule: str, *, prose: bool = False) -> None:
+        """Add what the reference design takes from ``token`` (see
+        :func:`~localfs_explorer.discovery.words.reference_candidate`), unless it is a
+        shape this explorer deliberately doesn't take for a path."""
+        if _PATH_CHARS.search(token) is None:
+            # Nothing path-like can be left of it; in a command, what is left may still
+            # be a credential file's name the word rules didn't unwrap (">> FOO=.env").
+            if not prose and _UNWRAPS.search(token) is not None:
+                bare, _ = reference_clean(token)
+                if bare and bare != token and not any(ch.isspace() for ch in bare) \
+                        and not _is_url(bare) and bare[0] not in "-*?[" \
+                        and sensitive_reason(bare, home=self.home, extra=self.extra):
+                    self.add(bare, tier="guess", source=label, rule="credential file name",
+                             raw=token)
+            return
+        found = reference_candidate(token)
+        if found is None:
+            return
+        candidate, how = found
+        if "`" in candidate:
+            # A backquote opens or closes a command substitution (or, in prose, a code
+            # span); it is not part of a name.
+            candidate = candidate.strip("`")
+        if prose:
+            # Sentence punctuation is not part of a name ("see /etc/passwd.").
+            candidate = candidate.rstrip(_TRIM_RIGHT)
+            if not candidate or candidate == "~":
+                return
+        elif how is None and candidate == token and looks_like_path(token) \
+                and "$(" not in token and "`" not in token:
+            return  # the word rules took this very word already
+        if not candidate:
+            return
+        if not_a_path_shape(candidate):
+            return
+        self.add(candidate, tier="guess", source=label, rule=how or rule, raw=token,
+                 shell=not prose)
+
+    def command(self, text: str, label: str, depth: int = 0) -> None:
+        if depth < 4 and ("$(" in text or "`" in text):
+            # A command substitution runs a command of its own, quoted or not.
+            for match in _SUBSTITUTION.finditer(text):
+                inner = match.group(1) if match.group(1) is not None else match.group(2)
+                if inner.strip():
+                    self.command(inner, label, depth + 1)
         words, exact = shell_words(text)
         words = self._words(words, label)
         rule = "shell word" if exact else "shell word (quotes unbalanced: split on spaces)"
@@ -392,10 +466,14 @@ class _Search:
             if _is_operator(word):
                 if _redirects_to_file(word, following) and following is not None \
                         and _REDIRECT_TARGET.search(following):
-                    self.add(following, tier="guess", source=label, rule="redirection",
-                             shell=True)
+                    target = following.strip("`") if "`" in following else following
+                    if target:
+                        self.add(target, tier="guess", source=label, rule="redirection",
+                                 raw=following, shell=True)
+                    self.reference(following, label, "redirection")
                     index += 1
                 continue
+            self.reference(word, label, rule)
             if not exact:
                 # Operators still stuck to their neighbours: "2>>log", "a;", "(cd".
                 word = word.strip("(){}")
@@ -407,9 +485,12 @@ class _Search:
             if following is not None and _takes_path(word, following):
                 self.add(following, tier="guess", source=label, rule="option value",
                          raw=f"{word} {following}", shell=True)
+                self.reference(following, label, "option value")
                 index += 1
 
     def shell_word(self, word: str, label: str, rule: str) -> None:
+        if "$(" in word or "`" in word:
+            return  # a quoted command substitution: its own words were searched
         glued = _GLUED_REDIRECT.match(word)
         if glued and _REDIRECT_TARGET.search(glued.group("target")):
             self.add(glued.group("target"), tier="guess", source=label, rule="redirection",
@@ -434,31 +515,70 @@ class _Search:
         self.word(word, label, rule=rule, shell=True)
 
     def text(self, text: str, label: str) -> None:
-        for match in _MARKUP_TARGET.finditer(text):
-            target = next(g for g in match.groups() if g is not None)
-            if target and not _is_url(target) and not target.startswith("#"):
-                self.add(target, tier="guess", source=label, rule="link target")
-        # Link targets are taken above; tags themselves ("</p>") are not words.
-        words = self._words(_TAG.sub(" ", _MARKUP_TARGET.sub(" ", text)).split(), label)
+        markup = _MARKUP.search(text) is not None
+        if markup:
+            for match in _MARKUP_TARGET.finditer(text):
+                target = next(g for g in match.groups() if g is not None)
+                if target and not _is_url(target) and not target.startswith("#"):
+                    self.add(target, tier="guess", source=label, rule="link target")
+            # Link targets are taken above; tags themselves ("</p>") are not words.
+            plain = _TAG.sub(" ", _MARKUP_TARGET.sub(" ", text))
+        else:
+            plain = text
+        words = self._words(plain.split(), label)
         for raw_word in words:
             word = raw_word.lstrip(_TRIM_LEFT).rstrip(_TRIM_RIGHT)
             if not word or word == "~":
                 continue  # a lone "~" in prose is an approximation, not the home folder
+            if "=" in word:
+                unwrapped = reference_candidate(word)
+                if unwrapped is not None and unwrapped[1] in ("assignment", "option value"):
+                    continue  # FOO=/opt/y: the value is the path (taken below), not FOO=
             glued = _GLUED_REDIRECT.match(word)
             if glued and looks_like_path(glued.group("target")):
                 word = glued.group("target")
-            self.word(word, label, rule="path-like word", bare_names=False, raw=raw_word)
+            self.word(word, label, rule="path-like word", bare_names=_has_dot(word),
+                      raw=raw_word)
+        if _PATH_CHARS.search(plain) is not None:
+            # The reference design splits every value as a shell command: its tokens
+            # (quotes grouping words, '=' and '<' unwrapped) are found here as well. In
+            # markup the tags are gone first: "</p>" is a closing tag, not a path "/p".
+            tokens, _ = shell_words(plain)
+            for token in self._words(tokens, label):
+                if not _is_operator(token):
+                    self.reference(token, label, "path-like word", prose=True)
+
+    def resolve(self, path: str, cwd: str | None) -> str | None:
+        """Where ``path`` leads on the host, when that differs from how it is spelt."""
+        if self.fs is None or not self.resolve_links:
+            return None
+        if path.startswith("/"):
+            absolute = path
+        elif cwd and cwd.startswith("/") and not path.startswith("~"):
+            absolute = posixpath.join(cwd, path)
+        else:
+            return None  # an unexpanded ~user, or relative with nothing to anchor it
+        try:
+            resolved = self.fs.realpath(absolute)
+        except (OSError, ValueError, RecursionError):
+            return None
+        if resolved == posixpath.normpath(absolute) or not isinstance(resolved, str):
+            return None
+        return resolved
 
     def result(self, home: str, cwd: str | None) -> FoundPaths:
         ordered = sorted(self.found.values(), key=lambda e: _TIER_RANK[e["tier"]])
-        paths = [
-            FoundPath(
-                path=e["path"], tier=e["tier"], source=e["source"], raw=e["raw"],
-                rule=e["rule"], sensitive=sensitive_reason(e["path"], home=home, cwd=cwd),
-                notes=tuple(e["notes"]), also_found_at=tuple(e["also"]),
-            )
-            for e in ordered
-        ]
+        paths = []
+        for e in ordered:
+            path = e["path"]
+            resolved = self.resolve(path, cwd)
+            paths.append(FoundPath(
+                path=path, tier=e["tier"], source=e["source"], raw=e["raw"],
+                rule=e["rule"],
+                sensitive=sensitive_advice(path, resolved, home=home, cwd=cwd,
+                                           extra=self.extra),
+                notes=tuple(e["notes"]), also_found_at=tuple(e["also"]), resolved=resolved,
+            ))
         return FoundPaths(paths, self.stopped)
 
 
@@ -471,6 +591,12 @@ def _mapping_children(
         key = str(k)
         child = locations.child_label(label, key)
         yield child, child if same else locations.child_label(generic, key), key, v
+
+
+#: What the reference design's clean-up of a token can strip or unwrap.
+_UNWRAPS = re.compile(r"[<>=(){};|&]")
+#: A command substitution with nothing nested in it: ``$(...)`` or backquotes.
+_SUBSTITUTION = re.compile(r"\$\(([^()]*)\)|`([^`]*)`")
 
 
 def _has_dot(word: str) -> bool:
@@ -495,204 +621,6 @@ def _takes_path(word: str, following: str) -> bool:
 _LEAF_TYPES = frozenset({int, float, bool, type(None)})
 
 
-# --- argument locations --------------------------------------------------------------------------
-
-def _select(arguments: Mapping[str, Any], location: str) -> list[tuple[str, Any]]:
-    """``(label, value)`` for every value at ``location``; ``[]`` means every item."""
-    if location in arguments:
-        # A top-level key spelt exactly as given wins over reading it as a location.
-        return [(locations.child_label("", location), arguments[location])]
-    try:
-        return locations.values_at(arguments, location, keep_none=True)
-    except locations.LocationError as exc:
-        raise DiscoveryError(f"checkpaths {exc}") from None
-
-
-def _strings_at(label: str, value: Any) -> Iterator[tuple[str, str]]:
-    """A declared value's path strings: the string itself, or each string of a list."""
-    if isinstance(value, (str, PathLike)):
-        yield label, fspath(value)
-    elif isinstance(value, (list, tuple)):
-        for i, item in enumerate(value):
-            if isinstance(item, (str, PathLike)):
-                yield f"{label}[{i}]", fspath(item)
-
-
-_SKIPPED, _DATA_NAME, _SEARCHED, _PLAIN_NAME = 0, 1, 2, 3
-# One word with no '/', '.', '~' or ':': under a name that says nothing about paths
-# (_PLAIN_NAME) the walk takes it whole as a single word, and such a word is never a
-# path, a file: URI or a credential file's name, so it finds nothing there.
-_INERT_WORD = re.compile(r"[^\s/.~:]+")
-
-
-class _Skip:
-    """Argument locations not to search, exactly (``a[0].b``) or for every item (``a[].b``).
-
-    Built once per distinct tuple of locations (:func:`_skip_filter`); its locations
-    never change, and it remembers how it classified the names it was asked about.
-    """
-
-    def __init__(self, locations: tuple[str, ...]) -> None:
-        self.locations = locations
-        exact: set[str] = set()
-        generic: set[str] = set()
-        for location in locations:
-            canonical = _canonical(location)
-            (generic if "[]" in canonical else exact).add(canonical)
-        self.exact = frozenset(exact)
-        self.generic = frozenset(generic)
-        #: (generic label of the container, name, is a list item) -> (generic label of
-        #: the entry, kind): the answers of :meth:`entry_kind` so far.
-        self.kinds: dict[tuple[str, str, bool], tuple[str, int]] = {}
-
-    def entry_kind(self, generic: str, name: str, item: bool) -> tuple[str, int]:
-        """The generic label of an entry and how the walk treats it: skipped, a data name
-        (a string there is never searched), a plain name (a string there is searched as
-        a word or text, never taken whole as a path or a command) or searched.
-
-        ``item`` says the entry is a list item of the list called ``name`` (its label
-        is ``generic[]``); else it is the mapping entry ``name``. Judged by the generic
-        label alone, an entry skipped only by an indexed location (``a[0].b``) counts as
-        searched: the answer errs towards searching, never towards skipping.
-        """
-        key = (generic, name, item)
-        found = self.kinds.get(key)
-        if found is None:
-            label = f"{generic}[]" if item else locations.child_label(generic, name)
-            if label in self.exact or label in self.generic:
-                kind = _SKIPPED
-            else:
-                name_kind = argument_name_kind(name)
-                kind = (_DATA_NAME if name_kind == "data"
-                        else _PLAIN_NAME if name_kind is None else _SEARCHED)
-            if len(self.kinds) >= 4096:
-                self.kinds.clear()  # names are few; a flood of odd ones isn't kept
-            found = self.kinds[key] = (label, kind)
-        return found
-
-    def covers(self, label: str, generic: str) -> bool:
-        """Whether this very value is skipped (the walk stops here, so ancestors count)."""
-        return label in self.exact or generic in self.generic
-
-    def covers_path(self, label: str) -> bool:
-        """Whether the value at ``label`` or any value above it is skipped."""
-        return any(self.covers(prefix, locations.generic_label(prefix))
-                   for prefix in locations.label_prefixes(label))
-
-
-@lru_cache(maxsize=256)
-def _skip_filter(locations: tuple[str, ...]) -> _Skip:
-    """The skip filter for ``locations``; a catalog tool passes the same tuple every call."""
-    return _Skip(locations)
-
-
-@lru_cache(maxsize=1024)
-def _canonical(location: str) -> str:
-    """A location spelt the way the walk labels values (``a.b[0]``, ``a["x y"]``).
-
-    A string that doesn't parse as a location is taken as one top-level key, so a
-    catalog's odd argument name ("my file") still works.
-    """
-    try:
-        return locations.format_location(locations.parse_location(location))
-    except locations.LocationError:
-        return locations.child_label("", location)
-
-
-# --- entry point -------------------------------------------------------------------------------
-
-_DEFAULT_LIMITS = DiscoveryLimits()
-
-
-def nothing_to_find(
-    arguments: Mapping[str, Any],
-    *,
-    skip: Iterable[str] = (),
-    limits: DiscoveryLimits | None = None,
-) -> bool:
-    """Whether :func:`discover_paths` would surely find nothing here, asked cheaply.
-
-    For a call with no ``checkpaths`` and no ``expected`` paths. True means the result
-    would be empty with nothing in ``stopped``; False means: ask :func:`discover_paths`
-    (it may still find nothing). A catalog tool's calls are mostly the True case.
-    """
-    # True when every value the guess walk would visit is skipped, a number, boolean or
-    # null, a blank string or a string under a data name (``file_id``, items of
-    # ``file_ids``), no list or object sits as deep as ``max_depth``, and the values are
-    # too few for ``max_nodes`` or ``max_strings`` to stop the walk.
-    if type(arguments) is not dict and not isinstance(arguments, Mapping):
-        return False
-    limits = limits or _DEFAULT_LIMITS
-    if limits.max_depth < 1:
-        return False
-    # Values below the root the walk may visit: it stops before one more than this.
-    budget = [min(limits.max_nodes, limits.max_strings) - 1]
-    return _quiet_entries(arguments, "", _skip_filter(tuple(skip)), 0, limits.max_depth,
-                          budget)
-
-
-def _quiet_entries(
-    mapping: Mapping[Any, Any], generic: str, skip: _Skip, depth: int, max_depth: int,
-    budget: list[int],
-) -> bool:
-    """:func:`nothing_to_find` for the entries of a mapping at ``depth``."""
-    budget[0] -= len(mapping)
-    if budget[0] < 0:
-        return False
-    kinds = skip.kinds
-    inert = _INERT_WORD.fullmatch
-    for key, value in mapping.items():
-        name = key if type(key) is str else str(key)
-        # The remembered answer straight from the dict: one lookup per argument.
-        found = kinds.get((generic, name, False))
-        label, kind = found if found is not None else skip.entry_kind(generic, name, False)
-        if kind == _SKIPPED:
-            continue
-        if isinstance(value, str):
-            # _quiet_string, written out: most top-level arguments are strings.
-            if kind != _DATA_NAME and not (kind == _PLAIN_NAME and inert(value)) \
-                    and value.strip():
-                return False
-        elif not _quiet_value(value, label, name, skip, depth + 1, max_depth, budget):
-            return False
-    return True
-
-
-def _quiet_string(value: str, kind: int) -> bool:
-    """Whether the walk finds nothing in a string under a name of this (searched) kind:
-    a blank one, or under a plain name a single inert word (an identifier, a title)."""
-    if kind == _PLAIN_NAME and _INERT_WORD.fullmatch(value):
-        return True
-    return not value.strip()
-
-
-def _quiet_value(
-    value: Any, generic: str, name: str, skip: _Skip, depth: int, max_depth: int,
-    budget: list[int],
-) -> bool:
-    """:func:`nothing_to_find` for a value that isn't a string and isn't skipped."""
-    if type(value) is dict or isinstance(value, Mapping):
-        return depth < max_depth and _quiet_entries(value, generic, skip, depth, max_depth,
-                                                    budget)
-    if not isinstance(value, (list, tuple)):
-        return True  # numbers, booleans, None: the walk passes them over
-    if depth >= max_depth:
-        return False  # the walk would stop here and say so
-    budget[0] -= len(value)
-    if budget[0] < 0:
-        return False
-    label, kind = skip.entry_kind(generic, name, True)
-    if kind == _SKIPPED:
-        return True
-    for item in value:
-        if isinstance(item, str):
-            if kind != _DATA_NAME and not _quiet_string(item, kind):
-                return False
-        elif not _quiet_value(item, label, name, skip, depth + 1, max_depth, budget):
-            return False
-    return True
-
-
 def discover_paths(
     arguments: Mapping[str, Any],
     *,
@@ -702,6 +630,9 @@ def discover_paths(
     cwd: str | None = None,
     skip: Iterable[str] = (),
     limits: DiscoveryLimits | None = None,
+    fs: FileSystem | None = None,
+    resolve: bool = True,
+    extra_sensitive: Iterable[str] = (),
 ) -> FoundPaths:
     """The local paths a tool call's ``arguments`` would touch, strongest tier first.
 
@@ -709,9 +640,17 @@ def discover_paths(
     ``attachments[].local_path``); ``expected`` lists paths the caller says the call
     will touch; ``skip`` lists argument locations already described elsewhere (by the
     catalog), which are not searched at all, nor is anything under them. ``home``
-    expands ``~``; ``cwd`` anchors relative paths for the sensitive-file advice only
-    (paths stay relative). The result is a list of :class:`FoundPath`; its
-    ``truncated`` attribute says whether a bound in ``limits`` stopped the search.
+    expands ``~``; ``cwd`` anchors relative paths for the sensitive-file advice and
+    for resolving them (paths stay relative).
+
+    ``fs`` is the host the tools run on (this machine when None): ``~name`` expands
+    to the home its account database gives (:meth:`FileSystem.user_home`), and, with
+    ``resolve``, each path is followed through symlinks there so the sensitive-file
+    advice covers where it leads (:attr:`FoundPath.resolved`). ``extra_sensitive``
+    adds name globs to the sensitive-file list (``*.kdbx``).
+
+    The result is a list of :class:`FoundPath`; its ``truncated`` attribute says
+    whether a bound in ``limits`` stopped the search.
     """
     if type(arguments) is not dict and not isinstance(arguments, Mapping):
         raise DiscoveryError(f"arguments must be a JSON object, not {type(arguments).__name__}")
@@ -727,12 +666,21 @@ def discover_paths(
                 f"checkpaths[{index}] must be an argument location string, not "
                 f"{type(location).__name__}"
             )
-    search = _Search(home, cwd, limits)
+    try:
+        extra = check_extra_patterns(extra_sensitive)
+    except LocalfsError as exc:
+        raise DiscoveryError(str(exc)) from None
+    if fs is None:
+        from ..fs import HostFS
+
+        fs = HostFS()
+    search = _Search(home, cwd, limits, fs, extra, resolve)
     for location in checkpaths:
         search.declared(arguments, location, described)
     search.expected(expected)
-    # The guess walk leaves declared arguments alone: a declared path with spaces
-    # would otherwise come back again as a handful of guessed words.
-    walk_skip = _skip_filter((*described.locations, *checkpaths)) if checkpaths else described
-    search.walk(arguments, "", "", "", walk_skip, 0)
+    # Declared arguments are searched by the guess walk as well, as every argument is
+    # in the reference design: "/a b/c" declared finds "/a" and "b/c" too (guesses),
+    # and "cat /etc/passwd" declared finds /etc/passwd.
+    search.walk(arguments, "", "", "", described, 0)
     return search.result(home, cwd)
+

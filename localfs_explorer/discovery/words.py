@@ -32,10 +32,12 @@ _WEAK_NOUNS = frozenset({
 })
 _COMMAND_NOUNS = frozenset({"command", "cmd", "commands", "script", "shell", "cmdline",
                             "commandline"})
-# Arguments whose values are encoded bytes or identifiers, never local paths: not
-# searched (base64 is full of '/'; a Drive id or a URL without a scheme can contain one).
+# Arguments whose values are encoded bytes, identifiers, addresses or types: never taken
+# whole as a path. Their words are still searched (a ``file:`` URI in ``url`` is a local
+# path), except for encoded bytes (_ENCODED_NOUNS): base64 is full of '/'.
 _DATA_NOUNS = frozenset({"base64", "b64", "id", "ids", "url", "urls", "uri", "uris", "email",
                          "emails", "mimetype"})
+_ENCODED_NOUNS = frozenset({"base64", "b64"})
 
 # Words of a name: snake_case, kebab-case, camelCase, ACRONYMPath; digits stay attached
 # ("base64", "file2") so a trailing number doesn't become the noun.
@@ -71,6 +73,14 @@ def argument_name_kind(name: str) -> ArgumentKind | None:
                                ("file", "dir", "directory", "folder", "path")):
         return "weak"
     return None
+
+
+@lru_cache(maxsize=4096)
+def is_encoded_argument_name(name: str) -> bool:
+    """Whether an argument's name says its value is encoded bytes (``content_base64``):
+    such a value is never searched, since base64 text is full of ``/``."""
+    words = _name_words(name)
+    return bool(words) and words[-1] in _ENCODED_NOUNS
 
 
 def is_path_argument_name(name: str) -> bool:
@@ -151,9 +161,21 @@ def _plausible_value(text: str) -> bool:
 # --- shell words ------------------------------------------------------------------------------
 
 _SHELL_SYNTAX = re.compile(r"[|<>;&`]|\$\(")
-# Prose carrying HTML or Markdown links: its '<' and '>' are tags, not redirections.
-_TAG = re.compile(r"<[A-Za-z!/][^<>]*>")
-_MARKUP = re.compile(rf"{_TAG.pattern}|\]\(")
+# Prose carrying HTML or Markdown links: its '<' and '>' are tags, not redirections. Only
+# a known element (or a comment, a doctype) counts as a tag, so a redirection such as
+# "sort </etc/passwd 2>&1" (which reads like "</etc/passwd 2>") is never taken for one.
+_HTML_ELEMENTS = (
+    "a|abbr|article|aside|audio|b|blockquote|body|br|button|caption|center|cite|code|col|"
+    "colgroup|dd|del|details|div|dl|dt|em|figcaption|figure|font|footer|form|h[1-6]|head|"
+    "header|hr|html|i|iframe|img|input|ins|kbd|label|li|link|main|mark|meta|nav|ol|option|"
+    "p|picture|pre|q|s|script|section|select|small|source|span|strong|style|sub|summary|"
+    "sup|svg|table|tbody|td|textarea|tfoot|th|thead|time|title|tr|tt|u|ul|video"
+)
+_TAG = re.compile(
+    rf"<!--.*?-->|<!doctype\b[^<>]*>|</?(?:{_HTML_ELEMENTS})(?=\s|/?>)[^<>]*>",
+    re.IGNORECASE | re.DOTALL,
+)
+_MARKUP = re.compile(rf"{_TAG.pattern}|\]\(", re.IGNORECASE | re.DOTALL)
 _OPERATOR_CHARS = "();<>|&"
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
 _OPTION = re.compile(r"^--?([A-Za-z][A-Za-z0-9_\-]*)=(.*)$", re.DOTALL)
@@ -193,6 +215,69 @@ def shell_words(text: str) -> tuple[list[str], bool]:
         return list(lexer), True
     except ValueError:
         return text.split(), False
+
+
+# --- the reference design's token rule ----------------------------------------------------------
+
+#: A token can only be path-like by the reference rule when it holds one of these.
+_PATH_CHARS = re.compile(r"[/~\\]")
+
+
+def reference_clean(token: str) -> tuple[str, str | None]:
+    """A word cleaned the way the reference design cleans a token, and how it was
+    unwrapped (None: not at all); see :func:`reference_candidate`."""
+    how: str | None = None
+    text = token
+    if ">" in text:
+        text, how = text.rpartition(">")[2], "redirection"
+    if "<" in text:
+        text, how = text.rpartition("<")[2], "redirection"
+    text = text.strip()
+    if text.startswith("$("):
+        text, how = text[2:], "command substitution"
+    text = text.strip("(){}").rstrip(";|&)").strip()
+    if "=" in text:
+        left, _, right = text.partition("=")
+        if left and left.lstrip("-").replace("_", "").isalnum():
+            how = "option value" if left.startswith("-") else "assignment"
+            text = right
+    return text, how
+
+
+def reference_candidate(token: str) -> tuple[str, str | None] | None:
+    """A word cleaned the way the reference design cleans a token, if what is left is
+    path-like by its rule; with how it was unwrapped (None: not at all).
+
+    The rule: keep what follows the last ``>``, then the last ``<`` (a redirection glued
+    on, or inside a quoted word); drop a leading ``$(``, surrounding ``(){}`` and trailing
+    ``;|&)``; unwrap ``NAME=value`` and ``--opt=value`` when the part before ``=`` is a
+    word. Path-like: not a flag, a non-``file:`` URL, a bare glob or ``.``/``..``, and
+    starts with ``~`` or holds ``/`` or ``\\``.
+    """
+    text, how = reference_clean(token)
+    if not text or text[0] in "-*?[" or text in (".", ".."):
+        return None
+    if "://" in text and text.partition("://")[0].lower() != "file":
+        return None
+    if text[0] == "~" or "/" in text or "\\" in text:
+        return text, how
+    return None
+
+
+def not_a_path_shape(text: str) -> bool:
+    """Shapes the reference rule takes for paths and this explorer deliberately doesn't:
+    network references (``user@host:path``, ``mailto:``), MIME types, dates and
+    fractions, short ``and/or`` pairs, and strings no filesystem accepts as a path (a
+    name over 255 characters, as in base64, or a newline)."""
+    if text[:5].lower() == "file:":
+        return False
+    return (
+        len(text) > _MAX_PATH_CHARS
+        or "\n" in text
+        or _is_url(text)
+        or bool(_MIME.match(text) or _NUMERIC.match(text) or _SHORT_PAIR.match(text))
+        or not _plausible_names(text)
+    )
 
 
 def _is_operator(word: str) -> bool:

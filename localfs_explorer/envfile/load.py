@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from dotenv.parser import parse_stream
@@ -43,6 +43,10 @@ KNOWN_SETTINGS: tuple[str, ...] = (
 #: A .env larger than this is refused rather than parsed: no real one comes close, and a
 #: huge upload should fail fast with a message instead of exhausting memory.
 MAX_ENV_BYTES = 4 * 1024 * 1024
+#: The most characters ``${VAR}`` expansion may produce over the whole file. A few
+#: hundred bytes of doubling references (``A=${A}${A}``) would otherwise ask for more
+#: memory than any machine has; real files expand to about their own size.
+MAX_EXPANDED_CHARS = 16 * 1024 * 1024
 
 
 class EnvFileError(LocalfsError):
@@ -115,7 +119,16 @@ def parse_env_text(
     line when ``strict``; otherwise it is skipped (as the server skips it) and reported
     in the returned warnings. The line's text is never quoted: it may hold a secret.
     """
+    pairs, _lines, warnings = _parse_with_lines(text, name=name, strict=strict)
+    return pairs, warnings
+
+
+def _parse_with_lines(
+    text: str, *, name: str, strict: bool
+) -> tuple[list[tuple[str, str | None]], list[int], list[str]]:
+    """:func:`parse_env_text`, plus the line each pair starts on."""
     pairs: list[tuple[str, str | None]] = []
+    lines: list[int] = []
     warnings: list[str] = []
     for binding in parse_stream(io.StringIO(text)):
         if binding.error:
@@ -126,24 +139,43 @@ def parse_env_text(
             continue
         if binding.key is not None:
             pairs.append((binding.key, binding.value))
-    return pairs, warnings
+            lines.append(binding.original.line)
+    return pairs, lines, warnings
 
 
 def resolve_env(
-    pairs: Iterable[tuple[str, str | None]], process_env: Mapping[str, str]
+    pairs: Iterable[tuple[str, str | None]], process_env: Mapping[str, str], *,
+    name: str = "<text>", lines: Sequence[int] | None = None,
 ) -> dict[str, str]:
     """Apply ``load_dotenv(override=False)`` semantics against a simulated process env.
 
     ``${VAR}`` in a file value expands against the file's earlier keys with the process
     environment winning, and a key already in the process environment keeps its value.
     A key with no ``=`` (value None) is not set, as in python-dotenv.
+
+    One scope is kept up to date as keys arrive (not rebuilt per line), so the cost is
+    linear in the file; and the expanded values together may hold at most
+    :data:`MAX_EXPANDED_CHARS` characters, measured before a value is built, or an
+    :class:`EnvFileError` names the key (and, with ``lines``, the line) that went over.
     """
+    scope: dict[str, str | None] = dict(process_env)
     file_values: dict[str, str] = {}
-    for key, value in pairs:
+    expanded = 0
+    for index, (key, value) in enumerate(pairs):
         if value is None:
             continue
-        scope: dict[str, str | None] = {**file_values, **process_env}
-        file_values[key] = "".join(atom.resolve(scope) for atom in parse_variables(value))
+        parts = [atom.resolve(scope) for atom in parse_variables(value)]
+        expanded += sum(len(part) for part in parts)
+        if expanded > MAX_EXPANDED_CHARS:
+            where = f"{name}:{lines[index]}" if lines is not None else name
+            raise EnvFileError(
+                f"{where}: expanding ${{...}} in {key} makes the values longer than "
+                f"{MAX_EXPANDED_CHARS // (1024 * 1024)} Mi characters; refused"
+            )
+        resolved = "".join(parts)
+        file_values[key] = resolved
+        if key not in process_env:  # the process environment wins over the file
+            scope[key] = resolved
     return {**file_values, **process_env}
 
 
@@ -193,13 +225,13 @@ def load_env(
     name = os.fspath(path) if path is not None else "<text>"
     if text is None and path is not None:
         text = read_env_text(Path(path))
-    pairs, warnings = parse_env_text(text or "", name=name, strict=strict)
+    pairs, lines, warnings = _parse_with_lines(text or "", name=name, strict=strict)
     process: dict[str, str] = dict(os.environ) if inherit_environ else {}
     process.update(overrides or {})
     for key in list(process):
         if "\0" in key or "=" in key or not key:
             raise EnvFileError(f"invalid variable name in the process environment: {key!r}")
-    values = resolve_env(pairs, process)
+    values = resolve_env(pairs, process, name=name, lines=lines)
     _refuse_nul_values(values, process, name)
     for key in unset:
         values.pop(key, None)

@@ -74,6 +74,11 @@ class FileSystem(abc.ABC):
     def default_cwd(self) -> str:
         """The working directory to assume when the caller names none."""
 
+    def user_home(self, name: str) -> str | None:
+        """The home directory of account ``name`` (what ``~name`` means), or None when
+        this host has no such account or doesn't say."""
+        return None
+
     # Derived questions: one implementation for every filesystem, so they can't drift.
 
     def exists(self, path: str) -> bool:

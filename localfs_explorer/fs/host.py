@@ -116,6 +116,15 @@ class HostFS(FileSystem):
         except KeyError:  # an account with no passwd entry (some containers)
             return "/"
 
+    def user_home(self, name: str) -> str | None:
+        """Account ``name``'s home from this machine's password database, or None."""
+        if not name or "/" in name:
+            return None
+        try:
+            return pwd.getpwnam(name).pw_dir
+        except (KeyError, ValueError):  # no such account; a NUL in the name
+            return None
+
     def default_cwd(self) -> str:
         """The directory the explorer was started from."""
         return os.getcwd()

@@ -8,6 +8,7 @@ A host spec is one JSON object::
       "description": "what this host shows", # optional: free text
       "case_insensitive": false,             # lookups ignore case (macOS default volume)
       "home": "/root",                       # the account's home (pw_dir), need not exist
+      "users": {"www-data": "/var/www"},     # optional: other accounts' homes (~www-data)
       "cwd": "/app",                         # the server's working directory; must exist
       "entries": {
         "/app": {"type": "dir"},
@@ -32,6 +33,9 @@ A host spec is one JSON object::
 - ``{"type": "symlink", "target": TEXT}``: TEXT is stored verbatim, absolute or
   relative, and may point nowhere. An ``"inode"`` KEY shared by symlinks makes them one
   link under several names (what hardlinking a symlink does on Linux).
+
+``users`` names the host's other accounts and their homes, which is what ``~name`` in a
+tool's arguments means on that host; a name it doesn't list has no home there.
 
 Parent directories need not be listed; they are created as plain directories. Files have
 no contents: the policy never reads them. Anything else is an error naming the entry
@@ -131,6 +135,7 @@ class HostSpec(BaseModel):
     case_insensitive: bool = False
     home: str = "/"
     cwd: str = "/"
+    users: dict[str, str] | None = None
     entries: dict[str, Entry] = Field(default_factory=dict)
 
 
@@ -227,27 +232,28 @@ def from_spec(spec: Mapping[str, Any] | HostSpec | str | Path) -> VirtualFS:
 
 
 def _probe_links(fs: VirtualFS, spec: HostSpec, origin: str) -> None:
-    """Resolve every symlink once when there are many, refusing a spec that overflows.
+    """Resolve every symlink once when there are many, refusing a spec that nests them
+    deeper than :data:`MAX_LINK_CHAIN`.
 
     :func:`_check_limits` follows chains by their text; links can also chain through
     directory links (``a -> /d/x/b`` with ``/d/x -> /d``), which only resolving shows.
-    Resolution recurses once per link, as CPython's does, so a spec built to exhaust the
-    stack is refused here, naming the entry, instead of failing on the first check.
-    Specs with fewer links than :data:`MAX_LINK_CHAIN` can't chain that deep: skipped.
+    CPython's realpath recurses once per nested link (3.10-3.12), so such a spec is
+    one the host itself couldn't resolve: refused here, naming the entry, rather than
+    answered. Specs with fewer links than :data:`MAX_LINK_CHAIN` can't nest that deep.
     """
     links = [p for p, e in spec.entries.items() if isinstance(e, SymlinkEntry)]
     if len(links) <= MAX_LINK_CHAIN:
         return
     for path in links:
         try:
-            fs.realpath(path)
-        except RecursionError:
+            nested = fs.link_nesting(path)
+        except (OSError, ValueError):
+            continue
+        if nested > MAX_LINK_CHAIN:
             raise HostSpecError(
                 f"{origin}: entry {path!r}: resolving it follows symlinks through symlinks "
                 f"too deeply to finish (the limit is {MAX_LINK_CHAIN} in a chain); "
-                "refused") from None
-        except (OSError, ValueError):
-            continue
+                "refused")
 
 
 def _depth(path: str) -> int:
@@ -268,6 +274,7 @@ def _build(spec: HostSpec) -> VirtualFS:
         label=spec.label,
         description=spec.description,
         root_device=root_device,
+        users=spec.users,
     )
     if root_entry is not None:
         fs.mkdir("/", device=root_entry.device)
@@ -433,6 +440,8 @@ def to_spec(fs: VirtualFS) -> dict[str, Any]:
     spec["case_insensitive"] = fs.case_insensitive
     spec["home"] = fs.home()
     spec["cwd"] = fs.cwd
+    if fs.users:
+        spec["users"] = fs.users
     spec["entries"] = fs.spec_entries()
     return spec
 

@@ -45,7 +45,7 @@ import os
 import posixpath
 import stat as _stat
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 from ..errors import LocalfsError
@@ -180,10 +180,21 @@ class VirtualFS(FileSystem):
         label: str | None = None,
         description: str | None = None,
         root_device: str = "root",
+        users: Mapping[str, str] | None = None,
     ) -> None:
         for what, value in (("home", home), ("cwd", cwd)):
             if not value.startswith("/"):
                 raise HostSpecError(f"{what} must be an absolute path, not {value!r}")
+        #: The host's accounts by name and their home directories (``~name``).
+        self._users: dict[str, str] = {}
+        for user, user_home in (users or {}).items():
+            if not user or any(ch in user for ch in "/:\x00") or user.strip() != user:
+                raise HostSpecError(f"users: {user!r} is not an account name")
+            if not isinstance(user_home, str) or not user_home.startswith("/"):
+                raise HostSpecError(
+                    f"users: {user!r}'s home must be an absolute path, not {user_home!r}"
+                )
+            self._users[user] = user_home
         self.case_insensitive = case_insensitive
         self._fold = _fold_caseless if case_insensitive else _fold_exact
         self._home = home
@@ -200,6 +211,7 @@ class VirtualFS(FileSystem):
         self._root = self._new_node(_DIR, root_device)
         self._canon: dict[str, _Node] | None = None
         self._realpaths: dict[str, str] = {}
+        self._nesting = 0  # the deepest nesting of links last reached (link_nesting)
 
     # ------------------------------------------------------------------ building
 
@@ -580,6 +592,15 @@ class VirtualFS(FileSystem):
         """The simulated account's home directory, as the password database would say."""
         return self._home
 
+    def user_home(self, name: str) -> str | None:
+        """Account ``name``'s home as the host spec's ``users`` names it, or None."""
+        return self._users.get(name)
+
+    @property
+    def users(self) -> dict[str, str]:
+        """The described accounts and their homes (a copy, sorted by name)."""
+        return dict(sorted(self._users.items()))
+
     def default_cwd(self) -> str:
         """The simulated working directory, symlink-free as ``os.getcwd`` reports it."""
         return self.realpath(self._cwd) if self._cwd != "/" else "/"
@@ -607,6 +628,13 @@ class VirtualFS(FileSystem):
         self._realpaths[path] = result
         return result
 
+    def link_nesting(self, path: str) -> int:
+        """How deep resolving absolute ``path`` nests links (one followed while another's
+        target is still being resolved): the recursion depth of CPython 3.10-3.12's."""
+        self._nesting = 0
+        (self._realpath_legacy if _LEGACY_REALPATH else self._realpath_stack)(path)
+        return self._nesting
+
     def _lstat_quiet(self, newpath: str, name: str, canon: dict[str, _Node]) -> _Node | None:
         """What ``os.lstat(newpath)`` finds for realpath, None where it raises OSError.
 
@@ -628,12 +656,14 @@ class VirtualFS(FileSystem):
         rest: list[str | None] = list(filename.split("/")[::-1])
         path = "/"
         seen: dict[str, str | None] = {}
+        pending = 0  # links being resolved, one inside another's target
         while rest:
             name = rest.pop()
             if name is None:
                 link = rest.pop()
                 assert link is not None
                 seen[link] = path
+                pending -= 1
                 continue
             if not name or name == ".":
                 continue
@@ -653,6 +683,8 @@ class VirtualFS(FileSystem):
             target = node.target
             assert target is not None
             seen[newpath] = None
+            pending += 1
+            self._nesting = max(self._nesting, pending)
             if target.startswith("/"):
                 path = "/"
             rest.append(newpath)
@@ -661,44 +693,59 @@ class VirtualFS(FileSystem):
         return path
 
     def _realpath_legacy(self, filename: str) -> str:
-        # The algorithm of CPython 3.10-3.12: recursive; at a loop it gives up and
-        # appends the unresolved rest, which abspath() then normalises lexically.
+        # The algorithm of CPython 3.10-3.12: at a loop it gives up and appends the
+        # unresolved rest, which abspath() then normalises lexically.
         path, _ = self._join_legacy("", filename, {}, self._canonical())
         return posixpath.normpath(path)
 
     def _join_legacy(
         self, path: str, rest: str, seen: dict[str, str | None], canon: dict[str, _Node]
     ) -> tuple[str, bool]:
+        # CPython's recurses once per link it follows; here each frame (a link being
+        # resolved, and what its caller had left to join) is kept on a list.
         if rest.startswith("/"):
             rest = rest[1:]
             path = "/"
-        while rest:
-            name, _, rest = rest.partition("/")
-            if not name or name == ".":
-                continue
-            if name == "..":
-                # path is absolute and normalised here, so split() is a cut at the last /.
-                path = path[: path.rindex("/")] or "/"
-                continue
-            newpath = path + name if path == "/" else path + "/" + name
-            node = self._lstat_quiet(newpath, name, canon)
-            if node is None or node.kind != _LINK:
-                path = newpath
-                continue
-            if newpath in seen:
-                known = seen[newpath]
-                if known is not None:
-                    path = known
+        frames: list[tuple[str, str]] = []
+        while True:
+            looped = False
+            while rest:
+                name, _, rest = rest.partition("/")
+                if not name or name == ".":
                     continue
-                # posixpath.join on purpose: "loop//x" joins to "/x" there, and must here.
-                return posixpath.join(newpath, rest), False
-            seen[newpath] = None
-            assert node.target is not None
-            path, ok = self._join_legacy(path, node.target, seen, canon)
-            if not ok:
-                return posixpath.join(path, rest), False
-            seen[newpath] = path
-        return path, True
+                if name == "..":  # path is absolute and normalised: a cut at the last /
+                    path = path[: path.rindex("/")] or "/"
+                    continue
+                newpath = path + name if path == "/" else path + "/" + name
+                node = self._lstat_quiet(newpath, name, canon)
+                if node is None or node.kind != _LINK:
+                    path = newpath
+                    continue
+                if newpath in seen:
+                    known = seen[newpath]
+                    if known is not None:
+                        path = known
+                        continue
+                    # posixpath.join on purpose: "loop//x" joins to "/x" there, and must here.
+                    path = posixpath.join(newpath, rest)
+                    looped = True
+                    break
+                seen[newpath] = None
+                assert node.target is not None
+                frames.append((newpath, rest))  # the recursive call
+                self._nesting = max(self._nesting, len(frames))
+                rest = node.target
+                if rest.startswith("/"):
+                    rest = rest[1:]
+                    path = "/"
+            if looped:  # each caller gives up too, appending what it had left
+                while frames:
+                    path = posixpath.join(path, frames.pop()[1])
+                return path, False
+            if not frames:
+                return path, True
+            link, rest = frames.pop()
+            seen[link] = path
 
     # ------------------------------------------------------------------ inspection
 

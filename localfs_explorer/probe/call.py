@@ -22,11 +22,11 @@ from ..catalog import (
     locations,
 )
 from ..discovery import DiscoveryError, DiscoveryLimits, discover_paths, nothing_to_find
-from ..sensitive import sensitive_reason
+from ..sensitive import SensitivePatternsError, check_extra_patterns, sensitive_advice
 from ..server import server_of
 from ..vocab import Gate, Outcome
 from .images import extract_image_sources
-from .records import CallVerdict, PathVerdict
+from .records import CallVerdict, PathVerdict, ProbeError
 from .tool_paths import (
     DriveTree,
     _absolute,
@@ -45,17 +45,16 @@ if TYPE_CHECKING:
 
 
 @functools.lru_cache(maxsize=8192)
-def _sensitive_advice(path: str, resolved: str | None, home: str, cwd: str) -> str | None:
+def _sensitive_advice(
+    path: str, resolved: str | None, home: str, cwd: str, extra: tuple[str, ...] = ()
+) -> str | None:
     """Sensitive-file advice for a checked path (None: nothing to say).
 
-    The resolved path catches a symlink to a key; the spelling as given is asked too only
-    when it names a different file (``id_rsa`` linking to a blob). A pure function of
-    strings, and batches repeat paths: answers are remembered.
+    The spelling as given is asked first (``id_rsa`` linking to a blob), then the
+    resolved path, which catches a symlink to a key and names both paths. A pure
+    function of strings, and batches repeat paths: answers are remembered.
     """
-    reason = sensitive_reason(resolved or path, home=home, cwd=cwd)
-    if reason is None and resolved and path.rpartition("/")[2] != resolved.rpartition("/")[2]:
-        reason = sensitive_reason(path, home=home, cwd=cwd)
-    return reason
+    return sensitive_advice(path, resolved, home=home, cwd=cwd, extra=extra)
 
 
 #: Discovery's bounds, one object for every call: building it is a noticeable share of
@@ -94,7 +93,7 @@ class _CallProbe:
 
     __slots__ = (
         "arguments", "check", "cwd", "drive", "drive_names", "error", "expected_paths",
-        "home", "name",
+        "extra_sensitive", "home", "name",
         "notes", "over_http", "partial", "paths", "policy", "refusal", "tool", "walk_limit",
     )
 
@@ -130,6 +129,8 @@ class _CallProbe:
         self.error: str | None = None
         self.home = _home(policy)
         self.cwd = policy.cwd
+        #: The operator's extra sensitive-name globs (checked once per batch).
+        self.extra_sensitive: tuple[str, ...] = ()
         # Policy.check itself, bound once: a call checks several paths.
         self.check = (
             policy.check if over_http is None
@@ -155,7 +156,8 @@ class _CallProbe:
         v = PathVerdict(
             argument, d.path, d.resolved, d.op, tier, allowed, d.reason, d.message,
             sensitive if sensitive is not None
-            else _sensitive_advice(d.path, d.resolved, self.home, self.cwd),
+            else _sensitive_advice(d.path, d.resolved, self.home, self.cwd,
+                                   self.extra_sensitive),
             kind, None if allowed else step, advisory,
         )
         self.paths.append(v)
@@ -254,8 +256,12 @@ class _CallProbe:
         if param.suffixes and not (param.suffix_unless and self.arg(param.suffix_unless)):
             suffix = _suffix(value)
             if suffix.lower() not in param.suffixes:
-                self.fail(f"{tool.name}: unsupported file extension {suffix!r} at {label} "
-                          f"(the tool takes {', '.join(param.suffixes)})")
+                if param.suffix_error:  # the tool's own words, from the catalog
+                    self.fail(param.suffix_error.format(suffix=suffix,
+                                                        suffix_lower=suffix.lower()))
+                else:
+                    self.fail(f"{tool.name}: unsupported file extension {suffix!r} at "
+                              f"{label} (the tool takes {', '.join(param.suffixes)})")
                 return
         if param.op == "write":
             self.run_destination(tool, param, label, value, tier)
@@ -380,14 +386,15 @@ class _CallProbe:
         if not isinstance(items, (list, tuple)):
             return
         if param.item_requires and not items:
-            self.fail(f"{tool.name}: the {name} list is empty (the tool's own error)")
+            self.fail(f"{name} list is empty")  # the tool's own words
             return
         if param.needs_any and not any(
             self.policy.env.get(n[1:]) if n.startswith("$") else self.arg(n)
             for n in param.needs_any
         ):
-            self.fail(f"{tool.name}: needs {' or '.join(param.needs_any)} before it checks "
-                      "any path (the tool's own error)")
+            # The tool's own words; the catalog names the argument first.
+            self.fail(f"{param.needs_any[0]} is required (no server default folder "
+                      "configured)")
             return
         # The alternative is in the plain form (the catalog checks it): its last step is a key.
         alt_key = (str(locations.parse_location(param.alternative)[-1])
@@ -468,6 +475,10 @@ class _CallProbe:
                 cwd=self.cwd,
                 skip=skip,
                 limits=_LIMITS,
+                fs=self.policy.fs,
+                # Advice on where a path leads comes from the check's own resolution.
+                resolve=False,
+                extra_sensitive=self.extra_sensitive,
             )
         except DiscoveryError as exc:
             # A bad expected path is the caller's input error: report it on this call.
@@ -512,6 +523,7 @@ def probe_call(
     walk_limit: int = 10000,
     drive_names: Sequence[str] | None = None,
     discover: bool = True,
+    extra_sensitive: Sequence[str] = (),
 ) -> CallVerdict:
     """What the model gets back from calling ``name`` with ``arguments``.
 
@@ -529,6 +541,8 @@ def probe_call(
         discover: search the arguments the catalog doesn't describe for paths (advisory
             unless expected). False skips that search for catalog tools, which is most
             of a small call's cost; expected paths and unknown tools are still searched.
+        extra_sensitive: name globs added to the sensitive-file list for the advice
+            (``*.kdbx``); a bad one raises :class:`~localfs_explorer.probe.ProbeError`.
     """
     server = server_of(policy)
     catalog = catalog or server.catalog()
@@ -536,7 +550,18 @@ def probe_call(
     return _probe(
         policy, name, arguments, over_http, _resolve_access(access), catalog, registration,
         expected_paths, walk_limit, drive_names, discover, None, None,
+        extra_sensitive_patterns(extra_sensitive),
     )
+
+
+def extra_sensitive_patterns(globs: Sequence[str]) -> tuple[str, ...]:
+    """An operator's extra sensitive-name globs, checked (a :class:`ProbeError` if bad)."""
+    if not globs:
+        return ()  # the usual case, once per call: nothing to check
+    try:
+        return check_extra_patterns(globs)
+    except SensitivePatternsError as exc:
+        raise ProbeError(str(exc)) from None
 
 
 def _probe(
@@ -553,6 +578,7 @@ def _probe(
     discover: bool,
     index: int | None,
     line: int | None,
+    extra_sensitive: tuple[str, ...] = (),
 ) -> CallVerdict:
     """:func:`probe_call` with its defaults filled in, and the call's place in a batch.
 
@@ -589,7 +615,7 @@ def _probe(
     if type(arguments) is not dict and not isinstance(arguments, Mapping):
         return CallVerdict(name=name, registered=True, visible=True, gate=gate,
                            outcome="error", message="arguments must be a JSON object",
-                           notes=notes, index=index, line=line)
+                           notes=notes, index=index, line=line, malformed=True)
 
     if tool is not None:
         # The server validates the arguments against the tool's schema before the tool
@@ -601,6 +627,7 @@ def _probe(
                                line=line)
     probe = _CallProbe(policy, name, tool, arguments, over_http, walk_limit, drive_names,
                        expected_paths)
+    probe.extra_sensitive = extra_sensitive
     probe.notes.extend(notes)
     checked: set[str] = set()
     skip: tuple[str, ...] = ()

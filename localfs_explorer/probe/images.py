@@ -77,11 +77,28 @@ def _plain_markdown_images(text: str) -> tuple[str, ...] | None:
     return tuple(m.group(1) for m in _PLAIN_IMAGE.finditer(text))
 
 
+def _may_hold_images(text: str, markdown_text: bool) -> bool:
+    """False when ``text`` can't hold an image, whatever else it holds (a linear test).
+
+    A rendered ``<img>`` comes from a raw tag, which needs ``<img`` and a closing ``>``,
+    or (Markdown) from ``![alt](src)`` or ``![alt][ref]`` with a ``[ref]: src``
+    definition, which need ``![`` and either ``](`` with a ``)`` after it, or ``]:``.
+    Checked first because the renderer and the parser both take quadratic time on some
+    unfinished markup.
+    """
+    if ">" in text and "<img" in text.lower():
+        return True
+    if not markdown_text or "![" not in text:
+        return False
+    opening = text.find("](")
+    return (opening >= 0 and text.find(")", opening) >= 0) or "]:" in text
+
+
 @functools.lru_cache(maxsize=256)
 def _image_sources(text: str, markdown_text: bool) -> tuple[str, ...]:
+    if not _may_hold_images(text, markdown_text):
+        return ()
     if markdown_text:
-        if "![" not in text and "<" not in text:
-            return ()
         plain = _plain_markdown_images(text)
         if plain is not None:
             return tuple(src for src in plain if not src.startswith(_NOT_LOCAL))
@@ -89,8 +106,10 @@ def _image_sources(text: str, markdown_text: bool) -> tuple[str, ...]:
     if "<" not in text:
         return ()
     parser = _ImageSources()
+    # Fed, never closed, as the server builds its document: what follows the first
+    # unfinished tag is never read. Closing would also read it, in quadratic time on
+    # text like ``<img src=<img src=...`` (each unfinished tag a rescan to the end).
     parser.feed(text)
-    parser.close()
     return tuple(src for src in parser.sources if not src.startswith(_NOT_LOCAL))
 
 

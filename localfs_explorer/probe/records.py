@@ -85,6 +85,10 @@ class CallVerdict:
     #: Position of the call in a batch (0-based), and its line in a JSONL file.
     index: int | None = None
     line: int | None = None
+    #: The call itself is unusable (a calls-file line that isn't a call, arguments that
+    #: aren't an object): an input error, told apart from a tool error the server would
+    #: return for a well-formed call (``probe`` exits 2 for the first, 1 for the second).
+    malformed: bool = False
 
     def _repr_html_(self) -> str:
         """Rich display in a notebook (the dashboard's renderer)."""

@@ -154,9 +154,18 @@ class DriveTree:
         return self.files | set(self.folders)
 
     def iter_files(self, prefix: str = "") -> Iterator[str]:
-        for f in sorted(self.files):
-            yield prefix + f
-        for name in sorted(self.folders):
-            yield from self.folders[name].iter_files(f"{prefix}{name}/")
+        """Every file's relative name: a folder's files, then each subfolder's, in name
+        order (depth first, from a list of pending folders: no recursion per level)."""
+        pending: list[Iterator[tuple[str, DriveTree]]] = [iter([(prefix, self)])]
+        while pending:
+            step = next(pending[-1], None)
+            if step is None:
+                pending.pop()
+                continue
+            where, node = step
+            for f in sorted(node.files):
+                yield where + f
+            pending.append(iter([(f"{where}{name}/", node.folders[name])
+                                 for name in sorted(node.folders)]))
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import posixpath
 import stat as _stat
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import DIRECTIONS, PathParam, Tool
@@ -55,8 +55,8 @@ _ROOT_OPS: dict[str, Op] = {"upload": "read", "download": "write", "bidirectiona
 #: Names the server's folder tools leave out unless told not to (``skip_system_files``).
 SYSTEM_FILES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini", ".localized"})
 #: ``export_format`` values the server's Drive tools accept.
-EXPORT_FORMATS = frozenset(
-    {"pdf", "html", "txt", "docx", "odt", "rtf", "epub", "csv", "xlsx", "ods", "pptx"})
+EXPORT_FORMATS = (
+    "pdf", "html", "txt", "docx", "odt", "rtf", "epub", "csv", "xlsx", "ods", "pptx")
 def run_top_files(probe: ProbeState, tool: Tool, label: str, root: str, tier: str) -> None:
     """upload_local_folder: the folder, then each of its top-level regular files."""
     root_d = probe.check(root, "read")
@@ -184,22 +184,27 @@ def run_sync(probe: ProbeState, tool: Tool, checked: set[str]) -> None:
     direction = probe.arg(spec.argument)
     if direction is None:
         direction = spec.default
+    # The tool's own validation, in its order and its words (the model reads them).
     if direction not in DIRECTIONS:
-        probe.fail(f"{tool.name}: invalid {spec.argument} {direction!r}: use upload, "
-                   "download or bidirectional")
+        probe.fail(f"Invalid direction '{direction}'. "
+                   "Use 'upload', 'download', or 'bidirectional'.")
         return
     export_format = probe.arg("export_format")
     if export_format and export_format not in EXPORT_FORMATS:
-        probe.fail(f"{tool.name}: unknown export_format {export_format!r}")
+        probe.fail(f"Unknown export_format '{export_format}'. "
+                   f"Valid: {', '.join(EXPORT_FORMATS)}")
         return
     resolve = probe.arg("resolve")
     if resolve and isinstance(resolve, Mapping):
-        if any(mode not in ("keep_drive", "keep_local") for mode in resolve.values()):
-            probe.fail(f"{tool.name}: invalid resolve value: use keep_drive or keep_local")
+        bad = sorted(str(name) for name, mode in resolve.items()
+                     if mode not in ("keep_drive", "keep_local"))
+        if bad:
+            probe.fail(f"Invalid resolve value for {', '.join(repr(n) for n in bad)}. "
+                       "Use 'keep_drive' or 'keep_local'.")
             return
         if direction == "download" and "keep_local" in resolve.values():
-            probe.fail(f"{tool.name}: resolve keep_local uploads, which direction "
-                       "download never does")
+            probe.fail("resolve 'keep_local' uploads, which direction='download' never does. "
+                       "Use direction='upload' or 'bidirectional', or 'keep_drive'.")
             return
     walked = next(p for p in tool.params if p.op == "direction")
     root = probe.arguments.get(walked.location)
@@ -333,7 +338,12 @@ class _Walker:
         return d
 
     def walk_local(self, raw_dir: str, abs_dir: str, op: str, depth: int) -> None:
-        """Check every existing entry; descend into allowed subfolders."""
+        """Check every existing entry; descend into allowed subfolders.
+
+        Depth first, each subfolder entered right after its own check, with the folders
+        being listed kept on a list rather than the call stack: a deep tree costs no
+        recursion.
+        """
         if self._deep(depth, raw_dir):
             return
         # The per-entry steps of _budget, _child and _entry, written out: a walk makes
@@ -341,8 +351,15 @@ class _Walker:
         probe = self.probe
         is_dir, check, record = probe.policy.fs.is_dir, self.batch.check, probe.record
         over_http, label, tier, limit = probe.over_http, self.label, self.tier, probe.walk_limit
-        raw_prefix, abs_prefix = _prefix(_spelled(raw_dir)), abs_dir.rstrip("/") + "/"
-        for name in self._list(abs_dir):
+        folders: list[tuple[str, str, Iterator[str], int]] = [
+            (_prefix(_spelled(raw_dir)), abs_dir.rstrip("/") + "/",
+             iter(self._list(abs_dir)), depth)]
+        while folders:
+            raw_prefix, abs_prefix, names, level = folders[-1]
+            name = next(names, None)
+            if name is None:
+                folders.pop()
+                continue
             if self.count >= limit:
                 self._out_of_budget()
                 return
@@ -351,9 +368,10 @@ class _Walker:
             d = check(raw, op, over_http=over_http)
             record(d, label, kind="entry", tier=tier, step="failed", fails_call=False)
             if d.allowed and is_dir(absolute) and self._first_visit(d):
-                self.walk_local(raw, absolute, op, depth + 1)
-            if self.stopped:
-                return
+                if self._deep(level + 1, raw):
+                    return
+                folders.append((_prefix(_spelled(raw)), absolute.rstrip("/") + "/",
+                                iter(self._list(absolute)), level + 1))
 
     def write_drive_files(self, raw_root: str, drive: DriveTree) -> None:
         """download_folder with a known Drive side: each file at its destination."""
@@ -370,15 +388,36 @@ class _Walker:
         self, raw_dir: str, abs_dir: str, drive: DriveTree | None, direction: str, depth: int,
         *, recursive: bool, skip_system: bool,
     ) -> None:
-        """One level of a sync: its files by the direction table, then (recursive only)
-        its subfolders, each checked before it is entered.
+        """A sync from one folder down: its files by the direction table, then (recursive
+        only) its subfolders, each checked before it is entered.
 
         ``drive`` is the Drive folder's side; None when unknown, and then each local
-        file is taken as present on both sides.
+        file is taken as present on both sides. Each folder's subfolders are entered in
+        order, depth first, from a list of pending folders rather than by recursion.
         """
+        pending: list[tuple[Iterator[tuple[str, str, DriveTree | None]], int]] = [
+            (iter([(raw_dir, abs_dir, drive)]), depth)]
+        while pending:
+            folders, level = pending[-1]
+            folder = next(folders, None)
+            if folder is None:
+                pending.pop()
+                continue
+            children = self._sync_folder(*folder, direction, level, recursive=recursive,
+                                         skip_system=skip_system)
+            if self.stopped:
+                return
+            if children:
+                pending.append((iter(children), level + 1))
+
+    def _sync_folder(
+        self, raw_dir: str, abs_dir: str, drive: DriveTree | None, direction: str, depth: int,
+        *, recursive: bool, skip_system: bool,
+    ) -> list[tuple[str, str, DriveTree | None]]:
+        """One folder of a sync; the subfolders to enter next, in order."""
         fs = self.probe.policy.fs
         if self._deep(depth, raw_dir):
-            return
+            return []
         local_files: set[str] = set()
         local_dirs: set[str] = set()
         abs_prefix = abs_dir.rstrip("/") + "/"
@@ -410,7 +449,7 @@ class _Walker:
                 continue
             if self.count >= limit:
                 self._out_of_budget()
-                return
+                return []
             self.count += 1
             d = check(raw_prefix + name, op, over_http=over_http)
             record(d, label, kind="entry", tier=tier, step="local_read_fail", fails_call=False)
@@ -419,7 +458,7 @@ class _Walker:
             if folders:
                 probe.notes.append(
                     f"{len(folders)} subfolder(s) of {raw_dir} not entered: recursive is false")
-            return
+            return []
         children: list[tuple[str, str, DriveTree | None]] = []
         for name in sorted(folders):
             if name in (".", "..") or "\\" in name:
@@ -433,7 +472,7 @@ class _Walker:
                 continue
             if self.count >= limit:
                 self._out_of_budget()
-                return
+                return []
             self.count += 1
             d = check(raw, op, over_http=over_http)
             record(d, label, kind="entry", tier=tier, step="local_read_fail", fails_call=False)
@@ -447,8 +486,4 @@ class _Walker:
                 continue
             sub = None if remote_dirs is None else remote_dirs.get(name) or DriveTree()
             children.append((raw, absolute, sub))
-        for raw, absolute, sub in children:
-            self.sync_level(raw, absolute, sub, direction, depth + 1, recursive=recursive,
-                            skip_system=skip_system)
-            if self.stopped:
-                return
+        return children

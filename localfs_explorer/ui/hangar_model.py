@@ -14,7 +14,7 @@ from typing import Any
 from traitlets import Any as AnyTrait
 from traitlets import Bool, HasTraits, List, Unicode
 
-from .inputs import ExplorerError, upload_text
+from .inputs import ExplorerError, content_json, upload_text
 
 
 class HangarTraits(HasTraits):
@@ -84,6 +84,19 @@ def access(model: Any) -> Any:
         raise ExplorerError(model.hangar_error or "load a hangar configuration and pick its "
                             "server (Hangar tab) to use its tool access")
     return HangarAccess(model.hangar_config, route(model))
+
+
+def tool_access(model: Any) -> Any:
+    """The tool access the model's calls use: the hangar route when in use, else the
+    access lists typed as JSON (the explorer's own lists only: a hangar route in typed
+    text would open a file), else None."""
+    if model.hangar_use:
+        return access(model)
+    if not model.access_text.strip():
+        return None
+    from ..access import load_access_lists
+
+    return load_access_lists(content_json(model.access_text, "tool access lists"))
 
 
 def load_upload(model: Any, name: str, content: bytes | str) -> None:

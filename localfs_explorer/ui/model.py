@@ -39,6 +39,7 @@ from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..fs.spec import list_example_hosts
 from ..probe.calls_file import Call, parse_calls
 from ..secrets import hide_everywhere, is_secret_key, scrub, secret_values
+from ..sensitive import split_patterns
 from ..server import DEFAULT_SERVER, server_of
 from ..servers.gee_sweet.policy import TRANSPORTS
 from ..userfiles import read_text
@@ -83,14 +84,14 @@ _CONFIG_INPUTS = (
     "export_overrides",
 )
 _PATH_INPUTS = ("paths_text", "op", "over_http")
-_TOOL_INPUTS = ("tool_name", "tool_args_text", "access_text", "hangar_text", "hangar_server",
-                "hangar_via", "hangar_tenant", "hangar_use")
+_TOOL_INPUTS = ("tool_name", "tool_args_text", "access_text", "sensitive_text", "hangar_text",
+                "hangar_server", "hangar_via", "hangar_tenant", "hangar_use")
 _BATCH_INPUTS = ("batch_path", "batch_text")
 # Inputs typed character by character: coalesced. Everything else (dropdowns, buttons,
 # uploads) is computed at once.
 _TYPED = frozenset({
     "overrides", "unset", "cwd", "package_dir", "paths_text", "tool_args_text", "access_text",
-    "hangar_text", "hangar_tenant",
+    "sensitive_text", "hangar_text", "hangar_tenant",
 })
 
 
@@ -154,6 +155,8 @@ class ExplorerModel(StagedModel, HangarTraits):
     tool_args_text = Unicode("{}")
     #: Optional tool access lists as JSON (``{"server": {"approval_list": [...]}}``).
     access_text = Unicode("")
+    #: Extra sensitive-file name globs for the advice, by comma or line (``*.kdbx``).
+    sensitive_text = Unicode("")
     batch_path = Unicode("")
     batch_text = Unicode(None, allow_none=True)
     batch_name = Unicode("")
@@ -222,6 +225,8 @@ class ExplorerModel(StagedModel, HangarTraits):
             stages = {"config", "paths", "tool", "batch"}
         elif name in _PATH_INPUTS:
             stages = {"paths"}
+        elif name == "sensitive_text":
+            stages = {"tool", "batch"}  # the advice of every probed call
         elif name in _TOOL_INPUTS:
             stages = {"tool"}
         else:
@@ -708,6 +713,7 @@ class ExplorerModel(StagedModel, HangarTraits):
                 self.call_verdict = probe_call(
                     self.policy, self.tool_name, arguments, over_http=self._over_http(),
                     access=access, registration=self.registration,
+                    extra_sensitive=split_patterns(self.sensitive_text),
                 )
             except (ArgumentsError, ProbeError, ExplorerError) as exc:
                 self.call_error = self.clean(str(exc))
@@ -717,19 +723,8 @@ class ExplorerModel(StagedModel, HangarTraits):
             self.tool_rev += 1
 
     def _access(self) -> Any:
-        if self.hangar_use:
-            return hangar_model.access(self)
-        if not self.access_text.strip():
-            return None
-        data = content_json(self.access_text, "tool access lists")
-        from ..access import load_access_lists
-
-        # The explorer's own lists only: a hangar route in typed text would open a file.
-        return load_access_lists(data)
-
-    def load_hangar_upload(self, name: str, content: bytes | str) -> None:
-        """Use an uploaded hangar configuration (YAML)."""
-        hangar_model.load_upload(self, name, content)
+        """The tool access in force: the hangar route when in use, else the typed lists."""
+        return hangar_model.tool_access(self)
 
     def _compute_batch(self) -> None:
         self.batch_error = ""
@@ -770,7 +765,9 @@ class ExplorerModel(StagedModel, HangarTraits):
             for v in iter_call_verdicts(self.policy, calls,
                                         over_http=self._over_http(),
                                         access=self._access(),
-                                        registration=self.registration):
+                                        registration=self.registration,
+                                        extra_sensitive=split_patterns(
+                                            self.sensitive_text)):
                 verdicts.append(v)
                 if len(verdicts) % step == 0:
                     self.batch_done = len(verdicts)

@@ -41,8 +41,13 @@ def test_declared_values_are_taken_literally() -> None:
     result = found({"target": "My Notes/a file.txt", "other": "x"}, checkpaths=["target"])
     f = result["My Notes/a file.txt"]
     assert (f.tier, f.source, f.rule) == ("declared", "target", "checkpaths")
-    # Not split into words by the guess walk.
-    assert "Notes/a" not in result
+    # Its words are searched as every argument's are (the reference design's step 4),
+    # as guesses: the declared path itself keeps its tier.
+    assert result["Notes/a"].tier == "guess"
+    assert result["Notes/a"].source == "target"
+    declared_command = found({"p": "cat /etc/passwd"}, checkpaths=["p"])
+    assert declared_command["cat /etc/passwd"].tier == "declared"
+    assert declared_command["/etc/passwd"].tier == "guess"
 
 
 def test_declared_locations_reach_nested_and_list_values() -> None:
@@ -123,10 +128,22 @@ def test_weak_names_need_a_path_or_a_file_name() -> None:
     assert paths({"output": "report.pdf", "dest": "out/"}) == ["report.pdf", "out/"]
 
 
-def test_identifier_and_data_arguments_are_not_searched() -> None:
-    args = {"file_id": "1AbC/xyz", "url": "example.com/a/b", "content_base64": "aGk/b2s=",
+def test_encoded_and_type_arguments_are_not_searched() -> None:
+    args = {"content_base64": "aGk/b2s=", "data_b64": "/9j/4AAQSkZJRg",
             "mimeType": "application/vnd.google-apps.document"}
     assert paths(args) == []
+
+
+def test_identifier_and_url_arguments_give_only_words_spelt_as_local_paths() -> None:
+    # A file: URI or an absolute path in them is local; a relative "a/b" is an id.
+    result = found({"file_id": "1AbC/xyz", "url": "file:///etc/passwd",
+                    "uri": "https://example.com/a/b", "id": "abc123", "message_id": "m/1",
+                    "source_url": "example.com/a/b", "ids": ["~/k.txt", "../up.txt", "a/b"],
+                    "email": "see /srv/mail.txt and x/y"})
+    assert set(result) == {"/etc/passwd", "/home/ada/k.txt", "../up.txt", "/srv/mail.txt"}
+    assert result["/etc/passwd"].rule == "path-like value"
+    assert result["/etc/passwd"].source == "url"
+    assert result["/home/ada/k.txt"].source == "ids[0]"
 
 
 def test_names_apply_inside_nested_objects_and_lists() -> None:
@@ -305,12 +322,9 @@ def test_credential_file_names_in_commands() -> None:
 # --- home ---------------------------------------------------------------------------------------
 
 
-def test_tilde_expands_to_the_given_home_only() -> None:
-    result = found({"path": "~", "a": "~/docs/x.txt", "b": "~root/secret/x.txt"})
-    assert "/home/ada" in result and "/home/ada/docs/x.txt" in result
-    # Never looked up on this machine (os.path.expanduser would give /root/...).
-    other = result["~root/secret/x.txt"]
-    assert "~user names another account's home; not expanded" in other.notes
+def test_tilde_expands_to_the_given_home() -> None:
+    result = found({"path": "~", "a": "~/docs/x.txt"})
+    assert set(result) == {"/home/ada", "/home/ada/docs/x.txt"}
 
 
 def test_a_root_home_does_not_double_the_slash() -> None:

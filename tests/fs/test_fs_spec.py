@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -369,3 +370,57 @@ def test_many_problems_are_all_counted() -> None:
     spec = spec_of({f"/f{n}": {"type": "file", "color": "red"} for n in range(12)})
     with pytest.raises(HostSpecError, match=r"and 4 more"):
         from_spec(spec)
+
+
+# ----------------------------------------------------------------------------- accounts
+
+
+def test_users_name_the_homes_of_other_accounts_and_round_trip() -> None:
+    spec = {"version": 1, "case_insensitive": False, "home": "/home/ada", "cwd": "/",
+            "users": {"root": "/root", "www-data": "/var/www"}, "entries": {}}
+    fs = from_spec(spec)
+    assert fs.user_home("root") == "/root"
+    assert fs.user_home("www-data") == "/var/www"
+    assert fs.user_home("bob") is None
+    assert to_spec(fs) == spec
+    assert json.loads(format_spec(to_spec(fs)))["users"] == spec["users"]
+    # The order a spec lists them in is not kept: to_spec sorts, as it sorts entries.
+    shuffled = from_spec({**spec, "users": {"www-data": "/var/www", "root": "/root"}})
+    assert list(to_spec(shuffled)["users"]) == ["root", "www-data"]
+
+
+def test_a_spec_without_users_writes_none_and_knows_no_one() -> None:
+    fs = from_spec({"version": 1, "home": "/home/ada", "entries": {}})
+    assert "users" not in to_spec(fs)
+    assert fs.user_home("root") is None
+
+
+def test_virtualfs_takes_users_directly() -> None:
+    fs = VirtualFS(home="/home/ada", users={"ci": "/home/ci"})
+    assert fs.user_home("ci") == "/home/ci"
+    assert from_spec(to_spec(fs)).user_home("ci") == "/home/ci"
+
+
+@pytest.mark.parametrize(
+    ("users", "message"),
+    [
+        ({"bob": "home/bob"}, r"users: 'bob''s home must be an absolute path"),
+        ({"": "/x"}, r"users: '' is not an account name"),
+        ({"a/b": "/x"}, r"users: 'a/b' is not an account name"),
+        ({"bob": 3}, r"users\.bob: Input should be a valid string"),
+        (["bob"], r"users: Input should be a valid dictionary"),
+    ],
+)
+def test_bad_users_name_the_problem(users: Any, message: str) -> None:
+    with pytest.raises(HostSpecError, match=message):
+        from_spec({"version": 1, "users": users, "entries": {}})
+
+
+def test_the_host_looks_accounts_up_in_its_password_database() -> None:
+    import pwd
+
+    me = pwd.getpwuid(os.getuid())
+    assert HostFS().user_home(me.pw_name) == me.pw_dir
+    assert HostFS().user_home("no-such-account-here") is None
+    assert HostFS().user_home("a\x00b") is None
+    assert HostFS().user_home("") is None

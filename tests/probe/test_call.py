@@ -77,9 +77,9 @@ def test_result_local_path_is_checked_after_the_sync_root_before_the_walk(
 def test_sync_validates_its_own_arguments_before_touching_files(layout: Layout) -> None:
     policy, fs = recorded_policy(layout, LOCAL_FILE_ACCESS="roots",
                                  LOCAL_FILE_ROOTS=str(layout.data))
-    for extra, words in (({"direction": "sideways"}, "invalid direction"),
-                         ({"export_format": "gif"}, "unknown export_format"),
-                         ({"resolve": {"a.md": "keep_both"}}, "invalid resolve")):
+    for extra, words in (({"direction": "sideways"}, "Invalid direction 'sideways'. Use"),
+                         ({"export_format": "gif"}, "Unknown export_format 'gif'. Valid"),
+                         ({"resolve": {"a.md": "keep_both"}}, "Invalid resolve value for")):
         v = probe_call(policy, "sync_folder", {"local_path": str(layout.outside), **extra})
         assert (v.outcome, v.paths) == ("error", []) and words in v.message
     assert fs.asked == []

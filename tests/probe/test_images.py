@@ -68,7 +68,8 @@ def test_images_inside_a_source_file_are_noted(layout: Layout) -> None:
     # The tool's own checks of the file it reads come after the path check.
     v = probe_call(layout.roots(), "create_doc_from_file",
                    {"local_path": str(layout.data / "report.csv")})
-    assert v.outcome == "error" and "unsupported file extension '.csv'" in v.message
+    assert v.outcome == "error"
+    assert v.message == "Unsupported file extension '.csv'. Use .md or .html/.htm"
     assert [p.allowed for p in v.paths] == [True]
 
 

@@ -723,3 +723,34 @@ def test_session_row_copies_the_replay_and_pins_the_call(app, layout, capsys,
     assert 'outcome = "ok"' in text  # the server's answer, not the person's "declined"
     result = run_scenario_text(text)
     assert result.error is None and result.cases and all(c.passed for c in result.cases)
+
+
+def test_sensitive_file_patterns_typed_in_the_tool_panel_reach_the_advice(app, layout) -> None:
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    tool = app.show("tool")
+    tool.tool.value = "upload_local_file"
+    vault = layout.data / "team.kdbx"
+    tool._fields["local_path"].value = str(vault)
+    assert "advice" not in text_of(tool.verdict.value).lower() or "kdbx" not in text_of(
+        tool.verdict.value)
+    tool.sensitive.value = "*.kdbx, vault.*"
+    assert app.model.sensitive_text == "*.kdbx, vault.*"
+    assert app.model.call_verdict.paths[0].sensitive == "matches *.kdbx"
+    assert "matches *.kdbx" in text_of(tool.verdict.value)
+    # A glob that can't match a file name is an error shown in the panel, not a crash.
+    tool.sensitive.value = "keys/*.kdbx"
+    assert "sensitive pattern 'keys/*.kdbx'" in text_of(tool.verdict.value)
+    assert app.model.call_verdict is None
+    tool.sensitive.value = ""
+    assert app.model.call_verdict.paths[0].sensitive is None
+
+
+def test_sensitive_file_patterns_reach_a_batchs_advice(app, layout) -> None:
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    batch = app.show("batch")
+    call = {"name": "upload_local_file",
+            "arguments": {"local_path": str(layout.data / "team.kdbx"), "parent_folder_id": "F"}}
+    batch.upload.value = upload_value("calls.jsonl", json.dumps(call).encode())
+    assert app.model.batch_verdicts[0].paths[0].sensitive is None
+    app.show("tool").sensitive.value = "*.kdbx"
+    assert app.model.batch_verdicts[0].paths[0].sensitive == "matches *.kdbx"

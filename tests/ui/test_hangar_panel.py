@@ -93,7 +93,9 @@ def test_example_and_upload(app) -> None:
     panel.example.click()
     assert app.model.hangar_text == EXAMPLE and app.model.hangar_via == "core"
     assert any(a.finding for a in app.model.hangar_answers)
-    app.model.load_hangar_upload("h.yaml", CONFIG.encode())
+    from localfs_explorer.ui import hangar_model
+
+    hangar_model.load_upload(app.model, "h.yaml", CONFIG.encode())
     assert app.model.hangar_name == "h.yaml" and app.model.hangar_config.servers[0] == "gee"
 
 

@@ -152,6 +152,8 @@ class PathVerdict:
 
 
 class _Refused(LocalfsError):
+    """validatePath's refusal on its way out of the check (becomes a PathVerdict)."""
+
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
         self.reason = reason

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import posixpath
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,7 +20,7 @@ from ...check import explain as _explain
 from ...check import verdict as _verdict
 from ...check.batch import BatchChecker
 from ...check.tables import CompiledPolicy
-from ...envfile.load import ServerEnv
+from ...envfile.load import ServerEnv, load_env
 from ...errors import LocalfsError
 from ...fs import FileSystem, HostFS
 from ...vocab import PLATFORMS, TRANSPORTS, Mode, Op
@@ -388,8 +388,24 @@ class _Resolver:
         return [e for e in entries if e is not None], deny_dirs
 
 
+def _server_env(env: object) -> ServerEnv:
+    """``env`` as a :class:`ServerEnv`: a mapping is the process environment (``--set``)."""
+    if env is None:
+        return ServerEnv()
+    if isinstance(env, ServerEnv):
+        return env
+    if isinstance(env, Mapping):
+        bad = [k for k, v in env.items() if not isinstance(k, str) or not isinstance(v, str)]
+        if bad:
+            raise TypeError(f"resolve_policy: env maps setting names to strings; {bad[0]!r} "
+                            "is not a string or its value isn't")
+        return load_env(overrides=env)
+    raise TypeError(f"resolve_policy: env must be a ServerEnv (from load_env) or a mapping of "
+                    f"settings to strings, not {type(env).__name__}")
+
+
 def resolve_policy(
-    env: ServerEnv | None = None,
+    env: ServerEnv | Mapping[str, str] | None = None,
     *,
     transport: str = "stdio",
     fs: FileSystem | None = None,
@@ -401,7 +417,9 @@ def resolve_policy(
     """Resolve the policy a server started with ``env`` and ``transport`` would enforce.
 
     Args:
-        env: the server's environment (see :func:`~localfs_explorer.load_env`).
+        env: the server's environment (see :func:`~localfs_explorer.load_env`), or a
+            plain mapping of its settings (``{"LOCAL_FILE_ACCESS": "roots", ...}``),
+            taken as the server process's environment with no ``.env`` file.
         transport: ``stdio`` (default), ``sse`` or ``streamable-http``.
         fs: the target host's filesystem; this machine's (:class:`HostFS`) by default.
         cwd: the server's startup directory (relative settings resolve there).
@@ -419,7 +437,7 @@ def resolve_policy(
         raise PolicyError(f"unknown transport {transport!r}: use one of {', '.join(TRANSPORTS)}")
     if platform not in PLATFORMS:
         raise PolicyError(f"unknown platform {platform!r}: use posix, macos or windows")
-    env = env if env is not None else ServerEnv()
+    env = _server_env(env)
     fs = fs if fs is not None else HostFS()
     resolver = _Resolver(env, transport, fs, cwd, package_dir, profile or DEFAULT_PROFILE,
                          platform)

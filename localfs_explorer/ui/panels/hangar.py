@@ -99,7 +99,7 @@ class HangarPanel(Panel):
     def _uploaded(self) -> None:
         found = self.upload_contents(self.upload)
         if found is not None:
-            self.model.load_hangar_upload(*found)
+            hangar_model.load_upload(self.model, *found)
 
     def _example(self) -> None:
         with self.model.hold():

@@ -52,6 +52,13 @@ class ToolCallPanel(Panel):
                      "server / group / member): which tools the model sees and which are "
                      "held for approval.</div>"),
             self.access])], titles=("Tool access lists",), selected_index=None)
+        self.sensitive = css(self.bind(widgets.Text(
+            description="sensitive files", placeholder="*.kdbx, vault.*",
+            continuous_update=True, style=label_style(widgets.Text, "160px"),
+            layout=layout(width="70%")), "sensitive_text"), "lfe-tool-sensitive")
+        sensitive_row = widgets.HBox([self.sensitive, html("", (
+            '<span class="lfe-muted">file-name globs added to the credential list the '
+            "advice beside each path uses (comma-separated)</span>"))], layout=wide())
         self.verdict = html("lfe-call-verdict")
         self._fields: dict[str, widgets.Widget] = {}
         self._syncing = False
@@ -63,7 +70,7 @@ class ToolCallPanel(Panel):
             self.tool, self.tool_info,
             heading("Arguments"), self.form, self.form_note,
             html("", '<div class="lfe-muted">The same arguments as JSON (edit either):</div>'),
-            self.args, access_box,
+            self.args, access_box, sensitive_row,
             heading("What happens"), self.verdict,
         ]
 
