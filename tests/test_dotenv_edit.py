@@ -432,3 +432,22 @@ def test_values_no_quoting_keeps_are_refused_naming_the_key_only(value, reason) 
     assert value.strip() not in message
 
 
+
+
+def test_a_value_with_meant_references_keeps_them_and_python_dotenv_expands_them() -> None:
+    import dotenv
+
+    from localfs_explorer.envfile.edit import WithReferences
+
+    text = "DATA=/srv/data\nLOCAL_FILE_ROOTS=${DATA}\n"
+    new = edit_env_text(text, {"LOCAL_FILE_ROOTS": WithReferences("${DATA}:/srv/more")}).text
+    assert new == "DATA=/srv/data\nLOCAL_FILE_ROOTS=${DATA}:/srv/more\n"
+    assert dotenv.dotenv_values(stream=io.StringIO(new))["LOCAL_FILE_ROOTS"] == \
+        "/srv/data:/srv/more"
+    # A plain string is literal, so its '${' is refused as before.
+    with pytest.raises(ExportError, match="expands as a variable reference"):
+        edit_env_text(text, {"LOCAL_FILE_ROOTS": "${DATA}:/srv/more"})
+    # Anything that would need quotes besides the references is refused, not misquoted.
+    for bad in ("${DATA} /srv", "${DATA}:'x'", "${DATA}#x", "${DATA}$HOME"):
+        with pytest.raises(ExportError, match="LOCAL_FILE_ROOTS: refused"):
+            edit_env_text(text, {"LOCAL_FILE_ROOTS": WithReferences(bad)})

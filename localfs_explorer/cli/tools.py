@@ -137,6 +137,7 @@ def sensitive_patterns_option(args: argparse.Namespace) -> tuple[str, ...]:
 
 def cmd_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..probe import ProbeError, VerdictCsv, iter_call_verdicts
+    from ..server import server_of
 
     policy = cli.build_policy(args)
     cli.warn_config(policy, err)
@@ -145,15 +146,23 @@ def cmd_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     table = VerdictCsv(out) if args.csv else None
     all_ok = True
     malformed = False
+    catalog = load_catalog_option(args)
+    known = set((catalog or server_of(policy).catalog()).names())
     try:
         verdicts = iter_call_verdicts(
             policy, _calls(args), over_http=args.over_http, access=access,
-            catalog=load_catalog_option(args), expected_paths=tuple(args.expect),
+            catalog=catalog, expected_paths=tuple(args.expect),
             walk_limit=args.walk_limit, discover=args.discover,
             extra_sensitive=extra_sensitive,
         )
         for verdict in verdicts:
-            all_ok = all_ok and verdict.outcome == "ok"
+            # A tool the catalog doesn't know is not OK: nothing vouches for the paths its
+            # verdict rests on (they are guessed), so it doesn't pass as all allowed.
+            unknown = bool(verdict.name) and verdict.name not in known
+            if unknown:
+                err.write(f"note: {verdict.name} is not in the catalog: its paths are "
+                          "guessed, so the call doesn't count as allowed\n")
+            all_ok = all_ok and verdict.outcome == "ok" and not unknown
             malformed = malformed or verdict.malformed
             if args.json:
                 out.write(json.dumps(verdict.to_json_dict(), ensure_ascii=False) + "\n")

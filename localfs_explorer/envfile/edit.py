@@ -117,6 +117,20 @@ class EditResult(BaseModel):
 # Values
 
 
+class WithReferences(str):
+    """A new value whose ``${NAME}`` references are meant: written so that they expand.
+
+    An edit built on a value as the file spells it (a root added to a
+    ``LOCAL_FILE_ROOTS=${DATA}`` line) keeps the reference, rather than writing the
+    expanded text, which would copy another setting's value (perhaps a secret) in clear
+    and stop following it. Written unquoted, where python-dotenv and docker compose both
+    expand ``${NAME}``; refused when anything else in it would need quotes.
+    """
+
+
+_REFERENCE_TOKEN = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
+
+
 def _unsafe_reason(value: str) -> str | None:
     """Why ``value`` can't be written for every reader, or None when it can."""
     if "\0" in value:
@@ -160,6 +174,14 @@ def encode_value(key: str, value: str) -> str:
             f"{key!r} is not a valid variable name (letters, digits and '_', "
             "not starting with a digit)"
         )
+    if isinstance(value, WithReferences):
+        rest = _REFERENCE_TOKEN.sub("", value)
+        reason = _unsafe_reason(rest)
+        if reason is None and not _is_plain(rest):
+            reason = "has ${NAME} references and something that would need quotes"
+        if reason is not None:
+            raise ExportError(f"{key}: refused, its new value {reason}")
+        return str(value)
     reason = _unsafe_reason(value)
     if reason is None and not _is_plain(value):
         if "'" not in value and "\\\\" not in value and not value.endswith("\\"):

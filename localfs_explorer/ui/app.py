@@ -21,6 +21,8 @@ from typing import Any
 import ipywidgets as widgets
 
 from . import render
+from .a11y import PageAccess, verdict_words
+from .grid import copy_button
 from .model import ExplorerModel
 from .panel import button, css, html, layout, no_null_tooltips
 
@@ -113,8 +115,29 @@ class Explorer(widgets.VBox):
         self.traps = button("Try the traps example", "lfe-try-traps",
                             tooltip="a described host full of symlink and deny-list traps",
                             layout=layout(width="190px"))
-        self.traps.on_click(self.model.guarded(lambda _b: self.try_traps(), where="app"))
+        self.traps.on_click(self.model.guarded(lambda _b: self.try_traps(ask=True),
+                                               where="app"))
+        # Asked first when the example would replace the operator's own work.
+        self.traps_confirm = button("Replace my work with the example", "lfe-traps-confirm",
+                                    button_style="warning", layout=layout(width="260px"))
+        self.traps_cancel = button("Keep my work", "lfe-traps-cancel",
+                                   layout=layout(width="130px"))
+        self.traps_question = html("lfe-traps-question")
+        self.traps_ask = widgets.HBox(
+            [self.traps_question, self.traps_confirm, self.traps_cancel],
+            layout=widgets.Layout(width="100%", display="none", flex_flow="row wrap",
+                                  align_items="center"))
+        self.traps_confirm.on_click(self.model.guarded(lambda _b: self.try_traps(),
+                                                       where="app"))
+        self.traps_cancel.on_click(self.model.guarded(lambda _b: self._close_traps_ask(),
+                                                      where="app"))
         self.bar = PolicyBar(self.model)
+        #: Keyboard and screen-reader help; its live region says when the verdict turns.
+        self.access = PageAccess()
+        self._announced = ""
+        self.model.observe(self.model.guarded(lambda _c: self._announce(), where="app"),
+                           names=["config_rev"])
+        self._announce()
         #: The policy bar's verdict: WOULD START / WOULD EXIT, the mode and the target.
         self.header = css(self.bar.badge, "lfe-header")
         self.error = html("lfe-error")
@@ -142,11 +165,12 @@ class Explorer(widgets.VBox):
         self.model.observe(self.model.guarded(lambda _c: self._refresh_share(), where="app"),
                            names=["config_rev", "paths_text", "op"])
         self.children = [
-            html("", render.STYLE), self.title,
+            html("", render.STYLE), self.access, self.title,
             widgets.HBox([self.steps, self.traps],
                          layout=layout(width="100%", flex_flow="row wrap",
                                        align_items="center")),
-            self.bar, self.error_row, self.share_button, self.share, self.tabs,
+            self.traps_ask, self.bar, self.error_row, self.share_button, self.share,
+            self.tabs,
         ]
         self._refresh_steps()
         self._refresh_error()
@@ -197,9 +221,13 @@ class Explorer(widgets.VBox):
 
     def _refresh_steps(self) -> None:
         m = self.model
+        # A step is done when it worked, not when it was tried: a .env that can't be read
+        # leaves step 1 (and what depends on it) open.
+        loaded = m.policy is not None and not m.config_error
         done = [
-            bool(m.env_path or m.env_text is not None or m.file_edits or m.overrides),
-            bool(m.decisions or m.batch_verdicts),
+            loaded and bool(m.env_path or m.env_text is not None or m.file_edits
+                            or m.overrides),
+            loaded and bool(m.decisions or m.batch_verdicts),
             bool(m.export_done),
         ]
         names = ["1 · load a .env", "2 · probe paths and calls", "3 · export the .env"]
@@ -210,11 +238,26 @@ class Explorer(widgets.VBox):
         )
         self.steps.value = f'<div class="lfe-steps">{steps}</div>'
 
-    def try_traps(self) -> None:
-        """Load the ``traps`` example host in roots mode and probe its tricky paths."""
+    def _close_traps_ask(self) -> None:
+        self.traps_ask.layout.display = "none"
+        self.traps_question.value = ""
+
+    def try_traps(self, *, ask: bool = False) -> None:
+        """Load the ``traps`` example host in roots mode and probe its tricky paths.
+
+        ``ask``: when the operator has work in the page (a .env, edits, a batch, pins),
+        ask before replacing it instead of doing it at once.
+        """
         m = self.model
         if "traps" not in m.examples:
             raise ValueError("the traps example host isn't installed")
+        if ask and has_work(m):
+            self.traps_question.value = render.box(
+                "warning", "The example replaces your .env, the bar's edits and the paths "
+                "you typed. Replace them?", "lfe-traps-warning")
+            self.traps_ask.layout.display = "flex"
+            return
+        self._close_traps_ask()
         with m.hold():
             m.clear_env()
             m.target = "example:traps"
@@ -228,16 +271,30 @@ class Explorer(widgets.VBox):
         """Show (or keep up to date, once shown) the command line and the share link."""
         if not (show or self.share.value):
             return
-        from .share import command_line, model_options, query_string
+        from .commands import screen_command
+        from .share import model_options, query_string
 
         options = model_options(self.model)
         query = query_string(options)
+        command = screen_command(self.model)
+        edits = (" The link doesn't carry the policy bar's edits: the command does."
+                 if self.model.file_edits else "")
         self.share.value = (
-            render.pre(command_line(options), "lfe-share-command")
-            + f'<div class="lfe-muted">Select and copy the line above. Secret settings are '
-              f'left out. <a class="lfe-share-link" href="?{render.esc(query)}" '
+            render.pre(command, "lfe-share-command") + copy_button(command)
+            + f'<div class="lfe-muted">The command asks every path above with the '
+              f"configuration on screen (the bar's edits included); secret settings are "
+              f'named as placeholders. <a class="lfe-share-link" href="?{render.esc(query)}" '
               f'target="_blank">This configuration as a link</a> (for the served '
-              f"dashboard).</div>")
+              f"dashboard).{edits}</div>")
+
+    def _announce(self) -> None:
+        """Have the live region say the verdict, when it turned (not on every recompute)."""
+        m = self.model
+        words = verdict_words(m.policy, m.clean(m.config_error))
+        state = words.split(":")[0]
+        if state != self._announced:
+            self._announced = state
+            self.access.announce(words)
 
     def _refresh_error(self) -> None:
         message = self.model.last_error
@@ -251,6 +308,12 @@ class Explorer(widgets.VBox):
 
     def _dismiss(self) -> None:
         self.model.last_error = ""
+
+
+def has_work(m: ExplorerModel) -> bool:
+    """Whether the operator has put anything into the page that a reset would lose."""
+    return bool(m.env_path or m.env_text is not None or m.file_edits or m.overrides
+                or m.unset or m.batch_text is not None or m.batch_path or m.pinned)
 
 
 def make_explorer(**options: Any) -> Explorer:

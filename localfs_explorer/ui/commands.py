@@ -54,11 +54,18 @@ def environment_options(model: ExplorerModel, *, keep: Collection[str] = ()) -> 
         argv += ["--fs", m.target[len(EXAMPLE_PREFIX):]]
     elif m.target == UPLOAD_TARGET:
         argv += ["--fs", m.spec_name or "host.json"]
+    # The directories the page assumed, always spelled out: left to their defaults, a
+    # command run elsewhere (or naming an uploaded .env by its bare name) would take
+    # another startup directory, and another package directory whose .env is deny-listed.
+    policy = m.policy
     cwd = m.cwd.strip() or (m.host_cwd if m.target == HOST_TARGET else "")
+    if not cwd and policy is not None:
+        cwd = policy.cwd
     if cwd:
         argv += ["--cwd", cwd]
-    if m.package_dir.strip():
-        argv += ["--package-dir", m.package_dir.strip()]
+    package_dir = m.package_dir.strip() or (policy.package_dir if policy is not None else "")
+    if package_dir:
+        argv += ["--package-dir", package_dir]
     if m.platform != "posix":
         argv += ["--platform", m.platform]
     if m.lenient:
@@ -86,6 +93,21 @@ def changed_options(model: ExplorerModel, set_: Mapping[str, str] = {},
     return argv
 
 
+def screen_command(model: ExplorerModel) -> str:
+    """``localfs-explorer check`` asking every path of the Paths text as the screen does.
+
+    The whole configuration on screen: the policy bar's edits, the process-environment
+    overrides (secret ones as placeholders), the directories assumed, the operation and
+    HTTP setting, and a batch check, as the Paths grid answers.
+    """
+    argv = [PROGRAM, "check", *environment_options(model), "--batch", "--op", model.op,
+            *_over_http(model)]
+    paths = model.path_lines()
+    if paths:
+        argv += ["--", *paths]
+    return shlex.join(argv)
+
+
 def check_command(model: ExplorerModel, decision: Any, *,
                   options: Sequence[str] | None = None) -> str:
     """``localfs-explorer check`` for one path, with the model's configuration.
@@ -94,7 +116,11 @@ def check_command(model: ExplorerModel, decision: Any, *,
     """
     if options is None:
         options = environment_options(model)
-    argv = [PROGRAM, "check", *options, "--op", decision.op,
+    # A decision from a batch (the Paths grid checks its lines as one batch, as a folder
+    # walk does) is asked again as a batch: where the two differ (the deny-list statted
+    # once, a parent's realpath reused) the command must give the row's answer.
+    batch = ["--batch"] if getattr(decision, "_batch", False) else []
+    argv = [PROGRAM, "check", *options, *batch, "--op", decision.op,
             *_over_http(model), "--", decision.path]
     return shlex.join(argv)
 
@@ -219,8 +245,6 @@ def pin_asked(model: ExplorerModel, name: str, config: Any, *,
 
 def pinned_toml(model: ExplorerModel) -> str:
     """Every pinned row as one scenario file (secrets masked)."""
-    from ..review.scenarios import ScenarioFile, dump_scenario_file
+    from .panels.scenarios import pinned_scenarios_toml
 
-    text = dump_scenario_file(ScenarioFile(title="pinned from localfs-explorer",
-                                           scenario=list(model.pinned)))
-    return model.clean(text)
+    return pinned_scenarios_toml(model)

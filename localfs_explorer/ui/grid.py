@@ -34,9 +34,16 @@ FILTERS = ("verdict", "reason", "tool", "op")
 ALL = "(all)"
 #: Columns kept on one line (short values a wrap would only make harder to scan).
 NOWRAP = ("#", "line", "verdict", "op", "paths", "refused")
+#: The DataTables controls around the rows: the page-length menu, "showing 1 to 25 of
+#: 1000" and the pager. No search box: the kernel's search covers every row, not the window.
+LAYOUT: dict[str, Any] = {"topStart": "pageLength", "topEnd": None, "bottomStart": "info",
+                          "bottomEnd": "paging"}
 #: Options itables recomputes with every new frame, so they go with each update too:
-#: every row of the window (no sampling down to a size), and cells are our escaped HTML.
-DATA_OPTIONS: dict[str, Any] = {"maxBytes": 0, "allow_html": True}
+#: every row of the window (no sampling down to a size), cells are our escaped HTML, and
+#: the controls. itables drops the controls of a frame that fits on one page, and the rows
+#: are handed over after an empty frame (see ``_show_rows``): without the layout here,
+#: the pager went with it and only the first page of a window could be seen.
+DATA_OPTIONS: dict[str, Any] = {"maxBytes": 0, "allow_html": True, "layout": LAYOUT}
 #: Rows handed to the page at once; the pager moves the window over the rest.
 WINDOW = 1_000
 #: The sort that opens: refusals first, then in source order.
@@ -84,6 +91,9 @@ def known_tools() -> frozenset[str]:
     return frozenset(default_catalog().names())
 
 
+#: An unrefused call to a tool the catalog doesn't know: a guess, not an OK.
+UNKNOWN_TOOL = "? UNKNOWN TOOL"
+
 _OUTCOME = {"ok": "✔ OK", "refused": "✘ REFUSED", "partial": "◐ PARTIAL",
             "absent": "⊘ ABSENT", "error": "⚠ ERROR"}
 
@@ -95,7 +105,11 @@ def call_rows(verdicts: Sequence[Any], known: frozenset[str]) -> list[dict[str, 
         refused = [p for p in v.paths if not p.allowed and not p.advisory]
         unknown = bool(v.name) and v.name not in known
         verdict = _OUTCOME.get(v.outcome, v.outcome.upper())
-        if unknown:
+        if unknown and v.outcome == "ok":
+            # Nothing refused it, but nothing vouches for it either: the catalog doesn't
+            # know the tool, so its paths are a guess. Never shown as OK.
+            verdict = UNKNOWN_TOOL
+        elif unknown:
             verdict += " · unknown tool"
         reasons = sorted({_reason_text(p.reason) for p in refused})
         rows.append({
@@ -111,6 +125,22 @@ def call_rows(verdicts: Sequence[Any], known: frozenset[str]) -> list[dict[str, 
             "_rank": 1 if unknown and v.outcome == "ok" else _RANK.get(v.outcome, 1),
         })
     return rows
+
+
+def unknown_tool_calls(verdicts: Sequence[Any]) -> int:
+    """How many of ``verdicts`` call a tool the shipped catalog doesn't know."""
+    known = known_tools()
+    return sum(1 for v in verdicts if v.name and v.name not in known)
+
+
+def unknown_tool_note(v: Any) -> str:
+    """A warning (HTML) above a call's verdict when its tool isn't in the catalog."""
+    if not v.name or v.name in known_tools():
+        return ""
+    return render.box(
+        "warning", f"<b>? UNKNOWN TOOL</b> — <code>{render.esc(v.name)}</code> is not in "
+        "the catalog: the verdict below rests on guessed paths, not on the tool's rules.",
+        "lfe-unknown-tool")
 
 
 def batch_frame(verdicts: Sequence[Any], known: frozenset[str] | None = None) -> Any:
@@ -225,6 +255,7 @@ class ResultsGrid(widgets.VBox):
             self.filters[column] = dropdown
         self.search = css(widgets.Text(
             placeholder="rows containing…", continuous_update=False,
+            tooltip="show only the rows containing this text",
             layout=layout(width="210px"), style=style(widgets.Text, description_width="0px")),
             "lfe-grid-search")
         self.search.observe(self._guard(lambda _c: self._apply()), names="value")
@@ -270,8 +301,7 @@ class ResultsGrid(widgets.VBox):
         # Sorting and searching belong to the kernel (over every row, not the window).
         table = ITable(None, select={"style": "single"}, showIndex=False, order=[],
                        pageLength=PAGE_LENGTH, classes="display compact",
-                       lengthMenu=[10, 25, 100, 500], ordering=False,
-                       layout={"topEnd": None},  # no search box: the kernel's searches all
+                       lengthMenu=[10, 25, 100, 500, WINDOW], ordering=False,
                        deferRender=True, **DATA_OPTIONS)
         table.add_class("lfe-grid-table")
         table.observe(self._guard(lambda c: self._selected(c["new"])), names="selected_rows")
@@ -362,15 +392,16 @@ class ResultsGrid(widgets.VBox):
             return
         window = view.iloc[self.offset:self.offset + WINDOW]
         total = len(self.frame)
-        refused = int((self.frame["_rank"] == 0).sum()) if "_rank" in self.frame else 0
+        # Counted among the rows shown, like the row count beside it (a filter moves both).
+        refused = int((view["_rank"] == 0).sum()) if "_rank" in view else 0
         order = ("refusals first" if self.sort.value == REFUSALS_FIRST
                  else f"sorted by {self.sort.value}")
         rows = (f"rows {self.offset + 1}–{self.offset + len(window)} of {len(view)}"
                 if len(view) > WINDOW else f"{len(view)}")
         self.count.value = (
-            f'<div class="lfe-muted">{len(view)} of {total} row(s) shown · {refused} '
-            f"refused · {render.esc(order)} · on the page: {rows} · click a row to see "
-            "why</div>")
+            f'<div class="lfe-muted">{len(view)} of {total} row(s) shown · {refused} of '
+            f"them refused · {render.esc(order)} · on the page: {rows} · click a row (or "
+            "Tab to it and press Enter) to see why</div>")
         self.pager.layout.display = "flex" if len(view) > WINDOW else "none"
         self.previous.disabled = self.offset == 0
         self.next.disabled = self.offset + WINDOW >= len(view)
@@ -421,11 +452,9 @@ class ResultsGrid(widgets.VBox):
         if self.selected_source is None or self._command is None:
             return ""
         command = self._command(self.selected_source)
-        quoted = _html.escape(json.dumps(command), quote=True)
         self.command_view.value = (
             f'<pre class="lfe-pre lfe-cli-command">{render.esc(command)}</pre>'
-            f'<button class="lfe-copy" onclick="navigator.clipboard && '
-            f'navigator.clipboard.writeText({quoted})">Copy to the clipboard</button>')
+            + copy_button(command))
         if self._command_note is not None:
             self.command_view.value += self._command_note(self.selected_source)
         return command
@@ -435,6 +464,28 @@ class ResultsGrid(widgets.VBox):
         if self.selected_source is None or self._pin is None:
             return
         self.pin_note.value = self._pin(self.selected_source)
+
+
+#: A copy button's script: the clipboard API where the page may use it, else a hidden
+#: text area copied the older way; the button says what happened (for a screen reader
+#: too: it is a live region).
+_COPY_SCRIPT = (
+    "(function(b,t){var ok=function(){b.textContent='Copied ✔'};"
+    "var old=function(){var a=document.createElement('textarea');a.value=t;"
+    "a.setAttribute('readonly','');a.style.position='fixed';a.style.opacity='0';"
+    "document.body.appendChild(a);a.select();var done=false;"
+    "try{done=document.execCommand('copy')}catch(e){}a.remove();"
+    "if(done){ok()}else{b.textContent='Select the text above to copy it'}};"
+    "if(navigator.clipboard&&window.isSecureContext){"
+    "navigator.clipboard.writeText(t).then(ok,old)}else{old()}})"
+)
+
+
+def copy_button(text: str, label: str = "Copy to the clipboard") -> str:
+    """A button (HTML) copying ``text`` to the clipboard, by mouse or keyboard."""
+    quoted = _html.escape(json.dumps(text), quote=True)
+    return (f'<button type="button" class="lfe-copy" aria-live="polite" '
+            f'onclick="{_COPY_SCRIPT}(this,{quoted})">{render.esc(label)}</button>')
 
 
 def _sort_key(values: Any) -> Any:

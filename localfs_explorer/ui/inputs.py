@@ -38,9 +38,29 @@ def content_json(text: str, what: str, error: type[Exception] = ExplorerError,
     return value
 
 
+#: Names that run when found in the right place, whatever else they look like: Python
+#: executes a ``.pth`` file's ``import`` lines from any site directory at startup, and
+#: imports ``.py``/compiled modules; shells and Windows run scripts by their suffix.
+EXECUTABLE_SUFFIXES = (".pth", ".py", ".pyc", ".pyo", ".pyw", ".pyd", ".so", ".dll",
+                       ".dylib", ".sh", ".bash", ".zsh", ".command", ".bat", ".cmd",
+                       ".ps1", ".exe")
+EXECUTABLE_NAMES = ("sitecustomize", "usercustomize")
+
+
+def executable_name(path: str) -> bool:
+    """Whether a file name is one that something runs or imports (``.env.pth``)."""
+    name = os.path.basename(path.rstrip("/\\")).lower()
+    return name.endswith(EXECUTABLE_SUFFIXES) or name.split(".")[0] in EXECUTABLE_NAMES
+
+
 def looks_like_env_name(path: str) -> bool:
-    """Whether a file name looks like a ``.env`` (``.env``, ``prod.env``, ``.env.local``)."""
+    """Whether a file name looks like a ``.env`` (``.env``, ``prod.env``, ``.env.local``).
+
+    A name something executes (``.env.pth``, ``.env.py``) doesn't, whatever it starts with.
+    """
     name = os.path.basename(path.rstrip("/"))
+    if executable_name(name):
+        return False
     return name == ".env" or name.startswith(".env.") or (
         name.endswith(".env") and len(name) > len(".env"))
 

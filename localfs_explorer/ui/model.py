@@ -50,6 +50,7 @@ from .inputs import (
     ExplorerError,
     any_output_name_from_environ,
     content_json,
+    executable_name,
     host_access_from_environ,
     looks_like_env_name,
     upload_text,
@@ -256,6 +257,8 @@ class ExplorerModel(StagedModel, HangarTraits):
     def load_env_path(self, path: str) -> None:
         """Use the ``.env`` at ``path`` on the kernel's machine (re-read if unchanged)."""
         with self.hold():
+            if path.strip() != self.env_path or self.env_text is not None:
+                self.file_edits = {}  # the bar's edits were to the other file
             self.env_text = None
             self.env_name = ""
             self.env_path = path.strip()
@@ -265,6 +268,7 @@ class ExplorerModel(StagedModel, HangarTraits):
         """Use an uploaded ``.env`` (the way a Voila user supplies one)."""
         text = upload_text(name, content)
         with self.hold():
+            self.file_edits = {}  # a new file: the bar's edits were to the other one
             self.env_path = ""
             self.env_name = name or "uploaded .env"
             self.env_from_operator = False
@@ -324,6 +328,8 @@ class ExplorerModel(StagedModel, HangarTraits):
             raise ExplorerError(self.export_error or "nothing to export yet")
         if not dest.strip():
             raise ExplorerError("give the path to write the .env to")
+        if executable_name(dest.strip()):  # .env.pth: Python runs it from a site dir
+            raise ExplorerError(f"{dest.strip()}: a name that is run or imported; refused")
         if not self.any_output_name and not looks_like_env_name(dest.strip()):
             raise ExplorerError(
                 f"{dest.strip()}: the page writes only files named like a .env (.env, "
@@ -360,7 +366,8 @@ class ExplorerModel(StagedModel, HangarTraits):
     def export_download_name(self) -> str:
         """The downloaded file's name: the source file's own name (``.env`` by default)."""
         name = self.env_name if self.env_text is not None else self.env_path
-        return os.path.basename((name or "").rstrip("/\\")) or ".env"
+        name = os.path.basename((name or "").rstrip("/\\")) or ".env"
+        return f"server{name}" if name.startswith(".") else name  # browsers drop a dot
 
     def batch_call(self, line: int | None) -> dict[str, Any]:
         """The ``{"name", "arguments"}`` call on 1-based ``line`` of the loaded batch."""
@@ -585,14 +592,16 @@ class ExplorerModel(StagedModel, HangarTraits):
         """Edit ``key`` in the ``.env`` being prepared (None takes it out of the file)."""
         self.file_edits = {**self.file_edits, key: value}
 
-    def file_value(self, key: str) -> str | None:
-        """``key``'s value in the ``.env`` being prepared (edits applied; None: absent)."""
+    def file_value(self, key: str, *, expanded: bool = False) -> str | None:
+        """``key``'s value in the ``.env`` being prepared (edits applied; None: absent), as
+        the file spells it (``${VAR}`` kept: an edit built on it must not write a secret in
+        clear); ``expanded``: as the server reads it."""
+        env = self.env
+        if expanded and env is not None and key not in env.from_process:
+            return env.values.get(key)  # read from the edited text: edits included
         if key in self.file_edits:
             return self.file_edits[key]
-        env = self.env
-        if env is None or key in env.from_process:
-            return self._raw_file_value(key)
-        return env.values.get(key)
+        return self._raw_file_value(key)
 
     def _env_source(self) -> tuple[str | None, str | None]:
         """(name or path, text) of the loaded .env: text is None when it is a file here."""

@@ -107,7 +107,12 @@ class Panel(widgets.VBox):
         super().__init__(layout=wide(padding="4px 2px"))
         self.model = model
         css(self, "lfe-panel", f"lfe-panel-{self.name}")
-        self.children = tuple(self.build())
+        from .render import esc
+
+        # A heading per tab, for moving through the page by headings (the tab strip shows
+        # the same words, so it is for screen readers only).
+        title = html("lfe-panel-heading", f'<h2 class="lfe-sr-only">{esc(self.title)}</h2>')
+        self.children = (title, *self.build())
         no_null_tooltips(self)
         if self.watches:
             model.observe(self.model.guarded(lambda _change: self.refresh(),

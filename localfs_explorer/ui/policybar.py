@@ -13,6 +13,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from ..envfile.edit import WithReferences
 from ..secrets import scrub_hidden
 from ..servers.gee_sweet.policy import TRANSPORTS
 from . import render
@@ -76,6 +77,7 @@ class PolicyBar(widgets.VBox):
                                                     width="100%")), "lfe-root-chips")
         self.root_input = css(widgets.Text(
             placeholder="add a root directory", continuous_update=False,
+            tooltip="add a root directory to LOCAL_FILE_ROOTS",
             layout=layout(width="260px"), style=style(widgets.Text, description_width="0px")),
             "lfe-root-input")
         self.root_add = button("+ add root", "lfe-root-add", layout=layout(width="100px"))
@@ -91,6 +93,7 @@ class PolicyBar(widgets.VBox):
         roots_label = html("", '<span class="lfe-bar-label">roots</span>')
         roots_label.layout = layout(width="44px")
         self.children = [
+            html("", '<h2 class="lfe-sr-only">Would the server start?</h2>'),
             self.badge,
             widgets.HBox([self.mode, self.transport],
                          layout=layout(flex_flow="row wrap", align_items="center",
@@ -131,7 +134,11 @@ class PolicyBar(widgets.VBox):
 
     def _write_roots(self, entries: list[str]) -> None:
         sep = root_separator(self.model.platform)
-        self.model.set_file_value(ROOTS_KEY, sep.join(entries) if entries else None)
+        value = sep.join(entries) if entries else None
+        if value is not None and "${" in value:
+            # Entries as the file spells them: their references stay references.
+            value = WithReferences(value)
+        self.model.set_file_value(ROOTS_KEY, value)
 
     def add_root(self, entry: str) -> None:
         """Add ``entry`` to LOCAL_FILE_ROOTS in the ``.env`` being prepared."""
@@ -153,7 +160,7 @@ class PolicyBar(widgets.VBox):
         """Re-read the model: selector, chips, badge and notes."""
         m = self.model
         policy = m.policy
-        configured = m.file_value(ACCESS_KEY)
+        configured = m.file_value(ACCESS_KEY, expanded=True)
         wanted = "unset" if configured is None else configured.strip().lower()
         self._set(self.mode, wanted if wanted in MODES else None)
         self._set(self.transport, m.transport)
@@ -171,14 +178,37 @@ class PolicyBar(widgets.VBox):
                          "full, roots, off.")
         notes.append("Changes here go into the .env being prepared (see Export).")
         self.note.value = '<div class="lfe-muted">' + " ".join(notes) + "</div>"
+        if m.env_text is not None and not m.package_dir.strip() and policy is not None:
+            # An upload has no directory: the page has to assume where the server keeps
+            # it, and the deny-list protects the .env there. Said loudly, not silently.
+            self.note.value += render.box(
+                "warning",
+                f"⚠ Assumed: the uploaded .env is the server's own, in "
+                f"<code>{render.path_html(policy.package_dir)}</code> (its package "
+                "directory, whose .env the deny-list protects). If the server runs from "
+                "elsewhere, set its package directory in the Server tab: the verdicts for "
+                "its .env and credential files depend on it.", "lfe-bar-assumption")
         self.badge.value = self._badge(policy)
 
     def _chips(self, policy: Any) -> list[widgets.Widget]:
         chips: list[widgets.Widget] = []
-        for entry in self.roots():
-            kind, text = root_state(policy, entry) if policy is not None else ("absent", "?")
-            label = css(html("", f'<span class="lfe-chip-path">{render.path_html(entry)}</span>'
-                                 f" {render.badge(kind, text)}"), "lfe-chip-label")
+        written = self.roots()
+        # What each entry means once ${VAR} references are expanded (paired by position
+        # when the expansion keeps the count of entries, else the entry as written).
+        meant = split_roots(self.model.file_value(ROOTS_KEY, expanded=True),
+                            self.model.platform)
+        if len(meant) != len(written):
+            meant = written
+        unused = policy is not None and policy.serves and policy.mode.value != "roots"
+        for entry, means in zip(written, meant, strict=True):
+            kind, text = root_state(policy, means) if policy is not None else ("absent", "?")
+            if unused:  # whether it exists, yes, but nothing is limited to it
+                kind, text = "absent", f"{text} · not used: the mode is {policy.mode.value}"
+            shown = f'<span class="lfe-chip-path">{render.path_html(entry)}</span>'
+            if means != entry:  # a reference: say what it expands to (secrets masked)
+                shown += (f' <span class="lfe-muted lfe-chip-means">→ '
+                          f"{render.esc(self.model.clean(means))}</span>")
+            label = css(html("", f"{shown} {render.badge(kind, text)}"), "lfe-chip-label")
             label.layout = layout(width="auto")
             remove = button("×", "lfe-chip-remove", tooltip=f"remove {scrub_hidden(entry)}",
                             layout=layout(width="32px", padding="0"))
@@ -213,4 +243,11 @@ class PolicyBar(widgets.VBox):
                        '<span class="lfe-big">✘ WOULD EXIT</span> '
                        f'<span class="lfe-reason">at startup: '
                        f"{render.esc(policy.exit_message)}</span></div>")
-        return verdict + render.mode_summary(policy) + context
+        risk = ""
+        if policy.mode.value == "full":
+            # Starting is not the same as safe: say what full mode hands a model.
+            risk = render.box(
+                "warning", "⚠ <b>Full access</b>: a tool may read and write every file this "
+                "server process can reach, except the deny-list. The Exposure tab walks what "
+                "that means on this host.", "lfe-bar-full-risk")
+        return verdict + render.mode_summary(policy) + risk + context

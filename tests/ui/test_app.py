@@ -80,6 +80,7 @@ def test_secrets_are_masked_in_the_environment_table_and_override_rows(app, layo
 
 def test_a_bad_env_path_is_shown_in_the_page(app, layout) -> None:
     load(app, layout.base / "missing.env")
+    assert "✔ 1" not in text_of(app.steps.value)  # tried is not done
     message = f"{layout.base / 'missing.env'}: can't be read (no such file)"
     assert message in text_of(app.header.value)
     assert message in text_of(app.panel("server").config_error.value)
@@ -122,8 +123,13 @@ def test_a_refusal_at_row_401_is_the_first_row(app, layout) -> None:
     table = json.loads(paths.grid.table._dt_args["data_json"])
     assert len(table) == 401  # every row is in the grid, none cut off
     assert table[0][0] == 401 and table[0][1] == "✘ REFUSED"
-    assert "401 of 401 row(s) shown · 1 refused · refusals first" in text_of(
+    assert "401 of 401 row(s) shown · 1 of them refused · refusals first" in text_of(
         paths.grid.count.value)
+    # The page keeps DataTables' page-length menu, "showing" line and pager with the rows:
+    # without them only the first page of the window could be seen.
+    assert paths.grid.table._dt_args["layout"] == {
+        "topStart": "pageLength", "topEnd": None, "bottomStart": "info", "bottomEnd": "paging"}
+    assert 1000 in paths.grid.table._dt_args["lengthMenu"]  # a whole window on one page
 
 
 def test_grid_filters_by_verdict_reason_and_op(app, layout) -> None:
@@ -135,6 +141,8 @@ def test_grid_filters_by_verdict_reason_and_op(app, layout) -> None:
     assert grid.filters["tool"].layout.display == "none"  # no tool column here
     grid.filters["verdict"].value = "✔ ALLOWED"
     assert list(grid.view["#"]) == [2]
+    # The counts speak of the same rows: none of the one shown is refused.
+    assert "1 of 3 row(s) shown · 0 of them refused" in text_of(grid.count.value)
     grid.filters["verdict"].value = "(all)"
     grid.filters["reason"].value = "denied"
     assert sorted(grid.view["#"]) == [1, 3]
@@ -166,6 +174,157 @@ def test_copy_as_cli_command_asks_the_same_question(app, layout, capsys) -> None
     assert f"{layout.outside / 'other.txt'} is outside this server's LOCAL_FILE_ROOTS. " \
            f"Allowed directories: {roots}" in printed
     assert "navigator.clipboard.writeText" in paths.grid.command_view.value
+
+
+def test_a_rows_command_gives_the_rows_verdict_where_batch_and_single_differ(
+        app, layout) -> None:
+    import shlex
+
+    from conftest import run_cli
+
+    # A symlink loop followed by "//": the single check resolves the path to /x (outside
+    # the root), the batch check to <loop>/x (inside). The grid answers as a batch does.
+    loop = layout.data / "loop"
+    loop.symlink_to(loop)
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    paths = app.show("paths")
+    tricky = f"{loop}//x"
+    paths.paths.value = f"{tricky}\n{layout.outside / 'other.txt'}"
+    grid = paths.grid
+    row = grid.view.index[grid.view["path"] == tricky][0]
+    assert grid.view.iloc[row]["verdict"] == "✔ ALLOWED"
+    grid.select(int(row))
+    argv = shlex.split(grid.show_command())
+    assert "--batch" in argv
+    argv.insert(argv.index("--"), "--json")
+    code, out, _err = run_cli(*argv[1:])
+    assert code == 0 and json.loads(out)["allowed"] is True
+    # Without --batch the same command answers otherwise: the flag is what reproduces it.
+    argv.remove("--batch")
+    code, out, _err = run_cli(*argv[1:])
+    assert code == 1 and json.loads(out)["reason"] == "outside_roots"
+
+
+def test_copy_as_command_answers_as_the_screen_with_the_bars_edits(layout) -> None:
+    import shlex
+
+    from conftest import run_cli
+
+    # Served from the package directory; the .env is uploaded (the page can't know where
+    # the server keeps it), and the bar's edits make it roots mode over data/ and home/.
+    app = Explorer(host_cwd=str(layout.app), debounce=0)
+    app.model.load_env_upload(".env", f"CREDENTIALS_CONFIG={SECRET}\n".encode())
+    app.bar.mode.value = "roots"
+    app.bar.add_root(str(layout.data))
+    app.bar.add_root(str(layout.home))
+    paths = [str(layout.data / "report.csv"), str(layout.app / ".env"),
+             str(layout.outside / "other.txt"), "token.json"]
+    app.model.paths_text = "\n".join(paths)
+    screen = {d.path: d.allowed for d in app.model.decisions}
+    assumed = text_of(app.bar.note.value)
+    assert f"Assumed: the uploaded .env is the server's own, in {layout.app}" in assumed
+    app.model.package_dir = str(layout.app)  # said by the operator: no assumption left
+    assert "Assumed" not in text_of(app.bar.note.value)
+    assert screen == {paths[0]: True, paths[1]: False, paths[2]: False, paths[3]: False}
+    app.share_button.click()
+    command = text_of(app.share.value.split("</pre>")[0])
+    assert SECRET not in app.share.value and "lfe-copy" in app.share.value
+    argv = shlex.split(command)
+    assert argv[argv.index("--cwd") + 1] == argv[argv.index("--package-dir") + 1] == \
+        str(layout.app)
+    # The uploaded file, saved where the command names it, gives the screen's verdicts.
+    saved = layout.base / "elsewhere"
+    saved.mkdir()
+    (saved / ".env").write_text(f"CREDENTIALS_CONFIG={SECRET}\n")
+    argv[argv.index("--env") + 1] = str(saved / ".env")
+    argv.insert(argv.index("--"), "--json")
+    code, out, err = run_cli(*argv[1:])
+    assert code == 1  # some refused
+    answers = {json.loads(line)["path"]: json.loads(line)["allowed"]
+               for line in out.splitlines() if line.strip()}
+    assert answers == screen, err
+
+
+def test_a_second_env_starts_without_the_firsts_edits_and_traps_asks_first(
+        app, layout) -> None:
+    first = write_roots_env(layout.app, layout.data, layout.home)
+    load(app, first)
+    app.bar.mode.value = "full"
+    assert app.model.file_edits == {"LOCAL_FILE_ACCESS": "full"}
+    second = layout.base / "second.env"
+    second.write_text("LOCAL_FILE_ACCESS=off\n")
+    load(app, second)
+    assert app.model.file_edits == {}
+    assert app.bar.mode.value == "off" and "resolves to OFF" in text_of(app.header.value)
+    app.bar.mode.value = "roots"
+    app.model.load_env_upload("third.env", b"LOCAL_FILE_ACCESS=full\n")
+    assert app.model.file_edits == {} and app.bar.mode.value == "full"
+    # The example would replace that work: it asks, and "keep" keeps everything.
+    app.traps.click()
+    assert app.traps_ask.layout.display == "flex"
+    assert "Replace them?" in text_of(app.traps_question.value)
+    assert app.model.env_name == "third.env" and app.model.target == "host"
+    app.traps_cancel.click()
+    assert app.traps_ask.layout.display == "none" and app.model.env_name == "third.env"
+    app.traps.click()
+    app.traps_confirm.click()
+    assert app.model.target == "example:traps" and app.model.env_text is None
+    assert app.traps_ask.layout.display == "none"
+
+
+def test_the_traps_example_opens_at_once_on_a_fresh_page(app) -> None:
+    app.traps.click()
+    assert app.model.target == "example:traps" and app.traps_ask.layout.display == "none"
+
+
+def test_the_live_region_speaks_when_the_verdict_turns_and_only_then(app, layout) -> None:
+    from localfs_explorer.ui.a11y import PageAccess
+
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    assert isinstance(app.children[1], PageAccess)
+    said: list[str] = []
+    app.access.observe(lambda c: said.append(c["new"]), names="announcement")
+    app.bar.add_root(str(layout.base / "gone"))
+    app.bar.add_root(str(layout.base / "gone-too"))  # still exits: nothing new to say
+    app.bar.remove_root(str(layout.base / "gone"))
+    app.bar.remove_root(str(layout.base / "gone-too"))
+    assert len(said) == 2
+    assert said[0].startswith("Would exit at startup:") and "gone" in said[0]
+    assert said[1] == "Would start: the server serves with this configuration."
+
+
+def test_a_pasted_env_and_pasted_calls_are_read_like_uploads(app, layout) -> None:
+    server = app.panel("server")
+    server.env_paste.value = (f"LOCAL_FILE_ACCESS=roots\nLOCAL_FILE_ROOTS={layout.data}\n"
+                              f"CREDENTIALS_CONFIG={SECRET}\n")
+    server.env_paste_use.click()
+    assert app.model.env_name == "pasted .env"
+    assert "explicit (LOCAL_FILE_ACCESS=roots)" in text_of(app.header.value)
+    batch = app.show("batch")
+    call = {"name": "upload_local_file",
+            "arguments": {"local_path": str(layout.outside / "other.txt"),
+                          "parent_folder_id": "F"}}
+    batch.paste.value = json.dumps(call)
+    batch.paste_run.click()
+    assert app.model.batch_name == "pasted calls"
+    assert batch.grid.view.iloc[0]["verdict"] == "✘ REFUSED"
+    assert SECRET not in app.panel("server").env_view.value
+
+
+def test_pinned_rows_are_listed_in_scenarios_and_run_there(app, layout) -> None:
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    scenarios = app.panel("scenarios")
+    assert scenarios.pinned_load.disabled and "None yet" in text_of(scenarios.pinned.value)
+    paths = app.show("paths")
+    paths.paths.value = str(layout.outside / "other.txt")
+    paths.grid.select(0)
+    paths.grid.pin_selected()
+    assert f"path {layout.outside / 'other.txt'} (read)" in text_of(scenarios.pinned.value)
+    scenarios.pinned_load.click()
+    assert "[[scenario]]" in scenarios.text.value and SECRET not in scenarios.text.value
+    scenarios.run.click()
+    assert text_of(scenarios.summary.value) == "1 passed, 0 failed"
+    assert "lfe-box-ok" in scenarios.summary.value
 
 
 def test_pin_as_scenario_makes_a_passing_scenario(app, layout) -> None:
@@ -225,8 +384,13 @@ def test_unregistered_tools_are_marked_in_the_picker(app) -> None:
     app.panel("server").transport.value = "sse"  # unset over SSE: off
     tool = app.show("tool")
     labels = dict((value, label) for label, value in tool.tool.options)
-    assert labels["upload_local_file"] == "✗ upload_local_file (not registered)"
-    assert labels["get_sheet_data"] == "✓ get_sheet_data"
+    assert labels["upload_local_file"] == "upload_local_file (not registered)"
+    assert labels["get_sheet_data"] == "get_sheet_data"
+    # Every label starts with the tool's name (typing its first letters finds it), and
+    # the registered tools come first.
+    values = [value for _label, value in tool.tool.options]
+    assert all(label.startswith(value) for label, value in tool.tool.options)
+    assert values.index("get_sheet_data") < values.index("upload_local_file")
     tool.tool.value = "upload_local_file"
     assert "local-only and local file access is off" in text_of(tool.tool_info.value)
     assert "⊘ ABSENT" in text_of(tool.verdict.value)
@@ -257,7 +421,15 @@ def test_batch_upload_progress_counts_and_csv_link(app, layout) -> None:
     assert 'href="data:text/csv;base64,' in batch.csv.value
     view = batch.grid.view
     assert list(view["#"]) == [2, 4, 1, 3]  # the refusal, then the unknown tool
-    assert view.iloc[1]["verdict"] == "✔ OK · unknown tool"
+    assert view.iloc[1]["verdict"] == "? UNKNOWN TOOL"  # never counted as OK
+    assert "✔" not in view.iloc[1]["verdict"]
+    assert "1 call(s) name a tool the catalog doesn't know" in text_of(batch.outcomes.value)
+    batch.grid.select(1)
+    assert "? UNKNOWN TOOL — no_such_tool is not in the catalog" in text_of(
+        batch.grid.detail.value)
+    batch.grid.filters["verdict"].value = "? UNKNOWN TOOL"
+    assert list(batch.grid.view["#"]) == [4]
+    batch.grid.filters["verdict"].value = "(all)"
     batch.grid.filters["tool"].value = "download_file"
     assert list(batch.grid.view["#"]) == [3]
     batch.grid.filters["tool"].value = "(all)"
@@ -307,15 +479,17 @@ def test_export_panel_diff_blocking_and_writing(app, layout) -> None:
     assert SECRET not in export.diff.value and f"CREDENTIALS_CONFIG={MASK}" in diff
     assert "Valid: the server would start" in text_of(export.status.value)
     export.prepare.click()
-    assert 'download=".env"' in export.download.value
+    assert 'download="server.env"' in export.download.value
+    assert "rename it to .env" in text_of(export.download.value)
     assert "data:application/octet-stream;base64," in export.download.value
-    assert app.model.export_done == ".env"
+    assert app.model.export_done == "server.env"
     dest = layout.base / "out.env"
     dest.write_text("OLD=1\n")
     export.dest.value = str(dest)
     info = text_of(export.dest_info.value)
     assert f"Writes {dest}" in info and "a file is there now" in info
-    assert "-OLD=1" in text_of(export.dest_diff.value)  # the diff against the destination
+    against = text_of(export.dest_diff.value)  # what writing changes there, names only
+    assert "removed: OLD" in against and "added: " in against and "LOG_FILE" in against
     export.write.click()
     assert "Not written" in text_of(export.result.value)
     assert "already exists" in text_of(export.result.value)
@@ -330,6 +504,46 @@ def test_export_panel_diff_blocking_and_writing(app, layout) -> None:
     assert "Blocked" in status and "isn't an existing directory" in status
     assert export.write.disabled and export.prepare.disabled
     assert export.download.value == ""  # a prepared link never outlives its plan
+
+
+def test_export_destination_shows_no_other_files_body_and_refuses_executable_names(
+        app, layout) -> None:
+    from localfs_explorer.ui.inputs import looks_like_env_name
+
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    export = app.show("export")
+    body = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB"
+    shadow = layout.base / "shadow"
+    shadow.write_text("root:$6$saltsalt$hashhashhash:19000:0:99999:7:::\n")
+    key = layout.base / "id_ed25519.env"  # named like a .env, holding a private key
+    key.write_text(f"-----BEGIN OPENSSH PRIVATE KEY-----\n{body}\n"
+                   "-----END OPENSSH PRIVATE KEY-----\n")
+    bare = layout.base / "bare.env"  # base64 lines parse as keys without a value
+    bare.write_text(f"{body}\n")
+    for path, why in ((shadow, "it isn't named like a .env"),
+                      (key, "it can't be read as a .env"),
+                      (bare, "not every line of it is a KEY=VALUE setting")):
+        export.dest.value = str(path)
+        shown = export.dest_info.value + export.dest_diff.value
+        assert "hashhash" not in shown and body not in shown and "root:" not in shown
+        assert f"what it holds isn't shown: {why}" in text_of(export.dest_info.value)
+        assert export.dest_diff.value == ""
+    # A .env there is summarised by setting name: no value of it reaches the page.
+    other = layout.base / "prod.env"
+    other.write_text("LOCAL_FILE_ACCESS=roots\nAPI_KEY=plain-looking-value-77\n")
+    export.dest.value = str(other)
+    assert "plain-looking-value-77" not in export.dest_diff.value
+    assert "removed: API_KEY" in text_of(export.dest_diff.value)
+    # Names Python (or a shell) runs are never destinations, even with any name allowed.
+    app.model.any_output_name = True
+    for name in (".env.pth", "x.env.py", ".env.sh", "sitecustomize.env"):
+        assert not looks_like_env_name(name)
+        export.dest.value = str(layout.base / name)
+        assert "refused: a name that is run or imported" in text_of(export.dest_info.value)
+        export.write.click()
+        assert "Not written" in text_of(export.result.value)
+        assert not (layout.base / name).exists()
+    assert looks_like_env_name(".env.local") and looks_like_env_name("prod.env")
 
 
 def test_export_defaults_beside_the_env_and_takes_relative_paths_against_it(app, layout) -> None:
@@ -403,8 +617,36 @@ def test_policy_bar_roots_outside_roots_mode_still_say_whether_they_exist(app, l
     app.bar.add_root(str(layout.data))
     labels = [text_of(chip.children[0].value) for chip in app.bar.chips.children[:2]]
     assert "✘ missing" in labels[0] and "✔ exists" in labels[1]
+    assert all("not used: the mode is full" in label for label in labels)
     assert "ignored" not in " ".join(labels)
+    assert "⚠ Full access : a tool may read and write every file" in text_of(app.header.value)
     assert "not used: the mode is full" in text_of(app.panel("server").roots.value)
+    app.bar.mode.value = "roots"
+    assert "Full access" not in text_of(app.header.value)
+    assert "not used" not in text_of(app.bar.chips.children[1].children[0].value)
+
+
+def test_adding_a_root_keeps_the_files_references_and_no_secret_in_clear(app, layout) -> None:
+    # The roots are written with references; one of them names the secret setting.
+    env = write_roots_env(layout.app, layout.data, layout.home)
+    text = env.read_text().replace(f"LOCAL_FILE_ROOTS={layout.data}\n", "")
+    env.write_text(f"DATA_DIR={layout.data}\n{text}"
+                   "LOCAL_FILE_ROOTS=${DATA_DIR}:" f"{layout.base}/" "${CREDENTIALS_CONFIG}\n")
+    (layout.base / SECRET).mkdir()
+    load(app, env)
+    bar = app.bar
+    assert bar.roots() == ["${DATA_DIR}", f"{layout.base}/" "${CREDENTIALS_CONFIG}"]
+    labels = [text_of(chip.children[0].value) for chip in bar.chips.children[:2]]
+    assert f"→ {layout.data}" in labels[0] and "✔ exists" in labels[0]
+    assert SECRET not in " ".join(labels) and f"→ {layout.base}/{MASK}" in labels[1]
+    bar.add_root(str(layout.home))
+    line = [ln for ln in app.model.export_plan.text.splitlines()
+            if ln.startswith("LOCAL_FILE_ROOTS=")]
+    assert line == ["LOCAL_FILE_ROOTS=${DATA_DIR}:" f"{layout.base}/" "${CREDENTIALS_CONFIG}:"
+                    f"{layout.home}"]
+    # The server reads the new file as the page does: three roots, the first one exists.
+    assert "✔ exists" in text_of(bar.chips.children[0].children[0].value)
+    assert len(app.model.policy.roots) == 3
 
 
 def test_policy_bar_says_when_the_process_environment_wins(app, layout) -> None:

@@ -6,7 +6,7 @@ import ipywidgets as widgets
 
 from .. import render
 from ..commands import ACCESS_FILE, access_link, pin_row, probe_command
-from ..grid import ResultsGrid, batch_frame
+from ..grid import ResultsGrid, batch_frame, unknown_tool_calls, unknown_tool_note
 from ..panel import Panel, button, css, heading, html, label_style, layout, style, wide
 from .paths import _pinned_note
 
@@ -30,6 +30,12 @@ class BatchPanel(Panel):
                                      style=label_style(widgets.Text, "80px"),
                                      layout=layout(width="60%")), "lfe-batch-path")
         self.load = button("▶ Run", "lfe-batch-load", layout=layout(width="80px"))
+        self.paste = css(widgets.Textarea(
+            placeholder='or paste calls here, one per line: {"name": ..., "arguments": {...}}',
+            tooltip="calls to probe, pasted (JSONL)", layout=wide(height="70px")),
+            "lfe-batch-paste")
+        self.paste_run = button("▶ Run pasted calls", "lfe-batch-paste-run",
+                                layout=layout(width="160px"))
         self.path.disabled = self.load.disabled = not m.host_access
         self.progress = css(widgets.IntProgress(value=0, min=0, max=1, description="probed",
                                                 layout=layout(width="60%")),
@@ -51,6 +57,9 @@ class BatchPanel(Panel):
         self.on_click(self.csv_prepare, self.prepare_csv)
         self.on_change(self.upload, lambda _v: self._uploaded())
         self.on_click(self.load, lambda: m.load_batch_path(self.path.value))
+        self.on_click(self.paste_run, lambda: m.load_batch_upload("pasted calls",
+                                                                  self.paste.value)
+                      if self.paste.value.strip() else None)
         m.observe(m.guarded(lambda _c: self._progress(), where="batch panel"),
                   names=["batch_done", "batch_total", "batch_running"])
         intro = html("", (
@@ -60,6 +69,7 @@ class BatchPanel(Panel):
             "configuration changes.</div>"))
         return [
             intro, widgets.HBox([self.upload, self.path, self.load], layout=wide()),
+            self.paste, self.paste_run,
             widgets.HBox([self.progress, self.progress_label], layout=wide()),
             self.status, heading("By outcome"), self.outcomes, heading("By tool"),
             self.tools, widgets.HBox([self.csv_prepare, self.csv], layout=wide()),
@@ -74,7 +84,8 @@ class BatchPanel(Panel):
     def _detail(self, index: int) -> str:
         v = self._verdict(index)
         where = f'<div class="lfe-muted">call {index + 1}, line {render.esc(v.line)}</div>'
-        return where + render.call_verdict_html(v, limit=render.MAX_DETAIL_ENTRIES)
+        return where + unknown_tool_note(v) + render.call_verdict_html(
+            v, limit=render.MAX_DETAIL_ENTRIES)
 
     def _command(self, index: int) -> str:
         return probe_command(self.model, self.model.batch_call(self._verdict(index).line))
@@ -127,6 +138,13 @@ class BatchPanel(Panel):
             self.csv_prepare.disabled = True
             return
         self.outcomes.value, self.tools.value, _calls = render.batch_tables(verdicts)
+        unknown = unknown_tool_calls(verdicts)
+        if unknown:
+            self.outcomes.value = render.box(
+                "warning", f"⚠ {unknown} call(s) name a tool the catalog doesn't know: "
+                "counted under their outcome below, but no rule vouches for them (their "
+                "paths are guessed); the grid shows them as ? UNKNOWN TOOL.",
+                "lfe-batch-unknown") + self.outcomes.value
         self.csv.value = ""
         self.csv_prepare.disabled = False
 

@@ -78,6 +78,7 @@ class ComparePanel(Panel):
         self.compared_rev: Any = None
         self.changes = css(widgets.Textarea(
             placeholder="LOCAL_FILE_ROOTS=/data:/srv/exports\n-LOG_FILE",
+            tooltip="changed settings to compare with: KEY=VALUE to set, -KEY to unset",
             layout=wide(height="90px")), "lfe-compare-changes")
         self.transport = css(widgets.Dropdown(
             options=[("same transport", "")] + [(t, t) for t in TRANSPORTS],
@@ -90,6 +91,7 @@ class ComparePanel(Panel):
                       "before, the current configuration the after"],
             style={"button_width": "150px"}), "lfe-compare-direction")
         self.paths = css(widgets.Textarea(placeholder="more paths to ask, one per line",
+                                          tooltip="more paths to compare, one per line",
                                           layout=wide(height="60px")), "lfe-compare-paths")
         self.generated = css(widgets.Checkbox(
             value=True, indent=False,

@@ -9,6 +9,7 @@ there now, and the diff against it.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import ipywidgets as widgets
@@ -27,6 +28,45 @@ def git_checkout_of(path: str) -> str | None:
         except OSError:
             return None
     return None
+
+
+def _env_at(path: str) -> tuple[dict[str, str | None] | None, str]:
+    """The settings of the ``.env`` at ``path``, or (None, why they aren't shown).
+
+    Only a file named like a ``.env`` whose every line is a ``KEY=VALUE`` setting is
+    read: any other file there (a password database, a private key) is not the page's to
+    show, on a page that may be served to someone else.
+    """
+    from ...envfile.load import EnvFileError, parse_env_text, read_env_text
+    from ..inputs import looks_like_env_name
+
+    if not looks_like_env_name(path):
+        return None, "it isn't named like a .env"
+    try:
+        pairs, _ = parse_env_text(read_env_text(Path(path)), name=path, strict=True)
+    except (EnvFileError, OSError, ValueError):
+        return None, "it can't be read as a .env"
+    if any(value is None or not _KEY.fullmatch(key) for key, value in pairs):
+        return None, "not every line of it is a KEY=VALUE setting"
+    return dict(pairs), ""
+
+
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _key_changes(current: dict[str, str | None], new_text: str) -> str:
+    """What writing would change at the destination, key by key (names only, no value)."""
+    from ...envfile.load import parse_env_text
+
+    after = dict(parse_env_text(new_text, strict=False)[0])
+    rows = [("added", sorted(k for k in after if k not in current)),
+            ("changed", sorted(k for k in after if k in current and after[k] != current[k])),
+            ("removed", sorted(k for k in current if k not in after)),
+            ("unchanged", sorted(k for k in after if k in current and after[k] == current[k]))]
+    items = "".join(f"<li><b>{what}:</b> {', '.join(f'<code>{render.esc(k)}</code>' for k in keys)}"
+                    "</li>" for what, keys in rows if keys)
+    return ('<div class="lfe-muted">Against the .env at the destination now (setting names '
+            f'only; values aren\'t shown):</div><ul class="lfe-dest-changes">{items}</ul>')
 
 
 class ExportPanel(Panel):
@@ -69,7 +109,7 @@ class ExportPanel(Panel):
         self.dest.disabled = self.force.disabled = self.write.disabled = not m.host_access
         self.on_click(self.prepare, self._prepare)
         self.on_click(self.write, self._write)
-        self.on_change(self.dest, lambda _v: self._show_destination())
+        self.on_change(self.dest, lambda _v: self._dest_changed())
         self._default_dest = ""
         write_row = [widgets.HBox([self.dest, self.force, self.write],
                                   layout=layout(width="100%", flex_flow="row wrap")),
@@ -98,6 +138,11 @@ class ExportPanel(Panel):
                                              "lfe-export-download-refused")
             return
         name = self.model.export_download_name()
+        source = os.path.basename(self.model.env_name if self.model.env_text is not None
+                                  else self.model.env_path) or ".env"
+        if name != source:
+            note = (f"Saved as {name} (browsers drop a leading dot): rename it to {source} "
+                    "where the server reads it. " + (note or "")).strip()
         # The link carries the file itself, so it is made on request and dropped as soon
         # as the plan changes. Served to other machines, it holds no secret of the kernel's
         # (the note says what was left out). application/octet-stream: a browser keeps the
@@ -121,6 +166,12 @@ class ExportPanel(Panel):
             return
         self.result.value = render.box("ok", render.esc(result.describe()),
                                        "lfe-export-written")
+        self.force.value = False  # a replace is asked for each time, never left ticked
+        self._show_destination()
+
+    def _dest_changed(self) -> None:
+        self.result.value = ""  # what was said about another destination is stale
+        self.force.value = False
         self._show_destination()
 
     def _show_destination(self) -> None:
@@ -128,8 +179,7 @@ class ExportPanel(Panel):
         m = self.model
         if not m.host_access:
             return
-        from ...envfile.edit import unified_diff
-        from ...envfile.load import EnvFileError, read_env_text
+        from ..inputs import executable_name
 
         if not self.dest.value.strip():
             self.dest_info.value = self.dest_diff.value = ""
@@ -142,18 +192,17 @@ class ExportPanel(Panel):
                          f"<code>{render.path_html(folder)}</code>)")
         kind, current = "note", None
         if os.path.lexists(path):
-            try:
-                current = read_env_text(Path(path))
-            except EnvFileError as exc:
-                lines.append(f"— something is there that can't be read as a .env: "
-                             f"{render.esc(exc)}")
-                kind = "warning"
-            else:
-                lines.append("— a file is there now: writing needs “replace”, and it is "
-                             "kept as a backup")
-                kind = "warning"
+            kind = "warning"
+            lines.append("— a file is there now: writing needs “replace”, and it is kept "
+                         "as a backup")
+            current, why = _env_at(path)
+            if current is None:
+                lines.append(f"(what it holds isn't shown: {render.esc(why)})")
         else:
             lines.append("— nothing is there yet")
+        if executable_name(path):
+            lines.append("— refused: a name that is run or imported where it lands")
+            kind = "error"
         checkout = git_checkout_of(path)
         parts = [render.box(kind, " ".join(lines), "lfe-export-dest-path")]
         if checkout:
@@ -165,16 +214,15 @@ class ExportPanel(Panel):
         self.dest_info.value = "".join(parts)
         plan = m.export_plan
         if current is not None and plan is not None:
-            diff = unified_diff(current, plan.text, fromfile=f"{path} (now)",
-                                tofile=f"{path} (after writing)", masked=True)
-            self.dest_diff.value = ('<div class="lfe-muted">Against what is at the '
-                                    "destination now:</div>" + render.diff_html(diff))
+            self.dest_diff.value = _key_changes(current, plan.text)
         else:
             self.dest_diff.value = ""
 
     def refresh(self) -> None:
         m = self.model
         self.download.value = ""
+        if m.export_done != self.model.export_path(self.dest.value or "."):
+            self.result.value = ""  # the plan moved on: an old "wrote ..." would mislead
         if m.host_access:
             default = m.default_export_dest()
             if self.dest.value in ("", self._default_dest) and default != self.dest.value:

@@ -87,6 +87,7 @@ class ExposurePanel(Panel):
             "<b>info</b> counts. Scope: directories separated by <code>:</code>.</div>"))
         self.required = css(widgets.Textarea(
             placeholder="read:/data/in.csv\nwrite:/data/out/\n(one OP:PATH per line)",
+            tooltip="paths the server must reach, one OP:PATH per line",
             layout=layout(width="70%", height="80px")), "lfe-suggest-required")
         self.suggest_button = button("Suggest roots", "lfe-suggest-run",
                                      layout=layout(width="140px"))

@@ -32,7 +32,8 @@ class PathsPanel(Panel):
         self.paths = css(self.bind(widgets.Textarea(
             placeholder="one path per line: absolute, relative to the startup directory, "
                         "or ~/...",
-            rows=7, continuous_update=True, layout=wide()), "paths_text"), "lfe-paths-input")
+            rows=7, continuous_update=True, layout=wide(),
+            tooltip="paths to check, one per line"), "paths_text"), "lfe-paths-input")
         self.op = css(self.bind(widgets.ToggleButtons(
             options=[(op.replace("_", "+"), op) for op in OPS],
             tooltips=["may a tool read it?", "may a tool write it?",

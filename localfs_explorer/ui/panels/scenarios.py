@@ -30,7 +30,7 @@ from ...review.scenarios import (
 from ...secrets import is_secret_key
 from ...userfiles import read_text
 from .. import render
-from ..panel import Panel, css, heading, html, wide
+from ..panel import Panel, button, css, heading, html, layout, wide
 
 #: Paths from the Paths tab pinned into one saved scenario.
 MAX_PINNED_PATHS = 500
@@ -95,6 +95,15 @@ def config_of(m: Any) -> tuple[ConfigSpec, list[str]]:
     return ConfigSpec.model_validate(config), sorted(set(left_out))
 
 
+def pinned_scenarios_toml(model: Any) -> str:
+    """Every row pinned in ``model`` as one scenario file (secrets masked)."""
+    from ...review.scenarios import ScenarioFile, dump_scenario_file
+
+    text = dump_scenario_file(ScenarioFile(title="pinned from localfs-explorer",
+                                           scenario=list(model.pinned)))
+    return model.clean(text)
+
+
 class ScenariosPanel(Panel):
     """Run scenario TOML; pin the current configuration and probes as a new scenario."""
 
@@ -126,6 +135,7 @@ class ScenariosPanel(Panel):
                                           layout=widgets.Layout(width="110px")),
                            "lfe-scenarios-example")
         self.text = css(widgets.Textarea(placeholder="[[scenario]]\nname = \"...\"\n...",
+                                         tooltip="scenarios to run (TOML)",
                                          layout=wide(height="220px")), "lfe-scenarios-text")
         self.run = css(widgets.Button(description="▶ Run", button_style="primary",
                                       layout=widgets.Layout(width="90px")),
@@ -143,12 +153,23 @@ class ScenariosPanel(Panel):
                                        layout=widgets.Layout(width="160px")),
                         "lfe-scenarios-save")
         self.save_note = html("lfe-scenarios-save-note")
-        self.saved = css(widgets.Textarea(layout=wide(height="180px")), "lfe-scenarios-saved")
+        self.saved = css(widgets.Textarea(layout=wide(height="180px"),
+                                          tooltip="the saved scenario (TOML)"),
+                         "lfe-scenarios-saved")
         self.saved_link = html("lfe-scenarios-saved-link")
         self.on_change(self.upload, lambda _v: self._uploaded())
         self.on_click(self.load, lambda: self.load_path(self.path.value))
         self.on_click(self.example, self.load_example)
         self.on_click(self.run, self.run_text)
+        # Rows pinned from a grid (Paths, Batch, Compare, Session) are listed here too, and
+        # go into the editor to run, edit or save like any scenario file.
+        self.pinned = html("lfe-scenarios-pinned")
+        self.pinned_load = button("Put the pinned rows in the editor",
+                                  "lfe-scenarios-pinned-load", layout=layout(width="270px"))
+        self.on_click(self.pinned_load, self.load_pinned)
+        m.observe(m.guarded(lambda _c: self._show_pinned(), where="scenarios panel"),
+                  names="pinned")
+        self._show_pinned()
         self.on_click(self.save, self.save_current)
         intro = html("", (
             '<div class="lfe-muted">A scenario file holds a configuration and the verdicts '
@@ -157,6 +178,7 @@ class ScenariosPanel(Panel):
         return [
             intro,
             widgets.HBox([self.upload, self.path, self.load, self.example], layout=wide()),
+            heading("Pinned from the grids"), self.pinned, self.pinned_load,
             self.text, self.run, self.status, self.summary, self.results, self.coverage,
             heading("Save what is on screen as a scenario"),
             html("", '<div class="lfe-muted">The configuration above the tabs, the paths of '
@@ -165,6 +187,23 @@ class ScenariosPanel(Panel):
             widgets.HBox([self.save_name, self.save], layout=wide()),
             self.save_note, self.saved, self.saved_link,
         ]
+
+    # ---- pinned rows
+
+    def _show_pinned(self) -> None:
+        pinned = self.model.pinned
+        self.pinned_load.disabled = not pinned
+        if not pinned:
+            self.pinned.value = ('<div class="lfe-muted">None yet: "Pin as scenario" under a '
+                                 "grid row adds one.</div>")
+            return
+        items = "".join(f"<li>{render.esc(self.model.clean(p.name))}</li>" for p in pinned)
+        self.pinned.value = f'<ul class="lfe-pinned-list">{items}</ul>'
+
+    def load_pinned(self) -> None:
+        """Put every pinned row, as one scenario file, in the editor."""
+        if self.model.pinned:
+            self.set_text("pinned rows", pinned_scenarios_toml(self.model))
 
     # ---- loading and running
 

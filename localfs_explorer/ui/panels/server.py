@@ -43,6 +43,7 @@ class OverridesEditor(widgets.VBox):
     def add_row(self, key: str = "", value: str = "") -> None:
         """Append one editable row (a secret ``value`` stays in the kernel)."""
         key_w = css(widgets.Text(value=key, placeholder="KEY", layout=layout(width="34%"),
+                                 tooltip="process-environment variable: name",
                                  style=label_style(widgets.Text, "0px")),
                     "lfe-override-key")
         value_w = self._value_widget(key, value, keep=True)
@@ -62,6 +63,7 @@ class OverridesEditor(widgets.VBox):
         kept = keep and secret and bool(value)
         placeholder = f"{MASK} set (kept hidden); type to replace" if kept else "value"
         widget = css(cls(value="" if kept else value, placeholder=placeholder,
+                         tooltip="process-environment variable: value",
                          layout=layout(width="52%"), style=label_style(widgets.Text, "0px")),
                      "lfe-override-value")
         if kept:
@@ -158,6 +160,13 @@ class ServerPanel(Panel):
         self.env_clear = button("No .env", "lfe-env-clear", tooltip="explore overrides only",
                                 layout=layout(width="90px"))
         self.env_source = html("lfe-env-source")
+        # Pasted text is an upload by another road: same size limit, same reader.
+        self.env_paste = css(widgets.Textarea(
+            placeholder="or paste the .env here, then press Use pasted .env",
+            tooltip="the .env's text, pasted", layout=wide(height="70px")), "lfe-env-paste")
+        self.env_paste_use = button("Use pasted .env", "lfe-env-paste-use",
+                                    layout=layout(width="150px"))
+        self.on_click(self.env_paste_use, self._pasted_env)
         self.lenient = self.bind(widgets.Checkbox(
             description="skip lines the server can't parse (it skips them too)",
             indent=False, layout=wide(), style=style(widgets.Checkbox)), "lenient")
@@ -222,6 +231,7 @@ class ServerPanel(Panel):
             heading("The server's .env"),
             widgets.HBox([self.env_path, self.env_load], layout=wide()),
             widgets.HBox([self.env_upload, self.env_clear], layout=layout()),
+            self.env_paste, self.env_paste_use,
             self.env_source,
             self.lenient,
             heading("How it runs"),
@@ -257,6 +267,10 @@ class ServerPanel(Panel):
         except UnicodeDecodeError as exc:
             raise EnvFileError(f"{name}: not UTF-8 text (byte {exc.start})") from None
         self.model.load_env_upload(name, text)
+
+    def _pasted_env(self) -> None:
+        if self.env_paste.value.strip():
+            self.model.load_env_upload("pasted .env", self.env_paste.value)
 
     def _uploaded_spec(self) -> None:
         got = self.upload_contents(self.spec_upload)

@@ -68,6 +68,7 @@ class SessionPanel(Panel):
                           "lfe-session-upload")
         self.text = css(widgets.Textarea(value="", placeholder=EXAMPLE,
                                          continuous_update=False,
+                                         tooltip="the session to replay (JSON)",
                                          layout=wide(height="180px")), "lfe-session-text")
         self.answers = css(widgets.ToggleButtons(
             options=[("Approve", "approve"), ("Deny", "deny"), ("Don't answer", "timeout")],
@@ -91,6 +92,7 @@ class SessionPanel(Panel):
                            "lfe-session-example")
         self.access = css(self.bind(widgets.Textarea(
             placeholder=EXAMPLE_ACCESS, continuous_update=False,
+            tooltip="tool access lists for the session (JSON, optional)",
             layout=wide(height="90px")), "access_text"), "lfe-session-access")
         self.status = html("lfe-session-status")
         self.summary = html("lfe-session-summary")

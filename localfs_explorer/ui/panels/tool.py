@@ -14,6 +14,7 @@ import ipywidgets as widgets
 
 from .. import render
 from ..forms import ArgumentsError, form_shape, parse_arguments, read_location, write_location
+from ..grid import unknown_tool_note
 from ..panel import Panel, css, heading, html, label_style, layout, wide
 
 _NOT_GIVEN = "(not given)"
@@ -41,10 +42,12 @@ class ToolCallPanel(Panel):
         self.form = css(widgets.VBox(layout=wide()), "lfe-tool-form")
         self.form_note = html("lfe-tool-form-note")
         self.args = css(self.bind(widgets.Textarea(rows=6, continuous_update=True,
+                                                   tooltip="the tool call's arguments (JSON)",
                                                    layout=wide()), "tool_args_text"),
                         "lfe-tool-args")
         self.access = css(self.bind(widgets.Textarea(
             rows=4, continuous_update=True, layout=wide(),
+            tooltip="tool access lists (JSON, optional)",
             placeholder='{"server": {"approval_list": ["upload_*"], "deny_list": []}}'),
             "access_text"), "lfe-tool-access")
         access_box = widgets.Accordion(children=[widgets.VBox([
@@ -217,14 +220,15 @@ class ToolCallPanel(Panel):
     def _options(self) -> list[tuple[str, str]]:
         names = self.catalog.names() if self.catalog else []
         reg = self.model.registration
-        options = []
+        # The name comes first, so typing a tool's first letters finds it; registered
+        # tools before the ones this configuration doesn't register.
+        options, unregistered = [], []
         for name in names:
-            if reg is None:
+            if reg is None or reg.is_registered(name):
                 options.append((name, name))
-            elif reg.is_registered(name):
-                options.append((f"✓ {name}", name))
             else:
-                options.append((f"✗ {name} (not registered)", name))
+                unregistered.append((f"{name} (not registered)", name))
+        options += unregistered
         if self.model.tool_name and self.model.tool_name not in names:
             options.append((f"? {self.model.tool_name} (not in the catalog)",
                             self.model.tool_name))
@@ -246,7 +250,8 @@ class ToolCallPanel(Panel):
             self.verdict.value = render.box("warning", render.esc(m.call_error),
                                             "lfe-call-error")
         elif m.call_verdict is not None:
-            self.verdict.value = render.call_verdict_html(m.call_verdict)
+            self.verdict.value = (unknown_tool_note(m.call_verdict)
+                                  + render.call_verdict_html(m.call_verdict))
         else:
             self.verdict.value = ""
 
