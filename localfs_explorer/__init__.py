@@ -22,7 +22,16 @@ from .servers.gee_sweet.profile import ServerProfile, load_profile
 from .vocab import Mode
 
 if TYPE_CHECKING:  # what a type checker sees of the names loaded on first use
-    from .access import AccessListError, ToolAccess, load_access, merge_scopes
+    from .access import (
+        AccessListError,
+        CallRoute,
+        HangarAccess,
+        ToolAccess,
+        answer_tools,
+        load_access,
+        load_hangar,
+        merge_scopes,
+    )
     from .catalog import catalog_from_tools_list, load_catalog
     from .deployments import Deployment, load_deployment
     from .discovery import FoundPath, discover_paths
@@ -73,6 +82,10 @@ _LAZY: dict[str, str] = {
     "AccessListError": "localfs_explorer.access",
     "load_access": "localfs_explorer.access",
     "merge_scopes": "localfs_explorer.access",
+    "load_hangar": "localfs_explorer.access",
+    "answer_tools": "localfs_explorer.access",
+    "CallRoute": "localfs_explorer.access",
+    "HangarAccess": "localfs_explorer.access",
     "discover_paths": "localfs_explorer.discovery",
     "FoundPath": "localfs_explorer.discovery",
     "sensitive_reason": "localfs_explorer.sensitive",
@@ -95,6 +108,7 @@ _LAZY: dict[str, str] = {
 
 __all__ = [
     "AccessListError",
+    "CallRoute",
     "CallVerdict",
     "ConfigError",
     "Decision",
@@ -105,6 +119,7 @@ __all__ = [
     "FileSystem",
     "Finding",
     "FoundPath",
+    "HangarAccess",
     "HostFS",
     "Inventory",
     "LedgerRules",
@@ -121,6 +136,7 @@ __all__ = [
     "ToolAccess",
     "TraceStep",
     "VirtualFS",
+    "answer_tools",
     "auth_status_preview",
     "catalog_from_tools_list",
     "compare_policies",
@@ -134,6 +150,7 @@ __all__ = [
     "load_deployment",
     "load_env",
     "load_fs",
+    "load_hangar",
     "load_profile",
     "load_session",
     "local_file_access",

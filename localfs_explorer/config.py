@@ -108,7 +108,8 @@ class ServerConfig(BaseModel):
     platform: Platform = "posix"
     #: A tool catalog file replacing the shipped one.
     catalog: str | None = None
-    #: Tool access lists: a file, or the lists themselves as a mapping.
+    #: Tool access lists: a file, or the lists themselves as a mapping, or a hangar route
+    #: (``{"hangar": FILE, "server": ID, "via": GROUP, "tenant": ID}``).
     access: str | dict[str, Any] | None = None
     #: The directory relative names mean on this machine (None: the current directory).
     base_dir: str | None = None
@@ -206,6 +207,9 @@ class ResolvedConfig:
             return None
         if isinstance(source, str):
             source = _on_this_machine(self.base_dir, source)
+        elif isinstance(source.get("hangar"), str):
+            # A hangar route: its configuration file is relative like every other file.
+            source = {**source, "hangar": _on_this_machine(self.base_dir, source["hangar"])}
         try:
             return load_access(source)
         except (OSError, ValueError) as exc:

@@ -77,6 +77,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "report": ("localfs-explorer report --env .env --calls calls.jsonl -o report.html",),
     "replay": ("localfs-explorer replay session.json --access access.toml",
                "cat session.json | localfs-explorer replay - --json"),
+    "access": ("localfs-explorer access --hangar hangar.yaml --server api --tool delete_repo",
+               "localfs-explorer access --hangar hangar.yaml --server api --via core "
+               "--tenant acme --tool deploy_app --json",
+               "localfs-explorer access --hangar hangar.yaml --server gee"),
     "serve": ("localfs-explorer serve --env deploy/.env --transport sse",),
     "schema": ("localfs-explorer schema --list", "localfs-explorer schema scenarios"),
     "completion": ("localfs-explorer completion bash > ~/.local/share/bash-completion/"

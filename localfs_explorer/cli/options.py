@@ -352,3 +352,51 @@ def warn_config(policy: Policy, err: TextIO) -> None:
         err.write(f"warning: {one_line(warning)}\n")
     if policy.errors:
         err.write(f"error: the server would refuse to serve: {one_line(policy.exit_message)}\n")
+
+
+def hangar_route_options(parser: argparse.ArgumentParser) -> None:
+    """``--hangar FILE --hangar-server ID [--via GROUP] [--tenant ID]``: tool access as
+    hangar decides it.
+
+    Given instead of ``--access``: the tools a call may use, and which are held, come
+    from an mcp-hangar configuration and the call's route through it. The server is
+    ``--hangar-server`` here because ``--server`` names which kind of server answers the
+    calls (an environment option of every command); the ``access`` command, which asks
+    hangar alone, calls it ``--server``.
+    """
+    group = parser.add_argument_group(
+        "tool access from an mcp-hangar config (instead of --access)")
+    group.add_argument("--hangar", metavar="FILE", help="the mcp-hangar configuration (YAML)")
+    group.add_argument("--hangar-server", metavar="ID",
+                       help="the server the calls reach, as the hangar config names it")
+    group.add_argument("--via", metavar="GROUP",
+                       help="the calls go through this group (default: they name ID directly)")
+    group.add_argument("--tenant", metavar="ID", help="the caller's tenant (default: none)")
+
+
+def access_option(args: argparse.Namespace) -> Any:
+    """The tool access ``--access`` or ``--hangar``/``--server``/... name (None: none)."""
+    from ..access import load_access
+
+    hangar = getattr(args, "hangar", None)
+    route = {key: getattr(args, option, None) for key, option in
+             (("server", "hangar_server"), ("via", "via"), ("tenant", "tenant"))}
+    if hangar is None:
+        flags = {"server": "--hangar-server", "via": "--via", "tenant": "--tenant"}
+        given = [flags[key] for key, value in route.items() if value is not None]
+        if given:
+            raise UsageError(f"{', '.join(given)} need --hangar FILE")
+        if not getattr(args, "access", None):
+            return None
+        source: Any = args.access
+    else:
+        if getattr(args, "access", None):
+            raise UsageError("give --access or --hangar, not both")
+        if not route["server"]:
+            raise UsageError("--hangar needs --hangar-server ID (the server the calls reach)")
+        source = {"hangar": hangar, **{k: v for k, v in route.items() if v is not None}}
+    try:
+        return load_access(source)
+    except (LocalfsError, OSError) as exc:
+        where = "" if hangar is not None else f"--access {args.access}: "
+        raise UsageError(f"{where}{exc}") from None

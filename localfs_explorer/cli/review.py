@@ -68,6 +68,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--op", choices=OPS, default="read",
                    help="the operation the paths are checked for (default: read)")
     p.add_argument("--access", metavar="FILE", help="tool access lists (TOML or JSON)")
+    cli.hangar_route_options(p)
     p.add_argument("--over-http", action=argparse.BooleanOptionalAction, default=None,
                    help="whether requests arrive over HTTP (default: by transport)")
     p.add_argument("--title", default="localfs-explorer batch report",
@@ -536,10 +537,11 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     policy = cli.build_policy(args)
     cli.warn_config(policy, err)
     verdicts = []
+    access = cli.access_option(args)
     if args.calls:
         try:
             verdicts = list(iter_call_verdicts(policy, args.calls, over_http=args.over_http,
-                                               access=args.access))
+                                               access=access))
         except (ProbeError, ValueError) as exc:
             raise cli.UsageError(str(exc)) from None
     decisions = [policy.check(p, args.op, over_http=args.over_http) for p in paths]

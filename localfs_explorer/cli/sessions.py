@@ -15,7 +15,7 @@ import json
 from typing import Any, TextIO
 
 from ..textsafe import one_line
-from .options import UsageError, build_policy
+from .options import UsageError, access_option, build_policy, hangar_route_options
 
 __all__ = ["cmd_replay", "register"]
 
@@ -34,6 +34,7 @@ def register(subparsers: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--access", metavar="FILE",
                    help="tool access lists (TOML or JSON; tables server, group, member with "
                    "allow_list, deny_list, approval_list, approval_timeout_seconds)")
+    hangar_route_options(p)
     p.add_argument("--answers", choices=("approve", "deny", "timeout"), default="approve",
                    help="how the simulated person answers every prompt the session file "
                    "doesn't script with its own \"approval\" (default: approve)")
@@ -56,16 +57,15 @@ def _table(rows: list[list[str]], out: TextIO) -> None:
 
 def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Replay the session; print the table (or JSON lines) and return the exit status."""
-    from ..access import AccessListError, load_access
     from ..catalog import CatalogError, load_catalog
     from ..review.sessions import SessionError, load_session, replay_session
 
     try:
         session = load_session(args.session)
-        access = load_access(args.access) if args.access else None
         catalog = load_catalog(args.catalog) if args.catalog else None
-    except (SessionError, AccessListError, CatalogError) as exc:
+    except (SessionError, CatalogError) as exc:
         raise UsageError(str(exc)) from None
+    access = access_option(args)
     policy = build_policy(args)
     for warning in (*policy.env.warnings, *policy.warnings):
         err.write(f"warning: {one_line(warning)}\n")

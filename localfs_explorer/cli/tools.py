@@ -41,6 +41,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
                        help="one call per line (- reads stdin)")
     p.add_argument("--access", metavar="FILE",
                    help="tool access lists (TOML or JSON; tables server, group, member)")
+    cli.hangar_route_options(p)
     p.add_argument("--over-http", action=argparse.BooleanOptionalAction, default=None,
                    help="whether calls arrive over HTTP (default: by transport)")
     p.add_argument("--expect", metavar="PATH", action="append", default=[],
@@ -135,18 +136,12 @@ def sensitive_patterns_option(args: argparse.Namespace) -> tuple[str, ...]:
 
 
 def cmd_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..access import AccessListError, load_access
     from ..probe import ProbeError, VerdictCsv, iter_call_verdicts
     from ..server import server_of
 
     policy = cli.build_policy(args)
     cli.warn_config(policy, err)
-    access = None
-    if args.access:
-        try:
-            access = load_access(args.access)
-        except (AccessListError, OSError, ValueError) as exc:
-            raise cli.UsageError(f"--access {args.access}: {exc}") from None
+    access = cli.access_option(args)
     extra_sensitive = sensitive_patterns_option(args)
     table = VerdictCsv(out) if args.csv else None
     all_ok = True

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..access import DEFAULT_APPROVAL_TIMEOUT_SECONDS, ToolAccess, load_access
+from ..access import DEFAULT_APPROVAL_TIMEOUT_SECONDS, load_access
 from ..catalog import Catalog, Tool
 from ..probe import CallVerdict, PathVerdict, probe_call
 from ..server import server_of
@@ -512,7 +512,7 @@ def _server_reason(verdict: CallVerdict) -> str:
     return f"the file policy refuses it ({which})"
 
 
-def _hidden_reason(verdict: CallVerdict, access: ToolAccess | None) -> str:
+def _hidden_reason(verdict: CallVerdict, access: Any) -> str:
     if verdict.registered and access is not None:
         # explain() opens with "blocked: "; say it once, as "hidden from the model".
         why = access.explain(verdict.name).removeprefix("blocked: ")
@@ -525,7 +525,7 @@ def replay_session(
     policy: Policy,
     session: Session | str | os.PathLike[str] | Sequence[Any] | Mapping[str, Any],
     *,
-    access: ToolAccess | str | os.PathLike[str] | Mapping[str, Any] | None = None,
+    access: Any = None,
     approvals: Approvals = "approve",
     rules: LedgerRules | None = None,
     catalog: Catalog | None = None,
@@ -538,8 +538,9 @@ def replay_session(
     Args:
         policy: the resolved server policy.
         session: a :class:`Session`, a session file, or the lists to build one from.
-        access: tool access lists (a ``ToolAccess``, or a file/mapping to load): which
-            tools are hidden, which are held, and how long a prompt waits.
+        access: tool access lists (a ``ToolAccess``, a hangar route's ``HangarAccess``,
+            or a file/mapping to load): which tools are hidden, which are held, and how
+            long a prompt waits (per tool, for a hangar route).
         approvals: the simulated person. ``"approve"``, ``"deny"`` or ``"timeout"`` (or a
             :class:`ScriptedAnswer`) answers every prompt the session doesn't script
             itself; a mapping ``{(answer, call): answer}`` answers by position (others
@@ -561,10 +562,14 @@ def replay_session(
     server = server_of(policy)
     catalog = catalog or server.catalog()
     registration = server.register_tools(policy, catalog)
-    if access is not None and not isinstance(access, ToolAccess):
-        access = load_access(access)
-    timeout = access.approval_timeout_seconds if access is not None else (
+    # A ToolAccess, or a hangar route (HangarAccess); anything else is a file or mapping.
+    tool_access: Any = access
+    if tool_access is not None and not hasattr(tool_access, "gate"):
+        tool_access = load_access(tool_access)
+    timeout = tool_access.approval_timeout_seconds if tool_access is not None else (
         DEFAULT_APPROVAL_TIMEOUT_SECONDS)
+    # Hangar waits per tool (the policy of the first scope that holds it).
+    timeout_for = getattr(tool_access, "timeout_for", None)
     ask = _answerer(approvals)
     ledger = ApprovalLedger()
     replayed: list[CallReplay] = []
@@ -576,13 +581,14 @@ def replay_session(
         if before_call is not None:
             before_call(a, c, call)
         verdict = probe_call(
-            policy, call.name, call.arguments, over_http=over_http, access=access,
+            policy, call.name, call.arguments, over_http=over_http, access=tool_access,
             catalog=catalog, registration=registration,
             expected_paths=call.expected_paths, walk_limit=walk_limit,
             drive_names=call.drive_names,
         )
         replayed.append(_judge(
-            a, c, call, verdict, access, rules, ledger, ask, timeout,
+            a, c, call, verdict, tool_access, rules, ledger, ask,
+            timeout_for(call.name) if timeout_for is not None else timeout,
             is_destructive(call.name, catalog.get(call.name), rules),
         ))
     return SessionReplay(calls=replayed, answers=len(session.answers), rules=rules,
@@ -590,7 +596,7 @@ def replay_session(
 
 
 def _judge(
-    a: int, c: int, call: SessionCall, verdict: CallVerdict, access: ToolAccess | None,
+    a: int, c: int, call: SessionCall, verdict: CallVerdict, access: Any,
     rules: LedgerRules, ledger: ApprovalLedger, ask: Callable[[Prompt], ScriptedAnswer],
     timeout: int, destructive: bool,
 ) -> CallReplay:

@@ -63,6 +63,7 @@ PANELS: list[PanelSpec] = [
     PanelSpec("scenarios", "Scenarios", "localfs_explorer.ui.panels.scenarios:ScenariosPanel"),
     PanelSpec("compare", "Compare", "localfs_explorer.ui.panels.compare:ComparePanel"),
     PanelSpec("session", "Session", "localfs_explorer.ui.panels.session:SessionPanel"),
+    PanelSpec("hangar", "Hangar", "localfs_explorer.ui.panels.hangar:HangarPanel"),
     PanelSpec("exposure", "Exposure", "localfs_explorer.ui.panels.exposure:ExposurePanel"),
 ]
 

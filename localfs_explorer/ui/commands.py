@@ -133,9 +133,7 @@ def probe_command(model: ExplorerModel, call: dict[str, Any], *,
     """
     if options is None:
         options = environment_options(model)
-    argv = [PROGRAM, "probe", *options, *_over_http(model)]
-    if model.access_text.strip():
-        argv += ["--access", "access.json"]
+    argv = [PROGRAM, "probe", *options, *_over_http(model), *access_options(model)]
     argv += ["--call", json.dumps(call, ensure_ascii=False)]
     return shlex.join(argv)
 
@@ -143,6 +141,21 @@ def probe_command(model: ExplorerModel, call: dict[str, Any], *,
 #: The file names a session command expects the session and access lists saved under.
 SESSION_FILE = "session.json"
 ACCESS_FILE = "access.json"
+#: The name a command gives the hangar configuration loaded in the Hangar tab.
+HANGAR_FILE = "hangar.yaml"
+
+
+def access_options(model: ExplorerModel) -> list[str]:
+    """The command options for the model's tool access: the hangar route when the tabs use
+    it, else the access lists saved as :data:`ACCESS_FILE` (none without either)."""
+    if model.hangar_use and model.hangar_server:
+        argv = ["--hangar", HANGAR_FILE, "--hangar-server", model.hangar_server]
+        if model.hangar_via:
+            argv += ["--via", model.hangar_via]
+        if model.hangar_tenant.strip():
+            argv += ["--tenant", model.hangar_tenant.strip()]
+        return argv
+    return ["--access", ACCESS_FILE] if model.access_text.strip() else []
 
 
 def access_link(model: ExplorerModel) -> str:
@@ -150,8 +163,8 @@ def access_link(model: ExplorerModel) -> str:
     a command naming that file; "" without access lists."""
     from . import render
 
-    if not model.access_text.strip():
-        return ""
+    if not model.access_text.strip() or (model.hangar_use and model.hangar_server):
+        return ""  # a hangar route names the operator's own config file
     return render.download_link(model.clean(model.access_text).encode("utf-8"), ACCESS_FILE,
                                 "application/json", f"⬇ {ACCESS_FILE}", "lfe-access-file")
 
@@ -163,9 +176,8 @@ def replay_command(model: ExplorerModel, answers: str) -> str:
     command replays the session saved as :data:`SESSION_FILE`, with the access lists saved
     as :data:`ACCESS_FILE` when there are any.
     """
-    argv = [PROGRAM, "replay", *environment_options(model), *_over_http(model)]
-    if model.access_text.strip():
-        argv += ["--access", ACCESS_FILE]
+    argv = [PROGRAM, "replay", *environment_options(model), *_over_http(model),
+            *access_options(model)]
     argv += ["--answers", answers, "--", SESSION_FILE]
     return shlex.join(argv)
 

@@ -44,6 +44,8 @@ from ..server import DEFAULT_SERVER, server_of
 from ..servers.gee_sweet.policy import TRANSPORTS
 from ..userfiles import read_text
 from ..vocab import OPS
+from . import hangar_model
+from .hangar_model import HangarTraits
 from .inputs import (
     ExplorerError,
     any_output_name_from_environ,
@@ -83,13 +85,14 @@ _CONFIG_INPUTS = (
     "export_overrides",
 )
 _PATH_INPUTS = ("paths_text", "op", "over_http")
-_TOOL_INPUTS = ("tool_name", "tool_args_text", "access_text", "sensitive_text")
+_TOOL_INPUTS = ("tool_name", "tool_args_text", "access_text", "sensitive_text", "hangar_text",
+                "hangar_server", "hangar_via", "hangar_tenant", "hangar_use")
 _BATCH_INPUTS = ("batch_path", "batch_text")
 # Inputs typed character by character: coalesced. Everything else (dropdowns, buttons,
 # uploads) is computed at once.
 _TYPED = frozenset({
     "overrides", "unset", "cwd", "package_dir", "paths_text", "tool_args_text", "access_text",
-    "sensitive_text",
+    "sensitive_text", "hangar_text", "hangar_tenant",
 })
 
 
@@ -97,7 +100,7 @@ def _example_hosts() -> list[str]:
     return list(list_example_hosts())
 
 
-class ExplorerModel(StagedModel):
+class ExplorerModel(StagedModel, HangarTraits):
     """State and results of one Explorer; see the module docstring."""
 
     STAGES: ClassVar[tuple[str, ...]] = ("config", "paths", "tool", "batch")
@@ -703,6 +706,7 @@ class ExplorerModel(StagedModel):
     def _compute_tool(self) -> None:
         self.call_error = ""
         self.call_verdict = None
+        hangar_model.compute(self)
         try:
             if self.policy is None:
                 return
@@ -728,12 +732,8 @@ class ExplorerModel(StagedModel):
             self.tool_rev += 1
 
     def _access(self) -> Any:
-        if not self.access_text.strip():
-            return None
-        data = content_json(self.access_text, "tool access lists")
-        from ..access import load_access
-
-        return load_access(data)
+        """The tool access in force: the hangar route when in use, else the typed lists."""
+        return hangar_model.tool_access(self)
 
     def _compute_batch(self) -> None:
         self.batch_error = ""

@@ -38,6 +38,13 @@ starting point every scenario's own ``[scenario.config]`` overrides key by key
     mode = "roots"
     roots = ["/data"]
 
+With ``access = {hangar = "hangar.yaml", server = "api", via = "core", tenant = "acme"}``
+in a config, tool access is what mcp-hangar decides on that route, and
+``[[scenario.hangar]]`` cases pin its answer for one tool (``tool``; optionally another
+``server``, ``via`` or ``tenant``; expecting ``visible``, ``held``, ``timeout``,
+``channel``, ``documented_visible``, ``documented_held``, ``finding``,
+``finding_contains``, ``scope_contains``).
+
 Every key is checked: an unknown key or a value of the wrong type is a
 :class:`ScenarioError` naming the file and the line, as is malformed TOML. Each
 expectation (a path, a call, the tools, auth-status, the policy) must expect something,
@@ -71,6 +78,7 @@ from .results import (
 from .runner import (
     BuiltConfig,
     machine_references,
+    pin_hangar_scenario,
     pin_scenario,
     policy_from_config,
     run_scenario_file,
@@ -98,6 +106,7 @@ __all__ = [
     "load_scenario_file",
     "machine_references",
     "parse_scenario_text",
+    "pin_hangar_scenario",
     "pin_scenario",
     "policy_from_config",
     "run_scenario_file",

@@ -152,6 +152,31 @@ class CallCase(_Expectation):
     path: list[CallPathCase] = Field(default_factory=list)
 
 
+class HangarCase(_Expectation):
+    """What mcp-hangar answers for one tool on the scenario's hangar route.
+
+    The route is ``config.access`` (``{hangar = FILE, server = ID, via = ..., tenant =
+    ...}``); ``server``, ``via`` and ``tenant`` here change it for this case only.
+    """
+
+    tool: str
+    server: str | None = None
+    via: str | None = None
+    tenant: str | None = None
+    label: str | None = None
+    visible: bool | None = None
+    held: bool | None = None
+    #: Seconds the approval waits (only for a held tool).
+    timeout: int | None = None
+    channel: str | None = None
+    documented_visible: bool | None = None
+    documented_held: bool | None = None
+    #: Whether hangar departs from its documented rule here.
+    finding: bool | None = None
+    finding_contains: str | None = None
+    scope_contains: str | None = None
+
+
 class ToolsCase(_Expectation):
     """Which tools the server registers."""
 
@@ -194,6 +219,7 @@ _INPUT_FIELDS: dict[str, frozenset[str]] = {
     "PathCase": frozenset({"path", "op", "over_http"}),
     "CallPathCase": frozenset({"path"}),
     "CallCase": frozenset({"tool", "arguments", "drive_names", "expected_paths", "over_http"}),
+    "HangarCase": frozenset({"tool", "server", "via", "tenant"}),
 }
 
 
@@ -207,6 +233,8 @@ class Scenario(BaseModel):
     config: ConfigSpec = Field(default_factory=ConfigSpec)
     path: list[PathCase] = Field(default_factory=list)
     call: list[CallCase] = Field(default_factory=list)
+    #: Pinned mcp-hangar answers (``[[scenario.hangar]]``), on the hangar route.
+    hangar: list[HangarCase] = Field(default_factory=list)
     tools: ToolsCase | None = None
     auth_status: AuthStatusCase | None = None
     policy: PolicyCase | None = None
@@ -338,7 +366,8 @@ def parse_scenario_text(text: str, *, name: str = "<scenarios>") -> ScenarioFile
             problems.append(f"{name}:{line or '?'}: scenario {scenario.name!r} appears twice "
                             f"(first as scenario #{seen[scenario.name] + 1})")
         seen.setdefault(scenario.name, i)
-        for kind, cases in (("path", scenario.path), ("call", scenario.call)):
+        for kind, cases in (("path", scenario.path), ("call", scenario.call),
+                            ("hangar", scenario.hangar)):
             for j, case in enumerate(cases):
                 if not case.expects_something():
                     where = locator.header_line(("scenario", i, kind, j)) or line

@@ -25,6 +25,7 @@ from .format import (
     CallCase,
     CallPathCase,
     ConfigSpec,
+    HangarCase,
     PathCase,
     PolicyCase,
     Scenario,
@@ -167,6 +168,10 @@ class _ScenarioRunner:
         for j, call_case in enumerate(s.call):
             out.append(self.guarded("call", call_case.label or f"call {call_case.tool}",
                                     ("call", j), functools.partial(self.run_call, call_case, j)))
+        for j, hangar_case in enumerate(s.hangar):
+            out.append(self.guarded("hangar", hangar_case.label or f"hangar {hangar_case.tool}",
+                                    ("hangar", j),
+                                    functools.partial(self.run_hangar, hangar_case, j)))
         if (tools := s.tools) is not None:
             out.append(self.guarded("tools", "registered tools", ("tools",),
                                     lambda: self.run_tools(tools)))
@@ -333,6 +338,39 @@ class _ScenarioRunner:
             why = reg.why_absent(name)
             if why:
                 r.trace.append(why)
+        return r
+
+    def run_hangar(self, case: HangarCase, j: int) -> CaseResult:
+        from ...access import CallRoute, HangarAccess
+
+        r = self.case("hangar", case.label or f"hangar {case.tool}", self.line("hangar", j))
+        access = self.built.access
+        if not isinstance(access, HangarAccess):
+            r.error = ("a hangar case needs a hangar route in config.access "
+                       "({hangar = FILE, server = ID})")
+            return r
+        if (case.server, case.via, case.tenant) != (None, None, None):
+            route = access.route
+            access = HangarAccess(access.config, CallRoute(
+                case.server or route.server,
+                case.via if case.via is not None else route.via,
+                case.tenant if case.tenant is not None else route.tenant))
+        got = access.answer(case.tool)
+        m = r.mismatches
+        for key in ("visible", "held", "timeout", "channel"):
+            _compare(m, key, getattr(case, key), getattr(got, key))
+        _compare(m, "documented_visible", case.documented_visible, got.documented.visible)
+        _compare(m, "documented_held", case.documented_held, got.documented.held)
+        _compare(m, "finding", case.finding, got.finding is not None)
+        if case.finding_contains is not None and case.finding_contains not in (
+                got.finding or ""):
+            m.append(Mismatch("finding contains", case.finding_contains, got.finding))
+        if case.scope_contains is not None and case.scope_contains not in got.scope:
+            m.append(Mismatch("scope contains", case.scope_contains, got.scope))
+        r.actual = got.to_json_dict()
+        r.trace = [f"{access.route.describe()}: {got.state}", f"decided by {got.scope}"]
+        if got.finding:
+            r.trace.append(f"finding: {got.finding}")
         return r
 
     def run_auth(self, case: AuthStatusCase) -> CaseResult:
@@ -510,3 +548,25 @@ def pin_scenario(
     if description:
         extra["description"] = description
     return Scenario(name=name, config=config, path=paths, call=pinned_calls, **extra)
+
+
+def pin_hangar_scenario(name: str, config_file: str, route: Any, answers: Iterable[Any],
+                        *, description: str = "") -> Scenario:
+    """A scenario expecting mcp-hangar's answers of today on ``route`` (a ``CallRoute``).
+
+    The configuration is named by ``config_file`` (relative to the scenario file);
+    each ``ToolAnswer`` becomes a ``[[scenario.hangar]]`` case pinning visible, held,
+    the wait and channel of a held tool, and whether it is a finding.
+    """
+    access: dict[str, Any] = {"hangar": config_file, "server": route.server}
+    if route.via:
+        access["via"] = route.via
+    if route.tenant:
+        access["tenant"] = route.tenant
+    cases = []
+    for answer in answers:
+        held = {"timeout": answer.timeout, "channel": answer.channel} if answer.held else {}
+        cases.append(HangarCase(tool=answer.tool, visible=answer.visible, held=answer.held,
+                                finding=answer.finding is not None, **held))
+    extra: dict[str, Any] = {"description": description} if description else {}
+    return Scenario(name=name, config=ConfigSpec(access=access), hangar=cases, **extra)

@@ -64,8 +64,8 @@ def dump_scenario_file(scenario_file: ScenarioFile) -> str:
     for scenario in scenario_file.scenario:
         out.append("")
         head = scenario.model_dump(exclude_unset=True,
-                                   exclude={"config", "path", "call", "tools", "auth_status",
-                                            "policy"})
+                                   exclude={"config", "path", "call", "hangar", "tools",
+                                            "auth_status", "policy"})
         head.setdefault("name", scenario.name)
         out.extend(_table_lines("[[scenario]]", head))
         config = scenario.config.model_dump(exclude_unset=True)
@@ -87,6 +87,10 @@ def dump_scenario_file(scenario_file: ScenarioFile) -> str:
                 out.append("")
                 out.extend(_table_lines("[[scenario.call.path]]",
                                         sub.model_dump(exclude_unset=True)))
+        for hangar_case in scenario.hangar:
+            out.append("")
+            out.extend(_table_lines("[[scenario.hangar]]",
+                                    hangar_case.model_dump(exclude_unset=True)))
         for kind in ("tools", "auth_status"):
             part = getattr(scenario, kind)
             if part is not None:

@@ -46,9 +46,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from .errors import LocalfsError
-from .userfiles import parse_json, parse_toml, read_text
-from .vocab import Gate
+from ..errors import LocalfsError
+from ..userfiles import parse_json, parse_toml, read_text
+from ..vocab import Gate
 
 __all__ = [
     "SCOPE_NAMES",
