@@ -14,13 +14,12 @@ from __future__ import annotations
 import base64
 import contextlib
 import html
-import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .paths import show_nul
-from .secrets import is_secret_key, scrub_hidden, shown_value
+from .secrets import hidden_json, is_secret_key, scrub_hidden, shown_value
 from .textsafe import escape_surrogates
 
 #: Rows shown in one HTML table; the rest are summarised, so a pasted list of 50,000
@@ -520,8 +519,12 @@ def diff_html(diff_text: str) -> str:
 
 
 def json_html(obj: Mapping[str, Any], css_class: str) -> str:
-    """Indented JSON in a ``<pre>``."""
-    return pre(json.dumps(obj, indent=2, ensure_ascii=False), css_class)
+    """Indented JSON in a ``<pre>``: secrets are masked inside its strings, so the block
+    stays JSON and a word that merely occurs inside a secret is shown as itself."""
+    text = hidden_json(obj, indent=2)  # checked for every spelling of a hidden secret
+    cls = f"lfe-pre {css_class}".strip()
+    return (f'<pre class="{cls}">'
+            f"{html.escape(escape_surrogates(show_nul(text)), quote=True)}</pre>")
 
 
 # ---------------------------------------------------------------------- notebook reprs

@@ -136,36 +136,89 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
     another library) that might quote a secret outside its own setting. Overlapping
     occurrences are hidden as one, so a secret that contains another is hidden whole.
     """
+    spans = _spans(text, secrets)
+    if not spans:
+        return text
+    pieces, done = [], 0
+    for begin, finish in spans:
+        pieces += [text[done:begin], MASK]
+        done = finish
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+def _spans(text: str, secrets: Iterable[str]) -> list[tuple[int, int]]:
+    """Where :func:`scrub` would mask ``text``: sorted, overlapping occurrences joined."""
     matcher = _matcher(frozenset(secrets))
     if matcher is None:
-        return text
+        return []
     # Most text holds no secret: plain substring searches of the case-folded text decide
     # that quickly. Only the spellings that contain no other spelling are searched first;
     # the others are searched only when one they contain was found.
     haystack = text.casefold()
     found = [form for form in matcher if form in haystack]
     if not found:
-        return text
+        return []
     folded = {longer for form in found for longer in matcher[form]}
+    spans: list[tuple[int, int]] = []
     if len(haystack) != len(text):  # folding changed lengths (ß -> ss): match by pattern
         hits = sorted((f for f in folded if f in haystack), key=len, reverse=True)
-        return re.compile("|".join(map(re.escape, hits)), re.IGNORECASE).sub(MASK, text)
-    spans: list[tuple[int, int]] = []
-    for form in folded:
-        at = haystack.find(form)
-        while at >= 0:
-            spans.append((at, at + len(form)))
-            at = haystack.find(form, at + 1)
+        pattern = re.compile("|".join(map(re.escape, hits)), re.IGNORECASE)
+        spans = [m.span() for m in pattern.finditer(text)]
+    else:
+        for form in folded:
+            at = haystack.find(form)
+            while at >= 0:
+                spans.append((at, at + len(form)))
+                at = haystack.find(form, at + 1)
     spans.sort()
-    pieces, done = [], 0
+    joined: list[tuple[int, int]] = []
     for begin, finish in spans:  # overlapping spans are hidden as one
-        if begin < done:
-            done = max(done, finish)
-            continue
-        pieces += [text[done:begin], MASK]
-        done = finish
-    pieces.append(text[done:])
-    return "".join(pieces)
+        if joined and begin < joined[-1][1]:
+            joined[-1] = (joined[-1][0], max(joined[-1][1], finish))
+        else:
+            joined.append((begin, finish))
+    return joined
+
+
+def mask_within(obj: Any, secrets: Iterable[str]) -> Any:
+    """A copy of the JSON-like ``obj`` whose strings (keys and values) hold no secret:
+    each string that is or contains one, in any spelling :func:`scrub` knows, has it
+    replaced by :data:`MASK` inside the string. Numbers, booleans and None are kept."""
+    bag = frozenset(secrets)
+    if isinstance(obj, str):
+        return scrub(obj, bag)
+    if isinstance(obj, Mapping):
+        return {mask_within(str(k), bag): mask_within(v, bag) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [mask_within(v, bag) for v in obj]
+    return obj
+
+
+def safe_json(obj: Any, secrets: Iterable[str], *, indent: int | None = 2) -> str:
+    """``obj`` as JSON text with every secret masked inside its strings (see
+    :func:`mask_within`), so the text stays valid JSON and a plain word that merely
+    occurs inside a secret (``"service_account"`` in a service account's key file) is
+    shown where it is not the secret.
+
+    A final check reads the text as :func:`scrub` would: the only spellings of a secret
+    it may still hold are whole JSON strings whose own content holds no secret (the
+    quoted word above). Anything else is masked in the text itself, valid JSON or not.
+    """
+    bag = frozenset(secrets)
+    text = json.dumps(mask_within(obj, bag), indent=indent, ensure_ascii=False)
+    for begin, finish in _spans(text, bag):
+        token = text[begin:finish]
+        if not (len(token) >= 2 and token[0] == '"' and token[-1] == '"'
+                and (begin == 0 or text[begin - 1] != "\\")):
+            return scrub(text, bag)
+        try:
+            content = json.loads(token)
+        except ValueError:
+            return scrub(text, bag)
+        if not isinstance(content, str) or scrub(content, bag) != content:
+            return scrub(text, bag)
+    return text
 
 
 @functools.lru_cache(maxsize=64)
@@ -285,6 +338,12 @@ def scrub_hidden(text: str) -> str:
     return scrub(text, _hidden) if _hidden else text
 
 
+def hidden_json(obj: Any, *, indent: int | None = 2) -> str:
+    """``obj`` as JSON with every value passed to :func:`hide_everywhere` masked inside
+    its strings (see :func:`safe_json`)."""
+    return safe_json(obj, _hidden, indent=indent)
+
+
 def scrub_noted(text: str) -> str:
     """``text`` with the secrets collected so far (by :func:`collecting`) masked."""
     bag = _collected.get()
@@ -301,6 +360,11 @@ class ScrubbingWriter:
     def write(self, text: str) -> int:
         self._stream.write(scrub(text, self._secrets) if self._secrets else text)
         return len(text)
+
+    def write_json(self, obj: Any, *, indent: int | None = 2) -> None:
+        """Write ``obj`` as JSON with the secrets masked inside its strings, so the
+        output stays JSON (see :func:`safe_json`), and a line break."""
+        self._stream.write(safe_json(obj, self._secrets, indent=indent) + "\n")
 
     def rewrite_line(self, text: str) -> None:
         """Rewrite the current line with ``text``, masked (see ``SafeWriter.rewrite_line``)."""

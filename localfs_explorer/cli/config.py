@@ -6,7 +6,7 @@ import argparse
 from typing import Any, TextIO
 
 from ..envfile.export import run_export_env
-from ..servers.gee_sweet.auth_status import BRANCHES, auth_status_json
+from ..servers.gee_sweet.auth_status import BRANCHES, auth_status_json, auth_status_preview
 from . import filesystem as fs_cli
 from . import options as cli
 
@@ -108,6 +108,10 @@ def cmd_auth_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return fs_cli.cmd_auth_status(args, out, err)
     policy = cli.build_policy(args)
     cli.warn_config(policy, err)
-    out.write(auth_status_json(policy, args.branch) + "\n")
+    write_json = getattr(out, "write_json", None)
+    if write_json is not None:  # secrets masked inside the strings: the output stays JSON
+        write_json(auth_status_preview(policy, args.branch))
+    else:
+        out.write(auth_status_json(policy, args.branch) + "\n")
     # The server would not start, so there is no resource to read: say so in the status.
     return 2 if policy.errors else 0

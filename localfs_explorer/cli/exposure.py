@@ -24,15 +24,16 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "exposure", parents=[env_options],
         help="what tools can read and overwrite under this configuration, as findings",
-        description="Walk what a tool call could name (the roots in roots mode, else the "
-        "server account's home and the startup directory, and each --scope) and report, from "
+        description="Walk what a tool call could name (each --scope first, then the roots "
+        "in roots mode, else the server account's home and the startup directory) and "
+        "report, from "
         "the server's own verdict on every entry: writable files that something executes "
         "(critical), readable credentials (high), deny-listed files inside roots and "
         "risky roots (medium), and counts (info). Exit 1 when a finding at or above "
         "--fail-on exists.",
     )
     p.add_argument("--scope", metavar="DIR", action="append", default=None,
-                   help="also walk DIR (repeatable; / allowed)")
+                   help="also walk DIR, before the default directories (repeatable; / allowed)")
     p.add_argument("--fail-on", choices=SEVERITY_CHOICES, default="high",
                    help="exit 1 when a finding this severe or worse exists (default: high; "
                    "none: always 0)")

@@ -115,6 +115,8 @@ class _Walker:
         #: Whether :meth:`_directory_bulk` may decide directories at a time.
         self._bulk = self.host and self.BULK
         self.pseudo_skipped: list[str] = []
+        #: Start directories already walked: an outer start walked later skips them.
+        self.walked_starts: set[str] = set()
 
     def _resolved(self, path: str) -> str:
         absolute = path if path.startswith("/") else posixpath.join(self.cwd, path)
@@ -151,18 +153,22 @@ class _Walker:
     # -- the walk
 
     def starts(self, scope: Sequence[str] | None) -> list[_Start]:
-        """The default directories (the roots, else home and startup directory), then
-        each of ``scope``; outer directories first, so a nested one is walked once."""
+        """Each of ``scope`` first, in the order given (the directories the operator asked
+        about come before any entry limit can stop the walk), then the default directories
+        (the roots, else home and startup directory), outer ones first. A directory met
+        again, or inside one walked before it, is walked once (see :meth:`run`)."""
         policy = self.policy
-        out: list[_Start] = []
+        defaults: list[_Start] = []
         if policy.mode is Mode.ROOTS:
-            out.extend(_Start(r.resolved, r.configured) for r in policy.roots
-                       if r.resolved and not r.problem)
+            defaults.extend(_Start(r.resolved, r.configured) for r in policy.roots
+                            if r.resolved and not r.problem)
         else:
             for d in (self.home, self.cwd):
                 resolved = self._resolved(d)
                 if self.fs.is_dir(resolved):
-                    out.append(_Start(resolved, None))
+                    defaults.append(_Start(resolved, None))
+        defaults.sort(key=lambda s: s.path.rstrip("/").count("/"))
+        out: list[_Start] = []
         for s in scope or ():
             if "\0" in s:
                 raise ExposureError(f"scope {s!r} contains a NUL byte")
@@ -170,19 +176,31 @@ class _Walker:
             if not self.fs.is_dir(resolved):
                 raise ExposureError(f"scope {s} is not a directory on {self.fs.label}")
             if all(resolved != o.path for o in out):
-                out.append(_Start(resolved, None))
-        return sorted(out, key=lambda s: s.path.rstrip("/").count("/"))
+                # A default directory named again as a scope keeps its configured spelling.
+                same = next((d for d in defaults if d.path == resolved), None)
+                out.append(same or _Start(resolved, None))
+        out.extend(d for d in defaults if all(d.path != o.path for o in out))
+        return out
 
     def run(self, scope: Sequence[str] | None) -> Inventory:
         starts = self.starts(scope)
         summaries: list[RootSummary] = []
         walked: list[str] = []
+        #: Directories the entry limit (or Cancel) stopped the walk before.
+        not_walked: set[str] = set()
         self.known_credentials()
         with self.checked_policy.many_checks() as batch:
             self.batch = batch
             self.check = batch.check
             for start in starts:
                 inside = next((w for w in walked if is_within(start.path, w)), None)
+                if inside is None and self.halted:
+                    not_walked.add(start.path)
+                    summaries.append(RootSummary(
+                        root=start.path, configured=start.configured,
+                        readable_bytes=None, writable_bytes=None,
+                        note="not walked: the walk stopped before reaching it"))
+                    continue
                 if inside is not None:
                     summaries.append(RootSummary(
                         root=start.path, configured=start.configured,
@@ -190,13 +208,9 @@ class _Walker:
                         note=f"inside {inside}, counted there"))
                     continue
                 walked.append(start.path)
-                if self.halted:
-                    summaries.append(RootSummary(
-                        root=start.path, configured=start.configured,
-                        readable_bytes=None, writable_bytes=None,
-                        note="not walked: the walk stopped before reaching it"))
-                    continue
                 summaries.append(self.walk(start))
+                # An outer directory walked later leaves this one out (walked once).
+                self.walked_starts.add(start.path)
             self.primed.path = self.primed.st = None  # nothing answered from memory now
             self.executed_findings()
             self.probe_targets(batch.check)
@@ -233,6 +247,12 @@ class _Walker:
                 resolved=d.path, root=self.start_of(d.path, walked),
                 why=f"one of the largest readable directories: {d.files} files{size}",
             ))
+        if not_walked:
+            # Findings are counted only under directories that were walked: one about a
+            # directory the walk never reached (a root's own problem) counts elsewhere.
+            for key, f in self.findings.items():
+                if f.root in not_walked:
+                    self.findings[key] = f.model_copy(update={"root": None})
         findings = sorted(self.findings.values(),
                           key=lambda f: (_RANK[f.severity], f.kind, f.path, f.op))
         return Inventory(
@@ -478,6 +498,8 @@ class _Walker:
                  stack: list[tuple[str, int, int]]) -> None:
         """Queue the directory ``path`` (found at ``depth``) for the walk, unless it
         is a kernel pseudo-filesystem or deeper than the limit."""
+        if path in self.walked_starts:
+            return  # walked on its own before (a scope inside this directory)
         if path in self.pseudo:
             self.pseudo_skipped.append(f"{path} ({self.pseudo[path]})")
         elif depth + 1 > self.max_depth:

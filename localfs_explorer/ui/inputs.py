@@ -86,11 +86,3 @@ def upload_text(name: str, content: bytes | str) -> str:
         return content.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ExplorerError(f"{name or 'upload'}: not UTF-8 text (byte {exc.start})") from None
-
-
-def env_pairs(text: str) -> list[tuple[str, str]]:
-    """``(key, value)`` of every binding in ``.env`` text, lines that don't parse skipped."""
-    from ..envfile.load import parse_env_text
-
-    pairs, _warnings = parse_env_text(text, strict=False)
-    return [(k, v) for k, v in pairs if v is not None]

@@ -38,7 +38,7 @@ from ..catalog import default_catalog
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..fs.spec import list_example_hosts
 from ..probe.calls_file import Call, parse_calls
-from ..secrets import hide_everywhere, is_secret_key, scrub, secret_values
+from ..secrets import hide_everywhere, scrub, secret_values
 from ..sensitive import split_patterns
 from ..server import DEFAULT_SERVER, server_of
 from ..servers.gee_sweet.policy import TRANSPORTS
@@ -50,7 +50,6 @@ from .inputs import (
     ExplorerError,
     any_output_name_from_environ,
     content_json,
-    env_pairs,
     executable_name,
     host_access_from_environ,
     looks_like_env_name,
@@ -95,6 +94,10 @@ _TYPED = frozenset({
     "overrides", "unset", "cwd", "package_dir", "paths_text", "tool_args_text", "access_text",
     "sensitive_text", "hangar_text", "hangar_tenant",
 })
+
+
+def _example_hosts() -> list[str]:
+    return list(list_example_hosts())
 
 
 class ExplorerModel(StagedModel, HangarTraits):
@@ -203,7 +206,7 @@ class ExplorerModel(StagedModel, HangarTraits):
         #: The loaded batch's well-formed calls by their line.
         self._batch_calls: dict[int | None, Call] = {}
         super().__init__(**kwargs)  # held: no recompute until every initial value is in
-        self.examples = list(list_example_hosts())
+        self.examples = _example_hosts()
         if not self.host_access and self.target == HOST_TARGET:
             self.target = f"{EXAMPLE_PREFIX}{self.examples[0]}" if self.examples else ""
         if not self.tool_name:
@@ -374,46 +377,10 @@ class ExplorerModel(StagedModel, HangarTraits):
         return {"name": call.name, "arguments": dict(call.arguments)}
 
     def download_text(self) -> tuple[bytes | None, str]:
-        """The exported ``.env`` as the page may hand it to the browser, and a note.
+        """The exported ``.env`` as the page may hand it to the browser, and a note."""
+        from .downloads import env_download
 
-        Where this machine's files are reachable the page is the operator's own, and the
-        file is handed over whole. Otherwise no secret value leaves the kernel: secret
-        overrides are not written into the download (secret settings stay as they are
-        in the source), and when the source is the operator's file holding secrets
-        there is no download at all. The note says which.
-        """
-        self.recompute()
-        plan = self.export_plan
-        if plan is None or not plan.ok:
-            return None, "Nothing to download: the export is blocked."
-        if self.host_access:
-            return plan.text.encode("utf-8"), ""
-        from ..envfile.export import ExportError, export_env
-
-        # Here the page can't read this machine's files: only an uploaded or handed-over
-        # .env can be the source.
-        text = self.env_text
-        source = (self.env_name or "uploaded .env") if text is not None else None
-        if text is not None and self.env_from_operator:
-            held = secret_values(dict(env_pairs(text)))
-            if held:
-                return None, ("No download: the .env this page was started with holds secret "
-                              "values, which a page served to other machines doesn't hand "
-                              "out. Upload your own .env to export it.")
-        kept = [k for k, _ in self.overrides if k and is_secret_key(k)]
-        try:
-            public = export_env(
-                source, text=text,
-                set={k: v for k, v in self.overrides if k and not is_secret_key(k)},
-                unset=[k for k in self.unset if k and not is_secret_key(k)],
-                validate=lambda _env: plan.policy,
-            )
-        except ExportError as exc:
-            return None, f"No download: {self.clean(str(exc))}"
-        note = ("Secret settings are left as they are in the source file"
-                + (f" (the overrides of {', '.join(sorted(kept))} are not written into it)"
-                   if kept else "") + ".")
-        return public.text.encode("utf-8"), note
+        return env_download(self)
 
     def batch_csv(self) -> bytes:
         """The batch result as CSV (one row per call and path), as the CLI writes it."""

@@ -230,7 +230,8 @@ def test_limits_cancel_and_progress(layout: Layout):
 def test_scope_adds_to_the_default_and_must_be_a_directory(layout: Layout):
     policy = layout.policy(LOCAL_FILE_ACCESS="full")
     inv = exposure(policy, [str(layout.outside)], keep_paths=True)
-    assert inv.walked == [str(layout.home), str(layout.app), str(layout.outside)]
+    # The scope asked about comes first, then the default directories.
+    assert inv.walked == [str(layout.outside), str(layout.home), str(layout.app)]
     assert str(layout.outside / "other.txt") in (inv.readable or ())
     # An outer scope is walked first and the default directories inside it once.
     wide = exposure(policy, [str(layout.base)])
@@ -243,6 +244,67 @@ def test_scope_adds_to_the_default_and_must_be_a_directory(layout: Layout):
         exposure(policy, [str(layout.data / "report.csv")])
     with pytest.raises(ExposureError):
         exposure(policy, max_entries=0)
+
+
+def _big_home_fs(files_in_home: int):
+    from localfs_explorer.fs import VirtualFS
+
+    fs = VirtualFS(home="/root", cwd="/app")
+    fs.mkdir("/app")
+    for i in range(files_in_home):
+        fs.add_file(f"/root/cache/f{i}.bin")
+    fs.add_file("/srv/project/.ssh/id_ed25519")
+    fs.add_file("/srv/project/readme.md")
+    fs.add_file("/srv/other/.aws/credentials")
+    return fs
+
+
+def test_the_scope_asked_about_is_walked_before_home_and_the_limit():
+    fs = _big_home_fs(50)
+    env = load_env(None, overrides={"LOCAL_FILE_ACCESS": "full"})
+    policy = resolve_policy(env, fs=fs, cwd="/app")
+    inv = exposure(policy, ["/srv/project"], max_entries=10, keep_paths=True)
+    # The scope is walked whole before the home directory's 50 files stop the walk.
+    assert inv.walked[0] == "/srv/project"
+    assert "/srv/project/readme.md" in (inv.readable or ())
+    assert "/srv/project/.ssh/id_ed25519" in paths_of(inv, "credential")
+    project = next(r for r in inv.roots if r.root == "/srv/project")
+    assert project.note is None and project.readable_files == 2
+    assert not inv.complete and "stopped after 10 entries" in inv.stopped[0]
+    assert "/srv/project" in inv.counts_by_root()
+    # A scope nested in a default directory is walked once, on its own, first.
+    nested = exposure(policy, ["/root/cache"], max_entries=1000)
+    assert nested.walked == ["/root/cache", "/root", "/app"]
+    assert nested.entries == exposure(policy, ["/root"], max_entries=1000).entries
+
+
+def test_a_directory_the_limit_stopped_before_has_no_findings_counted():
+    fs = _big_home_fs(0)
+    for i in range(30):
+        fs.add_file(f"/srv/big/f{i}.txt")
+    env = load_env(None, overrides={"LOCAL_FILE_ACCESS": "full"})
+    policy = resolve_policy(env, fs=fs, cwd="/app")
+    inv = exposure(policy, ["/srv/big", "/srv/other", "/srv/project"], max_entries=10)
+    notes = {r.root: r.note for r in inv.roots}
+    assert notes["/srv/other"] == notes["/srv/project"] == (
+        "not walked: the walk stopped before reaching it")
+    assert inv.walked == ["/srv/big"]
+    counted = inv.counts_by_root()
+    assert "/srv/other" not in counted and "/srv/project" not in counted
+    assert all(f.root in (None, "/srv/big") for f in inv.findings)
+    summary = "\n".join(inv.summary())
+    assert "findings in /srv/other" not in summary
+    assert "findings in /srv/project" not in summary
+    assert "/srv/project: not walked" in summary
+    # In roots mode a root the walk never reached keeps its own findings, counted
+    # elsewhere, not under the root as if it had been walked.
+    fs.symlink("/srv/project", "/srv/link")
+    env = load_env(None, overrides={"LOCAL_FILE_ACCESS": "roots",
+                                    "LOCAL_FILE_ROOTS": "/srv/big:/srv/link"})
+    roots = exposure(resolve_policy(env, fs=fs, cwd="/app"), max_entries=10)
+    assert {r.root: r.note for r in roots.roots}["/srv/project"].startswith("not walked")
+    assert "symlink-root" in {f.kind for f in roots.findings}
+    assert "/srv/project" not in roots.counts_by_root()
 
 
 def test_described_hosts(layout: Layout):
@@ -468,6 +530,42 @@ def test_dashboard_panel_walks_cancels_and_marks_stale(layout: Layout):
     # Changing the configuration marks the result stale.
     app.model.set_override("LOCAL_FILE_ROOTS", str(layout.outside))
     assert "configuration changed" in text_of(panel.status.value)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_dashboard_panel_walks_the_scope_first_and_counts_only_what_it_walked(
+        layout: Layout):
+    from ui_support import text_of, write_roots_env
+
+    from localfs_explorer.ui import Explorer
+
+    big, keys = layout.data / "bulk", layout.data / "keys"
+    big.mkdir()
+    keys.mkdir()
+    for i in range(30):
+        (big / f"f{i}.txt").write_text("")
+    (keys / "deploy.pem").write_text("k")
+    app = Explorer(cwd=str(layout.app), debounce=0)
+    server = app.panel("server")
+    server.env_path.value = str(write_roots_env(layout.app, layout.data, layout.home))
+    server.env_load.click()
+    panel = app.show("exposure")
+    panel.max_entries.value = 10
+    panel.scope.value = str(keys)
+    panel.start(wait=True)
+    summary = text_of(panel.summary.value)
+    # The scope asked about is walked before the roots fill the entry limit.
+    assert f"findings in {keys}: 1 high" in summary
+    assert panel.inventory.walked[0] == str(keys)
+    assert "stopped after 10 entries" in text_of(panel.status.value)
+    # A scope the limit stopped before is "not walked", with no findings counted in it.
+    panel.scope.value = f"{big}:{keys}"
+    panel.start(wait=True)
+    summary = text_of(panel.summary.value)
+    assert f"{keys}: not walked" in summary
+    assert f"findings in {keys}" not in summary
+    assert str(keys) not in text_of(
+        panel.summary.value.split("lfe-exposure-roots", 1)[1])
 
 
 def test_full_mode_reads_the_servers_environment_and_skips_proc(layout: Layout):

@@ -84,7 +84,8 @@ class ExposurePanel(Panel):
             "server's verdict for read and for write. Findings: <b>critical</b> writable "
             "files something executes, <b>high</b> readable credentials (and their "
             "hardlinks), <b>medium</b> deny-listed files inside roots and risky roots, "
-            "<b>info</b> counts. Scope: directories separated by <code>:</code>.</div>"))
+            "<b>info</b> counts. Scope: directories separated by <code>:</code>, walked "
+            "first, before the roots (or home and startup directory).</div>"))
         self.required = css(widgets.Textarea(
             placeholder="read:/data/in.csv\nwrite:/data/out/\n(one OP:PATH per line)",
             tooltip="paths the server must reach, one OP:PATH per line",
