@@ -65,6 +65,24 @@ def test_a_parent_resolves_as_realpath_does(tmp_path: Path, seed: int):
         assert batch._real_parent(spelled) == os.path.realpath(spelled), spelled
 
 
+def test_a_loop_followed_by_a_doubled_slash_is_left_to_realpath(tmp_path: Path):
+    # On CPython 3.10-3.12 realpath("loop//a") gives "/a": the rest after a loop is
+    # joined as an absolute path. Joining onto the loop's realpath gives "<base>/loop/a",
+    # inside the root, where the server's many_checks (and the single check) refuse.
+    base = tmp_path.resolve()
+    (base / "a").symlink_to("a")
+    policy = resolve_policy(load_env(None, overrides={
+        "LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": str(base), "HOME": str(base)}),
+        cwd=str(base))
+    spelled = f"{base}/a//a/a"
+    single = policy.check_read(spelled)
+    with policy.many_checks() as batch:
+        assert batch._real_parent(f"{base}/a//a") == os.path.realpath(f"{base}/a//a")
+        batched = batch.check_read(spelled)
+    assert (batched.allowed, batched.reason, batched.resolved) == (
+        single.allowed, single.reason, single.resolved)
+
+
 def test_a_symlink_met_last_is_followed(tmp_path: Path):
     base = tmp_path.resolve()
     (base / "real" / "dirX").mkdir(parents=True)
