@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import os
+import signal
+import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,3 +125,15 @@ def run_cli(*argv: object, stdin: str = "") -> tuple[int, str, str]:
     code = main([str(a) for a in argv], out=out, err=err, stdin=io.StringIO(stdin))
     return code, out.getvalue(), err.getvalue()
 
+
+
+def stop_process_group(proc: subprocess.Popen) -> None:
+    """End a server started in a process group of its own: TERM, then KILL after 15 s."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import stop_process_group
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -97,14 +98,7 @@ def serve(log: Path, *options: str, procs: list | None = None) -> Iterator[str]:
             wait_until_listening(f"http://127.0.0.1:{port}/", proc)
             yield url
         finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            stop_process_group(proc)
 
 
 @pytest.fixture(scope="module")

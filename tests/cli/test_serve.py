@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import shutil
 from pathlib import Path
 
 import pytest
+from conftest import stop_process_group
 
 from localfs_explorer.cli import serve
 from localfs_explorer.cli.serve import (
@@ -246,7 +246,6 @@ def test_serve_ignores_a_hostile_working_directory(tmp_path) -> None:
     """Started in a folder holding a voila.py and a voila.json, serve runs Voila, not the
     folder's code, with its own token, and serves none of the folder's files."""
     import re
-    import signal
     import subprocess
     import sys
     import time
@@ -313,11 +312,4 @@ def test_serve_ignores_a_hostile_working_directory(tmp_path) -> None:
             assert b"served-secret-71" not in body and b"root:" not in body, target
         assert not marker.exists()
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop_process_group(proc)
