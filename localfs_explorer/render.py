@@ -412,6 +412,11 @@ def call_verdict_html(v: Any, *, limit: int = MAX_TABLE_ROWS) -> str:
                          "lfe-call-message"))
     elif v.outcome == "absent":
         parts.append(box("note", "The model never sees this tool.", "lfe-call-message"))
+    elif v.outcome == "partial" and v.message:
+        # The server's own per-item error lines, as they sit inside the result.
+        lines = "".join(f"<div><code>{esc(line)}</code></div>" for line in v.message.split("\n"))
+        parts.append(box("warning", "<b>The call runs; its result holds these errors:</b>"
+                         + lines, "lfe-call-message"))
     elif v.outcome == "partial":
         parts.append(box("warning", "The call runs, but some items fail (see below).",
                          "lfe-call-message"))

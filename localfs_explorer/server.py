@@ -62,6 +62,16 @@ The contract, in the order the machinery uses it:
 7. **Live checks.** :meth:`Server.predict` is what ``verify`` expects a running server to
    report for a policy, as a JSON-ready mapping the server's :attr:`Server.live_fields`
    name; the driver reads the live answer and compares field by field.
+8. **Tool calls by the server's own rules.** :meth:`Server.answer_call` may answer a
+   whole tool call (after the shared probe has found the tool registered and visible):
+   a :class:`CallAnswer` with the outcome, the exact text the model gets and every
+   check the call makes, in order, each a :class:`CallCheck` saying how a refusal shows
+   (the call fails, an error line inside a successful result, or the entry left out
+   without a word). Return None (the default) to let the shared probe follow the
+   catalog's description of the tool's paths; a server whose tools have rules the
+   catalog can't express (a second check after the path checks, per-item errors,
+   walks that check each entry) answers here, so ``probe``, batches and the dashboard
+   give the tool's real answer.
 
 A shared module that holds a resolved policy finds its server with :func:`server_of`
 (by the policy's ``server_id``), never by importing a server package.
@@ -96,9 +106,12 @@ if TYPE_CHECKING:
     from .vocab import Op
 
 __all__ = [
+    "CALL_OUTCOMES",
     "DEFAULT_SERVER",
     "BasicVerdict",
     "BatchChecks",
+    "CallAnswer",
+    "CallCheck",
     "Server",
     "ServerError",
     "ServerOptions",
@@ -202,6 +215,50 @@ class BasicVerdict:
             "reason": self.reason, "message": self.message, "resolved": self.resolved,
             "trace": [s.to_dict() for s in self.trace], "hint": self.hint,
         }
+
+
+@dataclass(frozen=True)
+class CallCheck:
+    """One path check a tool call makes (see :class:`CallAnswer`).
+
+    ``argument`` says where the path came from (``source``, ``paths[1]``, or for an
+    entry a walk meets, the argument it was found under); ``kind`` is ``path`` for an
+    argument and ``entry`` for a walked entry; ``step`` says how a refusal shows when it
+    doesn't fail the call: ``item_error`` (an error line inside a successful result) or
+    ``skipped`` (the entry is left out without a word); None: the refusal fails the call.
+    """
+
+    argument: str
+    verdict: Verdict
+    kind: str = "path"
+    step: str | None = None
+
+
+#: What a :class:`CallAnswer` may conclude (the probe's outcomes for a visible tool).
+CALL_OUTCOMES = ("ok", "refused", "partial", "error")
+
+
+@dataclass(frozen=True)
+class CallAnswer:
+    """A tool call's answer by the server's own rules (:meth:`Server.answer_call`).
+
+    ``outcome`` is one of :data:`CALL_OUTCOMES`: ``refused`` (the call fails on a check
+    or on the tool's own rule after its checks, e.g. a destination that exists),
+    ``partial`` (it succeeds with per-item errors), ``error`` (the server rejects the
+    call's arguments before any check) or ``ok``. ``message`` is exactly what the model
+    gets: the error text when refused, the per-item error lines (one per line, as each
+    appears inside the result) when partial, "" when ok. ``checks`` are every check
+    made, in the order the server makes them; ``notes`` what the answer leaves out.
+    """
+
+    outcome: str
+    message: str = ""
+    checks: tuple[CallCheck, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.outcome not in CALL_OUTCOMES:
+            raise ValueError(f"a call answer's outcome is one of {', '.join(CALL_OUTCOMES)}")
 
 
 class BatchChecks(Protocol):
@@ -395,6 +452,13 @@ class Server:
     def findings(self, policy: ServerPolicy) -> list[dict[str, Any]]:
         """What is risky in ``policy``'s configuration (default: nothing to say)."""
         return []
+
+    def answer_call(self, policy: ServerPolicy, name: str, arguments: Mapping[str, Any],
+                    *, walk_limit: int = 10_000) -> CallAnswer | None:
+        """The call ``name(arguments)`` answered by the server's own tool rules, or None
+        (the default) to let the shared probe follow the catalog. ``walk_limit`` bounds
+        the entries a walking tool checks (say so in a note when it stops the walk)."""
+        return None
 
     # -- live checks
 

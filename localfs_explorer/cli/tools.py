@@ -185,7 +185,11 @@ def _print_verdict(verdict: Any, out: TextIO) -> None:
     where = f"#{verdict.index} " if verdict.index is not None else ""
     out.write(f"{where}{verdict.name}: {verdict.outcome.upper()}  (gate {verdict.gate}"
               f"{'' if verdict.visible else ', not visible'})\n")
-    if verdict.message:
+    if verdict.message and verdict.outcome == "partial":
+        # Per-item errors inside a successful result: each line as the model reads it.
+        for line in verdict.message.split("\n"):
+            out.write(f"    in the result: {one_line(line)}\n")
+    elif verdict.message:
         out.write(f"    model sees: {one_line(verdict.message)}\n")
     for p in verdict.paths:
         mark = "ok     " if p.allowed else "REFUSED"

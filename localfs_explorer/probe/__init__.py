@@ -14,13 +14,21 @@ The outcome follows the server's design:
   folder's root); ``message`` is the exact refusal text;
 - ``partial``: the call runs but some items fail (a refused Markdown/HTML image while the
   document is still written; a walked entry that becomes a ``failed`` or
-  ``local_read_fail`` entry, dry runs included);
-- ``ok``: it runs with nothing refused;
+  ``local_read_fail`` entry, dry runs included; server-filesystem's read_multiple_files
+  with a refused path, whose error lines inside the result are the ``message``);
+- ``ok``: it runs with nothing refused (server-filesystem's search_files included: the
+  entries that fail its check are left out of the results without a word);
 - ``error``: the call fails with an error of its own: the server's argument validation
   (an unknown argument, a missing required one, a wrong type; checked first, before any
   path), or the tool's own error before or after a check (an invalid ``direction``, a
   missing file, a wrong extension, a file where a folder must be); or the probe can't
   read the call (a malformed line, an expected path that isn't a string).
+
+A server whose tools follow rules of their own answers the call through the seam
+(:meth:`~localfs_explorer.server.Server.answer_call`): server-filesystem's move_file
+refuses a destination that exists after both checks pass, its directory_tree checks
+every directory it enters, and so on. The registration, the access gate and discovery
+stay the shared probe's.
 
 Paths the catalog describes have tier ``catalog`` (``guess`` for a catalog inferred from a
 ``tools/list`` schema). Other arguments go through path discovery; what it finds is

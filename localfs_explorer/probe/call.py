@@ -41,6 +41,7 @@ from .walk import run_drive_files, run_sync, run_top_files, run_walk
 if TYPE_CHECKING:
     from ..access import ToolAccess
     from ..check import Decision
+    from ..server import CallAnswer
     from ..servers.gee_sweet.policy import Policy
 
 
@@ -93,7 +94,7 @@ class _CallProbe:
 
     __slots__ = (
         "arguments", "check", "cwd", "drive", "drive_names", "error", "expected_paths",
-        "extra_sensitive", "home", "name",
+        "extra_sensitive", "home", "item_errors", "name",
         "notes", "over_http", "partial", "paths", "policy", "refusal", "tool", "walk_limit",
     )
 
@@ -126,6 +127,9 @@ class _CallProbe:
             )
         self.refusal: str | None = None
         self.partial = False
+        #: The per-item error lines a partial call's result carries, when the server
+        #: reports them (one per line; "" otherwise).
+        self.item_errors = ""
         self.error: str | None = None
         self.home = _home(policy)
         self.cwd = policy.cwd
@@ -168,6 +172,30 @@ class _CallProbe:
             else:
                 self.partial = True
         return v
+
+    def take(self, answer: CallAnswer) -> set[str]:
+        """Record a server's own answer to the call (:meth:`Server.answer_call`);
+        returns the paths checked."""
+        checked: set[str] = set()
+        for c in answer.checks:
+            d = c.verdict
+            checked.add(d.path)
+            self.paths.append(PathVerdict(
+                c.argument, d.path, d.resolved, d.op, "catalog", d.allowed, d.reason,
+                d.message,
+                _sensitive_advice(d.path, d.resolved, self.home, self.cwd,
+                                  self.extra_sensitive),
+                c.kind, None if d.allowed else c.step, False,
+            ))
+        self.notes.extend(answer.notes)
+        if answer.outcome == "refused":
+            self.refusal = answer.message
+        elif answer.outcome == "error":
+            self.fail(answer.message)
+        elif answer.outcome == "partial":
+            self.partial = True
+            self.item_errors = answer.message
+        return checked
 
     # -- the tool's own parameters --
 
@@ -585,6 +613,7 @@ def _probe(
     Arguments are passed by position: this runs once per call of a batch.
     """
     tool = catalog.get(name)
+    server = server_of(policy)
     notes: list[str] = []
     if tool is not None:
         registered = registration.is_registered(name)
@@ -633,9 +662,14 @@ def _probe(
     skip: tuple[str, ...] = ()
     whole: frozenset[str] = frozenset()
     if tool is not None:
-        checked = probe.run_params(tool)
-        if tool.image_params and not probe.done:
-            probe.run_images(tool)
+        # A server whose tools have rules of their own answers the call itself.
+        answer = server.answer_call(policy, name, arguments, walk_limit=walk_limit)
+        if answer is not None:
+            checked = probe.take(answer)
+        else:
+            checked = probe.run_params(tool)
+            if tool.image_params and not probe.done:
+                probe.run_images(tool)
         skip, whole = tool.described_locations, tool.described_arguments
     # Discovery only when something is left for it: paths the caller expects the call to
     # touch, or an argument the catalog doesn't describe that could hold a path (most
@@ -656,7 +690,7 @@ def _probe(
     elif probe.refusal is not None:
         outcome, message = "refused", probe.refusal
     elif probe.partial:
-        outcome, message = "partial", ""
+        outcome, message = "partial", probe.item_errors
     else:
         outcome, message = "ok", ""
     return CallVerdict(name, True, True, gate, outcome, message, probe.paths, probe.notes,

@@ -78,7 +78,10 @@ class CallVerdict:
     visible: bool
     gate: Gate
     outcome: Outcome
-    #: What the model sees when the call is refused (the exact refusal text), else "".
+    #: What the model sees when the call is refused (the exact refusal text); for a
+    #: partial call, the per-item error lines its successful result carries, one per
+    #: line, when the server reports them that way (server-filesystem's
+    #: read_multiple_files); else "".
     message: str = ""
     paths: list[PathVerdict] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)

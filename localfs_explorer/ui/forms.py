@@ -90,3 +90,38 @@ def write_location(arguments: dict[str, Any], location: str, text: str) -> dict[
         items.append({**base, key: line})
     out[head] = items
     return out
+
+
+#: Each server's shipped catalog, read once (the Tool call tab asks on every refresh).
+_CATALOGS: dict[str, Any] = {}
+
+
+def server_catalog(server: str | None) -> Any:
+    """``server``'s shipped tool catalog (the default server's for an unknown id)."""
+    from ..server import DEFAULT_SERVER, ServerError, get_server
+
+    key = server or DEFAULT_SERVER
+    cached = _CATALOGS.get(key)
+    if cached is None:
+        try:
+            cached = get_server(key).catalog()
+        except ServerError:
+            return get_server(DEFAULT_SERVER).catalog()
+        _CATALOGS[key] = cached
+    return cached
+
+
+def starting_arguments(tool: Any) -> dict[str, Any]:
+    """The arguments a picked tool starts with: a placeholder for each required argument;
+    for a tool whose catalog entry describes no arguments beyond its paths (the
+    filesystem server's), each required path parameter present and empty instead, so
+    the form shows what to fill in."""
+    start: dict[str, Any] = tool.complete_arguments({})
+    if tool.arguments:
+        return start
+    for param in tool.params:
+        shape = locations.shape(param.location)
+        if param.optional or shape is None or shape.argument in start:
+            continue
+        start[shape.argument] = [] if shape.kind == "list" else ""
+    return start

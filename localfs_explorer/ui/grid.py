@@ -84,11 +84,11 @@ def paths_frame(decisions: Sequence[Any]) -> Any:
                                        "what the model sees", "_rank"])
 
 
-def known_tools() -> frozenset[str]:
-    """The tool names of the shipped catalog."""
-    from ..catalog import default_catalog
+def known_tools(server: str | None = None) -> frozenset[str]:
+    """The tool names of ``server``'s shipped catalog (None: the default server's)."""
+    from .forms import server_catalog
 
-    return frozenset(default_catalog().names())
+    return frozenset(server_catalog(server).names())
 
 
 #: An unrefused call to a tool the catalog doesn't know: a guess, not an OK.
@@ -127,15 +127,17 @@ def call_rows(verdicts: Sequence[Any], known: frozenset[str]) -> list[dict[str, 
     return rows
 
 
-def unknown_tool_calls(verdicts: Sequence[Any]) -> int:
-    """How many of ``verdicts`` call a tool the shipped catalog doesn't know."""
-    known = known_tools()
+def unknown_tool_calls(verdicts: Sequence[Any], known: frozenset[str] | None = None) -> int:
+    """How many of ``verdicts`` call a tool the catalog (``known``'s names; default:
+    the default server's) doesn't know."""
+    known = known if known is not None else known_tools()
     return sum(1 for v in verdicts if v.name and v.name not in known)
 
 
-def unknown_tool_note(v: Any) -> str:
-    """A warning (HTML) above a call's verdict when its tool isn't in the catalog."""
-    if not v.name or v.name in known_tools():
+def unknown_tool_note(v: Any, known: frozenset[str] | None = None) -> str:
+    """A warning (HTML) above a call's verdict when its tool isn't in the catalog
+    (``known``'s names; default: the default server's)."""
+    if not v.name or v.name in (known if known is not None else known_tools()):
         return ""
     return render.box(
         "warning", f"<b>? UNKNOWN TOOL</b> — <code>{render.esc(v.name)}</code> is not in "

@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from traitlets import Any as AnyTrait
 from traitlets import Bool, Dict, Enum, Int, List, Unicode, observe
 
-from ..catalog import default_catalog
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..fs.spec import list_example_hosts
 from ..probe.calls_file import Call, parse_calls
@@ -45,6 +44,7 @@ from ..servers.gee_sweet.policy import TRANSPORTS
 from ..userfiles import read_text
 from ..vocab import OPS
 from . import hangar_model
+from .forms import server_catalog, starting_arguments
 from .hangar_model import HangarTraits
 from .inputs import (
     ExplorerError,
@@ -209,8 +209,8 @@ class ExplorerModel(StagedModel, HangarTraits):
         self.examples = _example_hosts()
         if not self.host_access and self.target == HOST_TARGET:
             self.target = f"{EXAMPLE_PREFIX}{self.examples[0]}" if self.examples else ""
-        if not self.tool_name:
-            self.tool_name = _first_tool()
+        if not self.tool_name or self.tool_name not in self.catalog().names():
+            self.tool_name = _first_tool(self.catalog())
             if self.tool_name == STARTING_TOOL and self.tool_args_text.strip() in ("", "{}"):
                 # A call that means something from the first screen, not an error state.
                 self.tool_args_text = json.dumps(STARTING_ARGUMENTS, indent=2)
@@ -233,6 +233,23 @@ class ExplorerModel(StagedModel, HangarTraits):
         else:
             stages = {"batch"}
         self._request(stages, typed=name in _TYPED)
+
+    @observe("server")
+    def _server_changed(self, change: dict[str, Any]) -> None:
+        # Another server has other tools: the Tool call tab starts on one of its own.
+        catalog = self.catalog()
+        if self.tool_name not in catalog.names():
+            first = _first_tool(catalog)
+            tool = catalog.get(first)
+            with self.hold():
+                self.tool_name = first
+                self.tool_args_text = json.dumps(
+                    starting_arguments(tool) if tool is not None else {}, indent=2)
+
+    def catalog(self) -> Any:
+        """The selected server's shipped tool catalog (the default server's for an
+        unknown id, which the configuration reports as its error)."""
+        return server_catalog(self.server)
 
     @observe("selected")
     def _selected_changed(self, change: dict[str, Any]) -> None:
@@ -754,8 +771,8 @@ class ExplorerModel(StagedModel, HangarTraits):
             self.batch_rev += 1
 
 
-def _first_tool() -> str:
-    names = default_catalog().names()
+def _first_tool(catalog: Any) -> str:
+    names = catalog.names()
     if STARTING_TOOL in names:
         return STARTING_TOOL
     return names[0] if names else ""

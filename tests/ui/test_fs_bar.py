@@ -162,3 +162,57 @@ def test_the_working_directory_box_edits_the_model(app, tree) -> None:
     assert "✘ WOULD EXIT" in text_of(app.bar.badge.value)  # other/data doesn't exist
     app.bar.fs.cwd.value = str(tree)
     assert f"Allowed directories: {tree / 'data'}" in text_of(app.bar.badge.value)
+
+
+def test_the_tool_call_tab_answers_with_the_servers_own_tool_rules(app, tree) -> None:
+    m = app.model
+    app.bar.server.value = FS
+    tool = app.panel("tool")
+    # The selected server's tools, and the tab starts on one of them.
+    names = [v for _, v in tool.tool.options]
+    assert "move_file" in names and "upload_local_file" not in names
+    assert m.tool_name in names
+    app.bar.fs.add_directory(str(tree / "data"))
+    (tree / "data" / "g.txt").write_text("z", encoding="utf-8")
+    tool.tool.value = "move_file"
+    # A tool picked starts with each of its path arguments, to fill in.
+    assert json.loads(m.tool_args_text) == {"source": "", "destination": ""}
+    m.tool_args_text = json.dumps({"source": str(tree / "data" / "f.txt"),
+                                   "destination": str(tree / "data" / "g.txt")})
+    v = m.call_verdict
+    assert v.outcome == "refused"
+    assert v.message == f"Destination already exists: {tree}/data/g.txt"
+    page = text_of(tool.verdict.value)
+    assert f"Destination already exists: {tree}/data/g.txt" in page
+    assert "UNKNOWN TOOL" not in page
+    # The command line says the same.
+    code, out, _ = run_cli("probe", "--server", FS, "--allowed-dir", tree / "data", "--json",
+                           "--call", json.dumps({"name": "move_file",
+                                                 "arguments": json.loads(m.tool_args_text)}))
+    assert code == 1 and json.loads(out)["message"] == v.message
+    tool.tool.value = "read_multiple_files"
+    m.tool_args_text = json.dumps({"paths": [str(tree / "data" / "f.txt"),
+                                             str(tree / "other" / "g.txt")]})
+    line = (f"{tree}/other/g.txt: Error - Access denied - path outside allowed directories: "
+            f"{tree}/other/g.txt not in {tree}/data")
+    assert m.call_verdict.outcome == "partial" and m.call_verdict.message == line
+    assert line in text_of(tool.verdict.value)
+
+
+def test_the_batch_tab_knows_the_servers_tools(app, tree) -> None:
+    m = app.model
+    app.bar.server.value = FS
+    app.bar.fs.add_directory(str(tree / "data"))
+    calls = [{"name": "move_file", "arguments": {"source": f"{tree}/data/f.txt",
+                                                 "destination": f"{tree}/data"}},
+             {"name": "search_files", "arguments": {"path": f"{tree}/data", "pattern": "*"}},
+             # Tools only this server has (mcp-gee-sweet has a move_file too).
+             {"name": "read_multiple_files", "arguments": {"paths": [f"{tree}/data/f.txt"]}},
+             {"name": "directory_tree", "arguments": {"path": f"{tree}/data"}}]
+    m.load_batch_upload("calls.jsonl", "\n".join(json.dumps(c) for c in calls))
+    assert [v.outcome for v in m.batch_verdicts] == ["refused", "ok", "ok", "ok"]
+    assert m.batch_verdicts[0].message == f"Destination already exists: {tree}/data"
+    batch = app.panel("batch")
+    assert "UNKNOWN TOOL" not in text_of(batch.outcomes.value)
+    assert "name a tool the catalog doesn't know" not in text_of(batch.outcomes.value)
+    assert "unknown" not in " ".join(batch.grid.view["verdict"]).lower()

@@ -13,7 +13,15 @@ import contextlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from ...server import BasicVerdict, Server, ServerOptions, Setup, TraceLine
+from ...server import (
+    BasicVerdict,
+    CallAnswer,
+    CallCheck,
+    Server,
+    ServerOptions,
+    Setup,
+    TraceLine,
+)
 from .policy import VERSIONS, FilesystemConfig, FilesystemPolicy, PathVerdict
 
 if TYPE_CHECKING:
@@ -219,6 +227,46 @@ class FilesystemServer(Server):
         from .findings import findings
 
         return [f.to_dict() for f in findings(policy.policy)]
+
+    def answer_call(self, policy: Any, name: str, arguments: Any, *,
+                    walk_limit: int = 10_000) -> CallAnswer | None:
+        """The call as the server's tool runs it (see :mod:`.tools`): a single-path tool
+        fails with its path's refusal; ``move_file`` checks the source, then the
+        destination, then refuses a destination that exists (2026.8.31, 2.0.1);
+        ``read_multiple_files`` puts each refusal in the result as that file's error
+        line; ``directory_tree`` checks every directory it enters and fails on the
+        first refusal; ``search_files`` leaves refused entries out without a word."""
+        from .tools import predict_call, tool_named
+
+        if tool_named(name) is None:
+            return None  # not one of its tools: the shared probe says so
+        out = predict_call(policy.policy, name, dict(arguments), walk_limit=walk_limit)
+        if out.error is not None:
+            return CallAnswer("error", out.error)
+        directories = policy.policy.directories
+        checks = tuple(
+            CallCheck(c.argument, _verdict(c.verdict, cast(Any, c.op), directories),
+                      kind=c.kind, step=c.step)
+            for c in out.checks)
+        notes: list[str] = []
+        if out.stopped:
+            notes.append(f"the walk stopped after {walk_limit} checks (walk_limit); "
+                         "entries beyond it were not checked")
+        if arguments.get("excludePatterns") and name in ("directory_tree", "search_files"):
+            notes.append("excludePatterns are not applied: entries they would leave out "
+                         "are checked here too")
+        if out.refused:
+            last = out.checks[-1].verdict if out.checks else None
+            if last is not None and last.allowed and name == "move_file":
+                notes.append("both paths pass the check; the tool itself refuses to "
+                             "replace what is at the destination")
+            return CallAnswer("refused", out.message, checks, tuple(notes))
+        if out.item_errors:
+            return CallAnswer("partial", "\n".join(out.item_errors), checks, tuple(notes))
+        if out.skipped:
+            notes.append(f"{len(out.skipped)} entries fail the check and are left out of "
+                         "the results without a word")
+        return CallAnswer("ok", "", checks, tuple(notes))
 
     def predict(self, policy: Any, catalog: Catalog | None = None) -> dict[str, Any]:
         from .verify import _tool_hints

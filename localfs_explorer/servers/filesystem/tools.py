@@ -22,7 +22,7 @@ from typing import Any
 from .nodepath import join
 from .policy import V_OLD, FilesystemPolicy, PathVerdict
 
-__all__ = ["CallPrediction", "FsTool", "load_tools", "predict_call"]
+__all__ = ["CallCheckRecord", "CallPrediction", "FsTool", "load_tools", "predict_call"]
 
 
 @dataclass(frozen=True)
@@ -69,11 +69,27 @@ def tool_named(name: str) -> FsTool | None:
 
 
 @dataclass(frozen=True)
+class CallCheckRecord:
+    """One check a call makes: the argument it came from (``paths[1]``, or for a walked
+    entry the argument the walk started at), the operation the tool implies, the
+    verdict, ``entry`` for a walked entry (else ``path``) and how a refusal shows when
+    it doesn't fail the call (``item_error``, ``skipped``; None: it fails the call)."""
+
+    argument: str
+    op: str
+    verdict: PathVerdict
+    kind: str = "path"
+    step: str | None = None
+
+
+@dataclass(frozen=True)
 class CallPrediction:
     """What a tool call would come to: ``refused`` with the tool's error ``message``, or
     carried out on ``targets``. ``item_errors`` are per-item errors inside a successful
     answer (read_multiple_files), ``skipped`` the entries a search passes over silently,
-    ``verdicts`` every check made, in order."""
+    ``verdicts`` every check made, in order (``checks`` the same, with where each came
+    from). ``error`` is set (and nothing checked) when the server would reject the
+    arguments before any check; ``stopped`` when ``walk_limit`` cut a walk short."""
 
     tool: str
     refused: bool
@@ -82,13 +98,36 @@ class CallPrediction:
     verdicts: tuple[PathVerdict, ...] = ()
     item_errors: tuple[str, ...] = ()
     skipped: tuple[PathVerdict, ...] = field(default=())
+    checks: tuple[CallCheckRecord, ...] = field(default=(), compare=False)
+    error: str | None = None
+    stopped: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"tool": self.tool, "refused": self.refused, "message": self.message,
                 "targets": list(self.targets),
                 "verdicts": [v.to_dict() for v in self.verdicts],
                 "item_errors": list(self.item_errors),
-                "skipped": [v.to_dict() for v in self.skipped]}
+                "skipped": [v.to_dict() for v in self.skipped],
+                "error": self.error, "stopped": self.stopped}
+
+
+def _argument_error(spec: FsTool, arguments: dict[str, Any]) -> str | None:
+    """The server validates arguments (zod) before the tool runs: a path argument that
+    is missing or not a string (a list of strings for ``paths``) is rejected first."""
+    for location, _op in spec.params:
+        name = location.removesuffix("[]")
+        value = arguments.get(name)
+        if location.endswith("[]"):
+            ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+            wanted = "a list of strings"
+        else:
+            ok = isinstance(value, str)
+            wanted = "a string"
+        if not ok:
+            state = "is missing" if value is None else f"must be {wanted}"
+            return (f"{spec.name}: argument {name} {state}; the server rejects the call "
+                    "(an input validation error) before any path is checked")
+    return None
 
 
 def predict_call(policy: FilesystemPolicy, tool: str, arguments: dict[str, Any],
@@ -97,20 +136,31 @@ def predict_call(policy: FilesystemPolicy, tool: str, arguments: dict[str, Any],
     spec = tool_named(tool)
     if spec is None:
         return CallPrediction(tool, True, f"Tool {tool} not found")
+    problem = _argument_error(spec, arguments)
+    if problem is not None:
+        return CallPrediction(tool, True, problem, error=problem)
     if tool == "read_multiple_files":
-        verdicts = tuple(policy.validate(p) for p in arguments.get("paths") or ())
+        # Each path on its own: a refusal is that file's error line in the result.
+        checks = tuple(CallCheckRecord(f"paths[{i}]", "read", policy.validate(p),
+                                       step="item_error")
+                       for i, p in enumerate(arguments["paths"]))
+        verdicts = tuple(c.verdict for c in checks)
         errors = tuple(f"{v.path}: Error - {v.message}" for v in verdicts if not v.allowed)
         targets = tuple(v.resolved for v in verdicts if v.resolved)
-        return CallPrediction(tool, False, "", targets, verdicts, errors)
-    verdicts_list: list[PathVerdict] = []
-    for arg, _op in spec.params:
-        v = policy.validate(str(arguments.get(arg, "")))
-        verdicts_list.append(v)
+        return CallPrediction(tool, False, "", targets, verdicts, errors, checks=checks)
+    done: list[CallCheckRecord] = []
+    for arg, op in spec.params:
+        # In order: the source is checked (and refused) before the destination is seen.
+        v = policy.validate(arguments[arg])
+        done.append(CallCheckRecord(arg, op, v))
         if not v.allowed:
-            return CallPrediction(tool, True, v.message, (), tuple(verdicts_list))
-    verdicts = tuple(verdicts_list)
+            return CallPrediction(tool, True, v.message, (), tuple(c.verdict for c in done),
+                                  checks=tuple(done))
+    verdicts = tuple(c.verdict for c in done)
     targets = tuple(v.resolved for v in verdicts if v.resolved)
     if tool == "move_file" and policy.version != V_OLD:
+        # 2026.8.31 and later lstat the checked destination and refuse anything there (a
+        # file, a directory, a symlink), rather than let the rename replace it.
         dest = verdicts[1].resolved or ""
         try:
             policy.fs.lstat(dest)
@@ -118,23 +168,24 @@ def predict_call(policy: FilesystemPolicy, tool: str, arguments: dict[str, Any],
             pass
         else:
             return CallPrediction(tool, True, f"Destination already exists: {dest}",
-                                  targets, verdicts)
+                                  targets, verdicts, checks=tuple(done))
     if tool == "directory_tree":
-        return _tree(policy, str(arguments.get("path", "")), verdicts, walk_limit)
+        return _tree(policy, arguments["path"], done, walk_limit)
     if tool == "search_files":
-        return _search(policy, verdicts[0], walk_limit)
-    return CallPrediction(tool, False, "", targets, verdicts)
+        return _search(policy, done, walk_limit)
+    return CallPrediction(tool, False, "", targets, verdicts, checks=tuple(done))
 
 
 def _entries(policy: FilesystemPolicy, directory: str) -> list[tuple[str, bool]]:
-    """A directory's entries and whether each is a directory itself (not following a
-    symlink, as a directory entry's type says)."""
+    """A directory's entries in the order the system lists them (as node's ``readdir``
+    gives them) and whether each is a directory itself (not following a symlink, as a
+    directory entry's type says)."""
     out = []
     try:
         names = policy.fs.listdir(directory)
     except (OSError, ValueError):
         return []
-    for name in sorted(names):
+    for name in names:
         try:
             is_dir = _stat.S_ISDIR(policy.fs.lstat(join(directory, name)).st_mode)
         except (OSError, ValueError):
@@ -143,43 +194,67 @@ def _entries(policy: FilesystemPolicy, directory: str) -> list[tuple[str, bool]]
     return out
 
 
-def _tree(policy: FilesystemPolicy, start: str, first: tuple[PathVerdict, ...],
+def _tree(policy: FilesystemPolicy, start: str, first: list[CallCheckRecord],
           limit: int) -> CallPrediction:
     """directory_tree: each directory entered is checked again, spelled as the request
-    spelled the start plus the names below it; the first refusal is the call's error."""
-    verdicts = list(first)
-    pending = [(start, first[0].resolved or "")]
-    while pending and len(verdicts) < limit:
-        requested, real = pending.pop()
-        for name, is_dir in _entries(policy, real):
-            if not is_dir:
-                continue
-            sub = join(requested, name)
-            v = policy.validate(sub)
-            verdicts.append(v)
-            if not v.allowed:
-                return CallPrediction("directory_tree", True, v.message, (), tuple(verdicts))
-            pending.append((sub, v.resolved or ""))
-    return CallPrediction("directory_tree", False, "", (first[0].resolved or "",),
-                          tuple(verdicts))
+    spelled the start plus the names below it, depth first in listing order (the
+    server's recursion); the first refusal is the call's error."""
+    checks = list(first)
+    # A stack of listings being gone through: (requested spelling, remaining entries).
+    pending = [(start, iter(_entries(policy, first[0].verdict.resolved or "")))]
+    stopped = False
+    while pending:
+        requested, entries = pending[-1]
+        step = next(entries, None)
+        if step is None:
+            pending.pop()
+            continue
+        name, is_dir = step
+        if not is_dir:
+            continue
+        if len(checks) >= limit:
+            stopped = True
+            break
+        sub = join(requested, name)
+        v = policy.validate(sub)
+        checks.append(CallCheckRecord("path", "read", v, kind="entry"))
+        if not v.allowed:
+            return CallPrediction("directory_tree", True, v.message, (),
+                                  tuple(c.verdict for c in checks), checks=tuple(checks))
+        pending.append((sub, iter(_entries(policy, v.resolved or ""))))
+    return CallPrediction("directory_tree", False, "", (first[0].verdict.resolved or "",),
+                          tuple(c.verdict for c in checks), checks=tuple(checks),
+                          stopped=stopped)
 
 
-def _search(policy: FilesystemPolicy, first: PathVerdict, limit: int) -> CallPrediction:
-    """search_files: every entry below the (resolved) start is checked; a refused one is
-    skipped silently, and a directory is entered only when its check passes."""
-    verdicts = [first]
+def _search(policy: FilesystemPolicy, first: list[CallCheckRecord],
+            limit: int) -> CallPrediction:
+    """search_files: every entry below the (resolved) start is checked, depth first in
+    listing order; a refused one is skipped silently, and a directory is entered only
+    when its check passes."""
+    checks = list(first)
     skipped: list[PathVerdict] = []
-    pending = [first.resolved or ""]
-    while pending and len(verdicts) < limit:
-        current = pending.pop()
-        for name, is_dir in _entries(policy, current):
-            full = join(current, name)
-            v = policy.validate(full)
-            verdicts.append(v)
-            if not v.allowed:
-                skipped.append(v)
-                continue
-            if is_dir:
-                pending.append(full)
-    return CallPrediction("search_files", False, "", (first.resolved or "",),
-                          tuple(verdicts), (), tuple(skipped))
+    start = first[0].verdict.resolved or ""
+    pending = [(start, iter(_entries(policy, start)))]
+    stopped = False
+    while pending:
+        current, entries = pending[-1]
+        step = next(entries, None)
+        if step is None:
+            pending.pop()
+            continue
+        if len(checks) >= limit:
+            stopped = True
+            break
+        name, is_dir = step
+        full = join(current, name)
+        v = policy.validate(full)
+        checks.append(CallCheckRecord("path", "read", v, kind="entry", step="skipped"))
+        if not v.allowed:
+            skipped.append(v)
+            continue
+        if is_dir:
+            pending.append((full, iter(_entries(policy, full))))
+    return CallPrediction("search_files", False, "", (start,),
+                          tuple(c.verdict for c in checks), (), tuple(skipped),
+                          checks=tuple(checks), stopped=stopped)

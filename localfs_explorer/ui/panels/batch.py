@@ -6,7 +6,13 @@ import ipywidgets as widgets
 
 from .. import render
 from ..commands import ACCESS_FILE, access_link, pin_row, probe_command
-from ..grid import ResultsGrid, batch_frame, unknown_tool_calls, unknown_tool_note
+from ..grid import (
+    ResultsGrid,
+    batch_frame,
+    known_tools,
+    unknown_tool_calls,
+    unknown_tool_note,
+)
 from ..panel import Panel, button, css, heading, html, label_style, layout, style, wide
 from .paths import _pinned_note
 
@@ -84,7 +90,8 @@ class BatchPanel(Panel):
     def _detail(self, index: int) -> str:
         v = self._verdict(index)
         where = f'<div class="lfe-muted">call {index + 1}, line {render.esc(v.line)}</div>'
-        return where + unknown_tool_note(v) + render.call_verdict_html(
+        known = known_tools(self.model.server)
+        return where + unknown_tool_note(v, known) + render.call_verdict_html(
             v, limit=render.MAX_DETAIL_ENTRIES)
 
     def _command(self, index: int) -> str:
@@ -132,13 +139,14 @@ class BatchPanel(Panel):
         else:
             self.status.value = '<div class="lfe-muted">No batch loaded.</div>'
         verdicts = m.batch_verdicts
-        self.grid.set_frame(batch_frame(verdicts))
+        known = known_tools(m.server)  # the selected server's tools
+        self.grid.set_frame(batch_frame(verdicts, known))
         if not verdicts:
             self.outcomes.value = self.tools.value = self.csv.value = ""
             self.csv_prepare.disabled = True
             return
         self.outcomes.value, self.tools.value, _calls = render.batch_tables(verdicts)
-        unknown = unknown_tool_calls(verdicts)
+        unknown = unknown_tool_calls(verdicts, known)
         if unknown:
             self.outcomes.value = render.box(
                 "warning", f"⚠ {unknown} call(s) name a tool the catalog doesn't know: "

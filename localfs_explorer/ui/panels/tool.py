@@ -13,17 +13,18 @@ from typing import Any
 import ipywidgets as widgets
 
 from .. import render
-from ..forms import ArgumentsError, form_shape, parse_arguments, read_location, write_location
-from ..grid import unknown_tool_note
+from ..forms import (
+    ArgumentsError,
+    form_shape,
+    parse_arguments,
+    read_location,
+    starting_arguments,
+    write_location,
+)
+from ..grid import known_tools, unknown_tool_note
 from ..panel import Panel, css, heading, html, label_style, layout, wide
 
 _NOT_GIVEN = "(not given)"
-
-
-def _catalog() -> Any:
-    from ...catalog import default_catalog
-
-    return default_catalog()
 
 
 class ToolCallPanel(Panel):
@@ -33,8 +34,12 @@ class ToolCallPanel(Panel):
     title = "Tool call"
     watches = ("tool_rev", "config_rev")
 
+    @property
+    def catalog(self) -> Any:
+        """The selected server's tool catalog."""
+        return self.model.catalog()
+
     def build(self) -> list[widgets.Widget]:
-        self.catalog = _catalog()
         label = label_style()
         self.tool = css(widgets.Dropdown(description="tool", style=label,
                                          layout=layout(width="70%")), "lfe-tool")
@@ -66,6 +71,7 @@ class ToolCallPanel(Panel):
         self._fields: dict[str, widgets.Widget] = {}
         self._syncing = False
         self._form_tool: str | None = None
+        self._form_server: str | None = None
         self.on_change(self.tool, self._tool_picked)
         self.model.observe(self.model.guarded(lambda _c: self._json_to_form(),
                                               where="tool panel"), names="tool_args_text")
@@ -87,13 +93,14 @@ class ToolCallPanel(Panel):
         with m.hold():
             m.tool_name = value
             # The server rejects a call missing a required argument: start with each.
-            start = tool.complete_arguments({}) if tool is not None else {}
+            start = starting_arguments(tool) if tool is not None else {}
             m.tool_args_text = json.dumps(start, indent=2, ensure_ascii=False)
 
     def _build_form(self) -> None:
         tool = self.catalog.get(self.model.tool_name) if self.catalog else None
         self._fields = {}
         self._form_tool = self.model.tool_name
+        self._form_server = self.model.server
         if tool is None:
             self.form.children = []
             self.form_note.value = (
@@ -241,7 +248,7 @@ class ToolCallPanel(Panel):
             self.tool.options = options
         if self.tool.value != m.tool_name and m.tool_name in [v for _, v in options]:
             self.tool.value = m.tool_name
-        if self._form_tool != m.tool_name:
+        if self._form_tool != m.tool_name or self._form_server != m.server:
             self._build_form()
         self.tool_info.value = self._tool_info()
         if m.policy is None:
@@ -250,7 +257,7 @@ class ToolCallPanel(Panel):
             self.verdict.value = render.box("warning", render.esc(m.call_error),
                                             "lfe-call-error")
         elif m.call_verdict is not None:
-            self.verdict.value = (unknown_tool_note(m.call_verdict)
+            self.verdict.value = (unknown_tool_note(m.call_verdict, known_tools(m.server))
                                   + render.call_verdict_html(m.call_verdict))
         else:
             self.verdict.value = ""
