@@ -72,6 +72,13 @@ The contract, in the order the machinery uses it:
    catalog can't express (a second check after the path checks, per-item errors,
    walks that check each entry) answers here, so ``probe``, batches and the dashboard
    give the tool's real answer.
+9. **Exposure.** :meth:`Server.exposure_scope` says what ``exposure`` walks for a
+   policy: the directories a tool call can reach into (each spelling the server allows)
+   and the home directory the credential and start-up-file rules are read against, as an
+   :class:`ExposureScope`. The walk asks the policy's own ``many_checks()`` about every
+   entry for read and write, and the server's :meth:`~Server.findings` join the
+   inventory. None (the default) keeps mcp-gee-sweet's walk (its roots, else the
+   account's home and the startup directory, and its deny-list findings).
 
 A shared module that holds a resolved policy finds its server with :func:`server_of`
 (by the policy's ``server_id``), never by importing a server package.
@@ -112,6 +119,7 @@ __all__ = [
     "BatchChecks",
     "CallAnswer",
     "CallCheck",
+    "ExposureScope",
     "Server",
     "ServerError",
     "ServerOptions",
@@ -259,6 +267,20 @@ class CallAnswer:
     def __post_init__(self) -> None:
         if self.outcome not in CALL_OUTCOMES:
             raise ValueError(f"a call answer's outcome is one of {', '.join(CALL_OUTCOMES)}")
+
+
+@dataclass(frozen=True)
+class ExposureScope:
+    """What ``exposure`` walks for a server (:meth:`Server.exposure_scope`).
+
+    ``starts`` are the directories a tool call can reach into, as the server allows them
+    (both spellings of a directory given through a symlink; the walk resolves and walks
+    each directory once); ``home`` is the server account's home directory, which the
+    credential and start-up-file rules are read against.
+    """
+
+    starts: tuple[str, ...]
+    home: str
 
 
 class BatchChecks(Protocol):
@@ -458,6 +480,11 @@ class Server:
         """The call ``name(arguments)`` answered by the server's own tool rules, or None
         (the default) to let the shared probe follow the catalog. ``walk_limit`` bounds
         the entries a walking tool checks (say so in a note when it stops the walk)."""
+        return None
+
+    def exposure_scope(self, policy: ServerPolicy) -> ExposureScope | None:
+        """What ``exposure`` walks for ``policy`` (None, the default: mcp-gee-sweet's
+        walk of its roots, else the account's home and the startup directory)."""
         return None
 
     # -- live checks

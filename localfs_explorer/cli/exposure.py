@@ -153,7 +153,6 @@ def _print_findings(inv: Any, out: TextIO) -> None:
 
 
 def cmd_exposure(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    fs_cli.unsupported(args, "exposure")
     from ..exposure import FINDING_COLUMNS, ExposureError, exposure, severity_at_least
 
     if args.max_entries < 1 or args.max_depth < 0:

@@ -16,6 +16,10 @@ what would remove it:
 - ``info``: readable and writable files and bytes per walked directory, and the largest
   directories.
 
+A server that names the directories it allows (the reference filesystem server) says so
+through the seam (:meth:`~localfs_explorer.server.Server.exposure_scope`): its allowed
+directories are walked instead, with its own findings (see :mod:`.allowed`).
+
 What is walked: in ``roots`` mode the resolved roots; otherwise the server account's
 home and the startup directory; and each directory of ``scope`` besides. Symlinks are
 never descended: each is checked as the tool call would name it, so a link to a file
@@ -50,6 +54,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from ..server import server_of
 from ..servers.gee_sweet.policy import Policy
 from .records import (
     FINDING_COLUMNS,
@@ -81,7 +86,16 @@ __all__ = [
 
 def default_scope(policy: Policy) -> list[str]:
     """The directories :func:`exposure` walks when given no scope: the resolved roots in
-    roots mode, else the server account's home and the startup directory."""
+    roots mode, else the server account's home and the startup directory (for a server
+    that names the directories it allows, each of those, resolved)."""
+    allowed = server_of(policy).exposure_scope(policy)
+    if allowed is not None:
+        from .allowed import _AllowedWalk
+
+        walk = _AllowedWalk(policy, allowed.starts, allowed.home, sizes=False,
+                            max_entries=1, max_depth=0, progress=None, cancel=None,
+                            keep_paths=False, server_dirs=())
+        return [path for path, _configured in walk.starts(None)]
     walker = _Walker(policy, sizes=False, max_entries=1, max_depth=0, over_http=None,
                      progress=None, cancel=None, keep_paths=False, server_dirs=())
     return [s.path for s in walker.starts(None)]
@@ -120,6 +134,16 @@ def exposure(
     """
     if max_entries < 1 or max_depth < 0:
         raise ExposureError("the entry limit must be at least 1 and the depth limit at least 0")
+    allowed = server_of(policy).exposure_scope(policy)
+    if allowed is not None:
+        # A server that names the directories it allows: those are walked, through the
+        # policy's own checks (it has no HTTP transport and no deny-list).
+        from .allowed import allowed_exposure
+
+        return allowed_exposure(
+            policy, allowed.starts, allowed.home, list(scope) if scope is not None else None,
+            sizes=sizes, max_entries=max_entries, max_depth=max_depth, progress=progress,
+            cancel=cancel, keep_paths=keep_paths, server_dirs=server_dirs or ())
     walker = _Walker(
         policy, sizes=sizes, max_entries=max_entries, max_depth=max_depth,
         over_http=over_http, progress=progress, cancel=cancel, keep_paths=keep_paths,

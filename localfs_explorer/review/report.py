@@ -329,9 +329,14 @@ def exposure_report(
     for f in inventory.findings:
         if f.severity != "info":
             by_root[f.root or "(elsewhere)"] += 1
+    if getattr(policy, "server_id", None) in (None, "mcp-gee-sweet"):
+        configuration = config_section(policy)
+    else:  # another server: its own summary (its findings are among the rows)
+        configuration = Section(title="Configuration", values={
+            k.replace("_", " "): v for k, v in policy.summary().items() if k != "findings"})
     report = Report(
         kind="exposure", title=title, summary=inventory.summary(),
-        configurations=[config_section(policy)],
+        configurations=[configuration],
         charts=[Chart(title="Findings by severity", counts=inventory.counts()),
                 Chart(title="Findings by root (info excluded)",
                       counts=dict(by_root.most_common())),

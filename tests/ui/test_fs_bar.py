@@ -4,6 +4,7 @@ and the Paths tab answering as ``localfs-explorer check --server server-filesyst
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from pathlib import Path
 
@@ -216,3 +217,15 @@ def test_the_batch_tab_knows_the_servers_tools(app, tree) -> None:
     assert "UNKNOWN TOOL" not in text_of(batch.outcomes.value)
     assert "name a tool the catalog doesn't know" not in text_of(batch.outcomes.value)
     assert "unknown" not in " ".join(batch.grid.view["verdict"]).lower()
+
+
+def test_the_exposure_tab_walks_the_allowed_directories(app, tree) -> None:
+    app.bar.server.value = FS
+    app.bar.fs.add_directory(str(tree / "data"))
+    panel = app.panel("exposure")
+    panel.start(wait=True)
+    inv = panel.inventory
+    assert panel.error == "" and inv is not None
+    assert inv.mode == "allowed-directories"
+    assert [os.path.realpath(w) for w in inv.walked] == [os.path.realpath(tree / "data")]
+    assert "trim-sibling" in {f.kind for f in inv.findings}

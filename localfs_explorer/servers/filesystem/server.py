@@ -17,6 +17,7 @@ from ...server import (
     BasicVerdict,
     CallAnswer,
     CallCheck,
+    ExposureScope,
     Server,
     ServerOptions,
     Setup,
@@ -226,7 +227,17 @@ class FilesystemServer(Server):
         :mod:`.findings`), most severe first."""
         from .findings import findings
 
-        return [f.to_dict() for f in findings(policy.policy)]
+        out = []
+        for f in findings(policy.policy):
+            record = f.to_dict()
+            # What a tool can do at the finding's paths: create the siblings that don't
+            # exist (a write), read and replace those that do and everything else.
+            fs = policy.fs
+            missing = f.code == "trim-sibling" and not any(
+                fs.exists(p) or fs.is_symlink(p) for p in f.paths)
+            record["op"] = "write" if missing else "read_write"
+            out.append(record)
+        return out
 
     def answer_call(self, policy: Any, name: str, arguments: Any, *,
                     walk_limit: int = 10_000) -> CallAnswer | None:
@@ -267,6 +278,11 @@ class FilesystemServer(Server):
             notes.append(f"{len(out.skipped)} entries fail the check and are left out of "
                          "the results without a word")
         return CallAnswer("ok", "", checks, tuple(notes))
+
+    def exposure_scope(self, policy: Any) -> ExposureScope:
+        """Every allowed directory in force (argv's, both spellings of one given through a
+        symlink, or the roots that replaced them), and the server's ``HOME``."""
+        return ExposureScope(tuple(policy.directories), policy.policy.home)
 
     def predict(self, policy: Any, catalog: Catalog | None = None) -> dict[str, Any]:
         from .verify import _tool_hints
