@@ -116,3 +116,102 @@ def test_the_servers_own_query_parameters_are_not_configuration() -> None:
     assert options.get("transport") == "sse"
     assert problems == ["unknown parameter 'bogus' ignored"]
     assert "abc123" not in repr(options)
+
+
+FS_OPTIONS = {
+    "server": "server-filesystem", "server_version": "2026.7.10", "cwd": "/srv",
+    "server_options": {"directories": ["/data", "rel dir", "~/notes"],
+                       "roots": ["file:///data/in", "/data/out"], "home": "/home/op"},
+    "paths_text": "/data/a.csv\n",
+}
+
+
+def test_the_query_carries_the_servers_settings() -> None:
+    query = query_string(FS_OPTIONS)
+    options, problems = options_from_query(query)
+    assert problems == []
+    assert options == {
+        "cwd": "/srv", "server": "server-filesystem", "server_version": "2026.7.10",
+        "server_options": FS_OPTIONS["server_options"], "paths_text": "/data/a.csv",
+    }
+    # The allowed directories keep their order (the server's list is in argv order).
+    assert query.index("dir=%2Fdata") < query.index("dir=rel+dir")
+
+
+@pytest.mark.parametrize(("roots", "carried"), [
+    (None, None),        # the client has no roots capability
+    ([], []),            # it advertises roots, and none at all: not the same thing
+    (["file:///x"], ["file:///x"]),
+])
+def test_the_query_tells_roots_advertised_from_none(roots, carried) -> None:
+    own = {"directories": ["/data"], **({"roots": roots} if roots is not None else {})}
+    options, problems = options_from_query(query_string(
+        {"server": "server-filesystem", "server_options": own}))
+    assert problems == []
+    assert options["server_options"].get("roots", None) == carried
+    assert ("roots" in options["server_options"]) is (roots is not None)
+
+
+@pytest.mark.parametrize(("query", "problem"), [
+    ("server=nope", "server='nope' is not one of"),
+    ("server=server-filesystem&server_version=1.0", "server_version='1.0' is not one of"),
+    ("dir=%2Fdata", "dir ignored: mcp-gee-sweet option directories"),  # not its setting
+])
+def test_the_query_refuses_a_server_release_or_setting_it_cant_use(query, problem) -> None:
+    options, problems = options_from_query(query)
+    assert "server_version" not in options and "server_options" not in options
+    assert len(problems) == 1 and problem in problems[0]
+
+
+def test_the_command_line_names_the_server_and_its_settings() -> None:
+    line = command_line(FS_OPTIONS)
+    argv = shlex.split(line)
+    assert argv[argv.index("--server") + 1] == "server-filesystem"
+    assert argv[argv.index("--server-version") + 1] == "2026.7.10"
+    assert [argv[i + 1] for i, a in enumerate(argv) if a == "--allowed-dir"] == [
+        "/data", "rel dir", "~/notes"]
+    assert [argv[i + 1] for i, a in enumerate(argv) if a == "--root"] == [
+        "file:///data/in", "/data/out"]
+    assert argv[argv.index("--home") + 1] == "/home/op"
+    assert "--server" not in command_line(OPTIONS)  # the default server needs no word
+
+
+def test_the_link_opens_the_dashboard_on_the_same_filesystem_server(
+        monkeypatch, tmp_path) -> None:
+    pytest.importorskip("ipywidgets")
+    from localfs_explorer.ui import make_explorer
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "other").mkdir()
+    monkeypatch.delenv("QUERY_STRING", raising=False)
+    monkeypatch.delenv("LOCALFS_EXPLORER_PRELOAD", raising=False)
+    first = make_explorer(debounce=0, cwd=str(tmp_path))
+    bar = first.bar
+    bar.server.value = "server-filesystem"
+    bar.fs.add_directory("data")
+    bar.fs.version.value = "2026.7.10"
+    bar.fs.roots_on.value = True
+    bar.fs.roots_text.value = (tmp_path / "other").as_uri()
+    m = first.model
+    assert m.policy.directories == (str(tmp_path / "other"),)  # the roots replaced argv
+    first.share_button.click()
+    link = first.share.value.split('href="?', 1)[1].split('"', 1)[0]
+    import html
+
+    monkeypatch.setenv("QUERY_STRING", html.unescape(link))
+    second = make_explorer(debounce=0)
+    n = second.model
+    assert second.model.last_error == ""
+    assert (n.server, n.server_version, n.cwd) == ("server-filesystem", "2026.7.10",
+                                                   str(tmp_path))
+    assert n.server_options == m.server_options
+    assert n.policy.directories == m.policy.directories
+    assert second.bar.fs.roots_on.value is True
+    assert second.bar.fs.directories() == ["data"]
+    # The same settings without roots advertised: argv's directory is allowed again.
+    first.bar.fs.roots_on.value = False
+    link = first.share.value.split('href="?', 1)[1].split('"', 1)[0]
+    monkeypatch.setenv("QUERY_STRING", html.unescape(link))
+    third = make_explorer(debounce=0)
+    assert "roots" not in third.model.server_options
+    assert third.model.policy.directories == (str(tmp_path / "data"),)

@@ -2,8 +2,11 @@
 
 A configuration here is the dashboard model's options (``env_path``, ``overrides``,
 ``unset``, ``transport``, ``target``, ``cwd``, ``package_dir``, ``platform``, ``lenient``,
-``paths_text``, ``op``). :func:`command_line` turns them into a ``localfs-explorer``
-command; :func:`query_string` and :func:`options_from_query` carry them in a URL, so
+``paths_text``, ``op``, and which server answers: ``server``, ``server_version`` and the
+server's own ``server_options`` -- for server-filesystem its allowed directories, the
+MCP roots its client advertises (or that it advertises none) and its ``HOME``).
+:func:`command_line` turns them into a ``localfs-explorer`` command; :func:`query_string`
+and :func:`options_from_query` carry them in a URL, so
 ``http://127.0.0.1:8866/?transport=sse&set=LOCAL_FILE_ACCESS%3Droots`` opens the served
 dashboard on that configuration (Voila hands the page's query to the kernel in the
 ``QUERY_STRING`` environment variable).
@@ -20,6 +23,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from ..secrets import is_secret_key
+from ..server import DEFAULT_SERVER
 from ..servers.gee_sweet.policy import TRANSPORTS
 from ..vocab import OPS
 
@@ -28,19 +32,61 @@ EXAMPLE_PREFIX = "example:"
 UPLOAD_TARGET = "upload"
 PLATFORMS = ("posix", "windows")
 
-#: Query keys the dashboard accepts; ``set``, ``unset`` and ``path`` may repeat.
+#: Query keys the dashboard accepts; ``set``, ``unset``, ``path``, ``dir`` and ``root``
+#: may repeat. ``server``, ``server_version``, ``dir`` (an allowed directory, in order),
+#: ``roots=1`` (the client advertises MCP roots, even none), ``root`` (one of them) and
+#: ``home`` carry the server's own settings.
 QUERY_KEYS = ("transport", "fs", "cwd", "package_dir", "platform", "lenient", "op", "set",
-              "unset", "path")
+              "unset", "path", "server", "server_version", "dir", "roots", "root", "home")
 
 #: The model options a shared configuration carries.
 OPTION_NAMES = ("env_path", "env_name", "env_text", "overrides", "unset", "transport",
                 "target", "spec_name", "cwd", "package_dir", "platform", "lenient",
-                "paths_text", "op")
+                "paths_text", "op", "server", "server_version", "server_options")
 
 
 def model_options(model: Any) -> dict[str, Any]:
     """The shareable options of a dashboard model (or any object with those attributes)."""
     return {name: getattr(model, name) for name in OPTION_NAMES if hasattr(model, name)}
+
+
+def _server_argv(options: Mapping[str, Any]) -> list[str]:
+    """``--server`` and the server's own settings as its command-line options say them."""
+    server = options.get("server") or DEFAULT_SERVER
+    version = options.get("server_version") or ""
+    if server == DEFAULT_SERVER and not version:
+        return []
+    argv = ["--server", server]
+    if version:
+        argv += ["--server-version", version]
+    own = options.get("server_options") or {}
+    for directory in own.get("directories") or ():
+        argv += ["--allowed-dir", str(directory)]
+    for root in own.get("roots") or ():
+        argv += ["--root", str(root)]
+    if own.get("home") is not None:
+        argv += ["--home", str(own["home"])]
+    return argv
+
+
+def _server_pairs(options: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The query pairs naming the server and its own settings."""
+    pairs: list[tuple[str, str]] = []
+    server = options.get("server") or DEFAULT_SERVER
+    if server != DEFAULT_SERVER:
+        pairs.append(("server", server))
+    if options.get("server_version"):
+        pairs.append(("server_version", options["server_version"]))
+    own = options.get("server_options") or {}
+    pairs += [("dir", str(d)) for d in own.get("directories") or ()]
+    roots = own.get("roots")
+    if roots is not None:
+        # Advertised, even with no root at all: an empty list is not "no capability".
+        pairs.append(("roots", "1"))
+        pairs += [("root", str(r)) for r in roots]
+    if own.get("home") is not None:
+        pairs.append(("home", str(own["home"])))
+    return pairs
 
 
 def _overrides(options: Mapping[str, Any]) -> tuple[list[tuple[str, str]], list[str]]:
@@ -86,6 +132,7 @@ def command_line(options: Mapping[str, Any], command: str = "check") -> str:
             argv += [flag, options[name]]
     if (options.get("platform") or "posix") != "posix":
         argv += ["--platform", options["platform"]]
+    argv += _server_argv(options)
     if command == "check":
         op = options.get("op") or "read"
         if op != "read":
@@ -121,6 +168,7 @@ def query_string(options: Mapping[str, Any]) -> str:
     kept, _secret = _overrides(options)
     pairs += [("set", f"{k}={v}") for k, v in kept]
     pairs += [("unset", k) for k in options.get("unset") or ()]
+    pairs += _server_pairs(options)
     pairs += [("path", p) for p in _paths(options)]
     return urlencode(pairs)
 
@@ -198,4 +246,37 @@ def options_from_query(query: str) -> tuple[dict[str, Any], list[str]]:
         options["unset"] = [k.strip() for k in values["unset"] if k.strip()]
     if values.get("path"):
         options["paths_text"] = "\n".join(values["path"])
+    options.update(_server_from_query(values, problems))
     return options, problems
+
+
+def _server_from_query(values: dict[str, list[str]], problems: list[str]) -> dict[str, Any]:
+    """``server``, ``server_version`` and ``server_options`` from a query's values, each
+    checked by the server itself (an unknown server, release or setting is a problem)."""
+    from ..server import ServerError, get_server, list_servers
+
+    out: dict[str, Any] = {}
+    server = _one(values, "server", list_servers(), problems) or DEFAULT_SERVER
+    if server != DEFAULT_SERVER:
+        out["server"] = server
+    version = _one(values, "server_version", get_server(server).versions, problems)
+    if version:
+        out["server_version"] = version
+    own: dict[str, Any] = {}
+    if values.get("dir"):
+        own["directories"] = [d for d in values["dir"] if d]
+    advertised = _one(values, "roots", ("1", "0"), problems)
+    if values.get("root") or advertised == "1":
+        own["roots"] = [r for r in values.get("root", []) if r]
+    home = _one(values, "home", None, problems)
+    if home:
+        own["home"] = home
+    if own:
+        try:
+            get_server(server).options(own)
+        except ServerError as exc:
+            given = ", ".join(k for k in ("dir", "root", "roots", "home") if values.get(k))
+            problems.append(f"{given} ignored: {exc}")
+        else:
+            out["server_options"] = own
+    return out
