@@ -10,8 +10,8 @@ the shared rules turn what is reachable into findings, as for mcp-gee-sweet:
 
 - ``critical``: writable files a shell, the system or a program trusts
   (``data/exposure_rules.json``), missing ones a tool could create included;
-- ``high``: readable credentials (``data/sensitive_patterns.json``) and the secrets the
-  rules list by path;
+- ``high``: readable credentials (``data/sensitive_patterns.json``), other names
+  (hardlinks) of the home directory's credentials, and the secrets the rules list by path;
 - the server's own findings about its configuration (:meth:`Server.findings`: for the
   filesystem server, quote and whitespace siblings of an allowed directory a write could
   create or a read could reach, a directory allowed through a symlink, roots replacing
@@ -84,6 +84,8 @@ class _AllowedWalk:
         self.writable: set[str] | None = set() if keep_paths else None
         #: identity -> the first resolved path met with it (a file is counted once).
         self.seen: dict[tuple[int, int], str] = {}
+        #: identity -> a credential file with it: another name of one is as readable.
+        self.credential_ids: dict[tuple[int, int], str] = {}
         #: anchor -> [why, count, first path, its resolved path, walked directory]
         self.executed_hits: dict[str, list[Any]] = {}
         self.dir_sizes: dict[str, tuple[int, int]] = {}
@@ -137,6 +139,7 @@ class _AllowedWalk:
         starts = self.starts(scope)
         summaries: list[RootSummary] = []
         walked: list[str] = []
+        self.known_credentials()
         with self.policy.many_checks() as batch:
             self.check = batch.check
             for path, configured in starts:
@@ -275,6 +278,14 @@ class _AllowedWalk:
                 if self.readable is not None:
                     self.readable.add(resolved)
                 self.credential(path, resolved)
+                original = self.credential_ids.get(identity)
+                if original is not None and original != resolved:
+                    self.add(Finding(
+                        severity="high", kind="credential-alias", path=path, op="read",
+                        resolved=resolved, root=self.current,
+                        why=f"the same file as the credential {original} (a hardlink or "
+                            "bind mount)",
+                        fix=self.fix(resolved, "read") + " Or remove the extra name."))
             if write.allowed:
                 if self.writable is not None:
                     self.writable.add(resolved)
@@ -302,6 +313,15 @@ class _AllowedWalk:
                              resolved=resolved, root=self.current,
                              why=f"a credential file ({reason})",
                              fix=self.fix(resolved, "read")))
+
+    def known_credentials(self) -> None:
+        """The identities of the credential files in the home directory, noted before
+        the walk: a hardlink of one is a credential wherever it is met."""
+        for path in self.home_credentials():
+            resolved = self._resolved(path)
+            identity = self.fs.identity(resolved)
+            if identity is not None:
+                self.credential_ids.setdefault(identity, resolved)
 
     def executed_hit(self, hit: tuple[str, str], path: str, resolved: str) -> None:
         anchor, why = hit

@@ -167,3 +167,17 @@ def test_exposure_report_for_the_filesystem_server(tree: Path) -> None:
     (configuration,) = report["configurations"]
     assert configuration["values"]["allowed directories"] == [f"{tree}/data"]
     assert "trim-sibling" in {r["kind"] for r in report["rows"]}
+
+
+def test_a_hardlink_of_a_home_credential_is_one_wherever_it_sits(tree: Path) -> None:
+    os.link(tree / "home" / ".ssh" / "id_ed25519", tree / "data" / "copy.bin")
+    found = findings(tree, "--allowed-dir", tree / "data", code=1)
+    (alias,) = by_kind(found, "credential-alias")
+    assert alias["path"] == f"{tree}/data/copy.bin" and alias["severity"] == "high"
+    assert f"{tree}/home/.ssh/id_ed25519" in alias["why"]
+
+
+def test_a_server_that_would_not_start_exits_2(tree: Path) -> None:
+    code, out, err = run_cli("exposure", "--server", FS, "--allowed-dir", tree / "nowhere")
+    assert code == 2 and "None of the specified directories are accessible" in err
+    assert "walked 0 entries" in out and "Traceback" not in err
