@@ -276,11 +276,14 @@ class ExposureScope:
     ``starts`` are the directories a tool call can reach into, as the server allows them
     (both spellings of a directory given through a symlink; the walk resolves and walks
     each directory once); ``home`` is the server account's home directory, which the
-    credential and start-up-file rules are read against.
+    credential and start-up-file rules are read against; ``same_for_write`` says that
+    the server's check doesn't depend on the operation, so the walk asks it once.
     """
 
     starts: tuple[str, ...]
     home: str
+    #: The server's check gives the same verdict for read and write (the walk asks once).
+    same_for_write: bool = False
 
 
 class BatchChecks(Protocol):

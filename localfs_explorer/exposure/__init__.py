@@ -143,7 +143,8 @@ def exposure(
         return allowed_exposure(
             policy, allowed.starts, allowed.home, list(scope) if scope is not None else None,
             sizes=sizes, max_entries=max_entries, max_depth=max_depth, progress=progress,
-            cancel=cancel, keep_paths=keep_paths, server_dirs=server_dirs or ())
+            cancel=cancel, keep_paths=keep_paths, server_dirs=server_dirs or (),
+            same_for_write=allowed.same_for_write)
     walker = _Walker(
         policy, sizes=sizes, max_entries=max_entries, max_depth=max_depth,
         over_http=over_http, progress=progress, cancel=cancel, keep_paths=keep_paths,

@@ -31,7 +31,12 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..paths import is_within
-from ..sensitive import sensitive_patterns, sensitive_reason
+from ..sensitive import (
+    home_entries_near,
+    name_may_be_sensitive,
+    sensitive_patterns,
+    sensitive_reason,
+)
 from .host import _cancelled
 from .records import (
     _RANK,
@@ -58,13 +63,15 @@ class _AllowedWalk:
 
     PROGRESS_EVERY = 4096
 
-    def __init__(self, policy: Any, starts: Sequence[str], home: str, *, sizes: bool,
+    def __init__(self, policy: Any, starts: Sequence[str], home: str, *,
+                 same_for_write: bool = False, sizes: bool,
                  max_entries: int, max_depth: int,
                  progress: Callable[[WalkProgress], Any] | None, cancel: Any,
                  keep_paths: bool, server_dirs: Sequence[str]) -> None:
         self.policy = policy
         self.fs = policy.fs
         self.allowed = tuple(starts)
+        self.same_for_write = same_for_write
         self.home = home
         self.cwd = policy.cwd
         self.sizes = sizes
@@ -227,6 +234,11 @@ class _AllowedWalk:
     def _directory(self, directory: str, depth: int, stack: list[tuple[str, int]],
                    counts: list[int]) -> None:
         files = size_sum = 0
+        # Most directories hold nothing a home entry or a rule names by more than its
+        # exact path: then only a name glob can flag a child (as in the roots walk).
+        near_home = home_entries_near(directory, home=self.home)
+        executed = self.executed
+        match_of = executed.match if executed.hot(directory) else executed.match_exact
         for path, st in self._listing(directory):
             self.entries += 1
             counts[0] += 1
@@ -240,7 +252,7 @@ class _AllowedWalk:
                                     f"{directory}: raise the entry limit to see the rest")
                 break
             read = self.check(path, "read")
-            write = self.check(path, "write")
+            write = read if self.same_for_write else self.check(path, "write")
             mode = _stat.S_IFMT(st.st_mode)
             if mode == _stat.S_IFDIR:  # walked as itself, never through a symlink
                 if read.allowed and self.readable is not None:
@@ -277,7 +289,9 @@ class _AllowedWalk:
             if read.allowed:
                 if self.readable is not None:
                     self.readable.add(resolved)
-                self.credential(path, resolved)
+                if near_home or mode == _stat.S_IFLNK or name_may_be_sensitive(
+                        path.rpartition("/")[2]):
+                    self.credential(path, resolved)
                 original = self.credential_ids.get(identity)
                 if original is not None and original != resolved:
                     self.add(Finding(
@@ -289,7 +303,7 @@ class _AllowedWalk:
             if write.allowed:
                 if self.writable is not None:
                     self.writable.add(resolved)
-                hit = self.executed.match(resolved)
+                hit = match_of(resolved) if resolved == path else executed.match(resolved)
                 if hit is not None:
                     self.executed_hit(hit, path, resolved)
         if files:
@@ -423,10 +437,12 @@ def allowed_exposure(policy: Any, starts: Sequence[str], home: str,
                      max_entries: int = 1_000_000, max_depth: int = 64,
                      progress: Callable[[WalkProgress], Any] | None = None,
                      cancel: Any = None, keep_paths: bool = False,
-                     server_dirs: Sequence[str] = ()) -> Inventory:
+                     server_dirs: Sequence[str] = (),
+                     same_for_write: bool = False) -> Inventory:
     """The exposure inventory of a policy allowing ``starts`` (see the module docstring);
     the options are :func:`localfs_explorer.exposure.exposure`'s."""
-    walk = _AllowedWalk(policy, starts, home, sizes=sizes, max_entries=max_entries,
+    walk = _AllowedWalk(policy, starts, home, same_for_write=same_for_write, sizes=sizes,
+                        max_entries=max_entries,
                         max_depth=max_depth, progress=progress, cancel=cancel,
                         keep_paths=keep_paths, server_dirs=server_dirs)
     return walk.run(scope)

@@ -282,7 +282,9 @@ class FilesystemServer(Server):
     def exposure_scope(self, policy: Any) -> ExposureScope:
         """Every allowed directory in force (argv's, both spellings of one given through a
         symlink, or the roots that replaced them), and the server's ``HOME``."""
-        return ExposureScope(tuple(policy.directories), policy.policy.home)
+        # validatePath knows no operation: a tool reads or writes what it lets through.
+        return ExposureScope(tuple(policy.directories), policy.policy.home,
+                             same_for_write=True)
 
     def predict(self, policy: Any, catalog: Catalog | None = None) -> dict[str, Any]:
         from .verify import _tool_hints
