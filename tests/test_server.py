@@ -11,6 +11,9 @@ from localfs_explorer.config import ConfigError, ServerConfig, resolve_config
 from localfs_explorer.server import (
     DEFAULT_SERVER,
     BasicVerdict,
+    CallAnswer,
+    CallCheck,
+    ExposureScope,
     Server,
     ServerError,
     ServerOptions,
@@ -278,3 +281,46 @@ def test_the_dashboard_model_answers_for_a_toy_server(toy, tmp_path) -> None:
     model.recompute(everything=True)
     assert model.config_error == "" and "local_file_access" in model.auth_status
     assert [d.reason for d in model.decisions] == ["allowed", "allowed"]
+
+
+class RulesToy(ToyServer):
+    """The toy with tool rules of its own and a list of directories it allows."""
+
+    def answer_call(self, policy, name, arguments, *, walk_limit=10_000):
+        if name != "read_file":
+            return None
+        # Its read_file reads a list: each refusal is an error line inside the result.
+        paths = arguments.get("path", "").split(",")
+        checks = tuple(CallCheck(f"path[{i}]", policy.check(p), step="item_error")
+                       for i, p in enumerate(paths))
+        errors = [f"{c.verdict.path}: {c.verdict.message}" for c in checks
+                  if not c.verdict.allowed]
+        return CallAnswer("partial" if errors else "ok", "\n".join(errors), checks,
+                          ("read as a list",))
+
+    def exposure_scope(self, policy):
+        return ExposureScope((policy.allowed,), policy.allowed)
+
+
+def test_a_server_answers_calls_and_names_what_exposure_walks(toy, tmp_path) -> None:
+    from localfs_explorer.exposure import exposure
+    from localfs_explorer.probe import probe_call
+
+    _server, allowed = toy
+    register_server(RulesToy, replace=True)
+    policy = resolve_config(ServerConfig(server="toy",
+                                         server_options={"allowed": str(allowed)})).policy
+    both = f"{allowed / 'notes.txt'},{allowed / 'keys.secret'}"
+    v = probe_call(policy, "read_file", {"path": both})
+    assert v.outcome == "partial" and "read as a list" in v.notes
+    assert v.message == f"{allowed / 'keys.secret'}: toy refuses {allowed / 'keys.secret'}: " \
+                        "a secret"
+    assert [(p.argument, p.allowed, p.step) for p in v.paths] == [
+        ("path[0]", True, None), ("path[1]", False, "item_error")]
+    with pytest.raises(ValueError, match="outcome is one of"):
+        CallAnswer("maybe")
+    # Exposure walks the toy's directory through its check: the .secret file is refused.
+    inv = exposure(policy, keep_paths=True)
+    assert inv.mode == "allowed-directories" and inv.walked == [str(allowed)]
+    assert inv.readable == frozenset({str(allowed / "notes.txt")})
+    assert inv.writable == inv.readable
