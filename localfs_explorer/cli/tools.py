@@ -193,8 +193,10 @@ def _print_verdict(verdict: Any, out: TextIO) -> None:
         out.write(f"    model sees: {one_line(verdict.message)}\n")
     for p in verdict.paths:
         mark = "ok     " if p.allowed else "REFUSED"
+        # A refusal that doesn't fail the call says how it shows (``skipped``, ...).
+        how = f" ({p.step})" if p.step and not p.allowed else ""
         out.write(f"    {mark} {p.op:<10} {one_line(p.argument)}: {one_line(p.path)}"
-                  f"{'' if p.allowed else '  [' + p.reason + ']'}\n")
+                  f"{'' if p.allowed else '  [' + p.reason + ']'}{how}\n")
         if p.sensitive:
             out.write(f"            advice: {one_line(p.sensitive)}\n")
     for note in verdict.notes:

@@ -161,6 +161,10 @@ def test_search_files_leaves_refused_entries_out_without_a_word(tree: Path) -> N
     assert {f"{tree}/data/a.txt", f"{tree}/data/b.txt", f"{tree}/data/sub"} <= checked
     assert not any("secret" in p for p in checked)
     assert any("left out of the results without a word" in n for n in v["notes"])
+    code, out, _ = run_cli("probe", "--server", FS, "--allowed-dir", tree / "data", "--call",
+                           json.dumps({"name": "search_files",
+                                       "arguments": {"path": f"{tree}/data", "pattern": "*"}}))
+    assert code == 0 and f"{tree}/data/sub/out  [symlink-outside] (skipped)" in out
 
 
 def test_walk_limit_stops_a_walk_and_says_so(tree: Path) -> None:
