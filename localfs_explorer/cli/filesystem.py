@@ -43,6 +43,12 @@ def filesystem_config(args: argparse.Namespace, *, home: str | None = None
                             version=version)
 
 
+def refuse_env(args: argparse.Namespace) -> None:
+    """A ``.env`` given for the filesystem server is a usage error (it reads none)."""
+    if wants_filesystem(args) and getattr(args, "env", None):
+        raise UsageError("server-filesystem has no .env: give --allowed-dir (and --root)")
+
+
 def filesystem_policy(args: argparse.Namespace, err: TextIO, *, home: str | None = None
                       ) -> FilesystemPolicy:
     """The policy the options describe, its startup warnings printed to ``err``; a
@@ -50,8 +56,7 @@ def filesystem_policy(args: argparse.Namespace, err: TextIO, *, home: str | None
     from ..fs import load_fs
     from ..fs.virtual import HostSpecError
 
-    if getattr(args, "env", None):
-        raise UsageError("server-filesystem has no .env: give --allowed-dir (and --root)")
+    refuse_env(args)
     try:
         fs = load_fs(getattr(args, "fs", None))
     except (OSError, ValueError, HostSpecError) as exc:

@@ -526,7 +526,7 @@ def write_diff_junit(result: Any, path: str, *, allow_new_access: bool = False,
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    fs_cli.unsupported(args, "report")
+    fs_cli.refuse_env(args)
     from ..probe import ProbeError, iter_call_verdicts
     from ..review.report import ReportError, batch_report, write_reports
 
