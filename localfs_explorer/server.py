@@ -335,6 +335,9 @@ class Server:
     versions: ClassVar[tuple[str, ...]] = ()
     options_model: ClassVar[type[ServerOptions]] = ServerOptions
     transports: ClassVar[tuple[str, ...]] = ("stdio",)
+    #: The words its verdicts give as ``reason`` (scenario files may expect them; a
+    #: scenario run counts each as a rule to exercise).
+    reasons: ClassVar[tuple[str, ...]] = ()
     #: The fields :meth:`predict` fills and ``verify`` compares, in report order.
     live_fields: ClassVar[tuple[str, ...]] = ()
 

@@ -110,6 +110,8 @@ def _print_coverage(run: Any, out: TextIO) -> None:
     out.write(f"coverage: {cov.exercised}/{cov.total} rules exercised\n")
     for attr, label in cov.CATEGORIES:
         counts = getattr(cov, attr)
+        if not counts:
+            continue  # a category the run's servers don't have (a deny-list)
         hit = sum(1 for n in counts.values() if n)
         out.write(f"  {label}s ({hit}/{len(counts)}):\n")
         for rule, n in counts.items():
@@ -175,12 +177,16 @@ def _deployment_spec(args: argparse.Namespace) -> Any:
     found = cli.deployment(args)
     if found is None:
         return None
-    if found.server != "mcp-gee-sweet":
-        raise cli.UsageError(f"{found.where}: entry {found.entry!r} starts {found.server}; "
-                             "scenario files answer for mcp-gee-sweet")
     from ..review.scenarios import ConfigSpec
 
-    fields: dict[str, Any] = {"settings": found.settings(), "transport": found.transport}
+    config = found.server_config()
+    fields: dict[str, Any] = {"server": config.server, "settings": found.settings(),
+                              "transport": found.transport}
+    if config.server_version:
+        fields["server_version"] = config.server_version
+    if config.server_options:
+        fields["options"] = {k: list(v) if isinstance(v, tuple) else v
+                             for k, v in config.server_options.items()}
     if found.cwd:
         fields["cwd"] = found.cwd
     return ConfigSpec(**fields)

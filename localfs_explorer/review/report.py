@@ -537,12 +537,12 @@ def to_html(report: Report) -> str:
         out.append(f"<h2>Findings about the configuration ({len(report.findings)})</h2>")
         keys = list(dict.fromkeys(k for f in report.findings for k in f))
         head = "".join(f"<th>{html.escape(k)}</th>" for k in keys)
-        body = "".join(
+        found = "".join(
             "<tr>" + "".join(
                 f'<td{_css(f.get(k))}>{html.escape(_cell(f.get(k)))}</td>' for k in keys)
             + "</tr>" for f in report.findings)
         out.append(f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>'
-                   f"{body}</tbody></table></div>")
+                   f"{found}</tbody></table></div>")
     if report.charts:
         out.append('<h2>Counts</h2><div class="charts">')
         for chart in report.charts:

@@ -114,9 +114,13 @@ allowed = false
     assert code == 0, out + err
     # Without the entry the server is in full mode (stdio, nothing set): the second fails.
     assert run("test", str(scenario))[0] == 1
-    code, _, err = run("test", str(scenario), "--client-config", str(desktop), "--entry",
-                       "files")
-    assert code == 2 and "scenario files answer for mcp-gee-sweet" in err
+    # The filesystem server's entry: its argv directory is the scenario's allowed one.
+    code, out, err = run("test", str(scenario), "--client-config", str(desktop), "--entry",
+                         "files", "--json")
+    run_ = json.loads(out)
+    assert code == 0, out + err
+    assert run_["scenarios"][0]["config"]["allowed_directories"] == [str(layout.data)]
+    assert {c["actual"]["reason"] for c in run_["cases"]} == {"inside", "outside"}
 
 
 def test_diff_starts_both_sides_from_the_entry(desktop, layout):

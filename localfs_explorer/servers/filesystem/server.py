@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from ...server import BasicVerdict, Server, ServerOptions, Setup, TraceLine
-from .policy import VERSIONS, FilesystemConfig, FilesystemPolicy, PathVerdict
+from .policy import REASONS, VERSIONS, FilesystemConfig, FilesystemPolicy, PathVerdict
 
 if TYPE_CHECKING:
     from ...catalog.model import Catalog, Registration
@@ -143,6 +143,7 @@ class FilesystemServer(Server):
     options_model: ClassVar[type[ServerOptions]] = FilesystemOptions
     transports: ClassVar[tuple[str, ...]] = ("stdio",)
     live_fields: ClassVar[tuple[str, ...]] = ("allowed_directories", "tools")
+    reasons: ClassVar[tuple[str, ...]] = REASONS
 
     def add_cli_options(self, group: argparse._ArgumentGroup) -> None:
         group.add_argument("--allowed-dir", dest="filesystem_directories", metavar="DIR",

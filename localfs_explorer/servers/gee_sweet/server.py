@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import LocalfsError
 from ...server import Server, ServerError, Setup
-from ...vocab import TRANSPORTS
+from ...vocab import REASONS, TRANSPORTS
 
 if TYPE_CHECKING:
     from ...catalog.model import Catalog, Registration
@@ -28,6 +28,7 @@ class GeeSweetServer(Server):
     transports: ClassVar[tuple[str, ...]] = TRANSPORTS
     live_fields: ClassVar[tuple[str, ...]] = ("mode", "explicit", "roots",
                                               "unregistered_tools")
+    reasons: ClassVar[tuple[str, ...]] = REASONS
 
     def resolve(self, setup: Setup) -> Policy:
         from .policy import resolve_policy

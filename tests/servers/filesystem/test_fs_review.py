@@ -80,3 +80,151 @@ def test_report_refuses_an_env_for_the_filesystem_server(tree: Path) -> None:
                            tree / ".env", "--path", tree, "-o", tree / "r.json")
     assert code == 2 and "server-filesystem has no .env" in err
     assert not (tree / "r.json").exists()
+
+
+# -------------------------------------------------------------------------------- test
+
+
+def _scenario(tree: Path, body: str, head: str = "") -> Path:
+    path = tree / "s.toml"
+    path.write_text(f"""{head}
+[config]
+server = "server-filesystem"
+cwd = "."
+[config.options]
+directories = ["data"]
+{body}""")
+    return path
+
+
+ESCAPE = """
+[[scenario]]
+name = "the escape"
+[[scenario.path]]
+path = "{tree}/data'"
+op = "write"
+allowed = true
+resolved = "{tree}/data'"
+[[scenario.path]]
+path = "{tree}/outside/x"
+reason = "outside"
+message = "Access denied - path outside allowed directories: {tree}/outside/x not in {tree}/data"
+[[scenario.path]]
+label = "a link into the directory is outside by its spelling, checked first"
+path = "{tree}/link/f.txt"
+allowed = false
+reason = "outside"
+[[scenario.call]]
+tool = "read_text_file"
+arguments = {{path = "{tree}/outside/x"}}
+outcome = "refused"
+[scenario.policy]
+serves = true
+allowed_directories = ["{tree}/data"]
+[scenario.auth_status]
+allowed_directories = ["{tree}/data"]
+[scenario.tools]
+registered = ["write_file", "move_file"]
+
+[[scenario]]
+name = "2.0.1 refuses it"
+config = {{server_version = "2.0.1"}}
+[[scenario.path]]
+path = "{tree}/data'"
+op = "write"
+allowed = false
+reason = "outside"
+"""
+
+
+def test_scenarios_for_the_filesystem_server_pass(tree: Path) -> None:
+    path = _scenario(tree, ESCAPE.format(tree=tree))
+    code, out, err = run_cli("test", path, "--json", "--coverage")
+    run = json.loads(out)
+    assert code == 0, (out, err)
+    assert run["passed"] == 8 and run["failed"] == 0
+    config = run["scenarios"][0]["config"]
+    assert config["server"] == "server-filesystem" and config["server_version"] == "2026.8.31"
+    assert run["scenarios"][1]["config"]["server_version"] == "2.0.1"
+    # Coverage counts the filesystem server's own reasons, and no deny-list.
+    assert run["coverage"]["reasons"]["outside"] == 4
+    assert run["coverage"]["reasons"]["symlink-outside"] == 0
+    assert "outside_roots" not in run["coverage"]["reasons"]
+    assert run["coverage"]["deny_settings"] == {}
+
+
+def test_a_wrong_expectation_fails_with_expected_and_actual(tree: Path) -> None:
+    body = ESCAPE.format(tree=tree).replace('config = {server_version = "2.0.1"}', "")
+    code, out, _ = run_cli("test", _scenario(tree, body))
+    assert code == 1
+    assert "FAILED" in out and "2.0.1 refuses it > write" in out
+    assert 'allowed: expected false, got true' in out
+    assert out.rstrip().endswith("7 passed, 1 failed")
+
+
+def test_other_servers_keys_are_case_errors_not_passes(tree: Path) -> None:
+    body = """
+[[scenario]]
+name = "keys"
+[scenario.policy]
+mode = "roots"
+[scenario.auth_status]
+roots = ["/data"]
+"""
+    code, out, _ = run_cli("test", _scenario(tree, body), "--json")
+    cases = json.loads(out)["cases"]
+    assert code == 1
+    assert [c["error"] for c in cases] == ["mode: not answered by server-filesystem",
+                                           "roots: not answered by server-filesystem"]
+    # And the filesystem server's key, asked of mcp-gee-sweet.
+    gee = tree / "g.toml"
+    gee.write_text('[[scenario]]\nname = "g"\n[scenario.policy]\nallowed_directories = []\n')
+    code, out, _ = run_cli("test", gee, "--json")
+    assert code == 1
+    assert json.loads(out)["cases"][0]["error"] == (
+        "allowed_directories: not answered by mcp-gee-sweet")
+
+
+def test_a_bad_option_or_version_is_a_configuration_error(tree: Path) -> None:
+    code, out, err = run_cli("test", _scenario(tree, """
+[[scenario]]
+name = "v"
+config = {server_version = "9.9.9"}
+[[scenario.path]]
+path = "/x"
+allowed = false
+[[scenario]]
+name = "o"
+[scenario.config.options]
+directorys = ["data"]
+[[scenario.path]]
+path = "/x"
+allowed = false
+"""))
+    assert code == 2, out
+    assert "9.9.9 isn't modelled" in out and "directorys" in out
+    assert "Traceback" not in out + err
+
+
+def test_the_server_not_starting_is_a_policy_answer(tree: Path) -> None:
+    code, out, _ = run_cli("test", _scenario(tree, """
+[[scenario]]
+name = "nothing usable"
+[scenario.config.options]
+directories = ["missing"]
+[scenario.policy]
+serves = false
+exit_message_contains = "None of the specified directories are accessible"
+"""))
+    assert code == 0, out
+
+
+def test_an_unknown_reason_word_is_refused_with_its_line(tree: Path) -> None:
+    code, out, _ = run_cli("test", _scenario(tree, """
+[[scenario]]
+name = "r"
+[[scenario.path]]
+path = "/x"
+reason = "nowhere"
+"""))
+    assert code == 2 and "s.toml:12" in out and "'nowhere' is not one of" in out
