@@ -64,6 +64,18 @@ class GeeSweetServer(Server):
 
         return auth_status_preview(policy, registration=registration)
 
+    def places(self, policy: Any) -> list[tuple[str, str]]:
+        """Roots and their prefix siblings, the deny-list and its look-alikes, home,
+        startup and package directories, ``/`` (see :mod:`.places`)."""
+        from .places import places
+
+        return list(places(policy))
+
+    def call_places(self, policy: Any) -> list[tuple[str, str]]:
+        from .places import call_places
+
+        return list(call_places(policy))
+
     def predict(self, policy: Any, catalog: Catalog | None = None) -> dict[str, Any]:
         """``server://auth-status``'s ``local_file_access`` object and the registration,
         as a running server started this way reports them."""

@@ -228,3 +228,127 @@ path = "/x"
 reason = "nowhere"
 """))
     assert code == 2 and "s.toml:12" in out and "'nowhere' is not one of" in out
+
+
+# -------------------------------------------------------------------------------- diff
+
+
+def _diff(*args: object) -> tuple[int, dict, str]:
+    code, out, err = run_cli("diff", *FS, "--json", *args)
+    return code, (json.loads(out) if out else {}), err
+
+
+def _probes(result: dict, change: str) -> set[str]:
+    return {c["probe"] for c in result["changes"] if c["change"] == change}
+
+
+def test_diff_of_versions_shows_the_escape_closing(tree: Path) -> None:
+    code, result, err = _diff("--allowed-dir", tree / "data", "--after-server-version",
+                              "2.0.1")
+    assert code == 0, err  # only removed access
+    removed = _probes(result, "removed_access")
+    # The generated set asks the quote and whitespace siblings; 2.0.1 refuses them.
+    for sibling in (f"{tree}/data'", f'{tree}/data"', f"{tree}/data ", f"{tree}/data\t"):
+        assert {f"read {sibling}", f"write {sibling}"} <= removed
+    assert result["counts"]["new_access"] == 0
+    change = next(c for c in result["changes"] if c["probe"] == f"write {tree}/data'")
+    assert change["source"].startswith("generated: \"'\" sibling of the allowed directory")
+    assert change["after"]["message"] == (
+        f"Access denied - path outside allowed directories: {tree}/data' not in {tree}/data")
+    # The other way round the escape is new access: exit 1.
+    code, result, err = _diff("--allowed-dir", tree / "data", "--before-server-version",
+                              "2.0.1", "--no-generated", "--path", f"{tree}/data'")
+    assert code == 1 and "grants new access" in err
+    assert _probes(result, "new_access") == {f"read {tree}/data'", f"write {tree}/data'"}
+
+
+def test_diff_of_allowed_directory_lists(tree: Path) -> None:
+    code, result, _ = _diff("--before-allowed-dir", tree / "data", "--after-allowed-dir",
+                            tree / "data" / "sub", "--path", tree / "data" / "f.txt",
+                            "--op", "read")
+    assert code == 0
+    removed = _probes(result, "removed_access")
+    assert f"read {tree}/data/f.txt" in removed and f"read {tree}/data/probe.txt" in removed
+    # A generated call per tool: reading from the dropped directory is no longer possible.
+    calls = [c for c in result["changes"] if c["kind"] == "call"
+             and c["change"] == "removed_access"]
+    assert any(c["tool"] == "read_text_file" and c["arguments"]["path"] == f"{tree}/data/probe.txt"
+               for c in calls)
+    # Only the message changes for a path refused both times (the list it names).
+    changed = next(c for c in result["changes"] if c["probe"] == "read /")
+    assert changed["change"] == "changed_message"
+    assert changed["after"]["message"].endswith(f"not in {tree}/data/sub")
+
+
+def test_diff_of_roots_replacing_argv(tree: Path) -> None:
+    code, result, err = _diff("--allowed-dir", tree / "data", "--after-root",
+                              (tree / "outside").as_uri(), "--no-generated",
+                              "--path", tree / "outside" / "x", "--path", tree / "data" / "f.txt",
+                              "--op", "read")
+    assert code == 1, err
+    assert _probes(result, "new_access") == {f"read {tree}/outside/x"}
+    assert _probes(result, "removed_access") == {f"read {tree}/data/f.txt"}
+
+
+def test_diff_text_describes_both_sides(tree: Path) -> None:
+    code, out, _ = run_cli("diff", *FS, "--allowed-dir", tree / "data", "--after-allowed-dir",
+                           tree / "outside", "--no-generated", "--path", tree / "outside",
+                           "--allow-new-access")
+    assert code == 0
+    assert out.splitlines()[0] == (f"before: server-filesystem 2026.8.31 · allowed {tree}/data"
+                                   " · target this host")
+    assert f"after:  server-filesystem 2026.8.31 · allowed {tree}/outside" in out
+    assert "NEW ACCESS (refused -> allowed): 2" in out
+
+
+def test_diff_between_two_client_config_entries(tree: Path) -> None:
+    config = tree / "claude_desktop_config.json"
+    package = "@modelcontextprotocol/server-filesystem"
+    config.write_text(json.dumps({"mcpServers": {
+        "old": {"command": "npx", "args": ["-y", f"{package}@2026.8.31", str(tree / "data")]},
+        "new": {"command": "npx", "args": ["-y", f"{package}@2.0.1", str(tree / "data"),
+                                           str(tree / "outside")]},
+    }}))
+    code, out, err = run_cli("diff", "--client-config", config, "--before-entry", "old",
+                             "--after-entry", "new", "--no-generated", "--json",
+                             "--path", f"{tree}/data'", "--path", tree / "outside" / "x",
+                             "--op", "write")
+    result = json.loads(out)
+    assert code == 1, err
+    assert _probes(result, "new_access") == {f"write {tree}/outside/x"}
+    assert _probes(result, "removed_access") == {f"write {tree}/data'"}
+    code, _, err = run_cli("diff", "--client-config", config, "--before-entry", "nope",
+                           "--after-entry", "new")
+    assert code == 2 and "nope" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--after-allowed-dir", "/x"), "is a setting of server-filesystem, not of mcp-gee-sweet"),
+    (("--server", "server-filesystem", "--after-env", "x.env"), "has no .env"),
+    (("--server", "server-filesystem", "--after-server-version", "1.0"), "isn't modelled"),
+    (("--before-entry", "a"), "--before-entry goes with --client-config"),
+])
+def test_diff_usage_errors_are_one_line(args: tuple, message: str) -> None:
+    code, out, err = run_cli("diff", *args)
+    assert code == 2 and message in err and out == ""
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_diff_reports_sarif_and_junit(tree: Path) -> None:
+    report, sarif, junit = tree / "d.json", tree / "d.sarif", tree / "d.xml"
+    code, _, err = run_cli("diff", *FS, "--allowed-dir", tree / "data",
+                           "--before-server-version", "2.0.1", "--no-generated",
+                           "--path", f"{tree}/data'", "--op", "write", "-o", report,
+                           "--sarif", sarif, "--junit-xml", junit)
+    assert code == 1, err
+    data = json.loads(report.read_text())
+    assert [c["values"]["server version"] for c in data["configurations"]] == ["2.0.1",
+                                                                               "2026.8.31"]
+    # The after side (2026.8.31) has the trim-sibling finding; 2.0.1 has none.
+    assert {(f["configuration"], f["kind"]) for f in data["findings"]} == {
+        ("after", "trim-sibling")}
+    assert data["rows"][0]["change"] == "new_access"
+    results = json.loads(sarif.read_text())["runs"][0]["results"]
+    assert [r["ruleId"] for r in results] == ["new-access"]
+    assert f"write {tree}/data'" in results[0]["message"]["text"]
+    assert '<failure message="new_access (given)"' in junit.read_text()
