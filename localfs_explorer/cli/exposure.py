@@ -210,7 +210,8 @@ def _write_reports(inv: Any, policy: Any, names: list[str], force: bool, err: Te
 
 
 def cmd_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    fs_cli.unsupported(args, "suggest")
+    if fs_cli.wants_filesystem(args):
+        return fs_cli.cmd_suggest(args, out, err)
     from ..envfile.export import ExportError
     from ..review.suggest import (
         SuggestError,

@@ -199,6 +199,34 @@ def unsupported(args: argparse.Namespace, command: str) -> None:
                          "probe, tools, validate, auth-status or verify")
 
 
+def cmd_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``suggest --server server-filesystem``: narrower directories, their real spelling,
+    a release without the trimming escape; each change re-checked (exit 1: a required
+    check no configuration allows)."""
+    from ..review.suggest import SuggestError
+    from ..review.suggest_filesystem import requirements, suggest_filesystem
+    from ..servers.filesystem.server import FsServerPolicy
+
+    if args.output or args.in_place:
+        raise UsageError("server-filesystem has no .env to write: its configuration is its "
+                         "command line (the suggestion prints it)")
+    policy = filesystem_policy(args, err)
+    from ..envfile.load import load_env
+
+    seam = FsServerPolicy(policy, load_env(None))
+    try:
+        reqs = requirements(seam, args.require, args.calls, args.session)
+        suggestion = suggest_filesystem(reqs, seam)
+    except SuggestError as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        out.write(json.dumps(suggestion.to_dict(), ensure_ascii=False) + "\n")
+    else:
+        for line in suggestion.lines():
+            out.write(one_line(line) + "\n")
+    return 0 if suggestion.ok else 1
+
+
 def cmd_tools(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``tools --server server-filesystem``: the 14 tools, all registered, with hints."""
     from ..servers.filesystem.tools import load_tools

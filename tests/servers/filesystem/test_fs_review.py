@@ -352,3 +352,126 @@ def test_diff_reports_sarif_and_junit(tree: Path) -> None:
     assert [r["ruleId"] for r in results] == ["new-access"]
     assert f"write {tree}/data'" in results[0]["message"]["text"]
     assert '<failure message="new_access (given)"' in junit.read_text()
+
+
+# ----------------------------------------------------------------------------- suggest
+
+
+def _suggest(*args: object) -> tuple[int, dict]:
+    code, out, err = run_cli("suggest", *FS, "--json", *args)
+    assert "Traceback" not in err
+    return code, json.loads(out) if out else {"error": err}
+
+
+def _allowed_under(s: dict, *paths: str, op: str = "read") -> list[bool]:
+    """The suggested configuration asked again through ``check``."""
+    dirs = [x for d in s["directories"] for x in ("--allowed-dir", d)]
+    _, out, _ = run_cli("check", *FS, *dirs, "--server-version", s["version"], "--op", op,
+                        "--json", *paths)
+    return [json.loads(line)["allowed"] for line in out.splitlines()]
+
+
+def test_suggest_narrows_to_the_deepest_directories_needed(tree: Path) -> None:
+    (tree / "data" / "sub" / "deeper").mkdir()
+    code, s = _suggest("--allowed-dir", tree, "--require", f"read:{tree}/data/sub/g.txt",
+                       "--require", f"write:{tree}/data/sub/deeper/new.txt",
+                       "--require", f"read:{tree}/outside")
+    assert code == 0
+    # sub holds deeper: only the outer one is kept; outside is its own directory.
+    assert s["directories"] == [f"{tree}/outside", f"{tree}/data/sub"]
+    assert s["covers"][f"{tree}/data/sub"] == [f"read:{tree}/data/sub/g.txt",
+                                               f"write:{tree}/data/sub/deeper/new.txt"]
+    narrow = next(c for c in s["changes"] if c["kind"] == "narrow")
+    assert narrow["change"] == f"drop {tree}; allow {tree}/outside, {tree}/data/sub"
+    assert _allowed_under(s, f"{tree}/data/sub/g.txt", f"{tree}/outside") == [True, True]
+    assert _allowed_under(s, f"{tree}/data/sub/deeper/new.txt", op="write") == [True]
+    # Narrower indeed: the rest of the tree is no longer reachable.
+    assert _allowed_under(s, f"{tree}/data/f.txt") == [False]
+
+
+def test_suggest_gives_a_file_symlinks_target_directory_too(tree: Path) -> None:
+    (tree / "outside" / "g.txt").write_text("z")
+    os.symlink(tree / "outside" / "g.txt", tree / "data" / "flink")
+    code, s = _suggest("--allowed-dir", tree / "data", "--server-version", "2.0.1",
+                       "--require", f"read:{tree}/data/flink")
+    assert code == 0
+    assert s["directories"] == [f"{tree}/data", f"{tree}/outside"]
+    assert _allowed_under(s, f"{tree}/data/flink") == [True]
+    # With the link's directory alone, the server refuses it (its realpath is outside).
+    _, out, _ = run_cli("check", *FS, "--allowed-dir", tree / "data", "--json",
+                        f"{tree}/data/flink")
+    assert json.loads(out)["reason"] == "symlink-outside"
+
+
+def test_suggest_replaces_a_symlinked_directory_by_its_target(tree: Path) -> None:
+    code, s = _suggest("--allowed-dir", tree / "link", "--server-version", "2.0.1")
+    assert code == 0
+    assert s["directories"] == [f"{tree}/data"]
+    change = next(c for c in s["changes"] if c["kind"] == "symlinked-directory")
+    assert change["change"] == f"give {tree}/data instead of {tree}/link"
+    assert change["verified"] == f"{tree}/link is no longer allowed, {tree}/data is"
+    assert _allowed_under(s, f"{tree}/link/f.txt", f"{tree}/data/f.txt") == [False, True]
+    # Required paths spelled by the target: narrowing gives the target already.
+    code, s = _suggest("--allowed-dir", tree / "link", "--server-version", "2.0.1",
+                       "--require", f"read:{tree}/data/f.txt")
+    assert code == 0 and s["directories"] == [f"{tree}/data"]
+    assert [c["kind"] for c in s["changes"]] == ["narrow"]
+    # A required path spelled through the link keeps the link, with a warning.
+    code, s = _suggest("--allowed-dir", tree / "link", "--server-version", "2.0.1",
+                       "--require", f"read:{tree}/link/f.txt")
+    assert code == 0 and s["directories"] == [f"{tree}/link"]
+    assert not [c for c in s["changes"] if c["kind"] == "symlinked-directory"]
+    assert any("use(s) the link's spelling" in w for w in s["warnings"])
+
+
+def test_suggest_upgrades_away_from_the_trimming_escape(tree: Path) -> None:
+    code, s = _suggest("--allowed-dir", tree / "data")
+    assert code == 0 and s["version"] == "2.0.1" and s["current_version"] == "2026.8.31"
+    upgrade = next(c for c in s["changes"] if c["kind"] == "upgrade")
+    assert upgrade["verified"] == "2.0.1 refuses all 7"
+    assert s["command"] == ("npx -y @modelcontextprotocol/server-filesystem@2.0.1 "
+                            f"{tree}/data")
+    assert _allowed_under(s, f"{tree}/data'", op="write") == [False]
+    # Already on 2.0.1: nothing to change.
+    code, s = _suggest("--allowed-dir", tree / "data", "--server-version", "2.0.1")
+    assert code == 0 and s["changes"] == [] and s["version"] == "2.0.1"
+
+
+def test_suggest_lists_the_roots_on_the_command_line(tree: Path) -> None:
+    code, s = _suggest("--allowed-dir", tree / "data", "--root", (tree / "outside").as_uri(),
+                       "--server-version", "2.0.1")
+    assert code == 0
+    roots = next(c for c in s["changes"] if c["kind"] == "roots")
+    assert roots["change"].endswith(f": {tree}/outside")
+    assert s["directories"] == [f"{tree}/outside"]
+
+
+def test_suggest_names_what_no_configuration_allows(tree: Path) -> None:
+    calls = tree / "calls.jsonl"
+    calls.write_text(json.dumps({"name": "move_file", "arguments": {
+        "source": f"{tree}/data/f.txt", "destination": f"{tree}/data/sub/f2.txt"}}) + "\n"
+        + json.dumps({"name": "read_text_file", "arguments": {"path": "C:\\x"}}) + "\n")
+    os.symlink(tree / "nowhere", tree / "data" / "dangling")
+    code, s = _suggest("--allowed-dir", tree, "--calls", calls, "--require",
+                       f"write:{tree}/data/dangling/x.txt", "--require", "read:rel.txt")
+    assert code == 1
+    why = {u["requirement"]["path"]: u["why"] for u in s["unmet"]}
+    assert why["C:\\x"].endswith(
+        "Access denied - Windows-style path received on a POSIX host: C:\\x")
+    assert why[f"{tree}/data/dangling/x.txt"] == (
+        "the server refuses it whatever directories it allows: Parent directory does not "
+        f"exist: {tree}/data/dangling")
+    assert "give it as an absolute path" in why["rel.txt"]
+    # The move's two paths are met, from one directory.
+    assert s["covers"] == {f"{tree}/data": [f"write:{tree}/data/f.txt",
+                                            f"write:{tree}/data/sub/f2.txt"]}
+    code, out, _ = run_cli("suggest", *FS, "--allowed-dir", tree, "--require",
+                           "read:rel.txt")
+    assert code == 1 and "cannot allow read:rel.txt" in out
+
+
+def test_suggest_writes_no_env_for_this_server(tree: Path) -> None:
+    code, _, err = run_cli("suggest", *FS, "--allowed-dir", tree / "data", "-o",
+                           tree / "x.env")
+    assert code == 2 and "has no .env to write" in err
+    assert not (tree / "x.env").exists()
