@@ -196,7 +196,8 @@ def unsupported(args: argparse.Namespace, command: str) -> None:
     """A one-line usage error for a command that doesn't answer for this server yet."""
     if wants_filesystem(args):
         raise UsageError(f"{command} doesn't answer for server-filesystem yet: use check, "
-                         "probe, tools, validate, auth-status or verify")
+                         "probe, tools, validate, auth-status, verify, report, diff, test "
+                         "or suggest")
 
 
 def cmd_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -475,3 +475,35 @@ def test_suggest_writes_no_env_for_this_server(tree: Path) -> None:
                            tree / "x.env")
     assert code == 2 and "has no .env to write" in err
     assert not (tree / "x.env").exists()
+
+
+def test_report_of_a_client_config_entry(tree: Path) -> None:
+    config = tree / ".mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"files": {
+        "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem@2.0.1",
+                                   str(tree / "link")]}}}))
+    out_file = tree / "r.json"
+    code, _, err = run_cli("report", "--client-config", config, "--path", f"{tree}/data'",
+                           "-o", out_file)
+    assert code == 0, err
+    report = json.loads(out_file.read_text())
+    assert report["configurations"][0]["values"]["server version"] == "2.0.1"
+    assert [f["kind"] for f in report["findings"]] == ["symlinked-directory"]
+    assert report["rows"][0]["allowed"] is False
+
+
+def test_diff_entries_per_side_for_mcp_gee_sweet_too(tree: Path) -> None:
+    config = tree / "claude_desktop_config.json"
+
+    def entry(roots: str) -> dict:
+        return {"command": "uvx", "args": ["mcp-gee-sweet@0.9.5"],
+                "env": {"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": roots}}
+
+    config.write_text(json.dumps({"mcpServers": {
+        "narrow": entry(str(tree / "data")),
+        "wide": entry(f"{tree / 'data'}:{tree / 'outside'}")}}))
+    code, out, err = run_cli("diff", "--client-config", config, "--before-entry", "narrow",
+                             "--after-entry", "wide", "--no-generated", "--op", "read",
+                             "--path", tree / "outside" / "x", "--json")
+    assert code == 1, err
+    assert _probes(json.loads(out), "new_access") == {f"read {tree}/outside/x"}
