@@ -628,7 +628,13 @@ def pin_scenario(
         for tool, arguments, v in calls
     ]
     extra: dict[str, Any] = {}
-    if policy is not None:
+    if policy is not None and not _is_default(policy):
+        # Another server: whether it starts, and the directories it allows.
+        directories = list(getattr(policy, "directories", ()))
+        extra["policy"] = PolicyCase(serves=policy.serves,
+                                     allowed_directories=directories)
+        extra["auth_status"] = AuthStatusCase(allowed_directories=directories)
+    elif policy is not None:
         from ...servers.gee_sweet.auth_status import local_file_access
 
         extra["policy"] = PolicyCase(mode=policy.mode.value, explicit=policy.explicit,
