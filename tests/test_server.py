@@ -90,14 +90,18 @@ def test_gee_sweet_answers_through_the_interface(tmp_path) -> None:
     assert status["local_file_access"]["roots"] == [str(data)]
 
 
-def test_the_prediction_through_the_interface_is_verify_s(tmp_path) -> None:
-    from localfs_explorer.live.verify import predict
+def test_the_prediction_through_the_interface_is_what_an_off_server_reports(tmp_path) -> None:
+    from localfs_explorer.catalog import default_catalog
 
     resolved = resolve_config(ServerConfig(settings={"LOCAL_FILE_ACCESS": "off"},
                                            base_dir=str(tmp_path)))
-    expected = predict(resolved.policy).model_dump(mode="json")
-    assert get_server().predict(resolved.policy) == expected
-    assert expected["local_file_access"]["unregistered_tools"]
+    predicted = get_server().predict(resolved.policy)
+    local_only = sorted(t.name for t in default_catalog().tools if t.local_only)
+    assert predicted["serves"] is True
+    assert predicted["local_file_access"]["mode"] == "off"
+    assert predicted["local_file_access"]["unregistered_tools"] == local_only
+    assert not set(local_only) & set(predicted["registered"])
+    assert set(predicted) >= {"transport", "registered", "not_registered", "catalog"}
 
 
 # --- a second server: an added class plus a registry entry --------------------------------
