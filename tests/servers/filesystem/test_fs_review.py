@@ -507,3 +507,36 @@ def test_diff_entries_per_side_for_mcp_gee_sweet_too(tree: Path) -> None:
                              "--path", tree / "outside" / "x", "--json")
     assert code == 1, err
     assert _probes(json.loads(out), "new_access") == {f"read {tree}/outside/x"}
+
+
+def test_diff_asks_a_drive_path_and_the_prefix_sibling(tree: Path) -> None:
+    code, result, _ = _diff("--allowed-dir", tree / "data", "--before-server-version",
+                            "2026.7.10", "--op", "read")
+    drive = next(c for c in result["changes"] if c["probe"] == "read C:\\probe.txt")
+    # 2026.7.10 takes a drive path as a name inside the allowed directory; later refuse it.
+    assert drive["change"] == "removed_access"
+    assert drive["after"]["reason"] == "windows-path"
+    # And 2026.8.31 lets the quote sibling through where 2026.7.10's parent check didn't.
+    assert code == 1
+    quote = next(c for c in result["changes"] if c["probe"] == f"read {tree}/data'")
+    assert quote["change"] == "new_access" and quote["before"]["reason"] == "parent-missing"
+    (tree / "data-sibling").mkdir()
+    code, result, _ = _diff("--before-allowed-dir", tree / "data", "--after-allowed-dir",
+                            tree / "data-sibling", "--op", "read")
+    sibling = next(c for c in result["changes"] if c["probe"] == f"read {tree}/data-sibling")
+    assert sibling["change"] == "new_access"
+    assert sibling["source"] == (
+        f"generated: sibling sharing the prefix of allowed directory {tree}/data")
+
+
+def test_a_reason_of_the_other_server_is_refused_with_its_line(tree: Path) -> None:
+    code, out, _ = run_cli("test", _scenario(tree, """
+[[scenario]]
+name = "r"
+[[scenario.path]]
+path = "/x"
+reason = "outside_roots"
+"""))
+    assert code == 2
+    assert ("s.toml:12: scenario 'r' > path #1 > reason: 'outside_roots' is not one of "
+            "server-filesystem's reasons: 'inside', 'outside'") in out
