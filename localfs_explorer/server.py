@@ -335,7 +335,8 @@ class Server:
     Class attributes: :attr:`id` (the registry id), :attr:`title` (for people),
     :attr:`versions` (the releases whose behaviour is reproduced, newest first; the
     first is the default), :attr:`options_model`, :attr:`transports` (what
-    ``--transport`` may say; empty for a server that has none).
+    ``--transport`` may say; empty for a server that has none), :attr:`reasons` (the
+    words its verdicts give) and :attr:`live_fields`.
     """
 
     id: ClassVar[str] = ""

@@ -43,10 +43,14 @@ def filesystem_config(args: argparse.Namespace, *, home: str | None = None
                             version=version)
 
 
+#: Why a ``.env`` given for the filesystem server is refused.
+NO_ENV = "server-filesystem has no .env: give --allowed-dir (and --root)"
+
+
 def refuse_env(args: argparse.Namespace) -> None:
     """A ``.env`` given for the filesystem server is a usage error (it reads none)."""
     if wants_filesystem(args) and getattr(args, "env", None):
-        raise UsageError("server-filesystem has no .env: give --allowed-dir (and --root)")
+        raise UsageError(NO_ENV)
 
 
 def filesystem_policy(args: argparse.Namespace, err: TextIO, *, home: str | None = None

@@ -398,7 +398,7 @@ def _cli_side(args: argparse.Namespace, side: str) -> _Side:
                or (found.modelled_version() if found else None))
     env = getattr(args, f"{side}_env") or args.env
     if env and server_id == fs_cli.SERVER_ID:
-        raise cli.UsageError("server-filesystem has no .env: give --allowed-dir (and --root)")
+        raise cli.UsageError(fs_cli.NO_ENV)
     # The entry is read here (per side): the shared reader must not read --entry again.
     plain = argparse.Namespace(**{**vars(args), "client_config": None, "entry": None,
                                   "client_format": None, "server": server_id})
