@@ -540,3 +540,22 @@ reason = "outside_roots"
     assert code == 2
     assert ("s.toml:12: scenario 'r' > path #1 > reason: 'outside_roots' is not one of "
             "server-filesystem's reasons: 'inside', 'outside'") in out
+
+
+def test_no_upgrade_is_suggested_when_a_required_check_needs_the_escape(tree: Path) -> None:
+    from localfs_explorer.fs import HostFS
+    from localfs_explorer.review import suggest_filesystem as module
+    from localfs_explorer.servers.filesystem import FilesystemConfig, FilesystemPolicy
+
+    policy = FilesystemPolicy(FilesystemConfig(directories=(str(tree / "data"),)), HostFS())
+    needed = f"read:{tree}/data "  # only its trimmed spelling is inside the directory
+    warnings: list[str] = []
+    kept = module._upgrade(policy, [module.parse_requirement(needed)], [], warnings)
+    assert kept.version == "2026.8.31"
+    assert warnings == [f"server-filesystem 2026.8.31 lets quote and whitespace siblings of "
+                        f"its directories through, but 2.0.1 would refuse {needed}: not "
+                        "suggesting it"]
+    # Without that requirement the upgrade is made.
+    changes: list = []
+    assert module._upgrade(policy, [], changes, []).version == "2.0.1"
+    assert [c.kind for c in changes] == ["upgrade"]
