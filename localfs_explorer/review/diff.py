@@ -211,9 +211,9 @@ def _call_for(tool: Tool, place: str, *, walk_only: bool = False) -> dict[str, A
 def generate_calls(*policies: Policy, catalog: Catalog | None = None) -> list[tuple[dict, str]]:
     """``(call, why)``: one call per catalog tool per place (each server's
     :meth:`~localfs_explorer.server.Server.call_places`: roots, home, startup dir)."""
-    from ..server import server_of
+    from ..server import get_server, server_of
 
-    catalog = catalog or server_of(policies[-1]).catalog()
+    catalog = catalog or (server_of(policies[-1]) if policies else get_server()).catalog()
     places: dict[str, str] = {}
     for policy in policies:
         for place, why in server_of(policy).call_places(policy):
