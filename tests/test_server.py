@@ -283,6 +283,47 @@ def test_the_dashboard_model_answers_for_a_toy_server(toy, tmp_path) -> None:
     assert [d.reason for d in model.decisions] == ["allowed", "allowed"]
 
 
+def test_a_toy_server_answers_diff_report_and_test(toy, tmp_path, capsys) -> None:
+    """The review commands ask everything of the seam: a new server needs no edit."""
+    from localfs_explorer.cli.main import main
+
+    _server, allowed = toy
+    outside = tmp_path / "outside.txt"
+    # diff: the toy's own option for one side (--after-toy-allowed), default places.
+    code = main(["diff", "--server", "toy", "--toy-allowed", str(allowed),
+                 "--after-toy-allowed", str(tmp_path), "--cwd", str(tmp_path),
+                 "--path", str(outside), "--op", "read", "--json"])
+    result = json.loads(capsys.readouterr().out)
+    assert code == 1
+    changes = {c["probe"]: c for c in result["changes"]}
+    assert changes[f"read {outside}"]["change"] == "new_access"
+    assert changes[f"read {tmp_path}"]["source"] == "generated: startup directory"
+    # report: the configuration is the toy's own summary.
+    report = tmp_path / "r.json"
+    assert main(["report", "--server", "toy", "--toy-allowed", str(allowed), "--path",
+                 str(outside), "-o", str(report)]) == 0
+    data = json.loads(report.read_text())
+    assert data["configurations"][0]["values"]["allowed"] == str(allowed)
+    assert data["rows"][0]["path_message"] == f"toy refuses {outside}: outside {allowed}"
+    # test: a scenario naming the toy and its option.
+    scenario = tmp_path / "toy.toml"
+    scenario.write_text(f"""
+[config]
+server = "toy"
+[config.options]
+allowed = "{allowed}"
+[[scenario]]
+name = "toy"
+[[scenario.path]]
+path = "{outside}"
+allowed = false
+message = "toy refuses {outside}: outside {allowed}"
+""")
+    capsys.readouterr()
+    assert main(["test", str(scenario)]) == 0
+    assert capsys.readouterr().out.strip().endswith("1 passed, 0 failed")
+
+
 class RulesToy(ToyServer):
     """The toy with tool rules of its own and a list of directories it allows."""
 
