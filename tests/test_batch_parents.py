@@ -164,3 +164,22 @@ def test_the_batch_asks_for_read_unless_told(layout):
         verdicts = batch.check_entries(str(layout.data), ["report.csv"], inodes=[st.st_ino],
                                        dev=st.st_dev)
         assert verdicts.decision("report.csv").op == "read"
+
+
+def test_resolution_is_the_batch_s_own_only_for_a_plain_name_that_is_no_symlink(tmp_path) -> None:
+    """``resolution`` says where the batch resolves a path its own way (the parent's
+    realpath joined to the name): a regular file's, never a symlink's (resolved whole,
+    as the single check does), nor ``..`` or a relative spelling."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "file.txt").write_text("x")
+    (real / "link.txt").symlink_to(real / "file.txt")
+    (tmp_path / "via").symlink_to(real)
+    policy = resolve_policy(load_env(None, overrides={"LOCAL_FILE_ACCESS": "full"}),
+                            cwd=str(tmp_path), package_dir=str(tmp_path / "app"))
+    batch = BatchChecker(policy)
+    assert batch.resolution(str(tmp_path / "via" / "file.txt")) == str(real / "file.txt")
+    assert batch.resolution(str(tmp_path / "via" / "link.txt")) is None
+    assert batch.resolution(str(real / "link.txt")) is None
+    assert batch.resolution(str(tmp_path / "via" / "..")) is None
+    assert batch.resolution("via/file.txt") is None

@@ -109,3 +109,37 @@ def test_repr_shows_keys_never_values(tmp_path):
     env = load_env(path)
     assert "canary-7f3a" not in repr(env) and "canary-7f3a" not in str(env)
     assert "CREDENTIALS_CONFIG" in repr(env)
+
+
+# --- the expansion limit: exact at its edge, and where it points --------------------------
+
+
+def test_expansion_up_to_the_limit_exactly_is_taken() -> None:
+    from localfs_explorer.envfile.load import MAX_EXPANDED_CHARS, resolve_env
+
+    big = "x" * MAX_EXPANDED_CHARS
+    assert resolve_env([("A", big)], {})["A"] == big
+    with pytest.raises(EnvFileError, match=r"^<text>: expanding \$\{\.\.\.\} in B "):
+        resolve_env([("A", big), ("B", "y")], {})
+
+
+def test_an_expansion_over_the_limit_names_the_file_and_line_that_went_over(tmp_path) -> None:
+    from localfs_explorer.envfile.load import MAX_EXPANDED_CHARS
+
+    width = 4096
+    copies = MAX_EXPANDED_CHARS // width + 1
+    env_file = tmp_path / "app.env"
+    env_file.write_text(f"# a comment\nA={'x' * width}\nC=1\nB={'${A}' * copies}\n")
+    with pytest.raises(EnvFileError) as info:
+        load_env(env_file)
+    assert str(info.value).startswith(f"{env_file}:4: expanding ${{...}} in B makes the ")
+
+
+def test_a_bad_line_of_parsed_text_names_the_text_s_name_and_line() -> None:
+    from localfs_explorer.envfile.load import parse_env_text
+
+    with pytest.raises(EnvFileError, match=r"^deploy\.env:2: "):
+        parse_env_text("A=1\nB='unterminated\n", name="deploy.env")
+    pairs, warnings = parse_env_text("A=1\nB='unterminated\n", name="deploy.env",
+                                     strict=False)
+    assert pairs == [("A", "1")] and warnings[0].startswith("deploy.env:2: ")

@@ -193,3 +193,52 @@ def test_summary_has_the_validate_fields(layout):
                 "deny_dirs"):
         assert key in summary
     assert {"setting", "path", "exists"} <= set(summary["deny_list"][0])
+
+
+# --- inputs the resolver checks before it looks at the filesystem ---------------------------
+
+
+def test_a_root_entry_with_a_nul_byte_is_the_start_up_error_and_keeps_its_problem() -> None:
+    from localfs_explorer.fs.virtual import VirtualFS
+
+    policy = resolve_policy({"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": "/a\0b"},
+                            fs=VirtualFS())
+    assert policy.errors == ["LOCAL_FILE_ROOTS entry '/a\\x00b' contains a NUL byte"]
+    assert [(r.configured, r.resolved, r.problem) for r in policy.roots] == [
+        ("/a\0b", None, "contains a NUL byte")]
+
+
+def test_each_unusable_root_keeps_its_own_problem() -> None:
+    from localfs_explorer.fs.virtual import VirtualFS
+
+    policy = resolve_policy({"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": "/nope"},
+                            fs=VirtualFS())
+    assert [r.problem for r in policy.roots] == ["isn't an existing directory"]
+    assert not policy.serves
+
+
+@pytest.mark.parametrize(("home", "adc"), [
+    # The account's home as the password database gives it: only trailing slashes go,
+    # so a name ending in a space keeps it, and "/" stays "/".
+    ("/home/u ", "/home/u /.config/gcloud/application_default_credentials.json"),
+    ("/", "/.config/gcloud/application_default_credentials.json"),
+])
+def test_without_home_set_the_account_s_home_places_the_credentials(home, adc) -> None:
+    from localfs_explorer.fs.virtual import VirtualFS
+
+    policy = resolve_policy({"LOCAL_FILE_ACCESS": "full"}, fs=VirtualFS(home=home),
+                            cwd="/", package_dir="/app")
+    assert adc in [entry.path for entry in policy.deny_list]
+
+
+def test_a_mapping_with_a_value_that_is_not_text_is_a_type_error_naming_the_key() -> None:
+    with pytest.raises(TypeError) as info:
+        resolve_policy({"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": 1})  # type: ignore[dict-item]
+    assert str(info.value) == ("resolve_policy: env maps setting names to strings; "
+                               "'LOCAL_FILE_ROOTS' is not a string or its value isn't")
+
+
+def test_an_unknown_platform_is_refused_naming_the_known_ones() -> None:
+    with pytest.raises(PolicyError) as info:
+        resolve_policy({}, platform="beos")
+    assert str(info.value) == "unknown platform 'beos': use posix, macos or windows"
