@@ -370,6 +370,35 @@ def test_tool_form_writes_the_arguments_and_shows_the_verdict(app, layout) -> No
     assert "✔ OK" in text_of(tool.verdict.value)
 
 
+def test_a_placeholder_is_a_blank_to_fill_in_not_a_path_to_judge(app, layout) -> None:
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    (layout.app / "<local_path>").write_text("a file by that very name")
+    tool = app.show("tool")
+    tool.tool.value = "download_file"
+    tool.tool.value = "upload_local_file"
+    assert json.loads(app.model.tool_args_text)["local_path"] == "<local_path>"
+    assert app.model.call_verdict is None
+    shown = text_of(tool.verdict.value)
+    assert "fill in local_path (it still says <local_path>)" in shown
+    assert "no verdict until it names a path" in shown
+    assert "REFUSED" not in shown and "OK" not in shown
+    # Other arguments may keep theirs: only a path waits to be filled in.
+    tool._fields["local_path"].value = str(layout.data / "report.csv")
+    assert app.model.call_verdict.outcome == "ok"
+    assert "✔ OK" in text_of(tool.verdict.value)
+    # In a list, each placeholder is named; the real paths aren't.
+    tool.tool.value = "send_message"
+    tool._fields["attachments[].local_path"].value = f"{layout.data / 'report.csv'}\n<file>"
+    assert app.model.call_verdict is None
+    assert "fill in attachments[1].local_path (it still says <file>)" in text_of(
+        tool.verdict.value)
+    # A tool the configuration doesn't register is refused whatever its paths say.
+    app.model.set_override("LOCAL_FILE_ACCESS", "off")
+    tool.tool.value = "upload_local_file"
+    assert app.model.call_verdict.outcome == "absent"
+    assert "⊘ ABSENT" in text_of(tool.verdict.value)
+
+
 def test_list_of_objects_form_field(app, layout) -> None:
     tool = app.show("tool")
     tool.tool.value = "send_message"
