@@ -301,6 +301,22 @@ def test_hint_for_outside_roots_names_a_directory_that_would_work(layout):
     assert widened.check_read(str(layout.outside / "other.txt")).allowed
 
 
+def test_hint_never_suggests_a_root_that_would_stop_the_server(layout):
+    policy = layout.roots()
+    target = layout.outside / "new" / "deeper" / "out.csv"  # its folders don't exist yet
+    hint = policy.check_write(str(target)).hint
+    folder = layout.outside / "new" / "deeper"
+    assert hint.startswith(f"Create {folder}, then add it to LOCAL_FILE_ROOTS")
+    assert f"{folder} doesn't exist on the target" in hint
+    assert "the server exits at start-up" in hint
+    assert f"its nearest existing parent is {layout.outside})" in hint
+    # Added as it is, that root stops the server; created first, it serves and allows.
+    assert not layout.roots(layout.data, folder).serves
+    folder.mkdir(parents=True)
+    assert layout.roots(layout.data, folder).check_write(str(target)).allowed
+    assert policy.check_write(str(target)).hint.startswith(f"Add {folder} to LOCAL_FILE_ROOTS")
+
+
 def test_hint_for_denied_says_nothing_can(layout):
     assert layout.policy().check_read(str(layout.app / "token.json")).hint.startswith(
         "Nothing can allow this")

@@ -225,12 +225,33 @@ def hint(d: Decision) -> str:
     ):
         note = f" It resolves through a symlink to {resolved}; a root must contain the target."
     sep = ";" if policy.platform == "windows" else ":"
+    missing = ""
+    if not policy.fs.is_dir(directory):
+        # The server exits at start-up on a root that isn't an existing directory, so
+        # "add it" alone would trade this refusal for a server that doesn't start.
+        missing = (f" {directory} doesn't exist on the target, and the server exits at "
+                   "start-up when a LOCAL_FILE_ROOTS entry isn't an existing directory: "
+                   "create it first (its nearest existing parent is "
+                   f"{_nearest_existing(directory, policy)}).")
     exposure = _root_exposure(directory, policy)
     if exposure:
         return (f"Adding {directory} to LOCAL_FILE_ROOTS would allow this, but {exposure}; "
                 "prefer a narrower directory that holds only the data to share (entries "
-                f"separated by '{sep}').{note}")
+                f"separated by '{sep}').{missing}{note}")
+    if missing:
+        return (f"Create {directory}, then add it to LOCAL_FILE_ROOTS (entries separated by "
+                f"'{sep}').{missing}{note}")
     return f"Add {directory} to LOCAL_FILE_ROOTS (entries separated by '{sep}').{note}"
+
+
+def _nearest_existing(directory: str, policy: Any) -> str:
+    """The closest ancestor of ``directory`` that is a directory on the target."""
+    current = directory
+    while current not in ("", "/"):
+        current = posixpath.dirname(current.rstrip("/")) or "/"
+        if policy.fs.is_dir(current):
+            return current
+    return "/"
 
 
 #: System directories whose contents a root would hand out wholesale.
