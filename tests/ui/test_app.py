@@ -876,6 +876,43 @@ def _view_row(grid, column: str, value: str) -> int:
     return next(i for i, v in enumerate(grid.view[column]) if v == value)
 
 
+def test_compare_with_a_second_env_file_pasted_or_uploaded(app, layout) -> None:
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    compare = app.show("compare")
+    other_secret = "other-client-secret-5e1d"
+    second = (f"LOCAL_FILE_ACCESS=roots\nLOCAL_FILE_ROOTS={layout.data}:{layout.outside}\n"
+              f"CREDENTIALS_CONFIG={other_secret}\nLOG_FILE={layout.data / 'x.log'}\n")
+    compare.other_paste.value = second
+    compare.other_use.click()
+    # The change list says what differs; HOME, missing from the second file, is unset.
+    assert sorted(compare.changes.value.splitlines()) == sorted([
+        f"LOCAL_FILE_ROOTS={layout.data}:{layout.outside}",
+        f"LOG_FILE={layout.data / 'x.log'}", "-HOME"])
+    note = text_of(compare.other_note.value)
+    assert "3 setting(s) set, 1 unset" in note and "CREDENTIALS_CONFIG also differ" in note
+    for shown in (compare.changes.value, compare.other_note.value):
+        assert other_secret not in shown and SECRET not in shown
+    # The secret's change is applied all the same: the other side is the second file.
+    other = compare.other_policy()
+    assert other.env.get("CREDENTIALS_CONFIG") == other_secret
+    assert other.env.get("HOME") is None
+    compare.paths.value = str(layout.outside / "other.txt")
+    compare.compare()
+    assert compare.result.counts()["new_access"] > 0
+    assert compare.change[0]["CREDENTIALS_CONFIG"] == other_secret  # the row commands too
+    # Clearing the list drops the unseen change with it.
+    compare.changes.value = ""
+    assert compare.other_policy().env.get("CREDENTIALS_CONFIG") == SECRET
+    # Uploaded the same way; a bad file is named with its lines, nothing replaced.
+    compare.changes.value = "LOG_FILE=/kept"
+    compare.other_upload.value = upload_value("staging.env", b"A B\nC D\n")
+    assert "2 lines can't be parsed" in text_of(compare.other_note.value)
+    assert compare.changes.value == "LOG_FILE=/kept"
+    compare.other_upload.value = upload_value("staging.env", second.encode())
+    assert "into staging.env's" in text_of(compare.other_note.value)
+    assert "-HOME" in compare.changes.value.splitlines()
+
+
 def test_compare_row_copies_and_pins_the_after_sides_question(app, layout, capsys) -> None:
     import shlex
 
