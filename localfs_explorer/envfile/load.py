@@ -15,6 +15,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from dotenv.parser import parse_stream
 from dotenv.variables import parse_variables
@@ -77,6 +78,13 @@ class ServerEnv(BaseModel):
     from_process: frozenset[str] = frozenset()
     #: Non-fatal notes from loading, e.g. a malformed line skipped in lenient mode.
     warnings: tuple[str, ...] = ()
+    #: The file's line setting each key the server takes from the file (the last one,
+    #: which wins); keys set by the process or an edit have none.
+    lines: dict[str, int] = Field(default_factory=dict)
+
+    def line_of(self, key: str) -> int | None:
+        """The ``.env`` line that set ``key``'s value, or None when the file didn't."""
+        return None if key in self.from_process else self.lines.get(key)
 
     def get(self, key: str, default: str | None = None) -> str | None:
         """The value of ``key``, or ``default`` when the server would not see it."""
@@ -94,8 +102,10 @@ class ServerEnv(BaseModel):
         values.update(set or {})
         for key in unset:
             values.pop(key, None)
+        changed = set_keys(set) | frozenset(unset)
         return self.model_copy(
-            update={"values": values, "from_process": self.from_process | set_keys(set)}
+            update={"values": values, "from_process": self.from_process | set_keys(set),
+                    "lines": {k: n for k, n in self.lines.items() if k not in changed}}
         )
 
     def __repr__(self) -> str:
@@ -145,7 +155,7 @@ def shown_bad_line(line: str, secrets: Iterable[str] = ()) -> str:
     names a secret setting anywhere else is masked whole, known ``secrets`` are masked
     wherever they appear, control characters are escaped and a long line is cut.
     """
-    text = line.rstrip("\r\n")
+    text = line.strip().splitlines()[0] if line.strip() else ""
     key = _KEY_PREFIX.match(text)
     if key and is_secret_setting(key.group(1), text[key.end():].strip()):
         text = text[:key.end()] + MASK
@@ -155,6 +165,17 @@ def shown_bad_line(line: str, secrets: Iterable[str] = ()) -> str:
     if len(text) > SHOWN_LINE_CHARS:
         text = text[:SHOWN_LINE_CHARS] + "…"
     return text
+
+
+def _first_line(original: Any) -> tuple[int, str]:
+    """The number and text of the line a python-dotenv binding really starts on.
+
+    python-dotenv counts a binding from the blank lines before it (they are read as part
+    of it), so its own line number can point at an empty line above the setting.
+    """
+    string = original.string
+    body = string.lstrip()
+    return original.line + string[:len(string) - len(body)].count("\n"), body
 
 
 def _parse_with_lines(
@@ -170,16 +191,17 @@ def _parse_with_lines(
     warnings: list[str] = []
     bad: list[tuple[int, str]] = []
     for binding in parse_stream(io.StringIO(text)):
+        line, body = _first_line(binding.original)
         if binding.error:
             if strict:
-                bad.append((binding.original.line, binding.original.string))
+                bad.append((line, body))
                 continue
-            warnings.append(f"{name}:{binding.original.line}: can't be parsed as KEY=VALUE "
+            warnings.append(f"{name}:{line}: can't be parsed as KEY=VALUE "
                             "(skipped, as the server would)")
             continue
         if binding.key is not None:
             pairs.append((binding.key, binding.value))
-            lines.append(binding.original.line)
+            lines.append(line)
     if bad:
         secrets = secret_values(dict(pairs))
         shown = [(line, shown_bad_line(string, secrets)) for line, string in bad]
@@ -290,4 +312,6 @@ def load_env(
         source=name if path is not None else None,
         from_process=frozenset(process) - frozenset(unset),
         warnings=tuple(warnings),
+        lines={key: line for (key, value), line in zip(pairs, lines, strict=True)
+               if value is not None and key in values and key not in process},
     )

@@ -99,7 +99,8 @@ def test_paths_grid_shows_exact_messages_refusals_first(app, layout) -> None:
     paths.grid.select(0)  # a click on the first row
     detail = text_of(paths.detail.value)
     assert f"The model sees: {outside_message(layout)}" in detail
-    assert "not inside any root" in detail
+    # The verdict names the line of the .env that decided it.
+    assert "not inside any root of LOCAL_FILE_ROOTS at .env line 3" in detail
     assert f"Hint: Add {layout.outside} to LOCAL_FILE_ROOTS" in detail
     assert "background:#b42318" in paths.detail.value  # colour as well as the words
     paths.grid.select(1)
