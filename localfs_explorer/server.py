@@ -59,6 +59,10 @@ The contract, in the order the machinery uses it:
 6. **Findings.** :meth:`Server.findings` lists what is risky in a configuration as the
    server reads it (a root of ``/``, an allowed directory holding credentials), as
    JSON-ready mappings with at least ``severity``, ``kind``, ``path``, ``why``, ``fix``.
+   :meth:`Server.places` and :meth:`Server.call_places` name the places of a
+   configuration worth asking about when two are compared (``diff``'s generated set:
+   its roots or allowed directories and their look-alikes, the home and startup
+   directories).
 7. **Live checks.** :meth:`Server.predict` is what ``verify`` expects a running server to
    report for a policy, as a JSON-ready mapping the server's :attr:`Server.live_fields`
    name; the driver reads the live answer and compares field by field.
@@ -97,6 +101,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_SERVER",
+    "PROBE_FILE",
     "BasicVerdict",
     "BatchChecks",
     "Server",
@@ -117,6 +122,9 @@ __all__ = [
 
 #: The server a configuration means when it names none.
 DEFAULT_SERVER = "mcp-gee-sweet"
+
+#: The file name a generated probe puts inside a directory (``<root>/probe.txt``).
+PROBE_FILE = "probe.txt"
 
 
 class ServerError(LocalfsError):
@@ -327,7 +335,8 @@ class Server:
     Class attributes: :attr:`id` (the registry id), :attr:`title` (for people),
     :attr:`versions` (the releases whose behaviour is reproduced, newest first; the
     first is the default), :attr:`options_model`, :attr:`transports` (what
-    ``--transport`` may say; empty for a server that has none).
+    ``--transport`` may say; empty for a server that has none), :attr:`reasons` (the
+    words its verdicts give) and :attr:`live_fields`.
     """
 
     id: ClassVar[str] = ""
@@ -335,6 +344,9 @@ class Server:
     versions: ClassVar[tuple[str, ...]] = ()
     options_model: ClassVar[type[ServerOptions]] = ServerOptions
     transports: ClassVar[tuple[str, ...]] = ("stdio",)
+    #: The words its verdicts give as ``reason`` (scenario files may expect them; a
+    #: scenario run counts each as a rule to exercise).
+    reasons: ClassVar[tuple[str, ...]] = ()
     #: The fields :meth:`predict` fills and ``verify`` compares, in report order.
     live_fields: ClassVar[tuple[str, ...]] = ()
 
@@ -396,12 +408,33 @@ class Server:
         """What is risky in ``policy``'s configuration (default: nothing to say)."""
         return []
 
+    def places(self, policy: ServerPolicy) -> list[tuple[str, str]]:
+        """``(path, why)``: the places of ``policy`` a comparison asks every configuration
+        about. Default: the home directory and a file in it, the startup directory and
+        ``/``; a server adds what its own rules turn on (roots, look-alike siblings)."""
+        home = _home(policy)
+        return [(home, "home directory"), (_join(home, PROBE_FILE), "inside the home directory"),
+                (policy.cwd, "startup directory"), ("/", "filesystem root")]
+
+    def call_places(self, policy: ServerPolicy) -> list[tuple[str, str]]:
+        """``(directory, why)``: where a comparison's generated tool calls point (each
+        catalog tool once per place). Default: the home and startup directories."""
+        return [(_home(policy), "home directory"), (policy.cwd, "startup directory")]
+
     # -- live checks
 
     def predict(self, policy: ServerPolicy, catalog: Catalog | None = None
                 ) -> dict[str, Any]:
         """What ``verify`` expects the running server to report, by :attr:`live_fields`."""
         raise NotImplementedError
+
+
+def _home(policy: ServerPolicy) -> str:
+    return policy.env.get("HOME") or policy.fs.home()
+
+
+def _join(directory: str, name: str) -> str:
+    return directory.rstrip("/") + "/" + name
 
 
 # --- the registry -----------------------------------------------------------------------

@@ -107,15 +107,27 @@ def test_the_wheel_alone_runs_every_command(wheel, tmp_path) -> None:
 
 
 def _other_pythons() -> list[str]:
-    """Interpreters on this machine the pure wheel must install on: the system's own and
-    the oldest supported release when one is installed (pyenv's, for instance)."""
+    """Another interpreter the pure wheel must install on: the oldest release on this
+    machine other than the one running the tests (pyenv's 3.10, for instance), else the
+    system's own. One is enough: the wheel is the same file for every Python, and the
+    running one installs it in the test above."""
     import glob
 
     found = []
-    for pattern in ("/usr/bin/python3", os.path.expanduser("~/.pyenv/versions/3.10.*/bin/python3"),
-                    "/usr/bin/python3.10", "/usr/local/bin/python3.10"):
+    for pattern in (os.path.expanduser("~/.pyenv/versions/3.10.*/bin/python3"),
+                    "/usr/bin/python3.10", "/usr/local/bin/python3.10", "/usr/bin/python3"):
         found += sorted(glob.glob(pattern))[:1]
-    return list(dict.fromkeys(os.path.realpath(p) for p in found))
+    running = sys.version_info[:2]
+    versions = {}
+    for path in dict.fromkeys(os.path.realpath(p) for p in found):
+        asked = subprocess.run([path, "-c", "import sys; print(*sys.version_info[:2])"],
+                               capture_output=True, text=True, check=False)
+        if asked.returncode == 0:
+            versions[path] = tuple(int(n) for n in asked.stdout.split())
+    others = sorted((v, p) for p, v in versions.items() if v != running)
+    if others:
+        return [others[0][1]]
+    return list(versions)[:1]
 
 
 @pytest.mark.parametrize("python", _other_pythons() or ["none"])

@@ -90,14 +90,18 @@ def test_gee_sweet_answers_through_the_interface(tmp_path) -> None:
     assert status["local_file_access"]["roots"] == [str(data)]
 
 
-def test_the_prediction_through_the_interface_is_verify_s(tmp_path) -> None:
-    from localfs_explorer.live.verify import predict
+def test_the_prediction_through_the_interface_is_what_an_off_server_reports(tmp_path) -> None:
+    from localfs_explorer.catalog import default_catalog
 
     resolved = resolve_config(ServerConfig(settings={"LOCAL_FILE_ACCESS": "off"},
                                            base_dir=str(tmp_path)))
-    expected = predict(resolved.policy).model_dump(mode="json")
-    assert get_server().predict(resolved.policy) == expected
-    assert expected["local_file_access"]["unregistered_tools"]
+    predicted = get_server().predict(resolved.policy)
+    local_only = sorted(t.name for t in default_catalog().tools if t.local_only)
+    assert predicted["serves"] is True
+    assert predicted["local_file_access"]["mode"] == "off"
+    assert predicted["local_file_access"]["unregistered_tools"] == local_only
+    assert not set(local_only) & set(predicted["registered"])
+    assert set(predicted) >= {"transport", "registered", "not_registered", "catalog"}
 
 
 # --- a second server: an added class plus a registry entry --------------------------------
@@ -274,3 +278,44 @@ def test_the_dashboard_model_answers_for_a_toy_server(toy, tmp_path) -> None:
     model.recompute(everything=True)
     assert model.config_error == "" and "local_file_access" in model.auth_status
     assert [d.reason for d in model.decisions] == ["allowed", "allowed"]
+
+
+def test_a_toy_server_answers_diff_report_and_test(toy, tmp_path, capsys) -> None:
+    """The review commands ask everything of the seam: a new server needs no edit."""
+    from localfs_explorer.cli.main import main
+
+    _server, allowed = toy
+    outside = tmp_path / "outside.txt"
+    # diff: the toy's own option for one side (--after-toy-allowed), default places.
+    code = main(["diff", "--server", "toy", "--toy-allowed", str(allowed),
+                 "--after-toy-allowed", str(tmp_path), "--cwd", str(tmp_path),
+                 "--path", str(outside), "--op", "read", "--json"])
+    result = json.loads(capsys.readouterr().out)
+    assert code == 1
+    changes = {c["probe"]: c for c in result["changes"]}
+    assert changes[f"read {outside}"]["change"] == "new_access"
+    assert changes[f"read {tmp_path}"]["source"] == "generated: startup directory"
+    # report: the configuration is the toy's own summary.
+    report = tmp_path / "r.json"
+    assert main(["report", "--server", "toy", "--toy-allowed", str(allowed), "--path",
+                 str(outside), "-o", str(report)]) == 0
+    data = json.loads(report.read_text())
+    assert data["configurations"][0]["values"]["allowed"] == str(allowed)
+    assert data["rows"][0]["path_message"] == f"toy refuses {outside}: outside {allowed}"
+    # test: a scenario naming the toy and its option.
+    scenario = tmp_path / "toy.toml"
+    scenario.write_text(f"""
+[config]
+server = "toy"
+[config.options]
+allowed = "{allowed}"
+[[scenario]]
+name = "toy"
+[[scenario.path]]
+path = "{outside}"
+allowed = false
+message = "toy refuses {outside}: outside {allowed}"
+""")
+    capsys.readouterr()
+    assert main(["test", str(scenario)]) == 0
+    assert capsys.readouterr().out.strip().endswith("1 passed, 0 failed")

@@ -214,3 +214,32 @@ def test_a_server_served_without_its_transport_flag_gets_a_hint(layout) -> None:
     assert "--transport stdio predicts it" in mode.message
     stdio = predict(layout.policy("stdio"))
     assert compare(stdio, live_like(stdio, tools=sorted(default_catalog().names())))[0] == []
+
+
+def test_verify_asks_the_policy_s_server_for_its_prediction_and_fields(layout) -> None:
+    """verify's driver knows no server: the prediction is the server's ``predict`` and
+    the fields compared one by one are its ``live_fields``."""
+    from localfs_explorer.server import get_server, register_server, unregister_server
+    from localfs_explorer.servers.gee_sweet.server import GeeSweetServer
+
+    policy = layout.roots()
+    live = live_like(predict(policy), lfa={"roots": ["/elsewhere"]})
+    assert [d.field for d in verify_policy(policy, live).differences] == ["roots"]
+
+    class ModeOnly(GeeSweetServer):
+        live_fields = ("mode",)
+
+        def predict(self, policy, catalog=None):
+            answer = super().predict(policy, catalog)
+            answer["local_file_access"] = {**answer["local_file_access"], "mode": "off"}
+            return answer
+
+    register_server(ModeOnly, replace=True)
+    try:
+        report = verify_policy(policy, live)
+    finally:
+        unregister_server(ModeOnly.id)
+    assert type(get_server()) is GeeSweetServer
+    assert [d.field for d in report.differences] == ["mode"]
+    assert report.differences[0].expected == "off"
+    assert report.fields == ["mode"]

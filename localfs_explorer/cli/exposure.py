@@ -64,7 +64,10 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
         "--session); get the deepest existing directories allowing all of them, what "
         "can't be allowed and why, the exposure change against the current "
         "configuration, and the .env change as a masked diff (written with -o or "
-        "--in-place). Exit 1 when some required check can't be allowed.",
+        "--in-place). With --server server-filesystem: the allowed directories, their "
+        "spelling and the release to run instead, as a command line, each change "
+        "re-checked (no .env, no exposure walk). Exit 1 when some required check can't "
+        "be allowed.",
     )
     p.add_argument("--require", metavar="OP:PATH", action="append", default=[],
                    help="a check that must pass: read:/data/in.csv, write:..., "
@@ -210,7 +213,8 @@ def _write_reports(inv: Any, policy: Any, names: list[str], force: bool, err: Te
 
 
 def cmd_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    fs_cli.unsupported(args, "suggest")
+    if fs_cli.wants_filesystem(args):
+        return fs_cli.cmd_suggest(args, out, err)
     from ..envfile.export import ExportError
     from ..review.suggest import (
         SuggestError,

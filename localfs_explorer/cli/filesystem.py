@@ -43,6 +43,16 @@ def filesystem_config(args: argparse.Namespace, *, home: str | None = None
                             version=version)
 
 
+#: Why a ``.env`` given for the filesystem server is refused.
+NO_ENV = "server-filesystem has no .env: give --allowed-dir (and --root)"
+
+
+def refuse_env(args: argparse.Namespace) -> None:
+    """A ``.env`` given for the filesystem server is a usage error (it reads none)."""
+    if wants_filesystem(args) and getattr(args, "env", None):
+        raise UsageError(NO_ENV)
+
+
 def filesystem_policy(args: argparse.Namespace, err: TextIO, *, home: str | None = None
                       ) -> FilesystemPolicy:
     """The policy the options describe, its startup warnings printed to ``err``; a
@@ -50,8 +60,7 @@ def filesystem_policy(args: argparse.Namespace, err: TextIO, *, home: str | None
     from ..fs import load_fs
     from ..fs.virtual import HostSpecError
 
-    if getattr(args, "env", None):
-        raise UsageError("server-filesystem has no .env: give --allowed-dir (and --root)")
+    refuse_env(args)
     try:
         fs = load_fs(getattr(args, "fs", None))
     except (OSError, ValueError, HostSpecError) as exc:
@@ -191,7 +200,36 @@ def unsupported(args: argparse.Namespace, command: str) -> None:
     """A one-line usage error for a command that doesn't answer for this server yet."""
     if wants_filesystem(args):
         raise UsageError(f"{command} doesn't answer for server-filesystem yet: use check, "
-                         "probe, tools, validate, auth-status or verify")
+                         "probe, tools, validate, auth-status, verify, report, diff, test "
+                         "or suggest")
+
+
+def cmd_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``suggest --server server-filesystem``: narrower directories, their real spelling,
+    a release without the trimming escape; each change re-checked (exit 1: a required
+    check no configuration allows)."""
+    from ..review.suggest import SuggestError
+    from ..review.suggest_filesystem import requirements, suggest_filesystem
+    from ..servers.filesystem.server import FsServerPolicy
+
+    if args.output or args.in_place:
+        raise UsageError("server-filesystem has no .env to write: its configuration is its "
+                         "command line (the suggestion prints it)")
+    policy = filesystem_policy(args, err)
+    from ..envfile.load import load_env
+
+    seam = FsServerPolicy(policy, load_env(None))
+    try:
+        reqs = requirements(seam, args.require, args.calls, args.session)
+        suggestion = suggest_filesystem(reqs, seam)
+    except SuggestError as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        out.write(json.dumps(suggestion.to_dict(), ensure_ascii=False) + "\n")
+    else:
+        for line in suggestion.lines():
+            out.write(one_line(line) + "\n")
+    return 0 if suggestion.ok else 1
 
 
 def cmd_tools(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -156,6 +156,8 @@ def apply_deployment(args: argparse.Namespace) -> None:
     """
     if getattr(args, "writes_client_config", False):
         return  # export-env reads the entry itself, to write it back
+    if getattr(args, "entry_per_side", False):
+        return  # diff reads an entry for each side itself (--before-entry, --after-entry)
     found = deployment(args)
     if found is None:
         return

@@ -6,7 +6,11 @@ passed, 1 when something failed, 2 when a file couldn't be read or run.
 
 ``diff`` asks two configurations the same questions and prints every verdict that
 changed, grouped as new access, removed access and changed message; it exits 1 when
-there is new access unless ``--allow-new-access`` is given.
+there is new access unless ``--allow-new-access`` is given. The two sides are the same
+server (``--server``); each server's own options are taken for both sides and, with a
+``--before-``/``--after-`` prefix, for one side (the filesystem server's
+``--before-allowed-dir``, ``--after-root``, ...), as are ``--server-version`` and a
+``--client-config`` entry (``--before-entry``/``--after-entry``).
 
 ``report`` writes a batch of probed calls and checked paths as CSV, JSON or a
 self-contained HTML page. ``test`` and ``diff`` write the same reports with ``-o``.
@@ -21,6 +25,7 @@ import os
 import re
 from typing import Any, TextIO
 
+from ..server import DEFAULT_SERVER, get_server, iter_servers, list_servers
 from ..textsafe import one_line
 from ..userfiles import write_output
 from ..vocab import OPS, PLATFORMS, TRANSPORTS
@@ -56,7 +61,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
         "grants new access, unless --allow-new-access.",
     )
     _diff_options(p)
-    p.set_defaults(handler=cmd_diff)
+    p.set_defaults(handler=cmd_diff, entry_per_side=True)
 
     p = sub.add_parser("report", parents=[env_options],
                        help="write probed calls and checked paths as CSV, JSON or HTML")
@@ -110,6 +115,8 @@ def _print_coverage(run: Any, out: TextIO) -> None:
     out.write(f"coverage: {cov.exercised}/{cov.total} rules exercised\n")
     for attr, label in cov.CATEGORIES:
         counts = getattr(cov, attr)
+        if not counts:
+            continue  # a category the run's servers don't have (a deny-list)
         hit = sum(1 for n in counts.values() if n)
         out.write(f"  {label}s ({hit}/{len(counts)}):\n")
         for rule, n in counts.items():
@@ -175,12 +182,16 @@ def _deployment_spec(args: argparse.Namespace) -> Any:
     found = cli.deployment(args)
     if found is None:
         return None
-    if found.server != "mcp-gee-sweet":
-        raise cli.UsageError(f"{found.where}: entry {found.entry!r} starts {found.server}; "
-                             "scenario files answer for mcp-gee-sweet")
     from ..review.scenarios import ConfigSpec
 
-    fields: dict[str, Any] = {"settings": found.settings(), "transport": found.transport}
+    config = found.server_config()
+    fields: dict[str, Any] = {"server": config.server, "settings": found.settings(),
+                              "transport": found.transport}
+    if config.server_version:
+        fields["server_version"] = config.server_version
+    if config.server_options:
+        fields["options"] = {k: list(v) if isinstance(v, tuple) else v
+                             for k, v in config.server_options.items()}
     if found.cwd:
         fields["cwd"] = found.cwd
     return ConfigSpec(**fields)
@@ -256,9 +267,25 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
                         help="a server profile JSON replacing the shipped assumptions")
     shared.add_argument("--platform", choices=PLATFORMS,
                         help="target platform: windows splits LOCAL_FILE_ROOTS on ';'")
+    shared.add_argument("--server", metavar="NAME", choices=list_servers(), default=None,
+                        help=f"which server both sides are: {', '.join(list_servers())} "
+                        f"(default: the --client-config entry's, else {DEFAULT_SERVER})")
+    shared.add_argument("--server-version", metavar="VERSION",
+                        help="the release both sides reproduce (default: the newest modelled)")
+    for server in iter_servers():
+        own = p.add_argument_group(f"{server.id} settings (with --server {server.id})",
+                                   "for both sides; --before-/--after- for one side")
+        server.add_cli_options(own)
+        for side in ("before", "after"):
+            _side_copies(server, side, own)
     cli.client_config_options(p, "both sides start from the entry")
     for side in ("before", "after"):
         g = p.add_argument_group(f"the {side} configuration")
+        g.add_argument(f"--{side}-entry", metavar="NAME",
+                       help=f"the {side} side starts from this entry of --client-config "
+                       "instead of --entry")
+        g.add_argument(f"--{side}-server-version", metavar="VERSION",
+                       help=f"the release the {side} side reproduces")
         g.add_argument(f"--{side}-env", metavar="FILE", help=f"the {side} server's .env")
         g.add_argument(f"--{side}-set", metavar="KEY=VALUE", action="append", default=[],
                        type=cli.key_value,
@@ -300,6 +327,56 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
     cli.report_outputs(res)
 
 
+def _side_copies(server: Any, side: str, group: Any) -> None:
+    """Add ``server``'s own options again, prefixed for one side (``--after-root``)."""
+    import inspect
+
+    scratch = argparse.ArgumentParser(add_help=False)
+    server.add_cli_options(scratch.add_argument_group())
+    for action in scratch._actions:
+        names = [f"--{side}-{o[2:]}" for o in action.option_strings if o.startswith("--")]
+        if not names:
+            continue
+        accepted = inspect.signature(type(action).__init__).parameters
+        kwargs = {k: getattr(action, k) for k in ("nargs", "const", "default", "type",
+                                                   "choices", "metavar")
+                  if k in accepted and getattr(action, k) is not None}
+        group.add_argument(*names, dest=f"{side}_{action.dest}", action=type(action),
+                           help=f"the {side} side's {action.option_strings[0]}", **kwargs)
+
+
+def _side_options(args: argparse.Namespace, server: Any, side: str) -> dict[str, Any]:
+    """The server's own settings for one side: both sides' options, then the side's."""
+    prefix = f"{side}_"
+    own = argparse.Namespace(**{k[len(prefix):]: v for k, v in vars(args).items()
+                                if k.startswith(prefix)})
+    for other in iter_servers():
+        given = {k for k, v in other.options_from_args(own).items()
+                 if v not in (None, [], ())}
+        if other.id != server.id and given:
+            raise cli.UsageError(f"--{side}-...: {', '.join(sorted(given))} is a setting of "
+                                 f"{other.id}, not of {server.id} (add --server {other.id})")
+    named = argparse.Namespace(**{**vars(args), "server": server.id})
+    return {**cli.server_options(named), **server.options_from_args(own)}
+
+
+def _side_entry(args: argparse.Namespace, side: str) -> Any:
+    """The deployment a side starts from: ``--{side}-entry``, else ``--entry``'s."""
+    entry = getattr(args, f"{side}_entry", None)
+    if entry is None:
+        return cli.deployment(args)
+    if not args.client_config:
+        raise cli.UsageError(f"--{side}-entry goes with --client-config FILE")
+    from ..deployments import DeploymentError, load_deployment
+
+    try:
+        return load_deployment(args.client_config, entry, args.client_format,
+                               overridden=[k for k, _ in [*args.set,
+                                                          *getattr(args, f"{side}_set")]])
+    except DeploymentError as exc:
+        raise cli.UsageError(str(exc)) from None
+
+
 class _Side:
     """One resolved side of a diff."""
 
@@ -308,19 +385,34 @@ class _Side:
 
 
 def _cli_side(args: argparse.Namespace, side: str) -> _Side:
-    found = cli.deployment(args)
-    if found is not None and found.server != "mcp-gee-sweet":
-        raise cli.UsageError(f"{found.where}: entry {found.entry!r} starts {found.server}; "
-                             "diff answers for mcp-gee-sweet")
+    found = _side_entry(args, side)
+    if found is not None and args.server is not None and found.server != args.server:
+        raise cli.UsageError(f"--server {args.server}, but entry {found.entry!r} of "
+                             f"{found.path} starts {found.server}")
+    server_id = args.server or (found.server if found else DEFAULT_SERVER)
+    server = get_server(server_id)
+    options = _side_options(args, server, side)
+    if found is not None:
+        options = {**found.server_config().server_options, **options}
+    version = (getattr(args, f"{side}_server_version") or args.server_version
+               or (found.modelled_version() if found else None))
+    env = getattr(args, f"{side}_env") or args.env
+    if env and server_id == fs_cli.SERVER_ID:
+        raise cli.UsageError(fs_cli.NO_ENV)
+    # The entry is read here (per side): the shared reader must not read --entry again.
+    plain = argparse.Namespace(**{**vars(args), "client_config": None, "entry": None,
+                                  "client_format": None, "server": server_id})
     config = cli.server_config(
-        args,
-        env=getattr(args, f"{side}_env") or args.env,
+        plain,
+        env=env,
         settings={**(found.settings() if found else {}),
                   **dict([*args.set, *getattr(args, f"{side}_set")])},
         unset=[*args.unset, *getattr(args, f"{side}_unset")],
         transport=getattr(args, f"{side}_transport") or args.transport
         or (found.transport if found else "stdio"),
         platform=args.platform or "posix",
+        cwd=args.cwd or (found.cwd if found else None),
+        server_version=version, server_options=options,
     )
     return _Side(cli.resolve(config).policy)
 
@@ -378,6 +470,15 @@ def _side(args: argparse.Namespace, side: str) -> _Side:
 
 
 def _describe(policy: Any) -> str:
+    if getattr(policy, "server_id", DEFAULT_SERVER) != DEFAULT_SERVER:
+        # Another server describes itself: its summary's directories and roots.
+        s = policy.summary()
+        allowed = ", ".join(s.get("allowed_directories") or ()) or "(none)"
+        roots = "" if s.get("roots") is None else " · roots " + (
+            ", ".join(s["roots"]) or "(none valid)")
+        serves = "" if policy.serves else f" · would exit: {policy.exit_message}"
+        return (f"{policy.server_id} {policy.server_version} · allowed {allowed}{roots} · "
+                f"target {getattr(policy.fs, 'label', 'filesystem')}{serves}")
     how = "explicit" if policy.explicit else "defaulted"
     roots = ""
     if policy.mode.value == "roots":
@@ -526,7 +627,7 @@ def write_diff_junit(result: Any, path: str, *, allow_new_access: bool = False,
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    fs_cli.unsupported(args, "report")
+    fs_cli.refuse_env(args)
     from ..probe import ProbeError, iter_call_verdicts
     from ..review.report import ReportError, batch_report, write_reports
 

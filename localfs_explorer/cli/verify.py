@@ -163,7 +163,7 @@ def _print_report(report: Any, out: TextIO) -> None:
         out.write(f"explorer: reproduces {prediction.reproduces}\n")
     lfa = live.local_file_access
     differing = {d.field for d in report.differences}
-    for name in ("mode", "explicit", "roots", "unregistered_tools"):
+    for name in report.fields:
         mark = "DIFF" if name in differing else "same"
         out.write(f"  {mark}  {name}: {json.dumps(lfa.get(name), ensure_ascii=False)}\n")
     tool_diffs = [d for d in report.differences if d.field == "registered_tools"]

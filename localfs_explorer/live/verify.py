@@ -47,8 +47,6 @@ __all__ = [
 ]
 
 AUTH_STATUS_URI = "server://auth-status"
-#: The fields of ``local_file_access`` compared one by one, in report order.
-FIELDS: tuple[str, ...] = ("mode", "explicit", "roots", "unregistered_tools")
 _EXTRA_HINT = "pip install 'localfs-explorer[verify]'"
 
 
@@ -120,6 +118,9 @@ class VerifyReport(_Model):
     #: Tools the server lists that the explorer's catalog doesn't describe; not
     #: differences (the catalog covers the tools the local-file policy concerns).
     uncatalogued: list[str] = Field(default_factory=list)
+    #: The status fields compared one by one, in report order (the server's
+    #: :attr:`~localfs_explorer.server.Server.live_fields`).
+    fields: list[str] = Field(default_factory=list)
 
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
@@ -149,41 +150,24 @@ def transport_for_command(argv: Sequence[str]) -> str:
 
 
 def predict(policy: Policy, catalog: Catalog | None = None) -> Prediction:
-    """The explorer's answer for ``policy``: auth-status's object and the registration."""
-    from ..catalog import default_catalog
-    from ..servers.gee_sweet.auth_status import local_file_access
-    from ..servers.gee_sweet.registration import register_tools
+    """The explorer's answer for ``policy``: what its server's
+    :meth:`~localfs_explorer.server.Server.predict` says a running instance reports."""
+    from ..server import server_of
 
-    catalog = catalog or default_catalog()
-    registration = register_tools(policy, catalog)
-    profile = getattr(policy, "profile", None)
-    return Prediction(
-        transport=policy.transport,
-        serves=policy.serves,
-        exit_message=policy.exit_message,
-        local_file_access=local_file_access(policy, registration),
-        registered=sorted(registration.registered),
-        not_registered=sorted({*registration.unregistered, *registration.not_enabled}),
-        enabled_tools=registration.enabled_tools,
-        catalog=sorted(catalog.names()),
-        reproduces=_reproduces(profile),
-    )
-
-
-def _reproduces(profile: Any) -> str:
-    if profile is None:
-        return ""
-    version = getattr(profile, "server_version", "")
-    return f"{profile.name} {version}".strip()
+    return Prediction.model_validate(server_of(policy).predict(policy, catalog))
 
 
 def _shown(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def compare(prediction: Prediction, live: LiveServer) -> tuple[list[Difference], list[str]]:
+def compare(prediction: Prediction, live: LiveServer,
+            fields: Sequence[str] | None = None) -> tuple[list[Difference], list[str]]:
     """Each difference between ``prediction`` and ``live``, and the live tools the
     catalog doesn't describe.
+
+    ``fields`` are the status fields compared one by one (the server's
+    :attr:`~localfs_explorer.server.Server.live_fields`; None: the default server's).
 
     ``unregistered_tools`` is compared as a set (the server sorts it). A catalog tool is
     a difference when the server lists it and the prediction doesn't, or the other way
@@ -191,6 +175,10 @@ def compare(prediction: Prediction, live: LiveServer) -> tuple[list[Difference],
     the server lists though ``ENABLED_TOOLS`` leaves it out is a difference; the others
     are returned separately.
     """
+    if fields is None:
+        from ..server import get_server
+
+        fields = get_server().live_fields
     diffs: list[Difference] = []
     if not prediction.serves:
         diffs.append(Difference(
@@ -199,7 +187,7 @@ def compare(prediction: Prediction, live: LiveServer) -> tuple[list[Difference],
             f"({prediction.exit_message}), but it is serving",
         ))
     expected_lfa, actual_lfa = prediction.local_file_access, live.local_file_access
-    for name in FIELDS:
+    for name in fields:
         want, got = expected_lfa.get(name), actual_lfa.get(name)
         if name == "unregistered_tools" and isinstance(got, list):
             want, got = sorted(want or []), sorted(got)
@@ -253,12 +241,16 @@ def _absence_reason(tool: str, prediction: Prediction) -> str:
 def verify_policy(
     policy: Policy, live: LiveServer, catalog: Catalog | None = None
 ) -> VerifyReport:
-    """Compare ``live`` with the prediction for ``policy``."""
+    """Compare ``live`` with the prediction for ``policy``, field by field as its server
+    names them (:attr:`~localfs_explorer.server.Server.live_fields`)."""
+    from ..server import server_of
+
+    fields = server_of(policy).live_fields
     prediction = predict(policy, catalog)
-    diffs, uncatalogued = compare(prediction, live)
+    diffs, uncatalogued = compare(prediction, live, fields)
     return VerifyReport(
         agree=not diffs, differences=diffs, prediction=prediction, live=live,
-        uncatalogued=uncatalogued,
+        uncatalogued=uncatalogued, fields=list(fields),
     )
 
 

@@ -15,19 +15,24 @@ allowed. A call that becomes visible, a path inside it that becomes allowed (inc
 walked entry that now appears), an outcome that moves from refused/absent/error to
 ok/partial, or an approval gate that is lifted, is new access.
 
-The generated set, from each policy: every root (as configured and as resolved), a file
-inside it and a sibling sharing its prefix (``/data`` → ``/data-sibling``); every
-deny-list entry with its ``-wal``/``-shm`` sidecars and an upper-case variant of its name;
-each deny-listed directory and a file inside it; the home directory and a file in it; the
-startup and package directories; ``/``; and one call per catalog tool per place (each
-root, the home and the startup directory) with every local-path argument filled in.
+The generated set, from each policy, is what its server names
+(:meth:`~localfs_explorer.server.Server.places`). For mcp-gee-sweet: every root (as
+configured and as resolved), a file inside it and a sibling sharing its prefix (``/data``
+→ ``/data-sibling``); every deny-list entry with its ``-wal``/``-shm`` sidecars and an
+upper-case variant of its name; each deny-listed directory and a file inside it; the home
+directory and a file in it; the startup and package directories; ``/``. For the
+filesystem server: each allowed directory (both spellings of one given through a
+symlink), a file inside it, its prefix sibling and its quote and whitespace siblings
+(the trimming escape), a Windows drive path, home, startup directory and ``/``. And one
+call per catalog tool per place (each root or allowed directory, the home and the
+startup directory) with every local-path argument filled in.
 """
 
 from __future__ import annotations
 
 import json
 import posixpath
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from ..catalog import locations
 from ..paths import show_nul
 from ..probe.calls_file import BadCall, Call, read_calls, unpack_call
+from ..server import PROBE_FILE
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -66,8 +72,6 @@ COLUMNS: tuple[str, ...] = (
 )
 
 _OPEN_OUTCOMES = frozenset({"ok", "partial"})
-_PROBE_FILE = "probe.txt"
-_SIDECARS = ("-wal", "-shm")
 
 
 @dataclass
@@ -168,53 +172,14 @@ class DiffResult:
 # ---------------------------------------------------------------------------- probe set
 
 
-def _home(policy: Policy) -> str:
-    return policy.env.get("HOME") or policy.fs.home()
-
-
-def _absolute(policy: Policy, path: str) -> str:
-    return path if path.startswith("/") else posixpath.join(policy.cwd, path)
-
-
-def _places(policy: Policy) -> Iterator[tuple[str, str]]:
-    """(path, why) for the places of one policy worth asking about."""
-    for root in policy.roots:
-        spelled = _absolute(policy, root.configured)
-        for directory in dict.fromkeys(p for p in (spelled, root.resolved) if p):
-            yield directory, f"root {root.configured}"
-            yield posixpath.join(directory, _PROBE_FILE), f"inside root {root.configured}"
-            if directory.rstrip("/"):
-                sibling = directory.rstrip("/") + "-sibling"
-                yield sibling, f"sibling sharing the prefix of root {root.configured}"
-                yield posixpath.join(sibling, _PROBE_FILE), (
-                    f"inside a sibling of root {root.configured}")
-    for entry in policy.deny_list:
-        why = f"deny-list {entry.setting}"
-        for path in dict.fromkeys((_absolute(policy, entry.path), entry.resolved)):
-            yield path, why
-        if not entry.resolved.endswith(_SIDECARS):  # no sidecars of sidecars
-            for suffix in _SIDECARS:
-                yield entry.resolved + suffix, f"{why} sidecar {suffix}"
-        head, tail = posixpath.split(entry.resolved)
-        if tail and tail.upper() != tail:
-            yield posixpath.join(head, tail.upper()), f"{why}, case variant"
-    for deny_dir in policy.deny_dirs:
-        yield deny_dir.resolved, f"deny-listed directory ({deny_dir.setting})"
-        yield posixpath.join(deny_dir.resolved, "probe.db"), (
-            f"inside the deny-listed directory ({deny_dir.setting})")
-    home = _home(policy)
-    yield home, "home directory"
-    yield posixpath.join(home, _PROBE_FILE), "inside the home directory"
-    yield policy.cwd, "startup directory"
-    yield policy.package_dir, "package directory"
-    yield "/", "filesystem root"
-
-
 def generate_paths(*policies: Policy) -> list[tuple[str, str]]:
-    """``(path, why)`` covering the interesting places of every policy, without repeats."""
+    """``(path, why)`` covering the interesting places of every policy, without repeats
+    (each server names its own: :meth:`~localfs_explorer.server.Server.places`)."""
+    from ..server import server_of
+
     seen: dict[str, str] = {}
     for policy in policies:
-        for path, why in _places(policy):
+        for path, why in server_of(policy).places(policy):
             seen.setdefault(path, why)
     return list(seen.items())
 
@@ -224,7 +189,7 @@ def _call_for(tool: Tool, place: str, *, walk_only: bool = False) -> dict[str, A
     for param in tool.params:
         if walk_only and not param.walks:
             continue
-        value = place if param.walks else posixpath.join(place, _PROBE_FILE)
+        value = place if param.walks else posixpath.join(place, PROBE_FILE)
         if param.walks and not walk_only and len(tool.params) > 1:
             # Beside the other paths, not around them: a tool refuses to write its
             # result inside the folder it walks.
@@ -244,17 +209,15 @@ def _call_for(tool: Tool, place: str, *, walk_only: bool = False) -> dict[str, A
 
 
 def generate_calls(*policies: Policy, catalog: Catalog | None = None) -> list[tuple[dict, str]]:
-    """``(call, why)``: one call per catalog tool per place (roots, home, startup dir)."""
-    from ..catalog import default_catalog
+    """``(call, why)``: one call per catalog tool per place (each server's
+    :meth:`~localfs_explorer.server.Server.call_places`: roots, home, startup dir)."""
+    from ..server import get_server, server_of
 
-    catalog = catalog or default_catalog()
+    catalog = catalog or (server_of(policies[-1]) if policies else get_server()).catalog()
     places: dict[str, str] = {}
     for policy in policies:
-        for root in policy.roots:
-            if root.resolved:
-                places.setdefault(root.resolved, f"root {root.configured}")
-        places.setdefault(_home(policy), "home directory")
-        places.setdefault(policy.cwd, "startup directory")
+        for place, why in server_of(policy).call_places(policy):
+            places.setdefault(place, why)
     calls: list[tuple[dict, str]] = []
     seen: set[str] = set()
     for tool in catalog.tools:

@@ -11,6 +11,11 @@ the verdict table. It is written as:
 - HTML: one self-contained page (inline CSS and inline SVG charts, no scripts, no fonts,
   no links to anything) that opens from an attachment with no network.
 
+A configuration is shown the way its server describes it: mcp-gee-sweet's mode, roots
+and deny-list, or another server's own ``summary()`` (the filesystem server's allowed
+directories and roots). What the server's findings say about the configuration
+(:meth:`~localfs_explorer.server.Server.findings`) is listed in every format but CSV.
+
 Secret values (``CREDENTIALS_CONFIG``; names with SECRET, PASSWORD, TOKEN or KEY and not
 PATH or FILE) are masked in the configuration, and every text of the report is also
 scrubbed of those values, in case one turns up somewhere else (a path, a message).
@@ -53,6 +58,7 @@ __all__ = [
     "diff_report",
     "exposure_report",
     "scenario_report",
+    "server_findings",
     "to_csv",
     "to_html",
     "to_json",
@@ -91,6 +97,9 @@ class Report(BaseModel):
     charts: list[Chart] = Field(default_factory=list)
     columns: list[str] = Field(default_factory=list)
     rows: list[dict[str, Any]] = Field(default_factory=list)
+    #: What the server's findings say about the configuration(s): ``severity``,
+    #: ``kind``, ``path``, ``why``, ``fix`` (and ``configuration`` in a diff).
+    findings: list[dict[str, Any]] = Field(default_factory=list)
 
 
 def _version() -> str:
@@ -137,8 +146,42 @@ def _plain(value: Any) -> Any:
 # --------------------------------------------------------------------------- sections
 
 
+def _is_default_server(policy: Any) -> bool:
+    from ..server import DEFAULT_SERVER
+
+    return (getattr(policy, "server_id", None) or DEFAULT_SERVER) == DEFAULT_SERVER
+
+
+def _summary_section(policy: Any, title: str) -> Section:
+    """Another server's configuration: its own ``summary()`` (findings listed apart)."""
+    values = {k.replace("_", " "): v for k, v in policy.summary().items()
+              if k != "findings"}
+    if policy.env.values:
+        values["settings"] = masked(dict(sorted(policy.env.values.items())))
+    return Section(title=title, values=values)
+
+
+def server_findings(policy: Any) -> list[dict[str, Any]]:
+    """What the policy's server finds risky in it (:meth:`Server.findings`), as rows."""
+    from ..server import server_of
+
+    keep = ("severity", "kind", "path", "why", "fix")
+    return [{k: f.get(k, "") for k in keep} for f in server_of(policy).findings(policy)]
+
+
+def _findings_summary(findings: Sequence[Mapping[str, Any]]) -> list[str]:
+    if not findings:
+        return []
+    counts = Counter(f["severity"] for f in findings)
+    shown = ", ".join(f"{k} {v}" for k, v in counts.items())
+    return [f"{len(findings)} finding{'s' if len(findings) != 1 else ''} about the "
+            f"configuration ({shown})"]
+
+
 def config_section(policy: Policy, title: str = "Configuration") -> Section:
     """The facts of one resolved configuration, secrets masked."""
+    if not _is_default_server(policy):
+        return _summary_section(policy, title)
     env = policy.env
     values: dict[str, Any] = {
         "LOCAL_FILE_ACCESS": f"{policy.mode.value} "
@@ -210,8 +253,10 @@ def batch_report(
         "outcomes: " + (", ".join(f"{k} {v}" for k, v in sorted(by_outcome.items()))
                         or "no calls"),
     ]
+    findings = server_findings(policy)
+    summary += _findings_summary(findings)
     report = Report(
-        kind="batch", title=title, summary=summary,
+        kind="batch", title=title, summary=summary, findings=findings,
         configurations=[config_section(policy)],
         charts=[Chart(title="Verdicts by reason", counts=_ordered_reasons(reasons)),
                 Chart(title="Calls by tool", counts=dict(by_tool.most_common())),
@@ -252,11 +297,15 @@ def diff_report(
     ]
     if counts["new_access"]:
         summary.append("this change grants new access: review every new_access row")
+    findings = [{"configuration": side, **f}
+                for side, policy in (("before", before), ("after", after))
+                for f in server_findings(policy)]
+    summary += _findings_summary(findings)
     reasons = Counter(c.after["reason"] for c in result.changed
                       if c.kind == "path" and c.after.get("reason"))
     tools = Counter(c.tool for c in result.changed if c.kind == "call" and c.tool)
     report = Report(
-        kind="diff", title=title, summary=summary,
+        kind="diff", title=title, summary=summary, findings=findings,
         configurations=[config_section(before, "Before"), config_section(after, "After")],
         charts=[
             Chart(title="Changes by category",
@@ -390,6 +439,13 @@ _CELL_CLASSES = {
 }
 
 
+def _css(value: Any) -> str:
+    """The class attribute a table cell with ``value`` gets ("" for none)."""
+    value = _plain(value)
+    css = _CELL_CLASSES.get(value) if isinstance(value, (bool, str)) else None
+    return f' class="{css}"' if css else ""
+
+
 def _svg_bars(chart: Chart) -> str:
     """A horizontal bar chart as inline SVG (no script, no external reference)."""
     items = [(k, v) for k, v in chart.counts.items()]
@@ -477,6 +533,16 @@ def to_html(report: Report) -> str:
         out.append("<h2>Configuration</h2>")
         collapsed = len(report.configurations) > 2
         out.extend(_section_html(s, collapsed) for s in report.configurations)
+    if report.findings:
+        out.append(f"<h2>Findings about the configuration ({len(report.findings)})</h2>")
+        keys = list(dict.fromkeys(k for f in report.findings for k in f))
+        head = "".join(f"<th>{html.escape(k)}</th>" for k in keys)
+        found = "".join(
+            "<tr>" + "".join(
+                f'<td{_css(f.get(k))}>{html.escape(_cell(f.get(k)))}</td>' for k in keys)
+            + "</tr>" for f in report.findings)
+        out.append(f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>'
+                   f"{found}</tbody></table></div>")
     if report.charts:
         out.append('<h2>Counts</h2><div class="charts">')
         for chart in report.charts:
@@ -492,9 +558,7 @@ def to_html(report: Report) -> str:
             cells = []
             for c in report.columns:
                 value = _plain(row.get(c))
-                css = _CELL_CLASSES.get(value) if isinstance(value, (bool, str)) else None
-                attr = f' class="{css}"' if css else ""
-                cells.append(f"<td{attr}>{html.escape(_cell(value))}</td>")
+                cells.append(f"<td{_css(value)}>{html.escape(_cell(value))}</td>")
             body.append("<tr>" + "".join(cells) + "</tr>")
         out.append(f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>'
                    f"{''.join(body)}</tbody></table></div>")

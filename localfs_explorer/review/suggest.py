@@ -114,26 +114,28 @@ def _from_verdicts(verdicts: Iterable[Any], where: str) -> list[Requirement]:
 
 
 def requirements_from_calls(
-    policy: Policy, calls: Any, *, catalog: Any = None
+    policy: Policy, calls: Any, *, catalog: Any = None, twin: Any = None
 ) -> list[Requirement]:
     """The local paths (with operations) a list or JSONL file of tool calls touches.
 
-    The calls are probed under a ``full``-mode twin of ``policy``, so that folder
-    uploads are walked and every path the server would check is listed.
+    The calls are probed under a ``full``-mode twin of ``policy`` (or ``twin``, another
+    server's policy that allows everything), so that folder uploads are walked and every
+    path the server would check is listed.
     """
     from ..probe import ProbeError, iter_call_verdicts
 
     where = str(calls) if isinstance(calls, (str, Path)) else "calls"
     try:
         return _from_verdicts(
-            iter_call_verdicts(_full_twin(policy), calls, catalog=catalog, over_http=False),
+            iter_call_verdicts(twin if twin is not None else _full_twin(policy), calls,
+                               catalog=catalog, over_http=False),
             where)
     except ProbeError as exc:
         raise SuggestError(str(exc)) from None
 
 
-def requirements_from_session(policy: Policy, session: Any, *, catalog: Any = None
-                              ) -> list[Requirement]:
+def requirements_from_session(policy: Policy, session: Any, *, catalog: Any = None,
+                              twin: Any = None) -> list[Requirement]:
     """The local paths every call of an approval session touches."""
     from .sessions import SessionError, load_session
 
@@ -142,7 +144,7 @@ def requirements_from_session(policy: Policy, session: Any, *, catalog: Any = No
     except (SessionError, OSError) as exc:
         raise SuggestError(str(exc)) from None
     calls = [{"name": c.name, "arguments": c.arguments} for _a, _c, c in loaded.iter_calls()]
-    return requirements_from_calls(policy, calls, catalog=catalog)
+    return requirements_from_calls(policy, calls, catalog=catalog, twin=twin)
 
 
 class Unmet(BaseModel):

@@ -114,9 +114,13 @@ allowed = false
     assert code == 0, out + err
     # Without the entry the server is in full mode (stdio, nothing set): the second fails.
     assert run("test", str(scenario))[0] == 1
-    code, _, err = run("test", str(scenario), "--client-config", str(desktop), "--entry",
-                       "files")
-    assert code == 2 and "scenario files answer for mcp-gee-sweet" in err
+    # The filesystem server's entry: its argv directory is the scenario's allowed one.
+    code, out, err = run("test", str(scenario), "--client-config", str(desktop), "--entry",
+                         "files", "--json")
+    run_ = json.loads(out)
+    assert code == 0, out + err
+    assert run_["scenarios"][0]["config"]["allowed_directories"] == [str(layout.data)]
+    assert {c["actual"]["reason"] for c in run_["cases"]} == {"inside", "outside"}
 
 
 def test_diff_starts_both_sides_from_the_entry(desktop, layout):
@@ -246,12 +250,18 @@ def test_verify_of_a_filesystem_entry_starts_the_entry_command(tmp_path, layout)
     assert args.filesystem_directories == ["/other"]
 
 
-def test_diff_of_a_filesystem_entry_is_refused_in_one_line(tmp_path, layout):
+def test_diff_of_a_filesystem_entry_starts_both_sides_from_it(tmp_path, layout):
     path = write(tmp_path / ".mcp.json", mcp_servers({"files": fs_entry(layout.data)}))
     code, out, err = run("diff", "--client-config", str(path), "--path",
                          str(layout.data / "a.csv"), "--path", str(layout.outside / "b"),
-                         "--json")
-    assert code == 2 and "diff answers for mcp-gee-sweet" in err and out == ""
+                         "--after-allowed-dir", str(layout.outside), "--no-generated",
+                         "--op", "read", "--json")
+    changes = json.loads(out)["changes"]
+    assert code == 1, err  # new access: the after side's directory replaces the entry's
+    by_probe = {c["probe"]: c for c in changes}
+    assert by_probe[f"read {layout.outside}/b"]["change"] == "new_access"
+    assert by_probe[f"read {layout.outside}/b"]["before"]["reason"] == "outside"
+    assert by_probe[f"read {layout.data}/a.csv"]["change"] == "removed_access"
 
 
 @pytest.mark.parametrize("command", ["tools", "auth-status", "probe"])

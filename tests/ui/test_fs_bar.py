@@ -162,3 +162,26 @@ def test_the_working_directory_box_edits_the_model(app, tree) -> None:
     assert "✘ WOULD EXIT" in text_of(app.bar.badge.value)  # other/data doesn't exist
     app.bar.fs.cwd.value = str(tree)
     assert f"Allowed directories: {tree / 'data'}" in text_of(app.bar.badge.value)
+
+
+def test_the_screen_pinned_as_a_scenario_names_the_server_and_passes(app, tree) -> None:
+    data = tree / "data"
+    app.bar.server.value = FS
+    app.bar.fs.add_directory(str(data))
+    app.bar.fs.version.value = "2.0.1"
+    app.show("paths").paths.value = "\n".join([str(data / "f.txt"), f"{data}'"])
+    panel = app.show("scenarios")
+    panel.save_current()
+    text = panel.saved.value
+    assert 'server = "server-filesystem"' in text and 'server_version = "2.0.1"' in text
+    assert "allowed_directories" in text
+    scenario = tree / "pinned.toml"
+    scenario.write_text(text, encoding="utf-8")
+    code, out, _err = run_cli("test", scenario, "--json")
+    run = json.loads(out)
+    assert code == 0, out
+    assert run["failed"] == 0
+    kinds = [c["kind"] for c in run["cases"]]
+    assert kinds.count("path") == 2 and {"policy", "auth_status"} <= set(kinds)
+    assert {c["actual"].get("reason") for c in run["cases"] if c["kind"] == "path"} == {
+        "inside", "outside"}

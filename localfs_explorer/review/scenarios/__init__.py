@@ -38,6 +38,27 @@ starting point every scenario's own ``[scenario.config]`` overrides key by key
     mode = "roots"
     roots = ["/data"]
 
+The filesystem server (or any other registered server) is named in a config with
+``server``, its release with ``server_version`` and its own settings under ``options``
+(merged key by key); its paths expect its own reasons (``inside``, ``outside``,
+``symlink-outside``, ...), ``[scenario.policy]`` and ``[scenario.auth_status]`` its
+``allowed_directories``::
+
+    [config]
+    server = "server-filesystem"
+    server_version = "2026.8.31"
+    cwd = "."                      # the server's working directory (relative: this file's)
+    [config.options]
+    directories = ["data"]         # its command line, relative to cwd
+    # roots = ["file:///srv/x"]    # MCP roots its client advertises (absent: none)
+
+    [[scenario]]
+    name = "the trimming escape"
+    [[scenario.path]]
+    path = "/srv/data'"
+    op = "write"
+    allowed = true
+
 With ``access = {hangar = "hangar.yaml", server = "api", via = "core", tenant = "acme"}``
 in a config, tool access is what mcp-hangar decides on that route, and
 ``[[scenario.hangar]]`` cases pin its answer for one tool (``tool``; optionally another

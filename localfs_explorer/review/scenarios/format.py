@@ -13,15 +13,21 @@ import os
 import typing
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ...config import ServerConfig
 from ...errors import LocalfsError
+from ...server import DEFAULT_SERVER
+from ...servers.filesystem.policy import FilesystemReason
 from ...userfiles import parse_toml, read_text
 from ...vocab import Gate, ModeName, Op, Outcome, Platform, Reason, Transport
 from .locator import Locator
+
+#: A verdict's reason as any server gives it (mcp-gee-sweet's words, the filesystem
+#: server's); a scenario expecting another server's word simply fails to match.
+AnyReason = Literal[Reason, FilesystemReason]
 
 
 class ScenarioError(LocalfsError):
@@ -33,10 +39,23 @@ _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
 class ConfigSpec(BaseModel):
-    """A server configuration: its environment, transport and target host."""
+    """A server configuration: which server, its environment, transport and target host.
+
+    ``server`` names the server that answers (default mcp-gee-sweet), ``server_version``
+    its release, and ``options`` its own settings as its options model names them (the
+    filesystem server's ``directories``, ``roots`` and ``home``).
+    """
 
     model_config = _STRICT
 
+    #: Which server answers (a registry id: ``mcp-gee-sweet``, ``server-filesystem``).
+    server: str | None = None
+    #: The release of that server to reproduce (None: the newest modelled).
+    server_version: str | None = None
+    #: The server's own settings (merged key by key): the filesystem server's
+    #: ``directories`` (its command line, relative to ``cwd``), ``roots`` (the MCP roots
+    #: its client advertises; absent: none) and ``home``.
+    options: dict[str, Any] = Field(default_factory=dict)
     #: The server's ``.env``, relative to the scenario file.
     env: str | None = None
     #: The server process's own variables (``--set``); they win over the file.
@@ -66,6 +85,8 @@ class ConfigSpec(BaseModel):
     def server_config(self, base_dir: str | os.PathLike[str]) -> ServerConfig:
         """This configuration as the engine's :class:`ServerConfig`, read from ``base_dir``."""
         return ServerConfig(
+            server=self.server or DEFAULT_SERVER, server_version=self.server_version,
+            server_options=dict(self.options),
             env=self.env, settings=self.settings, unset=self.unset,
             transport=self.transport or "stdio", over_http=self.over_http, cwd=self.cwd,
             package_dir=self.package_dir, host=self.host, profile=self.profile,
@@ -80,6 +101,8 @@ class ConfigSpec(BaseModel):
             value = getattr(override, key)
             if key == "settings":
                 data["settings"] = {**self.settings, **value}
+            elif key == "options":
+                data["options"] = {**self.options, **value}
             elif key == "unset":
                 data["unset"] = [*self.unset, *value]
             else:
@@ -106,7 +129,7 @@ class PathCase(_Expectation):
     over_http: bool | None = None
     label: str | None = None
     allowed: bool | None = None
-    reason: Reason | None = None
+    reason: AnyReason | None = None
     #: The exact refusal text ("" when allowed).
     message: str | None = None
     message_contains: str | None = None
@@ -122,7 +145,7 @@ class CallPathCase(_Expectation):
     argument: str | None = None
     op: Op | None = None
     allowed: bool | None = None
-    reason: Reason | None = None
+    reason: AnyReason | None = None
     message: str | None = None
     message_contains: str | None = None
     #: ``failed`` or ``local_read_fail`` for walked entries the server reports per item.
@@ -191,16 +214,20 @@ class ToolsCase(_Expectation):
 
 
 class AuthStatusCase(_Expectation):
-    """The ``local_file_access`` object of ``server://auth-status`` (the keys given)."""
+    """The server's status answer (the keys given): mcp-gee-sweet's ``local_file_access``
+    object of ``server://auth-status``; the filesystem server's
+    ``list_allowed_directories`` (``allowed_directories``)."""
 
     mode: ModeName | None = None
     explicit: bool | None = None
     roots: list[str] | None = None
     unregistered_tools: list[str] | None = None
+    allowed_directories: list[str] | None = None
 
 
 class PolicyCase(_Expectation):
-    """The resolved policy: mode, whether the server would start, its deny-list."""
+    """The resolved policy: mode, whether the server would start, its deny-list (the
+    filesystem server: whether it starts and its ``allowed_directories``)."""
 
     mode: ModeName | None = None
     explicit: bool | None = None
@@ -213,6 +240,8 @@ class PolicyCase(_Expectation):
     deny_list_includes: list[str] = Field(default_factory=list)
     #: Settings that must not contribute one (an unset ``LOG_FILE`` adds none).
     deny_list_excludes: list[str] = Field(default_factory=list)
+    #: The allowed directories once the roots exchange has settled (server-filesystem).
+    allowed_directories: list[str] | None = None
 
 
 _INPUT_FIELDS: dict[str, frozenset[str]] = {
@@ -341,8 +370,49 @@ def _describe_error(err: Mapping[str, Any], data: Any) -> tuple[list[Any], str]:
     return loc, f"{err['msg']} (got {err.get('input')!r})"
 
 
-def parse_scenario_text(text: str, *, name: str = "<scenarios>") -> ScenarioFile:
-    """Parse and validate scenario TOML; errors name ``name`` and the line."""
+def _reason_problems(parsed: ScenarioFile, i: int, locator: Locator, name: str,
+                     default_server: str | None) -> list[str]:
+    """A ``reason`` its scenario's server never gives, as ``FILE:LINE`` problems."""
+    from ...server import ServerError, get_server
+
+    scenario = parsed.scenario[i]
+    server_id = (scenario.config.server or parsed.config.server or default_server
+                 or DEFAULT_SERVER)
+    try:
+        reasons = get_server(server_id).reasons
+    except ServerError as exc:
+        line = locator.header_line(("scenario", i))
+        return [f"{name}:{line or '?'}: scenario {scenario.name!r}: {exc}"]
+    if not reasons:
+        return []
+    wanted: list[tuple[tuple[Any, ...], str]] = []
+    for j, case in enumerate(scenario.path):
+        if case.reason is not None:
+            wanted.append((("scenario", i, "path", j, "reason"), case.reason))
+    for j, call in enumerate(scenario.call):
+        for k, sub in enumerate(call.path):
+            if sub.reason is not None:
+                wanted.append((("scenario", i, "call", j, "path", k, "reason"), sub.reason))
+    problems = []
+    for loc, reason in wanted:
+        if reason not in reasons:
+            line = locator.line_of(loc)
+            known = ", ".join(repr(r) for r in reasons)
+            problems.append(f"{name}:{line or '?'}: {_where(_plain(parsed), loc)}: "
+                            f"{reason!r} is not one of {server_id}'s reasons: {known}")
+    return problems
+
+
+def _plain(parsed: ScenarioFile) -> dict[str, Any]:
+    return parsed.model_dump(exclude_unset=True)
+
+
+def parse_scenario_text(text: str, *, name: str = "<scenarios>",
+                        default_server: str | None = None) -> ScenarioFile:
+    """Parse and validate scenario TOML; errors name ``name`` and the line.
+
+    A ``reason`` must be one its scenario's server gives (the server the scenario or the
+    file names, else ``default_server``, else mcp-gee-sweet)."""
     data = parse_toml(text, name, ScenarioError)
     try:
         parsed = ScenarioFile.model_validate(data)
@@ -380,6 +450,7 @@ def parse_scenario_text(text: str, *, name: str = "<scenarios>") -> ScenarioFile
                         problems.append(f"{name}:{where or line or '?'}: scenario "
                                         f"{scenario.name!r} > call #{j + 1} > path #{k + 1} "
                                         "expects nothing")
+        problems.extend(_reason_problems(parsed, i, locator, name, default_server))
         for kind in ("tools", "auth_status", "policy"):
             part = getattr(scenario, kind)
             if part is not None and not part.expects_something():

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...vocab import DENY_LABELS, OUTCOMES, REASONS
+from ...vocab import DENY_LABELS, OUTCOMES
 
 #: Every deny-list setting the server can have, as the policy labels them. Settings that
 #: appear in a run but not here are added to the coverage as they are seen.
@@ -114,9 +114,10 @@ class Coverage:
     refusal came from), ``tools`` (catalog tools called) and ``outcomes`` (call outcomes).
     """
 
-    reasons: dict[str, int] = field(default_factory=lambda: dict.fromkeys(REASONS, 0))
-    deny_settings: dict[str, int] = field(
-        default_factory=lambda: dict.fromkeys(KNOWN_DENY_SETTINGS, 0))
+    #: Filled by the run with the rules of each scenario's server (an empty run has
+    #: none; :meth:`add_rules`).
+    reasons: dict[str, int] = field(default_factory=dict)
+    deny_settings: dict[str, int] = field(default_factory=dict)
     tools: dict[str, int] = field(default_factory=dict)
     outcomes: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
 
@@ -132,6 +133,13 @@ class Coverage:
         self.reasons[reason] = self.reasons.get(reason, 0) + 1
         if deny_setting:
             self.deny_settings[deny_setting] = self.deny_settings.get(deny_setting, 0) + 1
+
+    def add_rules(self, reasons: Iterable[str], deny_settings: Iterable[str] = ()) -> None:
+        """Make a server's reasons (and deny-list settings) rules, exercised or not."""
+        for reason in reasons:
+            self.reasons.setdefault(reason, 0)
+        for setting in deny_settings:
+            self.deny_settings.setdefault(setting, 0)
 
     def add_catalog(self, names: Iterable[str]) -> None:
         """Make every tool of a catalog a rule (exercised or not)."""

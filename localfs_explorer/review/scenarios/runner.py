@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ...config import ConfigError, resolve_config
 from ...paths import show_nul
 from ...secrets import masked, scrub
+from ...server import DEFAULT_SERVER, server_of
 from ...userfiles import read_text
 from .format import (
     AuthStatusCase,
@@ -35,7 +36,15 @@ from .format import (
     parse_scenario_text,
 )
 from .locator import case_lines
-from .results import CaseResult, Coverage, FileResult, Mismatch, RunResult, ScenarioResult
+from .results import (
+    KNOWN_DENY_SETTINGS,
+    CaseResult,
+    Coverage,
+    FileResult,
+    Mismatch,
+    RunResult,
+    ScenarioResult,
+)
 
 if TYPE_CHECKING:
     from ...catalog import Catalog, Registration
@@ -81,6 +90,17 @@ def policy_from_config(config: ConfigSpec, base_dir: str | os.PathLike[str] = ".
         named = exc.part in ("env", "host", "catalog", "access")
         raise ScenarioError(f"{exc.part}: {exc}" if named else str(exc)) from None
     policy, env = resolved.policy, resolved.env
+    if not _is_default(policy):
+        # Another server shows its own configuration (the filesystem server's directories
+        # and roots); its findings are the report's, not the scenario's.
+        other: dict[str, Any] = {"server": policy.server_id,
+                 "host": "this machine" if resolved.on_this_machine else policy.fs.label,
+                                 **{k: v for k, v in policy.summary().items()
+                                    if k not in ("server", "findings")}}
+        if env.values:
+            other["settings"] = masked(env.values)
+        return BuiltConfig(policy, catalog, registration, access, config.over_http, other,
+                           resolved.secrets)
     shown: dict[str, Any] = {
         "env": resolved.env_path,
         "settings": masked(env.values),
@@ -121,7 +141,27 @@ def _decision_trace(d: Decision) -> list[str]:
 
 
 def _deny_setting(d: Decision) -> str | None:
-    return d.deny_setting
+    # Only mcp-gee-sweet's verdicts come from a deny-list.
+    return getattr(d, "deny_setting", None)
+
+
+def _is_default(policy: Any) -> bool:
+    return (getattr(policy, "server_id", None) or DEFAULT_SERVER) == DEFAULT_SERVER
+
+
+#: The keys of a policy or auth-status expectation only mcp-gee-sweet answers, and the
+#: one only the filesystem server answers.
+_GEE_POLICY_KEYS = ("mode", "explicit", "deny_list_includes", "deny_list_excludes")
+_GEE_STATUS_KEYS = ("mode", "explicit", "roots", "unregistered_tools")
+_OTHER_KEYS = ("allowed_directories",)
+
+
+def _foreign_keys(case: Any, keys: Iterable[str], server: str) -> str | None:
+    """The error for a case expecting keys its server doesn't answer (None: none)."""
+    given = [k for k in keys if k in case.model_fields_set]
+    if not given:
+        return None
+    return f"{', '.join(given)}: not answered by {server}"
 
 
 class _ScenarioRunner:
@@ -176,7 +216,9 @@ class _ScenarioRunner:
             out.append(self.guarded("tools", "registered tools", ("tools",),
                                     lambda: self.run_tools(tools)))
         if (auth := s.auth_status) is not None:
-            out.append(self.guarded("auth_status", "auth-status local_file_access",
+            status_name = ("auth-status local_file_access" if _is_default(self.built.policy)
+                           else "status list_allowed_directories")
+            out.append(self.guarded("auth_status", status_name,
                                     ("auth_status",), lambda: self.run_auth(auth)))
         return [self.clean(r) for r in out]
 
@@ -193,6 +235,11 @@ class _ScenarioRunner:
     def run_policy(self, case: PolicyCase) -> CaseResult:
         p = self.built.policy
         r = self.case("policy", "policy", self.line("policy"))
+        if not _is_default(p):
+            return self._run_other_policy(case, r)
+        r.error = _foreign_keys(case, _OTHER_KEYS, DEFAULT_SERVER)
+        if r.error:
+            return r
         m = r.mismatches
         _compare(m, "mode", case.mode, p.mode.value)
         _compare(m, "explicit", case.explicit, p.explicit)
@@ -215,6 +262,29 @@ class _ScenarioRunner:
                     "deny_settings": settings}
         r.trace = [f"deny-list: {e.setting} -> {e.resolved}" for e in p.deny_list]
         r.trace += [f"deny dir: {d.setting} -> {d.resolved}/" for d in p.deny_dirs]
+        r.trace += [f"warning: {w}" for w in warnings]
+        return r
+
+    def _run_other_policy(self, case: PolicyCase, r: CaseResult) -> CaseResult:
+        """A policy expectation of a server other than mcp-gee-sweet: whether it starts,
+        its exit message and warnings, and (with one) its allowed directories."""
+        p = self.built.policy
+        r.error = _foreign_keys(case, _GEE_POLICY_KEYS, p.server_id)
+        if r.error:
+            return r
+        m = r.mismatches
+        _compare(m, "serves", case.serves, p.serves)
+        _compare_message(m, case.exit_message, case.exit_message_contains,
+                         p.exit_message or "", "exit_message")
+        warnings = [*p.env.warnings, *p.warnings]
+        for text in case.warnings_contain:
+            if not any(text in w for w in warnings):
+                m.append(Mismatch("a warning containing", text, warnings))
+        directories = list(getattr(p, "directories", ()))
+        _compare(m, "allowed_directories", case.allowed_directories, directories)
+        r.actual = {"serves": p.serves, "exit_message": p.exit_message or "",
+                    "warnings": warnings, "allowed_directories": directories}
+        r.trace = [f"allowed: {d}" for d in directories]
         r.trace += [f"warning: {w}" for w in warnings]
         return r
 
@@ -376,7 +446,22 @@ class _ScenarioRunner:
     def run_auth(self, case: AuthStatusCase) -> CaseResult:
         from ...servers.gee_sweet.auth_status import local_file_access
 
+        policy = self.built.policy
         r = self.case("auth_status", "auth-status local_file_access", self.line("auth_status"))
+        if not _is_default(policy):
+            r.name = "status list_allowed_directories"
+            r.error = _foreign_keys(case, _GEE_STATUS_KEYS, policy.server_id)
+            if r.error:
+                return r
+            status = server_of(policy).status(policy, self.built.registration)
+            _compare(r.mismatches, "allowed_directories", case.allowed_directories,
+                     status.get("allowed_directories"))
+            r.actual = status
+            r.trace = [json.dumps(status, ensure_ascii=False)]
+            return r
+        r.error = _foreign_keys(case, _OTHER_KEYS, DEFAULT_SERVER)
+        if r.error:
+            return r
         actual = local_file_access(self.built.policy, self.built.registration)
         for key in ("mode", "explicit", "roots", "unregistered_tools"):
             _compare(r.mismatches, key, getattr(case, key), actual.get(key))
@@ -437,7 +522,8 @@ def run_scenario_text(
     """
     coverage = coverage if coverage is not None else Coverage()
     try:
-        parsed = parse_scenario_text(text, name=name)
+        parsed = parse_scenario_text(text, name=name,
+                                     default_server=base.server if base else None)
     except ScenarioError as exc:
         return FileResult(name, error=str(exc))
     lines = case_lines(text)
@@ -463,9 +549,13 @@ def run_scenario_text(
             continue
         sres.config = built.shown
         # The tools that touch local files: the rest of the server's tools have no rule
-        # of the policy to exercise.
+        # of the policy to exercise. The server's reasons (and mcp-gee-sweet's deny-list
+        # settings) are rules whether or not a verdict gave them.
         coverage.add_catalog([t.name for t in built.catalog.tools if t.touches_disk])
-        for entry in built.policy.deny_list:
+        default = _is_default(built.policy)
+        coverage.add_rules(server_of(built.policy).reasons,
+                           KNOWN_DENY_SETTINGS if default else ())
+        for entry in getattr(built.policy, "deny_list", ()):
             coverage.deny_settings.setdefault(entry.setting, 0)
         sres.cases = _ScenarioRunner(name, scenario, built, lines, i, coverage).run()
         result.scenarios.append(sres)
@@ -538,7 +628,13 @@ def pin_scenario(
         for tool, arguments, v in calls
     ]
     extra: dict[str, Any] = {}
-    if policy is not None:
+    if policy is not None and not _is_default(policy):
+        # Another server: whether it starts, and the directories it allows.
+        directories = list(getattr(policy, "directories", ()))
+        extra["policy"] = PolicyCase(serves=policy.serves,
+                                     allowed_directories=directories)
+        extra["auth_status"] = AuthStatusCase(allowed_directories=directories)
+    elif policy is not None:
         from ...servers.gee_sweet.auth_status import local_file_access
 
         extra["policy"] = PolicyCase(mode=policy.mode.value, explicit=policy.explicit,

@@ -28,16 +28,20 @@ TRIM_SUFFIXES: tuple[str, ...] = ("'", '"', " ", "\t", "\u00a0", "\ufeff", "\u30
 @dataclass(frozen=True)
 class Finding:
     """One finding: a stable ``code``, ``severity`` (high/medium/low), one-line
-    ``message``, and the ``paths`` it is about."""
+    ``message``, the ``paths`` it is about and what to change (``fix``)."""
 
     code: str
     severity: str
     message: str
     paths: tuple[str, ...] = ()
+    fix: str = ""
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: this finding's own fields, plus the seam's names for them
+        (``kind``, ``path``, ``why``; see :meth:`localfs_explorer.server.Server.findings`)."""
         return {"code": self.code, "severity": self.severity, "message": self.message,
-                "paths": list(self.paths)}
+                "paths": list(self.paths), "fix": self.fix, "kind": self.code,
+                "path": self.paths[0] if self.paths else "", "why": self.message}
 
 
 def _shown(path: str) -> str:
@@ -71,7 +75,7 @@ def _trim_siblings(policy: FilesystemPolicy) -> list[Finding]:
                 f"{len(readable)} existing sibling(s) of the allowed directory {directory} "
                 f"pass the check only because it compares a trimmed spelling: "
                 f"{', '.join(_shown(p) for p in readable)}",
-                tuple(readable)))
+                tuple(readable), _trim_fix(policy.version)))
         new = [p for p in writable if p not in readable]
         if new:
             out.append(Finding(
@@ -79,8 +83,17 @@ def _trim_siblings(policy: FilesystemPolicy) -> list[Finding]:
                 f"a write through server-filesystem {policy.version} can create "
                 f"{len(new)} sibling(s) of the allowed directory {directory} (quote or "
                 f"whitespace added): {', '.join(_shown(p) for p in new)}",
-                tuple(new)))
+                tuple(new), _trim_fix(policy.version)))
     return out
+
+
+def _trim_fix(version: str) -> str:
+    from .policy import V_2
+
+    if version == V_2:  # pragma: no cover - 2.0.1 compares the untrimmed path
+        return ""
+    return (f"upgrade to server-filesystem {V_2}, which checks the path as given and "
+            "refuses these siblings")
 
 
 def _symlinked(policy: FilesystemPolicy) -> list[Finding]:
@@ -92,7 +105,7 @@ def _symlinked(policy: FilesystemPolicy) -> list[Finding]:
                 "symlinked-directory", "medium",
                 f"{entry} is given through a symlink: both {link} and its target {real} "
                 "are allowed, and the target stays allowed if the link is re-pointed",
-                (link, real)))
+                (link, real), f"give the real directory {real} instead of {entry}"))
     return out
 
 
@@ -111,7 +124,9 @@ def _roots(policy: FilesystemPolicy) -> list[Finding]:
         "roots-replace-argv", "high" if added else "medium",
         "the client's MCP roots replace the command-line directories without a word"
         + (f" ({'; '.join(parts)})" if parts else ""),
-        tuple(dropped + added))]
+        tuple(dropped + added),
+        "list on the command line exactly the directories the client's roots name, or "
+        "have the client advertise no roots")]
 
 
 def findings(policy: FilesystemPolicy) -> list[Finding]:

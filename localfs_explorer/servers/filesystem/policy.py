@@ -24,7 +24,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import unquote, urlsplit
 
 from ...errors import LocalfsError
@@ -43,13 +43,23 @@ from .nodepath import (
 
 __all__ = [
     "DEFAULT_VERSION",
+    "REASONS",
     "VERSIONS",
     "AllowedDirectories",
     "FilesystemConfig",
     "FilesystemPolicy",
+    "FilesystemReason",
     "PathVerdict",
     "resolve_allowed_directories",
 ]
+
+#: Why ``validatePath`` allowed or refused a path (:attr:`PathVerdict.reason`).
+FilesystemReason = Literal["inside", "outside", "symlink-outside", "windows-path",
+                           "parent-missing", "ambiguous-unicode", "system-error",
+                           "no-allowed-dirs"]
+REASONS: tuple[str, ...] = ("inside", "outside", "symlink-outside", "windows-path",
+                            "parent-missing", "ambiguous-unicode", "system-error",
+                            "no-allowed-dirs")
 
 #: The releases whose behaviour is reproduced; the first is the default (npm's latest).
 VERSIONS: tuple[str, ...] = ("2026.8.31", "2.0.1", "2026.7.10")

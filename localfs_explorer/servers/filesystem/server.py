@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from ...server import BasicVerdict, Server, ServerOptions, Setup, TraceLine
-from .policy import VERSIONS, FilesystemConfig, FilesystemPolicy, PathVerdict
+from .policy import REASONS, VERSIONS, FilesystemConfig, FilesystemPolicy, PathVerdict
 
 if TYPE_CHECKING:
     from ...catalog.model import Catalog, Registration
@@ -133,6 +133,10 @@ class FsServerPolicy:
         }
 
 
+def _join(directory: str, name: str) -> str:
+    return directory.rstrip("/") + "/" + name
+
+
 class FilesystemServer(Server):
     """``@modelcontextprotocol/server-filesystem`` (see the package docstring)."""
 
@@ -143,6 +147,7 @@ class FilesystemServer(Server):
     options_model: ClassVar[type[ServerOptions]] = FilesystemOptions
     transports: ClassVar[tuple[str, ...]] = ("stdio",)
     live_fields: ClassVar[tuple[str, ...]] = ("allowed_directories", "tools")
+    reasons: ClassVar[tuple[str, ...]] = REASONS
 
     def add_cli_options(self, group: argparse._ArgumentGroup) -> None:
         group.add_argument("--allowed-dir", dest="filesystem_directories", metavar="DIR",
@@ -219,6 +224,40 @@ class FilesystemServer(Server):
         from .findings import findings
 
         return [f.to_dict() for f in findings(policy.policy)]
+
+    def places(self, policy: Any) -> list[tuple[str, str]]:
+        """Each allowed directory (argv spellings, their realpaths, roots), a file in it,
+        its prefix sibling and its quote and whitespace siblings (the trimming escape of
+        2026.8.31), a Windows drive path (refused on POSIX since 2026.8.31), then the
+        shared places (home, startup directory, ``/``)."""
+        from ...server import PROBE_FILE
+        from .findings import TRIM_SUFFIXES
+
+        fs_policy: FilesystemPolicy = policy.policy
+        out: list[tuple[str, str]] = []
+        spelled = [*fs_policy.config.directories, *(fs_policy.config.roots or ())]
+        for directory in dict.fromkeys([*fs_policy.allowed.from_argv,
+                                        *fs_policy.directories]):
+            why = f"allowed directory {directory}"
+            out.append((directory, why))
+            out.append((_join(directory, PROBE_FILE), f"inside the {why}"))
+            if directory != "/":
+                out.append((directory + "-sibling", f"sibling sharing the prefix of {why}"))
+                out.extend((directory + suffix, f"{suffix!r} sibling of the {why}")
+                           for suffix in TRIM_SUFFIXES[:4])
+        out.extend((d, "as given on the command line or by a root") for d in spelled
+                   if d.startswith("/"))
+        out.append(("C:\\" + PROBE_FILE, "a Windows drive path"))
+        home = fs_policy.home
+        out += [(home, "home directory"), (_join(home, PROBE_FILE), "inside the home directory"),
+                (fs_policy.cwd, "startup directory"), ("/", "filesystem root")]
+        return out
+
+    def call_places(self, policy: Any) -> list[tuple[str, str]]:
+        """Each allowed directory, the home and the startup directory."""
+        fs_policy: FilesystemPolicy = policy.policy
+        out = [(d, f"allowed directory {d}") for d in fs_policy.directories]
+        return [*out, (fs_policy.home, "home directory"), (fs_policy.cwd, "startup directory")]
 
     def predict(self, policy: Any, catalog: Catalog | None = None) -> dict[str, Any]:
         from .verify import _tool_hints

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import LocalfsError
 from ...server import Server, ServerError, Setup
-from ...vocab import TRANSPORTS
+from ...vocab import REASONS, TRANSPORTS
 
 if TYPE_CHECKING:
     from ...catalog.model import Catalog, Registration
@@ -28,6 +28,7 @@ class GeeSweetServer(Server):
     transports: ClassVar[tuple[str, ...]] = TRANSPORTS
     live_fields: ClassVar[tuple[str, ...]] = ("mode", "explicit", "roots",
                                               "unregistered_tools")
+    reasons: ClassVar[tuple[str, ...]] = REASONS
 
     def resolve(self, setup: Setup) -> Policy:
         from .policy import resolve_policy
@@ -62,6 +63,18 @@ class GeeSweetServer(Server):
         from .auth_status import auth_status_preview
 
         return auth_status_preview(policy, registration=registration)
+
+    def places(self, policy: Any) -> list[tuple[str, str]]:
+        """Roots and their prefix siblings, the deny-list and its look-alikes, home,
+        startup and package directories, ``/`` (see :mod:`.places`)."""
+        from .places import places
+
+        return list(places(policy))
+
+    def call_places(self, policy: Any) -> list[tuple[str, str]]:
+        from .places import call_places
+
+        return list(call_places(policy))
 
     def predict(self, policy: Any, catalog: Catalog | None = None) -> dict[str, Any]:
         """``server://auth-status``'s ``local_file_access`` object and the registration,

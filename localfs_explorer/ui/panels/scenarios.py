@@ -28,6 +28,7 @@ from ...review.scenarios import (
     run_scenario_text,
 )
 from ...secrets import is_secret_key
+from ...server import DEFAULT_SERVER
 from ...userfiles import read_text
 from .. import render
 from ..panel import Panel, button, css, heading, html, layout, wide
@@ -56,6 +57,13 @@ def config_of(m: Any) -> tuple[ConfigSpec, list[str]]:
     left_out: list[str] = []
     settings: dict[str, str] = {}
     config: dict[str, Any] = {"transport": m.transport}
+    if m.server and m.server != DEFAULT_SERVER:
+        # Another server's own settings (the filesystem server's directories and roots).
+        config["server"] = m.server
+        config["options"] = {k: list(v) if isinstance(v, tuple) else v
+                             for k, v in m.server_options.items() if v is not None}
+    if m.server_version:
+        config["server_version"] = m.server_version
     if m.env_text is not None and m.env is not None:
         # An uploaded .env has no path to point at: its settings go in inline.
         settings.update(m.env.values)
