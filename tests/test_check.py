@@ -301,6 +301,57 @@ def test_hint_for_outside_roots_names_a_directory_that_would_work(layout):
     assert widened.check_read(str(layout.outside / "other.txt")).allowed
 
 
+def test_hint_never_suggests_a_root_that_would_stop_the_server(layout):
+    policy = layout.roots()
+    target = layout.outside / "new" / "deeper" / "out.csv"  # its folders don't exist yet
+    hint = policy.check_write(str(target)).hint
+    folder = layout.outside / "new" / "deeper"
+    assert hint.startswith(f"Create {folder}, then add it to LOCAL_FILE_ROOTS")
+    assert f"{folder} doesn't exist on the target" in hint
+    assert "the server exits at start-up" in hint
+    assert f"its nearest existing parent is {layout.outside})" in hint
+    # Added as it is, that root stops the server; created first, it serves and allows.
+    assert not layout.roots(layout.data, folder).serves
+    folder.mkdir(parents=True)
+    assert layout.roots(layout.data, folder).check_write(str(target)).allowed
+    assert policy.check_write(str(target)).hint.startswith(f"Add {folder} to LOCAL_FILE_ROOTS")
+
+
+def test_the_trace_names_the_env_line_or_deny_list_entry_that_decided(layout):
+    env_file = layout.app / ".env"
+    env_file.write_text(
+        "# access\n"
+        "LOCAL_FILE_ACCESS=roots\n"
+        f"LOCAL_FILE_ROOTS={layout.outside}\n"
+        "\n"
+        f"LOCAL_FILE_ROOTS={layout.data}\n"      # the later line wins, and is the one named
+        f"TOKEN_PATH={layout.data / 'tok.json'}\n"
+        f"HOME={layout.home}\n")
+    env = load_env(env_file, overrides={"LOG_FILE": str(layout.data / "x.log")})
+    policy = resolve_policy(env, cwd=str(layout.app), package_dir=str(layout.app))
+
+    def steps(path, write=False):
+        d = policy.check_write(path) if write else policy.check_read(path)
+        return {s.step: s.detail for s in d.trace}
+
+    inside = steps(str(layout.data / "report.csv"))
+    assert inside["mode"] == "mode is roots (LOCAL_FILE_ACCESS at .env line 2)"
+    assert inside["roots"] == f"inside {layout.data} (LOCAL_FILE_ROOTS at .env line 5)"
+    outside = steps(str(layout.outside / "other.txt"))
+    assert outside["roots"].startswith("not inside any root of LOCAL_FILE_ROOTS at .env line 5")
+    token = steps(str(layout.data / "tok.json"))
+    assert token["deny-list"].endswith("(deny-list entry from TOKEN_PATH at .env line 6)")
+    # Set by the process, not the file: no line is claimed for it.
+    log = steps(str(layout.data / "x.log"), write=True)
+    assert log["deny-list"].endswith("(deny-list entry from LOG_FILE)")
+    # An edit replaces the file's line: the trace no longer points at it.
+    edited = resolve_policy(env.with_changes(set={"LOCAL_FILE_ROOTS": str(layout.data)}),
+                            cwd=str(layout.app), package_dir=str(layout.app))
+    d = edited.check_read(str(layout.data / "report.csv"))
+    assert {s.step: s.detail for s in d.trace}["roots"] == (
+        f"inside {layout.data} (LOCAL_FILE_ROOTS)")
+
+
 def test_hint_for_denied_says_nothing_can(layout):
     assert layout.policy().check_read(str(layout.app / "token.json")).hint.startswith(
         "Nothing can allow this")

@@ -42,7 +42,7 @@ def test_skipped_lines_are_reported_with_the_texts_name(tmp_path):
     pairs, warnings = parse_env_text("GOOD=1\n'broken\n", strict=False)
     assert pairs == [("GOOD", "1")]
     assert warnings == ["<text>:2: can't be parsed as KEY=VALUE (skipped, as the server would)"]
-    with pytest.raises(EnvFileError, match=r"^<text>:2: can't be parsed as KEY=VALUE$"):
+    with pytest.raises(EnvFileError, match=r"^<text>:2: can't be parsed as KEY=VALUE: 'broken$"):
         parse_env_text("GOOD=1\n'broken\n")
     with pytest.raises(EnvFileError, match=r"^<text>:1: "):
         load_env(None, text="'broken")
@@ -79,3 +79,31 @@ def test_a_nul_value_the_process_environment_replaces_is_harmless():
     assert env.get("A") == "clean" and env.get("C") == "ok"
     with pytest.raises(EnvFileError, match=r"^<text>: the value of A contains a NUL byte"):
         load_env(None, text="A=x\x00y\nC=ok\n", overrides={"C": "other"})
+
+
+def test_every_bad_line_is_reported_at_once_with_its_text_and_secrets_masked(tmp_path):
+    secret = "hunter2-" + "x" * 12
+    text = (
+        "LOCAL_FILE_ACCESS=roots\n"
+        f"DB_PASSWORD={secret}\n"
+        "ROOTS /data/a\n"                          # 3: no '='
+        'CREDENTIALS_CONFIG="{\\"client\\": 1\n'   # 4: a secret, unterminated quote
+        "OTHER=1\n"
+        f"copied {secret} by mistake\n"            # 6: a known secret in a bad line
+        "see API_TOKEN below\n"                    # 7: names a secret setting
+        + "LONG " + "y" * 200 + "\n"               # 8: cut
+    )
+    path = tmp_path / ".env"
+    path.write_text(text)
+    with pytest.raises(EnvFileError) as info:
+        load_env(path)
+    message = str(info.value)
+    assert "\n" not in message  # one line, for the command line
+    assert message.startswith(f"{path}: 5 lines can't be parsed as KEY=VALUE: line 3: ROOTS")
+    assert "line 4: CREDENTIALS_CONFIG=••••••;" in message
+    assert "line 6: copied •••••• by mistake;" in message
+    assert "line 7: ••••••;" in message
+    assert "line 8: LONG " + "y" * 55 + "…" in message
+    assert secret not in message and "client" not in message and "y" * 56 not in message
+    # Lenient loading still skips them, one warning each.
+    assert len(load_env(path, strict=False).warnings) == 5

@@ -644,14 +644,14 @@ def test_a_refusal_names_the_entry_and_how_it_matched(layout):
     policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
     same = policy.check_read(str(layout.app / "token.json"))
     assert same.deny_setting == "TOKEN_PATH"
-    assert same.trace[-1].detail == "same path as token.json (from TOKEN_PATH)"
+    assert same.trace[-1].detail == "same path as token.json (deny-list entry from TOKEN_PATH)"
     hard = policy.check_read(str(layout.data / "hard.json"))
     assert hard.deny_setting == "TOKEN_PATH"
     assert hard.trace[-1].detail.startswith("same file as token.json (a hardlink")
     folded = policy.check_write(str(layout.app / "CREDENTIALS.JSON"))
     assert folded.deny_setting == "CREDENTIALS_PATH"
     assert folded.trace[-1].detail == ("missing target whose case-folded path equals "
-                                       "credentials.json (from CREDENTIALS_PATH)")
+                                       "credentials.json (deny-list entry from CREDENTIALS_PATH)")
     in_dir = policy.check_write(str(layout.home / ".cache" / "mcp-gee-sweet" / "x"))
     assert in_dir.deny_setting == "CACHE_DB_PATH"
     assert in_dir.trace[-1].detail.startswith(

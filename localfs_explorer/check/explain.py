@@ -120,6 +120,19 @@ def _other_path_answer(d: Decision, other: BatchChecker | None) -> TraceStep | N
     )
 
 
+def _where(policy: Any, key: str) -> str:
+    """Where ``key``'s value came from, for a trace: `` at .env line 3`` when the server
+    reads it from its ``.env``, else "" (a default, the process environment or an edit)."""
+    env = getattr(policy, "env", None)
+    if env is None or not hasattr(env, "line_of"):
+        return ""
+    line = env.line_of(key)
+    if line is None:
+        return ""
+    name = posixpath.basename(env.source or "") or ".env"
+    return f" at {name} line {line}"
+
+
 def _explain_steps(d: Decision) -> list[TraceStep]:
     policy = d._policy
     steps: list[TraceStep] = []
@@ -136,12 +149,15 @@ def _explain_steps(d: Decision) -> list[TraceStep]:
             why = "the configuration is invalid, so the server falls back to off: " + "; ".join(
                 policy.errors)
         elif policy.explicit:
-            why = f"LOCAL_FILE_ACCESS={policy.configured_mode}"
+            why = f"LOCAL_FILE_ACCESS={policy.configured_mode}{_where(policy, 'LOCAL_FILE_ACCESS')}"
         else:
             why = f"LOCAL_FILE_ACCESS is unset and the transport is {policy.transport}"
         steps.append(TraceStep("mode", "refused", why))
         return steps
-    steps.append(TraceStep("mode", "passed", f"mode is {policy.mode.value}"))
+    mode = f"mode is {policy.mode.value}"
+    if policy.explicit:
+        mode += f" (LOCAL_FILE_ACCESS{_where(policy, 'LOCAL_FILE_ACCESS')})"
+    steps.append(TraceStep("mode", "passed", mode))
     if d.reason == "invalid":
         if d._deny_hit and d._deny_hit.setting == "unhandled":
             steps.append(TraceStep("resolve", "done", f"{d.path} resolves to {d.resolved}"))
@@ -164,17 +180,21 @@ def _explain_steps(d: Decision) -> list[TraceStep]:
     steps.append(TraceStep("resolve", "done", detail))
     if policy.mode is Mode.ROOTS:
         roots = ", ".join(f"{r.configured} ({r.resolved})" for r in policy.roots)
+        where = _where(policy, "LOCAL_FILE_ROOTS")
         if d.reason == "outside_roots":
-            steps.append(TraceStep("roots", "refused", f"not inside any root: {roots}"))
+            steps.append(TraceStep("roots", "refused",
+                                   f"not inside any root of LOCAL_FILE_ROOTS{where}: {roots}"))
             return steps
         inside = next(r for r in policy.roots if r.resolved and is_within(d.resolved or "",
                                                                           r.resolved))
-        steps.append(TraceStep("roots", "passed", f"inside {inside.configured}"))
+        steps.append(TraceStep("roots", "passed",
+                               f"inside {inside.configured} (LOCAL_FILE_ROOTS{where})"))
     else:
         steps.append(TraceStep("roots", "skipped", "mode is full: any directory"))
     if d.reason == "denied" and d._deny_hit:
         setting, how = d._deny_hit
-        steps.append(TraceStep("deny-list", "refused", f"{how} (from {setting})"))
+        steps.append(TraceStep("deny-list", "refused",
+                               f"{how} (deny-list entry from {setting}{_where(policy, setting)})"))
         return steps
     detail = f"not one of the {len(policy.deny_list)} deny-listed files"
     if policy.deny_dirs:
@@ -225,12 +245,33 @@ def hint(d: Decision) -> str:
     ):
         note = f" It resolves through a symlink to {resolved}; a root must contain the target."
     sep = ";" if policy.platform == "windows" else ":"
+    missing = ""
+    if not policy.fs.is_dir(directory):
+        # The server exits at start-up on a root that isn't an existing directory, so
+        # "add it" alone would trade this refusal for a server that doesn't start.
+        missing = (f" {directory} doesn't exist on the target, and the server exits at "
+                   "start-up when a LOCAL_FILE_ROOTS entry isn't an existing directory: "
+                   "create it first (its nearest existing parent is "
+                   f"{_nearest_existing(directory, policy)}).")
     exposure = _root_exposure(directory, policy)
     if exposure:
         return (f"Adding {directory} to LOCAL_FILE_ROOTS would allow this, but {exposure}; "
                 "prefer a narrower directory that holds only the data to share (entries "
-                f"separated by '{sep}').{note}")
+                f"separated by '{sep}').{missing}{note}")
+    if missing:
+        return (f"Create {directory}, then add it to LOCAL_FILE_ROOTS (entries separated by "
+                f"'{sep}').{missing}{note}")
     return f"Add {directory} to LOCAL_FILE_ROOTS (entries separated by '{sep}').{note}"
+
+
+def _nearest_existing(directory: str, policy: Any) -> str:
+    """The closest ancestor of ``directory`` that is a directory on the target."""
+    current = directory
+    while current not in ("", "/"):
+        current = posixpath.dirname(current.rstrip("/")) or "/"
+        if policy.fs.is_dir(current):
+            return current
+    return "/"
 
 
 #: System directories whose contents a root would hand out wholesale.

@@ -12,15 +12,25 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from dotenv.parser import parse_stream
 from dotenv.variables import parse_variables
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import LocalfsError
-from ..secrets import note_secrets
+from ..secrets import (
+    MASK,
+    is_secret_setting,
+    mentions_secret_key,
+    note_secrets,
+    scrub,
+    secret_values,
+)
+from ..textsafe import one_line
 from ..userfiles import read_bytes
 
 #: The settings the policy reads. Every other key in the file is kept too.
@@ -68,6 +78,13 @@ class ServerEnv(BaseModel):
     from_process: frozenset[str] = frozenset()
     #: Non-fatal notes from loading, e.g. a malformed line skipped in lenient mode.
     warnings: tuple[str, ...] = ()
+    #: The file's line setting each key the server takes from the file (the last one,
+    #: which wins); keys set by the process or an edit have none.
+    lines: dict[str, int] = Field(default_factory=dict)
+
+    def line_of(self, key: str) -> int | None:
+        """The ``.env`` line that set ``key``'s value, or None when the file didn't."""
+        return None if key in self.from_process else self.lines.get(key)
 
     def get(self, key: str, default: str | None = None) -> str | None:
         """The value of ``key``, or ``default`` when the server would not see it."""
@@ -85,8 +102,10 @@ class ServerEnv(BaseModel):
         values.update(set or {})
         for key in unset:
             values.pop(key, None)
+        changed = set_keys(set) | frozenset(unset)
         return self.model_copy(
-            update={"values": values, "from_process": self.from_process | set_keys(set)}
+            update={"values": values, "from_process": self.from_process | set_keys(set),
+                    "lines": {k: n for k, n in self.lines.items() if k not in changed}}
         )
 
     def __repr__(self) -> str:
@@ -117,29 +136,81 @@ def parse_env_text(
 
     A line python-dotenv can't parse is an :class:`EnvFileError` naming ``name`` and the
     line when ``strict``; otherwise it is skipped (as the server skips it) and reported
-    in the returned warnings. The line's text is never quoted: it may hold a secret.
+    in the returned warnings. When ``strict`` every bad line is named at once, with its
+    text: a secret setting's value masked (see :func:`shown_bad_line`).
     """
     pairs, _lines, warnings = _parse_with_lines(text, name=name, strict=strict)
     return pairs, warnings
 
 
+#: How much of a bad line an error message shows.
+SHOWN_LINE_CHARS = 60
+_KEY_PREFIX = re.compile(r"\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=")
+
+
+def shown_bad_line(line: str, secrets: Iterable[str] = ()) -> str:
+    """A line python-dotenv couldn't parse, as an error message may show it.
+
+    The value of a secret setting is masked (``CREDENTIALS_CONFIG=••••••``), a line that
+    names a secret setting anywhere else is masked whole, known ``secrets`` are masked
+    wherever they appear, control characters are escaped and a long line is cut.
+    """
+    text = line.strip().splitlines()[0] if line.strip() else ""
+    key = _KEY_PREFIX.match(text)
+    if key and is_secret_setting(key.group(1), text[key.end():].strip()):
+        text = text[:key.end()] + MASK
+    elif mentions_secret_key(text if not key else text[key.end():]):
+        text = MASK
+    text = one_line(scrub(text, secrets))
+    if len(text) > SHOWN_LINE_CHARS:
+        text = text[:SHOWN_LINE_CHARS] + "…"
+    return text
+
+
+def _first_line(original: Any) -> tuple[int, str]:
+    """The number and text of the line a python-dotenv binding really starts on.
+
+    python-dotenv counts a binding from the blank lines before it (they are read as part
+    of it), so its own line number can point at an empty line above the setting.
+    """
+    string = original.string
+    body = string.lstrip()
+    return original.line + string[:len(string) - len(body)].count("\n"), body
+
+
 def _parse_with_lines(
     text: str, *, name: str, strict: bool
 ) -> tuple[list[tuple[str, str | None]], list[int], list[str]]:
-    """:func:`parse_env_text`, plus the line each pair starts on."""
+    """:func:`parse_env_text`, plus the line each pair starts on.
+
+    When ``strict``, every line that can't be parsed is named in the one error, each with
+    its number and its text (masked as :func:`shown_bad_line` does), not only the first.
+    """
     pairs: list[tuple[str, str | None]] = []
     lines: list[int] = []
     warnings: list[str] = []
+    bad: list[tuple[int, str]] = []
     for binding in parse_stream(io.StringIO(text)):
+        line, body = _first_line(binding.original)
         if binding.error:
-            message = f"{name}:{binding.original.line}: can't be parsed as KEY=VALUE"
             if strict:
-                raise EnvFileError(message)
-            warnings.append(message + " (skipped, as the server would)")
+                bad.append((line, body))
+                continue
+            warnings.append(f"{name}:{line}: can't be parsed as KEY=VALUE "
+                            "(skipped, as the server would)")
             continue
         if binding.key is not None:
             pairs.append((binding.key, binding.value))
-            lines.append(binding.original.line)
+            lines.append(line)
+    if bad:
+        secrets = secret_values(dict(pairs))
+        shown = [(line, shown_bad_line(string, secrets)) for line, string in bad]
+        if len(shown) == 1:
+            line, string = shown[0]
+            raise EnvFileError(f"{name}:{line}: can't be parsed as KEY=VALUE: {string}")
+        raise EnvFileError(
+            f"{name}: {len(shown)} lines can't be parsed as KEY=VALUE: "
+            + "; ".join(f"line {line}: {string}" for line, string in shown))
     return pairs, lines, warnings
 
 
@@ -241,4 +312,6 @@ def load_env(
         source=name if path is not None else None,
         from_process=frozenset(process) - frozenset(unset),
         warnings=tuple(warnings),
+        lines={key: line for (key, value), line in zip(pairs, lines, strict=True)
+               if value is not None and key in values and key not in process},
     )

@@ -9,6 +9,7 @@ back, so the form and the raw JSON stay two views of one arguments object.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ..catalog import locations
@@ -125,3 +126,20 @@ def starting_arguments(tool: Any) -> dict[str, Any]:
             continue
         start[shape.argument] = [] if shape.kind == "list" else ""
     return start
+
+
+#: A value standing for "fill this in", as a generated call holds one: ``<local_path>``.
+_PLACEHOLDER = re.compile(r"<[A-Za-z_][A-Za-z0-9_.\[\]-]*>")
+
+
+def is_placeholder(value: str) -> bool:
+    """Whether ``value`` is a placeholder such as ``<local_path>``, not a path."""
+    return _PLACEHOLDER.fullmatch(value.strip()) is not None
+
+
+def placeholders_judged(verdict: Any) -> str:
+    """The arguments of a call's ``verdict`` whose path is still a placeholder, as
+    ``local_path (<local_path>)``, comma-separated; empty when every path is real."""
+    seen = dict.fromkeys(f"{p.argument} (it still says {p.path.strip()})"
+                         for p in getattr(verdict, "paths", ()) if is_placeholder(p.path))
+    return ", ".join(seen)

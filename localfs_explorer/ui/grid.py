@@ -4,8 +4,12 @@ The grid is itables' :class:`~itables.widget.ITable` (DataTables in the page, se
 the installed package: nothing is fetched from the network). Every row is kept here, in
 pandas: filters by verdict, reason, tool, operation and text, and the sort, run here, so
 their counts and order are exact whatever the size, and the page receives one window of
-:data:`WINDOW` rows at a time (previous / next reach the rest). DataTables costs about
-0.1 ms per row it is handed, so a window keeps a 20,000-row result interactive at once.
+:data:`WINDOW` rows at a time (previous / next reach the rest), so a 20,000-row result
+is interactive at once. Every new window rebuilds the DataTable in the page; what that
+costs per row was measured (``benchmarks/bench_dashboard.py``) and cut where it went:
+DataTables sizing columns over every row of the window (``autoWidth`` off: the browser
+lays out the page shown) and the Select extension's own bookkeeping of deselected row
+ids (see :func:`_data_options`), which our rows (no ids) never use.
 Clicking a row opens its detail: the trace, the hint, every entry the call checked, a CLI
 command that asks the same question (with a note of what else it needs), and "pin as
 scenario".
@@ -44,6 +48,26 @@ LAYOUT: dict[str, Any] = {"topStart": "pageLength", "topEnd": None, "bottomStart
 #: are handed over after an empty frame (see ``_show_rows``): without the layout here,
 #: the pager went with it and only the first page of a window could be seen.
 DATA_OPTIONS: dict[str, Any] = {"maxBytes": 0, "allow_html": True, "layout": LAYOUT}
+
+
+def _data_options() -> dict[str, Any]:
+    """:data:`DATA_OPTIONS` and the one piece of script the page runs for the grid.
+
+    itables clears every selection each time it rebuilds the table, and DataTables'
+    Select extension then looks up the id of every row of the window to keep a list of
+    selected row ids, about a third of a millisecond per row: a third of a second for a
+    window of 1,000 rows, on every sort and filter. Our rows carry no ids, so that list
+    stays empty whatever is clicked; its handler is taken off at the first draw, before
+    itables adds its own (which reports selections to the kernel and stays). A function
+    option must come with every update: itables evaluates only the ones it is given.
+    """
+    from itables import JavascriptFunction
+
+    return {**DATA_OPTIONS, "drawCallback": JavascriptFunction(
+        "function (settings) { if (!settings._lfeQuiet) { settings._lfeQuiet = true; "
+        "settings.oInstance.api().off('deselect'); } }")}
+
+
 #: Rows handed to the page at once; the pager moves the window over the rest.
 WINDOW = 1_000
 #: The sort that opens: refusals first, then in source order.
@@ -98,33 +122,59 @@ _OUTCOME = {"ok": "✔ OK", "refused": "✘ REFUSED", "partial": "◐ PARTIAL",
             "absent": "⊘ ABSENT", "error": "⚠ ERROR"}
 
 
+#: The Batch grid's columns, in order.
+BATCH_COLUMNS = ("#", "line", "tool", "verdict", "reason", "op", "paths", "refused",
+                 "what the model gets", "_rank")
+
+
 def call_rows(verdicts: Sequence[Any], known: frozenset[str]) -> list[dict[str, Any]]:
     """One row per call: outcome, the first refusal's reason and operation, counts."""
-    rows = []
+    columns = call_columns(verdicts, known)
+    return [dict(zip(BATCH_COLUMNS, row, strict=True))
+            for row in zip(*(columns[c] for c in BATCH_COLUMNS), strict=True)]
+
+
+def call_columns(verdicts: Sequence[Any], known: frozenset[str]) -> dict[str, list[Any]]:
+    """:func:`call_rows` as columns (one list per column): what a DataFrame is built from.
+
+    A batch is tens of thousands of calls, nearly all of one path: this loop is the
+    grid's largest cost in the kernel, so the common case takes no sets or sorts.
+    """
+    columns: dict[str, list[Any]] = {c: [] for c in BATCH_COLUMNS}
+    (number, line, tool, verdict_col, reason_col, op_col, paths_col, refused_col,
+     message_col, rank_col) = (columns[c] for c in BATCH_COLUMNS)
     for i, v in enumerate(verdicts):
-        refused = [p for p in v.paths if not p.allowed and not p.advisory]
-        unknown = bool(v.name) and v.name not in known
-        verdict = _OUTCOME.get(v.outcome, v.outcome.upper())
-        if unknown and v.outcome == "ok":
+        paths = v.paths
+        refused = [p for p in paths if not p.allowed and not p.advisory]
+        name = v.name
+        unknown = bool(name) and name not in known
+        outcome = v.outcome
+        verdict = _OUTCOME.get(outcome) or outcome.upper()
+        if unknown and outcome == "ok":
             # Nothing refused it, but nothing vouches for it either: the catalog doesn't
             # know the tool, so its paths are a guess. Never shown as OK.
             verdict = UNKNOWN_TOOL
         elif unknown:
             verdict += " · unknown tool"
-        reasons = sorted({_reason_text(p.reason) for p in refused})
-        rows.append({
-            "#": (v.index if v.index is not None else i) + 1,
-            "line": v.line if v.line is not None else "",
-            "tool": v.name or "(malformed)",
-            "verdict": verdict,
-            "reason": ", ".join(reasons),
-            "op": ", ".join(sorted({p.op for p in refused} or {p.op for p in v.paths})),
-            "paths": len(v.paths),
-            "refused": len(refused),
-            "what the model gets": v.message or "—",
-            "_rank": 1 if unknown and v.outcome == "ok" else _RANK.get(v.outcome, 1),
-        })
-    return rows
+        if len(refused) == 1:
+            reason, op = _reason_text(refused[0].reason), refused[0].op
+        elif refused:
+            reason = ", ".join(sorted({_reason_text(p.reason) for p in refused}))
+            op = ", ".join(sorted({p.op for p in refused}))
+        else:
+            reason = ""
+            op = paths[0].op if len(paths) == 1 else ", ".join(sorted({p.op for p in paths}))
+        number.append((v.index if v.index is not None else i) + 1)
+        line.append(v.line if v.line is not None else "")
+        tool.append(name or "(malformed)")
+        verdict_col.append(verdict)
+        reason_col.append(reason)
+        op_col.append(op)
+        paths_col.append(len(paths))
+        refused_col.append(len(refused))
+        message_col.append(v.message or "—")
+        rank_col.append(1 if unknown and outcome == "ok" else _RANK.get(outcome, 1))
+    return columns
 
 
 def unknown_tool_calls(verdicts: Sequence[Any], known: frozenset[str] | None = None) -> int:
@@ -149,9 +199,8 @@ def batch_frame(verdicts: Sequence[Any], known: frozenset[str] | None = None) ->
     """The Batch tab's rows: one per call."""
     import pandas as pd
 
-    rows = call_rows(verdicts, known if known is not None else known_tools())
-    return pd.DataFrame(rows, columns=["#", "line", "tool", "verdict", "reason", "op",
-                                       "paths", "refused", "what the model gets", "_rank"])
+    columns = call_columns(verdicts, known if known is not None else known_tools())
+    return pd.DataFrame(columns, columns=list(BATCH_COLUMNS))
 
 
 #: Columns holding paths: they wrap after a ``/`` and nowhere else.
@@ -304,7 +353,7 @@ class ResultsGrid(widgets.VBox):
         table = ITable(None, select={"style": "single"}, showIndex=False, order=[],
                        pageLength=PAGE_LENGTH, classes="display compact",
                        lengthMenu=[10, 25, 100, 500, WINDOW], ordering=False,
-                       deferRender=True, **DATA_OPTIONS)
+                       deferRender=True, autoWidth=False, **_data_options())
         table.add_class("lfe-grid-table")
         table.observe(self._guard(lambda c: self._selected(c["new"])), names="selected_rows")
         return table
@@ -318,8 +367,8 @@ class ResultsGrid(widgets.VBox):
             if column not in self.frame.columns:
                 dropdown.layout = layout(width="210px", display="none")
                 continue
-            values = sorted({str(v) for v in self.frame[column] if str(v)})
-            if column == "reason":
+            values = sorted(v for v in self.frame[column].astype(str).unique() if v)
+            if column in ("reason", "op"):
                 values = sorted({r.strip() for v in values for r in v.split(",") if r.strip()})
             options = [ALL, *values]
             keep = dropdown.value if dropdown.value in options else ALL
@@ -390,7 +439,7 @@ class ResultsGrid(widgets.VBox):
         if view is None or self.frame is None or self.frame.empty:
             self.count.value = ""
             self.pager.layout.display = "none"
-            self.table.update(df=_empty(), selected_rows=[], **DATA_OPTIONS)
+            self.table.update(df=_empty(), selected_rows=[], **_data_options())
             return
         window = view.iloc[self.offset:self.offset + WINDOW]
         total = len(self.frame)
@@ -419,14 +468,14 @@ class ResultsGrid(widgets.VBox):
         columns = [cells[c].tolist() for c in cells.columns]
         rows = [list(row) for row in zip(*columns, strict=True)]
         with self.table.hold_sync():
-            self.table.update(df=cells.head(0), selected_rows=[], **DATA_OPTIONS,
+            self.table.update(df=cells.head(0), selected_rows=[], **_data_options(),
                               columnDefs=column_defs(cells))
             args = dict(self.table._dt_args)
             if "data_json" in args:  # the format this version of itables reads
                 args["data_json"] = json.dumps(rows, ensure_ascii=False)
                 self.table._dt_args = args
             else:  # another format: let itables encode the rows itself
-                self.table.update(df=cells, selected_rows=[], **DATA_OPTIONS,
+                self.table.update(df=cells, selected_rows=[], **_data_options(),
                                   columnDefs=column_defs(cells))
 
     # ---- selection

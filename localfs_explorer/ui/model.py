@@ -695,7 +695,7 @@ class ExplorerModel(StagedModel, HangarTraits):
                 self.call_error = "pick a tool"
                 return
             from ..probe import ProbeError, probe_call
-            from .forms import ArgumentsError, parse_arguments
+            from .forms import ArgumentsError, parse_arguments, placeholders_judged
 
             try:
                 arguments = parse_arguments(self.tool_args_text)
@@ -705,6 +705,13 @@ class ExplorerModel(StagedModel, HangarTraits):
                     access=access, registration=self.registration,
                     extra_sensitive=split_patterns(self.sensitive_text),
                 )
+                todo = placeholders_judged(self.call_verdict)
+                if todo and self.call_verdict.outcome != "absent":  # absent: whatever paths
+                    # A generated call's "<local_path>" is a blank to fill in, not a path:
+                    # its verdict would be about a file of that name in the start-up
+                    # directory, which nobody asked about.
+                    self.call_verdict = None
+                    self.call_error = f"fill in {todo}: no verdict until it names a path"
             except (ArgumentsError, ProbeError, ExplorerError) as exc:
                 self.call_error = self.clean(str(exc))
             except ValueError as exc:  # the access lists' own error type is a ValueError

@@ -99,7 +99,8 @@ def test_paths_grid_shows_exact_messages_refusals_first(app, layout) -> None:
     paths.grid.select(0)  # a click on the first row
     detail = text_of(paths.detail.value)
     assert f"The model sees: {outside_message(layout)}" in detail
-    assert "not inside any root" in detail
+    # The verdict names the line of the .env that decided it.
+    assert "not inside any root of LOCAL_FILE_ROOTS at .env line 3" in detail
     assert f"Hint: Add {layout.outside} to LOCAL_FILE_ROOTS" in detail
     assert "background:#b42318" in paths.detail.value  # colour as well as the words
     paths.grid.select(1)
@@ -368,6 +369,35 @@ def test_tool_form_writes_the_arguments_and_shows_the_verdict(app, layout) -> No
                                   "parent_folder_id": "F"})
     assert field.value == str(layout.data / "report.csv")
     assert "✔ OK" in text_of(tool.verdict.value)
+
+
+def test_a_placeholder_is_a_blank_to_fill_in_not_a_path_to_judge(app, layout) -> None:
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    (layout.app / "<local_path>").write_text("a file by that very name")
+    tool = app.show("tool")
+    tool.tool.value = "download_file"
+    tool.tool.value = "upload_local_file"
+    assert json.loads(app.model.tool_args_text)["local_path"] == "<local_path>"
+    assert app.model.call_verdict is None
+    shown = text_of(tool.verdict.value)
+    assert "fill in local_path (it still says <local_path>)" in shown
+    assert "no verdict until it names a path" in shown
+    assert "REFUSED" not in shown and "OK" not in shown
+    # Other arguments may keep theirs: only a path waits to be filled in.
+    tool._fields["local_path"].value = str(layout.data / "report.csv")
+    assert app.model.call_verdict.outcome == "ok"
+    assert "✔ OK" in text_of(tool.verdict.value)
+    # In a list, each placeholder is named; the real paths aren't.
+    tool.tool.value = "send_message"
+    tool._fields["attachments[].local_path"].value = f"{layout.data / 'report.csv'}\n<file>"
+    assert app.model.call_verdict is None
+    assert "fill in attachments[1].local_path (it still says <file>)" in text_of(
+        tool.verdict.value)
+    # A tool the configuration doesn't register is refused whatever its paths say.
+    app.model.set_override("LOCAL_FILE_ACCESS", "off")
+    tool.tool.value = "upload_local_file"
+    assert app.model.call_verdict.outcome == "absent"
+    assert "⊘ ABSENT" in text_of(tool.verdict.value)
 
 
 def test_list_of_objects_form_field(app, layout) -> None:
@@ -845,6 +875,43 @@ def test_grid_sorts_and_searches_every_row(app, layout) -> None:
 def _view_row(grid, column: str, value: str) -> int:
     """The view position of the first row whose ``column`` is ``value``."""
     return next(i for i, v in enumerate(grid.view[column]) if v == value)
+
+
+def test_compare_with_a_second_env_file_pasted_or_uploaded(app, layout) -> None:
+    load(app, write_roots_env(layout.app, layout.data, layout.home))
+    compare = app.show("compare")
+    other_secret = "other-client-secret-5e1d"
+    second = (f"LOCAL_FILE_ACCESS=roots\nLOCAL_FILE_ROOTS={layout.data}:{layout.outside}\n"
+              f"CREDENTIALS_CONFIG={other_secret}\nLOG_FILE={layout.data / 'x.log'}\n")
+    compare.other_paste.value = second
+    compare.other_use.click()
+    # The change list says what differs; HOME, missing from the second file, is unset.
+    assert sorted(compare.changes.value.splitlines()) == sorted([
+        f"LOCAL_FILE_ROOTS={layout.data}:{layout.outside}",
+        f"LOG_FILE={layout.data / 'x.log'}", "-HOME"])
+    note = text_of(compare.other_note.value)
+    assert "3 setting(s) set, 1 unset" in note and "CREDENTIALS_CONFIG also differ" in note
+    for shown in (compare.changes.value, compare.other_note.value):
+        assert other_secret not in shown and SECRET not in shown
+    # The secret's change is applied all the same: the other side is the second file.
+    other = compare.other_policy()
+    assert other.env.get("CREDENTIALS_CONFIG") == other_secret
+    assert other.env.get("HOME") is None
+    compare.paths.value = str(layout.outside / "other.txt")
+    compare.compare()
+    assert compare.result.counts()["new_access"] > 0
+    assert compare.change[0]["CREDENTIALS_CONFIG"] == other_secret  # the row commands too
+    # Clearing the list drops the unseen change with it.
+    compare.changes.value = ""
+    assert compare.other_policy().env.get("CREDENTIALS_CONFIG") == SECRET
+    # Uploaded the same way; a bad file is named with its lines, nothing replaced.
+    compare.changes.value = "LOG_FILE=/kept"
+    compare.other_upload.value = upload_value("staging.env", b"A B\nC D\n")
+    assert "2 lines can't be parsed" in text_of(compare.other_note.value)
+    assert compare.changes.value == "LOG_FILE=/kept"
+    compare.other_upload.value = upload_value("staging.env", second.encode())
+    assert "into staging.env's" in text_of(compare.other_note.value)
+    assert "-HOME" in compare.changes.value.splitlines()
 
 
 def test_compare_row_copies_and_pins_the_after_sides_question(app, layout, capsys) -> None:

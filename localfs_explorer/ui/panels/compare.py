@@ -1,7 +1,9 @@
 """The Compare panel: the current configuration against a changed copy of it.
 
 "Compare with…": type the changes (``KEY=VALUE`` to set, ``-KEY`` to unset, and maybe
-another transport), choose whether today's configuration is the *before* or the *after*,
+another transport) or give a second ``.env`` (upload or paste: the change list is filled
+with what turns the current settings into that file's, a secret's change applied but not
+shown), choose whether today's configuration is the *before* or the *after*,
 and see every verdict that changes, grouped as new access, removed access and changed
 message, through :func:`localfs_explorer.review.diff.compare_policies`, the function behind
 ``localfs-explorer diff``. The other side is resolved on the same target host, startup
@@ -16,6 +18,7 @@ import ipywidgets as widgets
 
 from ...errors import LocalfsError
 from ...review.diff import compare_policies, elide_common_start
+from ...secrets import is_secret_setting
 from ...servers.gee_sweet.policy import TRANSPORTS, resolve_policy
 from .. import render
 from ..commands import (
@@ -29,7 +32,7 @@ from ..commands import (
     probe_command,
 )
 from ..grid import ResultsGrid
-from ..panel import Panel, css, heading, html, wide
+from ..panel import Panel, button, css, heading, html, layout, wide
 from .paths import _pinned_note
 
 #: Rows shown per group; the rest are counted and are in the downloads.
@@ -61,6 +64,23 @@ def parse_changes(text: str) -> tuple[dict[str, str], list[str]]:
     return set_, unset
 
 
+def env_changes(current: dict[str, str], other: dict[str, str]
+                ) -> tuple[dict[str, str], list[str], dict[str, str]]:
+    """The changes turning the ``current`` settings into ``other``'s: settings to set that
+    may be shown as ``KEY=VALUE`` lines, keys to unset, and settings to set that may not
+    (a secret setting's value, or a value spanning lines), which are applied unseen."""
+    shown: dict[str, str] = {}
+    hidden: dict[str, str] = {}
+    for key, value in other.items():
+        if current.get(key) == value:
+            continue
+        if is_secret_setting(key, value) or "\n" in value or "\r" in value:
+            hidden[key] = value
+        else:
+            shown[key] = value
+    return shown, [key for key in current if key not in other], hidden
+
+
 class ComparePanel(Panel):
     """Compare the current configuration with a changed copy: what access changes."""
 
@@ -80,6 +100,23 @@ class ComparePanel(Panel):
             placeholder="LOCAL_FILE_ROOTS=/data:/srv/exports\n-LOG_FILE",
             tooltip="changed settings to compare with: KEY=VALUE to set, -KEY to unset",
             layout=wide(height="90px")), "lfe-compare-changes")
+        #: Settings of a second .env that differ but aren't shown in the change list (a
+        #: secret, a value spanning lines): applied with it until another is loaded or
+        #: the list is cleared.
+        self.hidden: dict[str, str] = {}
+        self.other_upload = css(widgets.FileUpload(
+            description="Upload the other .env", multiple=False, accept=".env,.txt,text/*",
+            layout=layout(width="210px")), "lfe-compare-env-upload")
+        self.other_paste = css(widgets.Textarea(
+            placeholder="or paste the other configuration's .env here",
+            tooltip="the other configuration's .env, pasted", layout=wide(height="60px")),
+            "lfe-compare-env-paste")
+        self.other_use = button("Use the pasted .env", "lfe-compare-env-use",
+                                layout=layout(width="170px"))
+        self.other_note = html("lfe-compare-env-note")
+        self.on_change(self.other_upload, lambda _v: self._env_uploaded())
+        self.on_click(self.other_use, lambda: self.use_env("the pasted .env",
+                                                           self.other_paste.value))
         self.transport = css(widgets.Dropdown(
             options=[("same transport", "")] + [(t, t) for t in TRANSPORTS],
             description="transport", style={"description_width": "70px"}),
@@ -114,22 +151,69 @@ class ComparePanel(Panel):
             guard=lambda fn: self.model.guarded(fn, where="compare grid"))
         self.downloads = html("lfe-compare-downloads")
         self.on_click(self.run, self.compare)
+        self.on_change(self.changes, lambda text: self._changes_edited(text))
         intro = html("", (
             '<div class="lfe-muted">Compare with… the current configuration changed as '
             "below. Every verdict that changes is listed; new access is what a reviewer "
             "must sign off.</div>"))
         return [
-            intro, self.changes,
+            intro, widgets.HBox([self.other_upload, self.other_use], layout=wide()),
+            self.other_paste, self.other_note, self.changes,
             widgets.HBox([self.transport, self.direction], layout=wide()),
             self.paths, self.generated, self.run, self.status, self.summary, self.downloads,
             heading("Every change"), self.grid, heading("By group"), self.groups,
         ]
 
+    def _env_uploaded(self) -> None:
+        got = self.upload_contents(self.other_upload)
+        if got is not None:
+            name, data = got
+            self.use_env(name or "the uploaded .env", data.decode("utf-8", errors="replace"))
+
+    def _changes_edited(self, text: str) -> None:
+        if not text.strip() and self.hidden:
+            self.hidden = {}
+            self.other_note.value = ""
+
+    def use_env(self, name: str, text: str) -> None:
+        """Compare with a second ``.env``: fill the change list with what turns the current
+        configuration into that file's (same process environment, host, directories)."""
+        from ...envfile.load import load_env
+
+        m = self.model
+        m.recompute()
+        if m.env is None:
+            self.other_note.value = render.box(
+                "error", render.esc(m.config_error or "load the current configuration first"))
+            return
+        process = {k: v for k, v in m.env.values.items() if k in m.env.from_process}
+        try:
+            other = load_env(name, text=text, overrides=process)
+        except LocalfsError as exc:
+            self.other_note.value = render.box("error", render.esc(m.clean(str(exc))))
+            return
+        shown, unset, hidden = env_changes(dict(m.env.values), dict(other.values))
+        self.hidden = {}
+        self.changes.value = "\n".join([*(f"{k}={v}" for k, v in shown.items()),
+                                        *(f"-{k}" for k in unset)])
+        self.hidden = hidden
+        note = (f"The change list below turns the current configuration into {name}'s: "
+                f"{len(shown) + len(hidden)} setting(s) set, {len(unset)} unset.")
+        if hidden:
+            note += (f" {', '.join(sorted(hidden))} also differ(s) (a secret or a value on "
+                     "several lines): applied, not shown, until another .env is loaded or "
+                     "the list is cleared.")
+        self.other_note.value = render.box("note", render.esc(m.clean(note)))
+
+    def _set_and_unset(self) -> tuple[dict[str, str], list[str]]:
+        set_, unset = parse_changes(self.changes.value)
+        return {**self.hidden, **set_}, unset
+
     def other_policy(self) -> Any:
         """The changed copy of the current policy (same host and directories)."""
         m = self.model
         current = m.policy
-        set_, unset = parse_changes(self.changes.value)
+        set_, unset = self._set_and_unset()
         env = m.env.with_changes(set=set_, unset=unset)
         return resolve_policy(env, transport=self.transport.value or current.transport,
                               fs=current.fs, cwd=current.cwd,
@@ -158,7 +242,7 @@ class ComparePanel(Panel):
                                        over_http=over_http, before_access=access,
                                        after_access=access)
         self.sides = (before, after)
-        set_, unset = parse_changes(self.changes.value)
+        set_, unset = self._set_and_unset()
         self.change = (set_, unset, self.transport.value,
                        self.direction.value == "current_before")
         self.compared_rev = m.config_rev
