@@ -25,7 +25,6 @@ bounded (entries, depth), says where it stopped, reports progress and can be can
 
 from __future__ import annotations
 
-import posixpath
 import stat as _stat
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -37,18 +36,8 @@ from ..sensitive import (
     sensitive_patterns,
     sensitive_reason,
 )
-from .host import _cancelled
-from .records import (
-    _RANK,
-    DirSize,
-    ExposureError,
-    Finding,
-    Inventory,
-    RootSummary,
-    WalkProgress,
-    _human,
-)
-from .rules import _Executed, _rules
+from .records import Finding, Inventory, RootSummary, WalkProgress
+from .walk_common import _WalkBase
 
 #: What the inventory calls the policy's mode for such a server.
 MODE = "allowed-directories"
@@ -58,56 +47,24 @@ _SEVERITY = {"critical": "critical", "high": "high", "medium": "medium", "low": 
              "info": "info"}
 
 
-class _AllowedWalk:
+class _AllowedWalk(_WalkBase):
     """One inventory of a policy that allows a list of directories."""
-
-    PROGRESS_EVERY = 4096
 
     def __init__(self, policy: Any, starts: Sequence[str], home: str, *,
                  same_for_write: bool = False, sizes: bool,
                  max_entries: int, max_depth: int,
                  progress: Callable[[WalkProgress], Any] | None, cancel: Any,
                  keep_paths: bool, server_dirs: Sequence[str]) -> None:
+        super().__init__(policy.fs, policy.cwd, home, server_dirs, sizes=sizes,
+                         max_entries=max_entries, max_depth=max_depth, progress=progress,
+                         cancel=cancel, keep_paths=keep_paths)
         self.policy = policy
-        self.fs = policy.fs
         self.allowed = tuple(starts)
         self.same_for_write = same_for_write
-        self.home = home
-        self.cwd = policy.cwd
-        self.sizes = sizes
-        self.max_entries = max_entries
-        self.max_depth = max_depth
-        self.progress = progress
-        self.cancel = cancel
-        self.executed = _Executed(home, [self._resolved(d) for d in server_dirs])
-        self.findings: dict[tuple[str, str, str], Finding] = {}
-        self.entries = self.directories = 0
-        self.stopped: list[str] = []
-        self.problems: list[str] = []
-        self.cancelled = self.halted = False
-        self.deep_skipped = 0
-        self.deep_first: str | None = None
-        self.readable: set[str] | None = set() if keep_paths else None
-        self.writable: set[str] | None = set() if keep_paths else None
         #: identity -> the first resolved path met with it (a file is counted once).
         self.seen: dict[tuple[int, int], str] = {}
         #: identity -> a credential file with it: another name of one is as readable.
         self.credential_ids: dict[tuple[int, int], str] = {}
-        #: anchor -> [why, count, first path, its resolved path, walked directory]
-        self.executed_hits: dict[str, list[Any]] = {}
-        self.dir_sizes: dict[str, tuple[int, int]] = {}
-        self.current: str | None = None
-
-    def _resolved(self, path: str) -> str:
-        absolute = path if path.startswith("/") else posixpath.join(self.cwd, path)
-        try:
-            return self.fs.realpath(absolute)
-        except (OSError, ValueError):
-            return absolute
-
-    def add(self, finding: Finding) -> None:
-        key = (finding.kind, finding.resolved or finding.path, finding.op)
-        self.findings.setdefault(key, finding)
 
     def fix(self, path: str, verb: str) -> str:
         inside = next((d for d in self.allowed if is_within(path, self._resolved(d))), None)
@@ -127,11 +84,7 @@ class _AllowedWalk:
                 defaults.setdefault(resolved, []).append(d)
         out: list[tuple[str, str | None]] = []
         for s in scope or ():
-            if "\0" in s:
-                raise ExposureError(f"scope {s!r} contains a NUL byte")
-            resolved = self._resolved(s)
-            if not self.fs.is_dir(resolved):
-                raise ExposureError(f"scope {s} is not a directory on {self.fs.label}")
+            resolved = self._scope_dir(s)
             if all(resolved != o[0] for o in out):
                 spellings = defaults.get(resolved)
                 out.append((resolved, ", ".join(spellings) if spellings else None))
@@ -163,47 +116,10 @@ class _AllowedWalk:
             self.executed_findings()
             self.probe_targets()
         self.server_findings()
-        if self.deep_skipped:
-            self.stopped.append(
-                f"{self.deep_skipped} directories deeper than {self.max_depth} levels were "
-                f"not walked (first: {self.deep_first}); raise the depth limit to see them")
-        for summary in summaries:
-            if summary.note:
-                continue
-            for op, files, total, verb in (
-                    ("read", summary.readable_files, summary.readable_bytes, "read"),
-                    ("write", summary.writable_files, summary.writable_bytes, "overwrite")):
-                self.add(Finding(
-                    severity="info", kind="counts", path=summary.root, op=op,
-                    root=summary.root, resolved=summary.root,
-                    why=f"{files} files tools can {verb}"
-                        + (f" ({_human(total or 0)})" if total is not None else "")))
-        largest = self.largest()
-        for d in largest:
-            size = f", {_human(d.bytes)}" if d.bytes is not None else ""
-            self.add(Finding(
-                severity="info", kind="largest-directory", path=d.path, op="read",
-                resolved=d.path, root=next((w for w in walked if is_within(d.path, w)), None),
-                why=f"one of the largest readable directories: {d.files} files{size}"))
-        findings = sorted(self.findings.values(),
-                          key=lambda f: (_RANK[f.severity], f.kind, f.path, f.op))
-        return Inventory(
-            mode=MODE, transport="stdio", over_http=False, target=self.fs.label,
-            walked=walked, findings=findings, roots=summaries, largest=largest,
-            entries=self.entries, directories=self.directories, sizes=self.sizes,
-            complete=not self.stopped and not self.problems, cancelled=self.cancelled,
-            stopped=self.stopped, problems=self.problems,
-            readable=frozenset(self.readable) if self.readable is not None else None,
-            writable=frozenset(self.writable) if self.writable is not None else None)
-
-    def _tick(self, current: str) -> None:
-        if _cancelled(self.cancel):
-            self.cancelled = self.halted = True
-            self.stopped.append(f"cancelled after {self.entries} entries, in {current}")
-            return
-        if self.progress is not None:
-            self.progress(WalkProgress(self.entries, self.directories, current,
-                                       self.max_entries))
+        self.note_deep()
+        largest = self.summary_findings(summaries, walked)
+        return self.inventory(mode=MODE, transport="stdio", over_http=False, walked=walked,
+                              summaries=summaries, largest=largest)
 
     def _listing(self, directory: str) -> Iterator[tuple[str, Any]]:
         for name in sorted(self.fs.listdir(directory)):
@@ -216,7 +132,7 @@ class _AllowedWalk:
     def walk(self, start: str, configured: str | None) -> RootSummary:
         """Walk one directory depth-first, checking every entry below it."""
         counts = [0, 0, 0, 0, 0]  # entries, readable, writable, readable bytes, writable
-        self.current = start
+        self._current_start = start
         stack: list[tuple[str, int]] = [(start, 0)]
         while stack and not self.halted:
             directory, depth = stack.pop()
@@ -225,11 +141,7 @@ class _AllowedWalk:
                 self._directory(directory, depth, stack, counts)
             except OSError as exc:
                 self.problems.append(f"{directory}: {exc.strerror or exc}")
-        sized = self.sizes
-        return RootSummary(root=start, configured=configured, entries=counts[0],
-                           readable_files=counts[1], writable_files=counts[2],
-                           readable_bytes=counts[3] if sized else None,
-                           writable_bytes=counts[4] if sized else None)
+        return self._summary(start, configured, counts)
 
     def _directory(self, directory: str, depth: int, stack: list[tuple[str, int]],
                    counts: list[int]) -> None:
@@ -247,9 +159,7 @@ class _AllowedWalk:
                 if self.halted:
                     break
             if self.entries > self.max_entries:
-                self.halted = True
-                self.stopped.append(f"stopped after {self.max_entries} entries, in "
-                                    f"{directory}: raise the entry limit to see the rest")
+                self._stop_at_limit(directory)
                 break
             read = self.check(path, "read")
             write = read if self.same_for_write else self.check(path, "write")
@@ -296,7 +206,7 @@ class _AllowedWalk:
                 if original is not None and original != resolved:
                     self.add(Finding(
                         severity="high", kind="credential-alias", path=path, op="read",
-                        resolved=resolved, root=self.current,
+                        resolved=resolved, root=self._current_start,
                         why=f"the same file as the credential {original} (a hardlink or "
                             "bind mount)",
                         fix=self.fix(resolved, "read") + " Or remove the extra name."))
@@ -309,12 +219,6 @@ class _AllowedWalk:
         if files:
             self.dir_sizes[directory] = (files, size_sum)
 
-    def _size(self, path: str) -> int:
-        try:
-            return int(getattr(self.fs.stat(path), "st_size", 0) or 0)
-        except (OSError, ValueError):
-            return 0
-
     # -- findings
 
     def credential(self, path: str, resolved: str) -> None:
@@ -324,7 +228,7 @@ class _AllowedWalk:
             reason = sensitive_reason(path, home=self.home, cwd=self.cwd)
         if reason is not None:
             self.add(Finding(severity="high", kind="credential", path=path, op="read",
-                             resolved=resolved, root=self.current,
+                             resolved=resolved, root=self._current_start,
                              why=f"a credential file ({reason})",
                              fix=self.fix(resolved, "read")))
 
@@ -337,52 +241,11 @@ class _AllowedWalk:
             if identity is not None:
                 self.credential_ids.setdefault(identity, resolved)
 
-    def executed_hit(self, hit: tuple[str, str], path: str, resolved: str) -> None:
-        anchor, why = hit
-        found = self.executed_hits.get(anchor)
-        if found is None:
-            self.executed_hits[anchor] = [why, 1, path, resolved, self.current]
-        else:
-            found[1] += 1
-
-    def executed_findings(self) -> None:
-        for anchor, (why, count, path, resolved, start) in self.executed_hits.items():
-            if anchor == resolved:
-                self.add(Finding(severity="critical", kind="executed", path=path, op="write",
-                                 resolved=resolved, root=start, why=why,
-                                 fix=self.fix(resolved, "write")))
-            else:
-                files = "1 writable file" if count == 1 else f"{count} writable files"
-                self.add(Finding(severity="critical", kind="executed", path=anchor,
-                                 op="write", resolved=anchor, root=start,
-                                 why=f"{why}: {files} in it (first: {path})",
-                                 fix=self.fix(anchor, "write")))
-
     def probe_targets(self) -> None:
         """Ask about every start-up file a rule names and every credential in the home
         directory, walked or not: a missing file a tool could create counts too."""
-        fs, check = self.fs, self.check
-        self.current = None
-        for path, is_dir, why in self.executed.targets:
-            if not fs.is_dir(path if is_dir else posixpath.dirname(path)):
-                continue
-            d = check(path, "write")
-            if not d.allowed:
-                continue
-            resolved = d.resolved or path
-            note = (" (a tool can write or create files in it)" if is_dir
-                    else "" if fs.exists(resolved)
-                    else " (it does not exist yet; a tool could create it)")
-            self.add(Finding(severity="critical", kind="executed", path=path, op="write",
-                             resolved=resolved, root=None, why=why + note,
-                             fix=self.fix(resolved, "write")))
-        for path, why in _rules().secrets:
-            if fs.exists(path):
-                d = check(path, "read")
-                if d.allowed:
-                    self.add(Finding(severity="high", kind="credential", path=path,
-                                     op="read", resolved=d.resolved, root=None, why=why,
-                                     fix=self.fix(d.resolved or path, "read")))
+        check = self.check
+        self.probe_rules(check)
         for path in self.home_credentials():
             d = check(path, "read")
             if d.allowed:
@@ -424,12 +287,6 @@ class _AllowedWalk:
                 kind=kind, path=path, op=str(raw.get("op") or "read_write"),
                 why=str(raw.get("why") or raw.get("message") or ""),
                 fix=str(raw.get("fix") or ""), root=None, resolved=None))
-
-    def largest(self, count: int = 5) -> list[DirSize]:
-        key = (lambda kv: (kv[1][1], kv[1][0])) if self.sizes else (lambda kv: kv[1][0])
-        top = sorted(self.dir_sizes.items(), key=key, reverse=True)[:count]
-        return [DirSize(path=p, files=v[0], bytes=v[1] if self.sizes else None)
-                for p, v in top]
 
 
 def allowed_exposure(policy: Any, starts: Sequence[str], home: str,

@@ -3,8 +3,8 @@ write, a directory at a time where that is exactly equivalent."""
 
 from __future__ import annotations
 
+import functools
 import os
-import posixpath
 import stat as _stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import compress
@@ -21,7 +21,6 @@ from ..sensitive import (
 )
 from ..servers.gee_sweet.policy import Mode, Policy
 from .host import (
-    _cancelled,
     _EntryStat,
     _home,
     _host_mounts,
@@ -34,24 +33,14 @@ from .host import (
     _Start,
     _with_fs,
 )
-from .records import (
-    _RANK,
-    DirSize,
-    ExposureError,
-    Finding,
-    Inventory,
-    RootSummary,
-    WalkProgress,
-    _human,
-)
+from .records import Finding, Inventory, RootSummary, WalkProgress
 from .roots import root_findings
-from .rules import _Executed, _rules
+from .walk_common import _WalkBase
 
 
-class _Walker:
+class _Walker(_WalkBase):
     """One inventory: walks the starts, checks every entry, collects findings."""
 
-    PROGRESS_EVERY = 4096
     #: Whether directories may be decided at a time (tests turn it off to compare).
     BULK = True
 
@@ -68,41 +57,17 @@ class _Walker:
         keep_paths: bool,
         server_dirs: Sequence[str] | None,
     ) -> None:
-        self.policy = policy
-        self.fs = policy.fs
-        self.sizes = sizes
-        self.max_entries = max_entries
-        self.max_depth = max_depth
-        self.over_http = policy.over_http_default if over_http is None else over_http
-        self.progress = progress
-        self.cancel = cancel
-        self.home = _home(policy)
-        self.cwd = policy.cwd
         dirs = list(server_dirs) if server_dirs is not None else [policy.package_dir]
-        self.server_dirs = [self._resolved(d) for d in dirs]
-        self.executed = _Executed(self.home, self.server_dirs)
-        self.findings: dict[tuple[str, str, str], Finding] = {}
-        self.entries = 0
-        self.directories = 0
-        self.stopped: list[str] = []
-        self.problems: list[str] = []
-        self.cancelled = False
-        self.halted = False
-        self.deep_skipped = 0
-        self.deep_first: str | None = None
-        self.readable: set[str] | None = set() if keep_paths else None
-        self.writable: set[str] | None = set() if keep_paths else None
+        super().__init__(policy.fs, policy.cwd, _home(policy), dirs, sizes=sizes,
+                         max_entries=max_entries, max_depth=max_depth, progress=progress,
+                         cancel=cancel, keep_paths=keep_paths)
+        self.policy = policy
+        self.over_http = policy.over_http_default if over_http is None else over_http
         #: identity -> first readable path with it, for aliases of credentials.
         self.seen = _Seen()
         self.sensitive_ids: dict[tuple[int, int], str] = {}
         #: identity -> further names of a file already seen (hardlinks, bind mounts).
         self.aliases: dict[tuple[int, int], list[str]] = {}
-        self._current_start: str | None = None
-        #: anchor -> [why, count, first path, its resolved path, walked directory]
-        self.executed_hits: dict[str, list[Any]] = {}
-        #: directory -> (files, bytes) directly in it; tuples, which the garbage
-        #: collector stops tracking (a walk keeps one per directory).
-        self.dir_sizes: dict[str, tuple[int, int]] = {}
         self.primed = _PrimedFS(self.fs)
         self.checked_policy = _with_fs(policy, self.primed)
         self.host = isinstance(self.fs, HostFS)
@@ -118,19 +83,7 @@ class _Walker:
         #: Start directories already walked: an outer start walked later skips them.
         self.walked_starts: set[str] = set()
 
-    def _resolved(self, path: str) -> str:
-        absolute = path if path.startswith("/") else posixpath.join(self.cwd, path)
-        try:
-            return self.fs.realpath(absolute)
-        except (OSError, ValueError):
-            return absolute
-
     # -- findings
-
-    def add(self, finding: Finding) -> None:
-        key = (finding.kind, finding.resolved or finding.path, finding.op)
-        if key not in self.findings:
-            self.findings[key] = finding
 
     def root_of(self, resolved: str) -> str | None:
         for r in self.policy.roots:
@@ -170,11 +123,7 @@ class _Walker:
         defaults.sort(key=lambda s: s.path.rstrip("/").count("/"))
         out: list[_Start] = []
         for s in scope or ():
-            if "\0" in s:
-                raise ExposureError(f"scope {s!r} contains a NUL byte")
-            resolved = self._resolved(s)
-            if not self.fs.is_dir(resolved):
-                raise ExposureError(f"scope {s} is not a directory on {self.fs.label}")
+            resolved = self._scope_dir(s)
             if all(resolved != o.path for o in out):
                 # A default directory named again as a scope keeps its configured spelling.
                 same = next((d for d in defaults if d.path == resolved), None)
@@ -219,65 +168,17 @@ class _Walker:
         if self.pseudo_skipped:
             self.stopped.append(
                 "kernel pseudo-filesystems were not walked: " + ", ".join(self.pseudo_skipped))
-        if self.deep_skipped:
-            self.stopped.append(
-                f"{self.deep_skipped} directories deeper than {self.max_depth} levels were "
-                f"not walked (first: {self.deep_first}); raise the depth limit to see them")
-        largest = self.largest()
-        for summary in summaries:
-            if summary.note:
-                continue
-            sized = summary.readable_bytes is not None
-            self.add(Finding(
-                severity="info", kind="counts", path=summary.root, op="read",
-                root=summary.root, resolved=summary.root,
-                why=f"{summary.readable_files} files tools can read"
-                    + (f" ({_human(summary.readable_bytes or 0)})" if sized else ""),
-            ))
-            self.add(Finding(
-                severity="info", kind="counts", path=summary.root, op="write",
-                root=summary.root, resolved=summary.root,
-                why=f"{summary.writable_files} files tools can overwrite"
-                    + (f" ({_human(summary.writable_bytes or 0)})" if sized else ""),
-            ))
-        for d in largest:
-            size = f", {_human(d.bytes)}" if d.bytes is not None else ""
-            self.add(Finding(
-                severity="info", kind="largest-directory", path=d.path, op="read",
-                resolved=d.path, root=self.start_of(d.path, walked),
-                why=f"one of the largest readable directories: {d.files} files{size}",
-            ))
+        self.note_deep()
+        largest = self.summary_findings(summaries, walked)
         if not_walked:
             # Findings are counted only under directories that were walked: one about a
             # directory the walk never reached (a root's own problem) counts elsewhere.
             for key, f in self.findings.items():
                 if f.root in not_walked:
                     self.findings[key] = f.model_copy(update={"root": None})
-        findings = sorted(self.findings.values(),
-                          key=lambda f: (_RANK[f.severity], f.kind, f.path, f.op))
-        return Inventory(
-            mode=self.policy.mode.value, transport=self.policy.transport,
-            over_http=self.over_http, target=self.fs.label, walked=walked,
-            findings=findings, roots=summaries, largest=largest, entries=self.entries,
-            directories=self.directories, sizes=self.sizes,
-            complete=not self.stopped and not self.problems, cancelled=self.cancelled,
-            stopped=self.stopped, problems=self.problems,
-            readable=frozenset(self.readable) if self.readable is not None else None,
-            writable=frozenset(self.writable) if self.writable is not None else None,
-        )
-
-    @staticmethod
-    def start_of(path: str, walked: Sequence[str]) -> str | None:
-        return next((w for w in walked if is_within(path, w)), None)
-
-    def _tick(self, current: str) -> None:
-        if _cancelled(self.cancel):
-            self.cancelled = self.halted = True
-            self.stopped.append(f"cancelled after {self.entries} entries, in {current}")
-            return
-        if self.progress is not None:
-            self.progress(WalkProgress(self.entries, self.directories, current,
-                                       self.max_entries))
+        return self.inventory(mode=self.policy.mode.value, transport=self.policy.transport,
+                              over_http=self.over_http, walked=walked, summaries=summaries,
+                              largest=largest)
 
     def walk(self, start: _Start) -> RootSummary:
         """Walk one directory depth-first, checking every entry below it."""
@@ -299,13 +200,7 @@ class _Walker:
                 self._directory_bulk(directory, depth, dev, stack, counts)
             else:
                 self._directory(directory, depth, dev, stack, counts, listing)
-        sized = self.sizes
-        return RootSummary(
-            root=start.path, configured=start.configured, entries=counts[0],
-            readable_files=counts[1], writable_files=counts[2],
-            readable_bytes=counts[3] if sized else None,
-            writable_bytes=counts[4] if sized else None,
-        )
+        return self._summary(start.path, start.configured, counts)
 
     def _list_host(self, directory: str, dev: int) -> Iterator[tuple[str, str, Any]]:
         """(name, path, stat-like) for each entry, from one scandir of ``directory``."""
@@ -530,10 +425,7 @@ class _Walker:
                     if self.halted:
                         break
                 if entries > limit:
-                    self.halted = True
-                    self.stopped.append(
-                        f"stopped after {limit} entries, in {directory}: "
-                        "raise the entry limit to see the rest")
+                    self._stop_at_limit(directory)
                     break
                 primed.path, primed.st = path, st
                 read = check(path, "read", over_http=over_http)
@@ -591,36 +483,6 @@ class _Walker:
             self.problems.append(f"{directory}: {exc.strerror or exc}")
         if dir_files:
             self.dir_sizes[directory] = (dir_files, dir_bytes)
-
-    def executed_hit(self, hit: tuple[str, str], path: str, resolved: str) -> None:
-        """Note a writable executed file under its anchor (reported by
-        :meth:`executed_findings`)."""
-        anchor, why = hit
-        found = self.executed_hits.get(anchor)
-        if found is None:
-            self.executed_hits[anchor] = [why, 1, path, resolved, self._current_start]
-        else:
-            found[1] += 1
-
-    def executed_findings(self) -> None:
-        for anchor, (why, count, path, resolved, start) in self.executed_hits.items():
-            if anchor == resolved:
-                self.add(Finding(severity="critical", kind="executed", path=path, op="write",
-                                 resolved=resolved, root=start, why=why,
-                                 fix=self.fix(resolved, "write")))
-            else:
-                files = "1 writable file" if count == 1 else f"{count} writable files"
-                self.add(Finding(severity="critical", kind="executed", path=anchor,
-                                 op="write", resolved=anchor, root=start,
-                                 why=f"{why}: {files} in it (first: {path})",
-                                 fix=self.fix(anchor, "write")))
-        self.executed_hits.clear()
-
-    def _size(self, path: str) -> int:
-        try:
-            return int(getattr(self.fs.stat(path), "st_size", 0) or 0)
-        except (OSError, ValueError):
-            return 0
 
     def credential(self, path: str, resolved: str, identity: tuple[int, int]) -> None:
         """Flag ``path`` if it (or what it resolves to) looks like a credential file."""
@@ -700,37 +562,7 @@ class _Walker:
         """Ask the engine about every executed-file target and credential home entry,
         walked or not: a file outside the walked directories can still be reachable."""
         fs = self.fs
-        self._current_start = None
-        for path, is_dir, why in self.executed.targets:
-            if is_dir and not fs.is_dir(path):
-                continue
-            if not is_dir and not fs.is_dir(posixpath.dirname(path)):
-                continue
-            d = check(path, "write", over_http=self.over_http)
-            if not d.allowed:
-                continue
-            resolved = d.resolved or path
-            exists = fs.exists(resolved)
-            note = ""
-            if is_dir:
-                note = " (a tool can write or create files in it)"
-            elif not exists:
-                note = " (it does not exist yet; a tool could create it)"
-            self.add(Finding(
-                severity="critical", kind="executed", path=path, op="write",
-                resolved=resolved, root=None, why=why + note,
-                fix=self.fix(resolved, "write"),
-            ))
-        for path, why in _rules().secrets:
-            if not fs.exists(path):
-                continue
-            d = check(path, "read", over_http=self.over_http)
-            if d.allowed:
-                self.add(Finding(
-                    severity="high", kind="credential", path=path, op="read",
-                    resolved=d.resolved, root=None, why=why,
-                    fix=self.fix(d.resolved or path, "read"),
-                ))
+        self.probe_rules(functools.partial(check, over_http=self.over_http))
         for path in self.credential_files():
             d = check(path, "read", over_http=self.over_http)
             if d.allowed:
@@ -779,9 +611,3 @@ class _Walker:
             if start is not None and self.fs.is_dir(dd.resolved):
                 self._current_start = start
                 self.denied_entry(dd.resolved, dd.resolved, dd.setting)
-
-    def largest(self, count: int = 5) -> list[DirSize]:
-        key = (lambda kv: (kv[1][1], kv[1][0])) if self.sizes else (lambda kv: kv[1][0])
-        top = sorted(self.dir_sizes.items(), key=key, reverse=True)[:count]
-        return [DirSize(path=p, files=v[0], bytes=v[1] if self.sizes else None)
-                for p, v in top]
