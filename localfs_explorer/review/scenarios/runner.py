@@ -133,6 +133,23 @@ def _compare_message(out: list[Mismatch], exact: str | None, contains: str | Non
         out.append(Mismatch(f"{name} contains", contains, actual))
 
 
+def _compare_warnings(out: list[Mismatch], texts: Iterable[str], warnings: list[str]) -> None:
+    for text in texts:
+        if not any(text in w for w in warnings):
+            out.append(Mismatch("a warning containing", text, warnings))
+
+
+def _compare_start(out: list[Mismatch], case: PolicyCase, policy: Any) -> list[str]:
+    """Compare whether the server starts, its exit message and its warnings with a
+    policy expectation (any server answers these); returns the warnings."""
+    _compare(out, "serves", case.serves, policy.serves)
+    _compare_message(out, case.exit_message, case.exit_message_contains,
+                     policy.exit_message or "", "exit_message")
+    warnings = [*policy.env.warnings, *policy.warnings]
+    _compare_warnings(out, case.warnings_contain, warnings)
+    return warnings
+
+
 def _decision_trace(d: Decision) -> list[str]:
     lines = [f"{s.step:<9} {s.outcome:<8} {s.detail}" for s in d.trace]
     if d.hint:
@@ -243,13 +260,7 @@ class _ScenarioRunner:
         m = r.mismatches
         _compare(m, "mode", case.mode, p.mode.value)
         _compare(m, "explicit", case.explicit, p.explicit)
-        _compare(m, "serves", case.serves, p.serves)
-        _compare_message(m, case.exit_message, case.exit_message_contains,
-                         p.exit_message or "", "exit_message")
-        warnings = [*p.env.warnings, *p.warnings]
-        for text in case.warnings_contain:
-            if not any(text in w for w in warnings):
-                m.append(Mismatch("a warning containing", text, warnings))
+        warnings = _compare_start(m, case, p)
         settings = sorted({e.setting for e in p.deny_list} | {d.setting for d in p.deny_dirs})
         for setting in case.deny_list_includes:
             if setting not in settings:
@@ -273,13 +284,7 @@ class _ScenarioRunner:
         if r.error:
             return r
         m = r.mismatches
-        _compare(m, "serves", case.serves, p.serves)
-        _compare_message(m, case.exit_message, case.exit_message_contains,
-                         p.exit_message or "", "exit_message")
-        warnings = [*p.env.warnings, *p.warnings]
-        for text in case.warnings_contain:
-            if not any(text in w for w in warnings):
-                m.append(Mismatch("a warning containing", text, warnings))
+        warnings = _compare_start(m, case, p)
         directories = list(getattr(p, "directories", ()))
         _compare(m, "allowed_directories", case.allowed_directories, directories)
         r.actual = {"serves": p.serves, "exit_message": p.exit_message or "",
@@ -395,9 +400,7 @@ class _ScenarioRunner:
                 reg.unregistered):
             m.append(Mismatch("unregistered", sorted(case.unregistered),
                               sorted(reg.unregistered)))
-        for text in case.warnings_contain:
-            if not any(text in w for w in reg.warnings):
-                m.append(Mismatch("a warning containing", text, list(reg.warnings)))
+        _compare_warnings(m, case.warnings_contain, list(reg.warnings))
         r.actual = reg.to_json_dict()
         r.trace = [f"registered: {', '.join(reg.registered) or '(none)'}",
                    f"unregistered (off mode): {', '.join(reg.unregistered) or '(none)'}"]
