@@ -37,7 +37,7 @@ from ..paths import is_within
 from ..servers.filesystem.findings import findings
 from ..servers.filesystem.nodepath import dirname, resolve
 from ..servers.filesystem.policy import V_2, FilesystemPolicy, expand_home
-from .suggest import Requirement, SuggestError, parse_requirement
+from .suggest import Requirement, SuggestError, Unmet, parse_requirement
 
 __all__ = ["Change", "FilesystemSuggestion", "Unmet", "requirements", "suggest_filesystem", "twin"]
 
@@ -57,15 +57,6 @@ class Change(BaseModel):
     verified: str
 
 
-class Unmet(BaseModel):
-    """A required check no configuration of the server allows, and the server's word."""
-
-    model_config = ConfigDict(frozen=True)
-
-    requirement: Requirement
-    why: str
-
-
 class FilesystemSuggestion(BaseModel):
     """The result of :func:`suggest_filesystem` (``suggest --json``)."""
 
@@ -80,6 +71,8 @@ class FilesystemSuggestion(BaseModel):
     requirements: list[Requirement] = Field(default_factory=list)
     #: Each suggested directory and the required checks it is there for.
     covers: dict[str, list[str]] = Field(default_factory=dict)
+    #: Required checks no configuration of the server allows, with the server's word
+    #: (the record mcp-gee-sweet's suggestion gives too).
     unmet: list[Unmet] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     #: The launch with the suggested release and directories.
