@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import stat as _stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -194,22 +195,40 @@ def _entries(policy: FilesystemPolicy, directory: str) -> list[tuple[str, bool]]
     return out
 
 
+class _DepthFirst:
+    """The entries below a directory, depth first in listing order, as the server's
+    recursion meets them: iterating gives (the directory as spelled, entry name, whether
+    it is a directory), and :meth:`enter` goes into the directory just given."""
+
+    def __init__(self, policy: FilesystemPolicy, spelled: str, listed: str) -> None:
+        self.policy = policy
+        # A stack of listings being gone through: (spelling, remaining entries).
+        self.pending = [(spelled, iter(_entries(policy, listed)))]
+
+    def enter(self, spelled: str, listed: str) -> None:
+        """Go through the directory ``listed`` (spelled ``spelled``) before going on."""
+        self.pending.append((spelled, iter(_entries(self.policy, listed))))
+
+    def __iter__(self) -> Iterator[tuple[str, str, bool]]:
+        pending = self.pending
+        while pending:
+            spelled, entries = pending[-1]
+            step = next(entries, None)
+            if step is None:
+                pending.pop()
+                continue
+            yield spelled, *step
+
+
 def _tree(policy: FilesystemPolicy, start: str, first: list[CallCheckRecord],
           limit: int) -> CallPrediction:
     """directory_tree: each directory entered is checked again, spelled as the request
     spelled the start plus the names below it, depth first in listing order (the
     server's recursion); the first refusal is the call's error."""
     checks = list(first)
-    # A stack of listings being gone through: (requested spelling, remaining entries).
-    pending = [(start, iter(_entries(policy, first[0].verdict.resolved or "")))]
+    walk = _DepthFirst(policy, start, first[0].verdict.resolved or "")
     stopped = False
-    while pending:
-        requested, entries = pending[-1]
-        step = next(entries, None)
-        if step is None:
-            pending.pop()
-            continue
-        name, is_dir = step
+    for requested, name, is_dir in walk:
         if not is_dir:
             continue
         if len(checks) >= limit:
@@ -221,7 +240,7 @@ def _tree(policy: FilesystemPolicy, start: str, first: list[CallCheckRecord],
         if not v.allowed:
             return CallPrediction("directory_tree", True, v.message, (),
                                   tuple(c.verdict for c in checks), checks=tuple(checks))
-        pending.append((sub, iter(_entries(policy, v.resolved or ""))))
+        walk.enter(sub, v.resolved or "")
     return CallPrediction("directory_tree", False, "", (first[0].verdict.resolved or "",),
                           tuple(c.verdict for c in checks), checks=tuple(checks),
                           stopped=stopped)
@@ -235,18 +254,12 @@ def _search(policy: FilesystemPolicy, first: list[CallCheckRecord],
     checks = list(first)
     skipped: list[PathVerdict] = []
     start = first[0].verdict.resolved or ""
-    pending = [(start, iter(_entries(policy, start)))]
+    walk = _DepthFirst(policy, start, start)
     stopped = False
-    while pending:
-        current, entries = pending[-1]
-        step = next(entries, None)
-        if step is None:
-            pending.pop()
-            continue
+    for current, name, is_dir in walk:
         if len(checks) >= limit:
             stopped = True
             break
-        name, is_dir = step
         full = join(current, name)
         v = policy.validate(full)
         checks.append(CallCheckRecord("path", "read", v, kind="entry", step="skipped"))
@@ -254,7 +267,7 @@ def _search(policy: FilesystemPolicy, first: list[CallCheckRecord],
             skipped.append(v)
             continue
         if is_dir:
-            pending.append((full, iter(_entries(policy, full))))
+            walk.enter(full, full)
     return CallPrediction("search_files", False, "", (start,),
                           tuple(c.verdict for c in checks), (), tuple(skipped),
                           checks=tuple(checks), stopped=stopped)
