@@ -163,6 +163,11 @@ class _Walker(_WalkBase):
             self.primed.path = self.primed.st = None  # nothing answered from memory now
             self.executed_findings()
             self.probe_targets(batch.check)
+        # Nothing asks what was seen from here on. Let go of it now rather than when
+        # the walk object goes: until then the garbage collector's young generations
+        # would visit the set of every inode met (one entry per file walked) each time
+        # they run, some 10 ms a collection at 200,000 files.
+        self.seen = _Seen()
         self.root_findings()
         self.deny_findings(walked)
         if self.pseudo_skipped:
