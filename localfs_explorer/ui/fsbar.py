@@ -18,7 +18,7 @@ from ..secrets import scrub_hidden
 from ..server import get_server
 from . import render
 from .model import ExplorerModel
-from .panel import button, css, html, layout, no_null_tooltips, style
+from .panel import button, chip, chips_or_none, css, html, layout, no_null_tooltips, style
 
 #: The server whose settings these are.
 FILESYSTEM_SERVER = "server-filesystem"
@@ -150,18 +150,11 @@ class FilesystemSettings(widgets.VBox):
     def _chips(self) -> list[widgets.Widget]:
         chips: list[widgets.Widget] = []
         for entry in self.directories():
-            label = css(html("", f'<span class="lfe-chip-path">{render.path_html(entry)}'
-                                 "</span>"), "lfe-chip-label")
-            label.layout = layout(width="auto")
-            remove = button("×", "lfe-chip-remove", tooltip=f"remove {scrub_hidden(entry)}",
-                            layout=layout(width="32px", padding="0"))
-            remove.on_click(self._guard(lambda _b, e=entry: self.remove_directory(e)))
-            chips.append(css(widgets.HBox([label, remove], layout=layout(
-                width="auto", align_items="center")), "lfe-chip"))
-        if not chips:
-            chips.append(html("", '<span class="lfe-muted">none</span>'))
-            chips[-1].layout = layout(width="auto")
-        return chips
+            chips.append(chip(
+                f'<span class="lfe-chip-path">{render.path_html(entry)}</span>',
+                f"remove {scrub_hidden(entry)}",
+                self._guard(lambda _b, e=entry: self.remove_directory(e))))
+        return chips_or_none(chips)
 
 
 def badge(model: ExplorerModel, policy: Any) -> str:

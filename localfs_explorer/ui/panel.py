@@ -83,6 +83,26 @@ def html(css_class: str, value: str = "") -> widgets.HTML:
     return css(widget, css_class) if css_class else widget
 
 
+def chip(label_html: str, remove_tip: str, on_remove: Callable[[Any], None]) -> widgets.HBox:
+    """One chip of a list the bar edits: its label and a × button calling ``on_remove``."""
+    label = css(html("", label_html), "lfe-chip-label")
+    label.layout = layout(width="auto")
+    remove = button("×", "lfe-chip-remove", tooltip=remove_tip,
+                    layout=layout(width="32px", padding="0"))
+    remove.on_click(on_remove)
+    return css(widgets.HBox([label, remove], layout=layout(
+        width="auto", align_items="center")), "lfe-chip")
+
+
+def chips_or_none(chips: list[widgets.Widget]) -> list[widgets.Widget]:
+    """``chips``, or a muted "none" in their place when there are none."""
+    if chips:
+        return chips
+    empty = html("", '<span class="lfe-muted">none</span>')
+    empty.layout = layout(width="auto")
+    return [empty]
+
+
 def heading(text: str) -> widgets.HTML:
     """A small section heading."""
     from .render import esc

@@ -23,7 +23,7 @@ from ..server import DEFAULT_SERVER, get_server, list_servers
 from ..servers.gee_sweet.policy import TRANSPORTS
 from . import fsbar, render
 from .model import ExplorerModel
-from .panel import button, css, html, layout, no_null_tooltips, style
+from .panel import button, chip, chips_or_none, css, html, layout, no_null_tooltips, style
 
 #: The mode selector's choices; ``unset`` takes LOCAL_FILE_ACCESS out of the file.
 MODES = ("unset", "full", "roots", "off")
@@ -243,17 +243,10 @@ class PolicyBar(widgets.VBox):
             if means != entry:  # a reference: say what it expands to (secrets masked)
                 shown += (f' <span class="lfe-muted lfe-chip-means">→ '
                           f"{render.esc(self.model.clean(means))}</span>")
-            label = css(html("", f"{shown} {render.badge(kind, text)}"), "lfe-chip-label")
-            label.layout = layout(width="auto")
-            remove = button("×", "lfe-chip-remove", tooltip=f"remove {scrub_hidden(entry)}",
-                            layout=layout(width="32px", padding="0"))
-            remove.on_click(self._guard(lambda _b, e=entry: self.remove_root(e)))
-            chips.append(css(widgets.HBox([label, remove], layout=layout(
-                width="auto", align_items="center")), "lfe-chip"))
-        if not chips:
-            chips.append(html("", '<span class="lfe-muted">none</span>'))
-            chips[-1].layout = layout(width="auto")
-        return chips
+            chips.append(chip(f"{shown} {render.badge(kind, text)}",
+                              f"remove {scrub_hidden(entry)}",
+                              self._guard(lambda _b, e=entry: self.remove_root(e))))
+        return chips_or_none(chips)
 
     def _badge(self, policy: Any) -> str:
         m = self.model
