@@ -14,20 +14,9 @@ from pathlib import Path
 
 import ipywidgets as widgets
 
+from ...deployments.writeback import git_checkout_of
 from .. import render
 from ..panel import Panel, button, css, heading, html, label_style, layout, style
-
-
-def git_checkout_of(path: str) -> str | None:
-    """The top of the git checkout holding ``path`` (None when it isn't in one)."""
-    current = Path(path).parent
-    for folder in (current, *current.parents):
-        try:
-            if (folder / ".git").exists():
-                return str(folder)
-        except OSError:
-            return None
-    return None
 
 
 def _env_at(path: str) -> tuple[dict[str, str | None] | None, str]:
