@@ -67,7 +67,7 @@ from .records import (
     WalkProgress,
     severity_at_least,
 )
-from .walker import _Walker
+from .walker import _Walker, walk_exposure
 
 __all__ = [
     "FINDING_COLUMNS",
@@ -145,12 +145,10 @@ def exposure(
             sizes=sizes, max_entries=max_entries, max_depth=max_depth, progress=progress,
             cancel=cancel, keep_paths=keep_paths, server_dirs=server_dirs or (),
             same_for_write=allowed.same_for_write)
-    walker = _Walker(
-        policy, sizes=sizes, max_entries=max_entries, max_depth=max_depth,
-        over_http=over_http, progress=progress, cancel=cancel, keep_paths=keep_paths,
-        server_dirs=server_dirs,
-    )
-    return walker.run(list(scope) if scope is not None else None)
+    return walk_exposure(
+        policy, list(scope) if scope is not None else None, sizes=sizes,
+        max_entries=max_entries, max_depth=max_depth, over_http=over_http,
+        progress=progress, cancel=cancel, keep_paths=keep_paths, server_dirs=server_dirs)
 
 
 def progress_line(p: WalkProgress, started: float | None = None) -> str:
@@ -160,4 +158,6 @@ def progress_line(p: WalkProgress, started: float | None = None) -> str:
         elapsed = max(time.monotonic() - started, 1e-6)
         rate = f", {p.entries / elapsed:,.0f}/s"
     current = p.current if len(p.current) <= 60 else "…" + p.current[-59:]
-    return f"walked {p.entries:,} entries in {p.directories:,} directories{rate}: {current}"
+    again = "again (files with several names met), " if p.again else ""
+    return (f"walked {again}{p.entries:,} entries in {p.directories:,} directories{rate}: "
+            f"{current}")

@@ -7,6 +7,7 @@ import os
 import threading
 from array import array
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -170,150 +171,135 @@ def _cancelled(cancel: Any) -> bool:
 
 
 class _Seen:
-    """The first resolved path met for each file identity, so that a file is counted
-    once and its other names (hardlinks, bind mounts) are known.
+    """The file identities a walk has met, so that a file is counted once and its other
+    names (hardlinks, bind mounts) are known.
 
-    Names are added one at a time (:meth:`add`) or a directory at a time
-    (:meth:`add_listing`): a listing whose inodes are all new is kept as it is
-    (:class:`_Listings`), with a set of the inodes for the membership test, and looked
-    into only when one of its inodes is asked for (:meth:`get`), which a walk rarely does.
+    Entries met one at a time (:meth:`add`) keep their first path. A directory decided
+    at once (:meth:`add_listing`) keeps only its inodes, appended to one flat array per
+    device, and their span (lowest and highest): a walk meets hundreds of thousands of
+    files, nearly all with one name, and a set of them (an int object each, kept to the
+    end) costs about as much as listing the directories does. What the array doesn't
+    say while the walk goes on is whether a listing repeats an inode of an earlier
+    listing; :meth:`repeated` says it afterwards, and a walk that met an inode twice is
+    walked again knowing those inodes (``suspects``), whose listings then go entry by
+    entry. A listing is refused at once (walked entry by entry) when it names one inode
+    twice, or holds one met one at a time or a watched one (a known credential's, or a
+    suspect).
     """
 
-    __slots__ = ("_listings", "_paths", "_watched", "inodes")
+    __slots__ = ("_bulk", "_paths", "_single", "_spans", "_watched")
 
-    def __init__(self) -> None:
+    def __init__(self, suspects: dict[int, frozenset[int]] | None = None) -> None:
+        #: identity -> the first path met, for entries met one at a time.
         self._paths: dict[tuple[int, int], str] = {}
-        #: device -> every inode seen on it, whichever way it was added.
-        self.inodes: dict[int, set[int]] = {}
-        #: device -> the listings added on it.
-        self._listings: dict[int, _Listings] = {}
-        #: device -> inodes not seen yet that :meth:`add_listing` must not take in bulk.
-        self._watched: dict[int, set[int]] = {}
+        #: device -> the inodes met one at a time.
+        self._single: dict[int, set[int]] = {}
+        #: device -> inodes a listing holding one of must be walked entry by entry.
+        self._watched: dict[int, set[int]] = {
+            dev: set(inodes) for dev, inodes in (suspects or {}).items()}
+        #: device -> the inodes of the listings taken whole, in the order met.
+        self._bulk: dict[int, array[int]] = {}
+        #: device -> (lowest, highest, where its inodes start in ``_bulk``) of each
+        #: listing taken whole, flat.
+        self._spans: dict[int, array[int]] = {}
 
     def get(self, identity: tuple[int, int]) -> str | None:
-        found = self._paths.get(identity)
-        if found is not None:
-            return found
-        dev, ino = identity
-        inodes = self.inodes.get(dev)
-        if inodes is None or ino not in inodes:
-            return None
-        listings = self._listings.get(dev)
-        return listings.find(ino) if listings is not None else None
+        """The first path met with ``identity`` one at a time. A file of a listing taken
+        whole is not found: when one is met again, :meth:`repeated` says so."""
+        return self._paths.get(identity)
 
     def add(self, identity: tuple[int, int], path: str) -> None:
-        """Note ``path`` as the first name of ``identity`` (not seen before)."""
+        """Note ``path`` as the first name of ``identity`` (:meth:`get` found none)."""
         self._paths[identity] = path
         dev, ino = identity
-        self.inodes.setdefault(dev, set()).add(ino)
-        watched = self._watched.get(dev)
-        if watched:
-            watched.discard(ino)
+        single = self._single.get(dev)
+        if single is None:
+            single = self._single[dev] = set()
+        single.add(ino)
 
     def watch(self, identity: tuple[int, int]) -> None:
-        """Make :meth:`add_listing` refuse a listing holding ``identity``, unless it has
-        been seen already (then every listing holding it is refused anyway)."""
+        """Make :meth:`add_listing` refuse any listing holding ``identity``."""
         dev, ino = identity
-        if ino not in self.inodes.get(dev, ()):
-            self._watched.setdefault(dev, set()).add(ino)
+        self._watched.setdefault(dev, set()).add(ino)
 
-    def add_listing(self, dev: int, head: str, names: Sequence[str],
-                    inodes: Sequence[int], joined: str | None = None) -> bool:
-        """Note ``head + name`` as the first name of each ``(dev, inode)``, if every
-        inode is new, none repeats and none is watched; else note nothing and return
-        False. ``joined``, when given, is ``"\n" + "\n".join(names) + "\n"``."""
-        seen = self.inodes.get(dev)
-        if seen is None:
-            seen = self.inodes[dev] = set()
-        # One pass: the set grows by one for each inode that is new and not repeated.
-        before = len(seen)
-        seen.update(inodes)
-        grown = len(seen) - before
-        if grown != len(inodes):
-            # A hardlink of a file seen before, or one listed twice here: take back
-            # just the inodes this listing brought. The ones noted one at a time
-            # usually account for all that were there (an earlier listing is looked
-            # into only when they don't).
-            distinct = set(inodes)
-            paths = self._paths
-            had = {ino for ino in distinct if (dev, ino) in paths}
-            if len(had) != len(distinct) - grown:
-                listings = self._listings.get(dev)
-                if listings is not None:
-                    had.update(ino for ino in distinct if listings.holds(ino))
-            seen.difference_update(distinct - had)
+    def add_listing(self, dev: int, inodes: Sequence[int]) -> bool:
+        """Take the inodes of a listing whole, unless it names one twice or one of
+        them was met one at a time or is watched (then nothing is noted and the answer
+        is False)."""
+        if not inodes:
+            return True
+        distinct = set(inodes)
+        if len(distinct) != len(inodes):
+            return False
+        # Disjointness tests walk the smaller set: these two are usually small.
+        single = self._single.get(dev)
+        if single and not single.isdisjoint(distinct):
             return False
         watched = self._watched.get(dev)
-        # Watched inodes are unseen ones: one in the set now came with this listing.
-        if watched and not seen.isdisjoint(watched):
-            seen.difference_update(inodes)  # all of them were new
+        if watched and not watched.isdisjoint(distinct):
             return False
-        listings = self._listings.get(dev)
-        if listings is None:
-            listings = self._listings[dev] = _Listings()
-        if not listings.add(head, names, inodes, joined):
-            seen.difference_update(inodes)  # all of them were new
-            return False
-        return True
-
-
-class _Listings:
-    """The listings :class:`_Seen` took in bulk on one device, laid out flat: names as
-    text, inodes in one array. A walk keeps one listing per directory, and per-listing
-    objects would each be looked at by every run of the garbage collector."""
-
-    __slots__ = ("_indexed", "_where", "heads", "inodes", "names", "starts")
-
-    def __init__(self) -> None:
-        self.heads: list[str] = []
-        #: Per listing, its names between newlines (``"\n" + "\n".join(names) +
-        #: "\n"``), or, when a name holds a newline, the names themselves.
-        self.names: list[str | tuple[str, ...]] = []
-        #: Where each listing's inodes start in :attr:`inodes`.
-        self.starts = array("Q")
-        self.inodes = array("Q")
-        #: inode -> its position in :attr:`inodes`, for positions below ``_indexed``.
-        self._where: dict[int, int] = {}
-        self._indexed = 0
-
-    def add(self, head: str, names: Sequence[str], inodes: Sequence[int],
-            joined: str | None = None) -> bool:
-        """Keep one listing; False (keeping nothing) for an identity wider than 64 bits."""
+        bulk = self._bulk.get(dev)
+        if bulk is None:
+            bulk = self._bulk[dev] = array("Q")
+            self._spans[dev] = array("Q")
         try:
-            numbers = array("Q", inodes)
-        except OverflowError:
+            span = array("Q", (min(inodes), max(inodes), len(bulk)))
+        except (OverflowError, TypeError):  # wider than 64 bits: left to the entry walk
             return False
-        if joined is None:
-            joined = "\n" + "\n".join(names) + "\n"
-        self.heads.append(head)
-        self.names.append(joined if joined.count("\n") == len(names) + 1 else tuple(names))
-        self.starts.append(len(self.inodes))
-        self.inodes.extend(numbers)
+        self._spans[dev].extend(span)
+        bulk.extend(inodes)  # within the span's bounds: fits
         return True
 
-    def _index(self) -> dict[int, int]:
-        """inode -> its position in :attr:`inodes`, brought up to date."""
-        inodes = self.inodes
-        if self._indexed < len(inodes):
-            self._where.update(zip(inodes[self._indexed:], range(self._indexed, len(inodes)),
-                                   strict=True))
-            self._indexed = len(inodes)
-        return self._where
+    def repeated(self) -> dict[int, frozenset[int]]:
+        """device -> the inodes met more than once (in two listings taken whole, or in
+        one and then one at a time); empty when every file had one name."""
+        out: dict[int, frozenset[int]] = {}
+        for dev, bulk in self._bulk.items():
+            twice = _repeats(bulk, self._spans[dev], self._single.get(dev, set()))
+            if twice:
+                out[dev] = frozenset(twice)
+        return out
 
-    def holds(self, ino: int) -> bool:
-        """Whether a listing holds an entry with inode ``ino``."""
-        return ino in self._index()
 
-    def find(self, ino: int) -> str | None:
-        """``head + name`` of the entry with inode ``ino``, if a listing holds it."""
-        at = self._index().get(ino)
-        if at is None:
-            return None
-        i = bisect_right(self.starts, at) - 1
-        names = self.names[i]
-        k = at - self.starts[i]
-        return self.heads[i] + (names[k] if isinstance(names, tuple)
-                                else names[1:-1].split("\n")[k])
+def _repeats(bulk: array[int], spans: array[int], single: set[int]) -> set[int]:
+    """The inodes of ``bulk`` (listings of distinct inodes, laid out as :class:`_Seen`
+    keeps them) found in two listings, or in one and in ``single``.
+
+    Only listings whose spans overlap can share an inode, and only a span can hold an
+    inode of ``single``, so the inodes are looked at by groups of overlapping spans,
+    and not at all where no span overlaps another and no inode of ``single`` falls in
+    one."""
+    lows, highs, starts = spans[0::3], spans[1::3], spans[2::3]
+    starts.append(len(bulk))
+    # Groups of overlapping spans, by lowest inode: [low, high, listings].
+    groups: list[list[Any]] = []
+    for i in sorted(range(len(lows)), key=lows.__getitem__):
+        if groups and lows[i] <= groups[-1][1]:
+            group = groups[-1]
+            group[1] = max(group[1], highs[i])
+            group[2].append(i)
+        else:
+            groups.append([lows[i], highs[i], [i]])
+
+    def inodes_of(group: list[Any]) -> list[int]:
+        return [ino for i in group[2] for ino in bulk[starts[i]:starts[i + 1]]]
+
+    twice: set[int] = set()
+    for group in groups:
+        if len(group[2]) > 1:
+            twice.update(ino for ino, n in Counter(inodes_of(group)).items() if n > 1)
+    lowest = [g[0] for g in groups]
+    members: dict[int, set[int]] = {}
+    for ino in single:
+        at = bisect_right(lowest, ino) - 1
+        if at < 0 or ino > groups[at][1]:
+            continue
+        held = members.get(at)
+        if held is None:
+            held = members[at] = set(inodes_of(groups[at]))
+        if ino in held:
+            twice.add(ino)
+    return twice
 
 
 class _Start(NamedTuple):

@@ -89,6 +89,9 @@ class WalkProgress(NamedTuple):
     directories: int
     current: str
     max_entries: int
+    #: True while the tree is walked a second time, to count files met under several
+    #: names once (the counts start again from zero).
+    again: bool = False
 
 
 class Inventory(BaseModel):

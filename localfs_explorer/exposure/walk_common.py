@@ -59,6 +59,8 @@ class _WalkBase:
         self.problems: list[str] = []
         self.cancelled = False
         self.halted = False
+        #: Whether the tree is being walked a second time (see the walk's own notes).
+        self.again = False
         self.deep_skipped = 0
         self.deep_first: str | None = None
         self.readable: set[str] | None = set() if keep_paths else None
@@ -104,7 +106,7 @@ class _WalkBase:
             return
         if self.progress is not None:
             self.progress(WalkProgress(self.entries, self.directories, current,
-                                       self.max_entries))
+                                       self.max_entries, self.again))
 
     def _stop_at_limit(self, directory: str) -> None:
         """The entry limit is passed, in ``directory``: the walk stops and says so."""

@@ -38,6 +38,24 @@ from .roots import root_findings
 from .walk_common import _WalkBase
 
 
+def walk_exposure(policy: Policy, scope: Sequence[str] | None, **options: Any) -> Inventory:
+    """The inventory of mcp-gee-sweet's ``policy`` (``options`` as :class:`_Walker`'s).
+
+    Most files have one name, and the walk notes the files of a directory decided at
+    once without asking whether an earlier directory held one of them (see
+    :class:`~.host._Seen`). When it turns out that one did (a hardlink, a bind mount),
+    the tree is walked again knowing which inodes those are, and the second walk's
+    inventory is the answer: the directories holding them are then walked entry by
+    entry, and each such file is counted once under its first name. A cancelled walk
+    is not walked again (its inventory says what that may mean).
+    """
+    walker = _Walker(policy, **options)
+    inventory = walker.run(scope)
+    if walker.repeated and not walker.cancelled:
+        inventory = _Walker(policy, suspects=walker.repeated, **options).run(scope)
+    return inventory
+
+
 class _Walker(_WalkBase):
     """One inventory: walks the starts, checks every entry, collects findings."""
 
@@ -56,6 +74,7 @@ class _Walker(_WalkBase):
         cancel: Any,
         keep_paths: bool,
         server_dirs: Sequence[str] | None,
+        suspects: dict[int, frozenset[int]] | None = None,
     ) -> None:
         dirs = list(server_dirs) if server_dirs is not None else [policy.package_dir]
         super().__init__(policy.fs, policy.cwd, _home(policy), dirs, sizes=sizes,
@@ -63,8 +82,12 @@ class _Walker(_WalkBase):
                          cancel=cancel, keep_paths=keep_paths)
         self.policy = policy
         self.over_http = policy.over_http_default if over_http is None else over_http
-        #: identity -> first readable path with it, for aliases of credentials.
-        self.seen = _Seen()
+        #: identity -> first path with it; the inodes of the directories decided at once.
+        self.seen = _Seen(suspects)
+        #: Whether this is the second walk, knowing the inodes the first met twice.
+        self.again = suspects is not None
+        #: device -> inodes this walk met more than once (see :func:`walk_exposure`).
+        self.repeated: dict[int, frozenset[int]] = {}
         self.sensitive_ids: dict[tuple[int, int], str] = {}
         #: identity -> further names of a file already seen (hardlinks, bind mounts).
         self.aliases: dict[tuple[int, int], list[str]] = {}
@@ -163,11 +186,13 @@ class _Walker(_WalkBase):
             self.primed.path = self.primed.st = None  # nothing answered from memory now
             self.executed_findings()
             self.probe_targets(batch.check)
-        # Nothing asks what was seen from here on. Let go of it now rather than when
-        # the walk object goes: until then the garbage collector's young generations
-        # would visit the set of every inode met (one entry per file walked) each time
-        # they run, some 10 ms a collection at 200,000 files.
-        self.seen = _Seen()
+        if not self.again:
+            self.repeated = self.seen.repeated()
+            if self.repeated and self.cancelled:
+                self.stopped.append(
+                    "a file with several names (hardlinks) met before the walk was "
+                    "cancelled may be counted once per name")
+        self.seen = _Seen()  # nothing asks what was seen from here on
         self.root_findings()
         self.deny_findings(walked)
         if self.pseudo_skipped:
@@ -307,8 +332,7 @@ class _Walker(_WalkBase):
             self._tick(directory)
             if self.halted:
                 return
-        if refused is None and not self.seen.add_listing(dev, prefix, names, inodes,
-                                                         verdicts.joined):
+        if refused is None and not self.seen.add_listing(dev, inodes):
             again()
             return
         # Decided: nothing below hands the directory back.

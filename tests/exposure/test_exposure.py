@@ -23,6 +23,7 @@ from localfs_explorer.exposure import (
     ExposureError,
     Inventory,
     exposure,
+    progress_line,
     severity_at_least,
 )
 from localfs_explorer.fs import load_fs
@@ -863,3 +864,76 @@ def test_a_hardlink_met_again_after_a_directory_walked_entry_by_entry(layout: La
     assert _everything(at_once) == _everything(one_by_one)
     data = next(r for r in at_once.roots if r.root == str(layout.data))
     assert data.readable_files == 5  # report.csv, notes.txt, f1 (three names), n, m
+
+
+def test_hardlinks_between_directories_decided_at_once_send_the_walk_round_again(
+        layout: Layout):
+    """Two plain directories share a file (hardlinks): the first walk takes both whole,
+    finds the repeat at its end, and the tree is walked again knowing it; the answer is
+    the entry-by-entry walk's, the file counted once, and progress says it is the
+    second walk."""
+    from localfs_explorer import exposure as module
+
+    if not can_hardlink(layout.data):
+        pytest.skip("no hardlinks here")
+    for d in ("a", "b"):
+        (layout.data / d).mkdir()
+        for i in range(3):
+            (layout.data / d / f"{d}{i}.txt").write_text("x")
+    os.link(layout.data / "a" / "a0.txt", layout.data / "b" / "same.txt")
+    walks: list[bool] = []
+    run = module._Walker.run
+
+    def counted(self, scope):
+        walks.append(self.again)
+        return run(self, scope)
+
+    progress: list = []
+    module._Walker.run = counted
+    module._Walker.PROGRESS_EVERY = 2
+    try:
+        twice = exposure(layout.roots(), sizes=False, keep_paths=True,
+                         progress=progress.append)
+    finally:
+        module._Walker.run = run
+        module._Walker.PROGRESS_EVERY = 4096
+    assert walks == [False, True]
+    assert [p.again for p in progress] == sorted(p.again for p in progress)
+    assert progress[-1].again and not progress[0].again
+    assert "again" in progress_line(progress[-1]) and "again" not in progress_line(progress[0])
+    module._Walker.BULK = False
+    try:
+        one_by_one = exposure(layout.roots(), sizes=False, keep_paths=True)
+    finally:
+        module._Walker.BULK = True
+    assert _everything(twice) == _everything(one_by_one)
+    data = next(r for r in twice.roots if r.root == str(layout.data))
+    # report.csv, sub/notes.txt, a0-a2, b0-b2 and same.txt: nine names, eight files.
+    assert (data.entries, data.readable_files) == (3 + 9, 8)
+
+
+def test_a_cancelled_walk_with_a_repeated_file_says_what_that_means(layout: Layout):
+    """A walk cancelled after meeting a file under two names is not walked again: its
+    inventory says the file may be counted twice."""
+    from localfs_explorer import exposure as module
+
+    if not can_hardlink(layout.data):
+        pytest.skip("no hardlinks here")
+    (layout.data / "sub" / "deeper").mkdir()
+    (layout.data / "sub" / "deeper" / "x.txt").write_text("x")
+    os.link(layout.data / "report.csv", layout.data / "sub" / "alias.csv")
+    reported: list[str] = []
+
+    def after_sub() -> bool:  # the tick after the one for sub (sub/deeper's)
+        return str(layout.data / "sub") in reported
+
+    module._Walker.PROGRESS_EVERY = 1
+    try:
+        cut = exposure(layout.roots(), sizes=False, cancel=after_sub,
+                       progress=lambda p: reported.append(p.current))
+    finally:
+        module._Walker.PROGRESS_EVERY = 4096
+    assert cut.cancelled
+    assert any("counted once per name" in s for s in cut.stopped), cut.stopped
+    data = next(r for r in cut.roots if r.root == str(layout.data))
+    assert data.readable_files == 3  # report.csv twice (the cancel kept the count)

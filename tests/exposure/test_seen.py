@@ -9,113 +9,115 @@ from localfs_explorer.exposure.host import _Seen
 DEV = 7
 
 
-def test_a_listing_of_new_inodes_is_taken_whole():
+def test_a_listing_of_new_inodes_is_taken_and_nothing_repeats():
     seen = _Seen()
-    assert seen.add_listing(DEV, "/a/", ["x", "y"], [1, 2])
-    assert seen.inodes[DEV] == {1, 2}
-    assert seen.get((DEV, 2)) == "/a/y"
-    assert seen.get((DEV + 1, 2)) is None  # another device: another file
+    assert seen.add_listing(DEV, [1, 2])
+    assert seen.add_listing(DEV, [3])
+    assert seen.add_listing(DEV, [])  # an empty listing holds nothing to note
+    assert seen.repeated() == {}
+    # A listing's files are not looked up one by one: only names met one at a time are.
+    assert seen.get((DEV, 2)) is None
+    seen.add((DEV, 9), "/b/z")
+    assert seen.get((DEV, 9)) == "/b/z"
+    assert seen.get((DEV + 1, 9)) is None  # another device: another file
 
 
-def test_a_clash_with_an_earlier_listing_takes_back_only_the_new_inodes():
+def test_an_inode_of_an_earlier_listing_is_named_afterwards():
     seen = _Seen()
-    assert seen.add_listing(DEV, "/a/", ["x", "y"], [1, 2])
+    assert seen.add_listing(DEV, [1, 2])
+    assert seen.add_listing(DEV, [5, 2, 4])  # taken: the repeat is found at the end
+    assert seen.add_listing(DEV + 1, [1, 2])  # the same numbers on another device
+    assert seen.repeated() == {DEV: frozenset({2})}
+
+
+def test_an_inode_met_one_at_a_time_after_a_listing_is_named_afterwards():
+    seen = _Seen()
+    assert seen.add_listing(DEV, [10, 11, 12])
+    seen.add((DEV, 11), "/late/name")
+    seen.add((DEV, 13), "/other")
+    assert seen.repeated() == {DEV: frozenset({11})}
+
+
+def test_a_listing_holding_an_inode_met_one_at_a_time_is_refused():
+    seen = _Seen()
     seen.add((DEV, 3), "/b/z")
-    assert not seen.add_listing(DEV, "/c/", ["p", "q", "r"], [4, 2, 5])
-    assert seen.inodes[DEV] == {1, 2, 3}
-    assert seen.get((DEV, 4)) is None
-    assert seen.get((DEV, 2)) == "/a/y"
-    # A clash with a name added one at a time keeps that name too.
-    assert not seen.add_listing(DEV, "/e/", ["u", "v"], [3, 9])
-    assert seen.inodes[DEV] == {1, 2, 3}
-    assert seen.get((DEV, 3)) == "/b/z"
+    assert not seen.add_listing(DEV, [4, 3])
+    assert seen.add_listing(DEV, [4, 5])  # nothing of the refused one was kept
+    assert seen.add_listing(DEV + 1, [3])
+    assert seen.repeated() == {}
 
 
-def test_an_inode_listed_twice_is_not_taken():
+def test_an_inode_listed_twice_is_refused():
     seen = _Seen()
-    assert not seen.add_listing(DEV, "/d/", ["s", "t"], [6, 6])
-    assert seen.inodes[DEV] == set()
-    assert seen.get((DEV, 6)) is None
+    assert not seen.add_listing(DEV, [6, 6])
+    assert seen.add_listing(DEV, [6])
+    assert seen.repeated() == {}
 
 
-def test_a_watched_inode_sends_its_listing_back():
-    seen = _Seen()
+def test_watched_and_suspect_inodes_send_their_listing_back():
+    seen = _Seen({DEV: frozenset({20})})
+    assert not seen.add_listing(DEV, [19, 20])
     seen.watch((DEV, 7))
-    assert not seen.add_listing(DEV, "/f/", ["w", "v"], [7, 8])
-    assert seen.inodes[DEV] == set()
-    assert seen.add_listing(DEV, "/g/", ["m"], [8])
-    assert seen.get((DEV, 8)) == "/g/m"
-    seen.add((DEV, 7), "/h/w")  # met one at a time, it is seen like any other
-    assert not seen.add_listing(DEV, "/i/", ["k"], [7])
-    assert seen.get((DEV, 7)) == "/h/w"
-
-
-def test_names_with_a_newline_are_found_again():
-    seen = _Seen()
-    names = ["plain", "two\nlines", "last"]
-    assert seen.add_listing(DEV, "/n/", names, [11, 12, 13])
-    assert [seen.get((DEV, i)) for i in (11, 12, 13)] == ["/n/plain", "/n/two\nlines", "/n/last"]
-    joined = "\n" + "\n".join(["a", "b"]) + "\n"
-    assert seen.add_listing(DEV, "/j/", ["a", "b"], [21, 22], joined)
-    assert seen.get((DEV, 22)) == "/j/b"
+    assert not seen.add_listing(DEV, [7, 8])
+    assert seen.add_listing(DEV, [8, 19])
+    seen.add((DEV, 7), "/h/w")  # met one at a time, still watched
+    assert not seen.add_listing(DEV, [7])
+    assert seen.add_listing(DEV + 1, [7, 20])  # watched on its own device only
+    assert seen.repeated() == {}
 
 
 def test_an_identity_wider_than_64_bits_is_left_to_the_entry_by_entry_walk():
     seen = _Seen()
-    assert not seen.add_listing(DEV, "/w/", ["a", "b"], [5, 2**64 + 5])
-    assert seen.inodes[DEV] == set()
-    assert seen.get((DEV, 5)) is None
+    assert not seen.add_listing(DEV, [5, 2**64 + 5])
+    assert seen.add_listing(DEV, [5])  # nothing of the refused listing was kept
+    assert seen.repeated() == {}
 
 
-def test_listings_are_found_across_many_additions():
+def test_spans_far_apart_and_overlapping_are_both_searched():
     seen = _Seen()
-    for d in range(50):
-        assert seen.add_listing(DEV, f"/d{d}/", [f"f{i}" for i in range(d % 4 + 1)],
-                                [d * 10 + i for i in range(d % 4 + 1)])
-        if d % 7 == 0:  # looked up while listings are still being added
-            assert seen.get((DEV, d * 10)) == f"/d{d}/f0"
-    assert seen.get((DEV, 473)) == "/d47/f3"
-    assert seen.get((DEV, 492)) is None  # /d49 holds two files only
-    assert seen.get((DEV, 14)) is None  # /d1 holds two files only
-    assert seen.get((DEV, 11)) == "/d1/f1"
-
-
-def test_a_repeat_and_an_old_inode_in_one_listing_keep_only_the_old_one():
-    seen = _Seen()
-    assert seen.add_listing(DEV, "/a/", ["x"], [1])
-    assert not seen.add_listing(DEV, "/b/", ["p", "q", "r", "s"], [6, 1, 6, 9])
-    assert seen.inodes[DEV] == {1}
-    assert seen.add_listing(DEV, "/c/", ["t", "u"], [6, 9])  # 6 and 9 are still new
+    assert seen.add_listing(DEV, [1000, 1001, 1002])
+    assert seen.add_listing(DEV, [5, 900])  # its span holds no inode of the first
+    assert seen.add_listing(DEV, [7000, 1500])  # overlaps the first's span...
+    assert seen.add_listing(DEV, [2000, 7000 - 1, 1001])  # ... and this one's, repeating
+    seen.add((DEV, 901), "/between")  # inside a span, not in its listing
+    seen.add((DEV, 6), "/inside")
+    seen.add((DEV, 5), "/again")
+    seen.add((DEV, 99999), "/beyond")
+    assert seen.repeated() == {DEV: frozenset({1001, 5})}
 
 
 def test_matches_a_plain_model_on_random_sequences():
-    """Whatever the order of names, listings and watches, a listing is taken exactly when
-    a plain set of everything noted says its inodes are new, distinct and unwatched."""
+    """Whatever the order of names, listings and watches: a listing is taken exactly when
+    its inodes are distinct, none was met one at a time and none is watched, and
+    ``repeated`` names exactly the inodes noted more than once."""
     rng = random.Random(20261202)
-    for _ in range(200):
-        seen, noted, watched = _Seen(), {}, set()
+    for trial in range(300):
+        spread = rng.choice((30, 400, 10**6))
+        suspects = {rng.randrange(spread) for _ in range(rng.randrange(3))}
+        seen = _Seen({DEV: frozenset(suspects)} if suspects else None)
+        single: set[int] = set()
+        watched = set(suspects)
+        noted: list[int] = []
         for step in range(40):
             kind = rng.random()
             if kind < 0.2:
-                ino = rng.randrange(30)
-                if (DEV, ino) not in noted:
+                ino = rng.randrange(spread)
+                if ino not in single:  # the walk asks before noting: once each
                     seen.add((DEV, ino), f"/one/{step}")
-                    noted[DEV, ino] = f"/one/{step}"
-                    watched.discard(ino)
+                    single.add(ino)
+                    noted.append(ino)
             elif kind < 0.3:
-                ino = rng.randrange(30)
+                ino = rng.randrange(spread)
                 seen.watch((DEV, ino))
-                if (DEV, ino) not in noted:
-                    watched.add(ino)
+                watched.add(ino)
             else:
-                inodes = [rng.randrange(30) for _ in range(rng.randrange(1, 5))]
-                names = [f"n{i}" for i in range(len(inodes))]
-                fresh = (len(set(inodes)) == len(inodes) and not watched & set(inodes)
-                         and not any((DEV, i) in noted for i in inodes))
-                assert seen.add_listing(DEV, f"/l{step}/", names, inodes) == fresh
-                if fresh:
-                    for n, i in zip(names, inodes, strict=True):
-                        noted[DEV, i] = f"/l{step}/{n}"
-            assert seen.inodes.get(DEV, set()) == {i for _, i in noted}
-            for ino in range(30):
-                assert seen.get((DEV, ino)) == noted.get((DEV, ino))
+                low = rng.randrange(spread)
+                inodes = [min(spread - 1, low + rng.randrange(20))
+                          for _ in range(rng.randrange(1, 6))]
+                taken = (len(set(inodes)) == len(inodes)
+                         and not (single | watched) & set(inodes))
+                assert seen.add_listing(DEV, inodes) == taken, (trial, step)
+                if taken:
+                    noted.extend(inodes)
+        twice = frozenset(i for i in set(noted) if noted.count(i) > 1)
+        assert seen.repeated() == ({DEV: twice} if twice else {}), trial
