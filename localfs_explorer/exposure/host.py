@@ -8,7 +8,8 @@ import threading
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from itertools import chain
 from typing import Any, NamedTuple
 
 from ..fs import FileSystem
@@ -281,13 +282,15 @@ def _repeats(bulk: array[int], spans: array[int], single: set[int]) -> set[int]:
         else:
             groups.append([lows[i], highs[i], [i]])
 
-    def inodes_of(group: list[Any]) -> list[int]:
-        return [ino for i in group[2] for ino in bulk[starts[i]:starts[i + 1]]]
+    def inodes_of(group: list[Any]) -> Iterator[int]:
+        return chain.from_iterable(bulk[starts[i]:starts[i + 1]] for i in group[2])
 
     twice: set[int] = set()
     for group in groups:
         if len(group[2]) > 1:
-            twice.update(ino for ino, n in Counter(inodes_of(group)).items() if n > 1)
+            held = sum(starts[i + 1] - starts[i] for i in group[2])
+            if len(set(inodes_of(group))) != held:  # counted only when one repeats
+                twice.update(ino for ino, n in Counter(inodes_of(group)).items() if n > 1)
     lowest = [g[0] for g in groups]
     members: dict[int, set[int]] = {}
     for ino in single:
