@@ -27,24 +27,24 @@ inside a root is that file again (counted once) and a link leading out of the ro
 refusal, not a walk. The walk is bounded (entries, depth), says where it stopped, reports
 progress and can be cancelled.
 
-Speed. The walk is one listing per directory: the compiled helper's ``readdir`` pass
-(names, ``d_type`` bytes, inodes) where the package has it, else ``os.scandir``, which
-also lists any directory holding more than files and directories. Entry types and
-inodes come from the listing instead of a second system call where that is exactly what
-lstat would say: on
-filesystems whose listing carries the real inode number (ext2/3/4, xfs, btrfs, tmpfs,
-f2fs) and for entries that are not mount points; a subdirectory is lstat'ed only on btrfs,
-whose subvolumes have their own device without being mount points. It isn't exact on
-overlayfs, network and FUSE filesystems (a listing's inode may differ from what stat
-reports) nor for a mount point (the listing names the directory below the mount), so
-there every entry is lstat'ed. On the others, a directory is decided at once where that
-gives what the entry-by-entry walk gives: the batch states the verdict of all its files
-together (``BatchChecker.check_entries``), their inodes are checked against those seen
-before and the known credentials' with set operations, and only the names a
-sensitive-file glob can match are looked at one by one; a directory holding a symlink, a
-hardlink of a file seen before, a deny-listed entry or a file a rule names by path is
-walked entry by entry instead. ``sizes=True`` (the default) adds one lstat per file for
-the byte counts; ``sizes=False`` gives counts without bytes and the fastest walk.
+Speed. The walk is one ``os.scandir`` listing per directory. Entry types and inodes come
+from the listing instead of a second system call where that is exactly what lstat would
+say: on filesystems whose listing carries the real inode number (ext2/3/4, xfs, btrfs,
+tmpfs, f2fs) and for entries that are not mount points; a subdirectory is lstat'ed only
+on btrfs, whose subvolumes have their own device without being mount points. It isn't
+exact on overlayfs, network and FUSE filesystems (a listing's inode may differ from what
+stat reports) nor for a mount point (the listing names the directory below the mount),
+so there every entry is lstat'ed. On the others, a directory is decided at once where
+that gives what the entry-by-entry walk gives: the batch states the verdict of all its
+files together (``BatchChecker.check_entries``), only the names a sensitive-file glob can
+match are looked at one by one, and the files' inodes are kept in a flat array. A
+directory holding a symlink, a deny-listed entry, a file a rule names by path, an inode
+listed twice or one already met entry by entry is walked entry by entry instead. Whether
+two directories decided at once shared a file (a hardlink) is answered once the walk is
+over; if any did, the tree is walked a second time knowing those files, so that each is
+counted once under its first name (see :func:`.walker.walk_exposure`). ``sizes=True``
+(the default) adds one lstat per file for the byte counts; ``sizes=False`` gives counts
+without bytes and the fastest walk.
 """
 
 from __future__ import annotations

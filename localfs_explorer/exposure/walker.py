@@ -282,9 +282,10 @@ class _Walker(_WalkBase):
         The directory is decided at once when its listing holds no symlink and no
         mount point, every file in it is allowed for read and write with the same
         resolved directory (:class:`~localfs_explorer.check.DirVerdicts`), no inode
-        in it was seen before or is a known credential's or repeats, and no rule looks
-        at its files by more than their names. Then each file is counted once, readable
-        and writable, and only the names a sensitive-name glob matches
+        in it repeats, was met entry by entry before or is watched (a known
+        credential's, or one the first walk met twice: see :func:`walk_exposure`), and
+        no rule looks at its files by more than their names. Then each file is counted
+        once, readable and writable, and only the names a sensitive-name glob matches
         (:func:`~localfs_explorer.sensitive.sensitive_names`) are looked at one by one.
 
         The listing is :meth:`_scandir_listing`'s.

@@ -937,3 +937,18 @@ def test_a_cancelled_walk_with_a_repeated_file_says_what_that_means(layout: Layo
     assert any("counted once per name" in s for s in cut.stopped), cut.stopped
     data = next(r for r in cut.roots if r.root == str(layout.data))
     assert data.readable_files == 3  # report.csv twice (the cancel kept the count)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_dashboard_progress_says_when_the_tree_is_walked_again(layout: Layout):
+    from ui_support import text_of
+
+    from localfs_explorer.exposure import WalkProgress
+    from localfs_explorer.ui import Explorer
+
+    panel = Explorer(cwd=str(layout.app), debounce=0).show("exposure")
+    panel._on_progress(WalkProgress(10, 2, "/x", 100))
+    assert "again" not in text_of(panel.progress_label.value)
+    panel._on_progress(WalkProgress(4, 1, "/x", 100, again=True))
+    label = text_of(panel.progress_label.value)
+    assert "walking again" in label and "4 entries" in label

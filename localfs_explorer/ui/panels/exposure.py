@@ -191,9 +191,10 @@ class ExposurePanel(Panel):
 
     def _on_progress(self, p: Any) -> None:
         self.progress.value = min(p.entries, self.progress.max)
+        again = "walking again to count files with several names once: " if p.again else ""
         self.progress_label.value = (
-            f'<span class="lfe-muted">{p.entries:,} entries, {p.directories:,} directories'
-            f"</span>")
+            f'<span class="lfe-muted">{again}{p.entries:,} entries, {p.directories:,} '
+            f"directories</span>")
 
     def _run(self, policy: Any, scope: list[str] | None, max_entries: int,
              sizes: bool) -> None:
