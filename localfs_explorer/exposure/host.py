@@ -182,13 +182,13 @@ class _Seen:
     end) costs about as much as listing the directories does. What the array doesn't
     say while the walk goes on is whether a listing repeats an inode of an earlier
     listing; :meth:`repeated` says it afterwards, and a walk that met an inode twice is
-    walked again knowing those inodes (``suspects``), whose listings then go entry by
-    entry. A listing is refused at once (walked entry by entry) when it names one inode
-    twice, or holds one met one at a time or a watched one (a known credential's, or a
-    suspect).
+    walked again knowing those inodes (``suspects``): the first listing holding one
+    notes it by name, as if met one at a time, so that a later name of it is known. A
+    listing is refused at once (walked entry by entry) when it names one inode twice,
+    or holds one met one at a time or a watched one (a known credential's).
     """
 
-    __slots__ = ("_bulk", "_paths", "_single", "_spans", "_watched")
+    __slots__ = ("_bulk", "_paths", "_single", "_spans", "_suspects", "_watched")
 
     def __init__(self, suspects: dict[int, frozenset[int]] | None = None) -> None:
         #: identity -> the first path met, for entries met one at a time.
@@ -196,8 +196,9 @@ class _Seen:
         #: device -> the inodes met one at a time.
         self._single: dict[int, set[int]] = {}
         #: device -> inodes a listing holding one of must be walked entry by entry.
-        self._watched: dict[int, set[int]] = {
-            dev: set(inodes) for dev, inodes in (suspects or {}).items()}
+        self._watched: dict[int, set[int]] = {}
+        #: device -> inodes an earlier walk met twice: noted by name when first met.
+        self._suspects: dict[int, frozenset[int]] = dict(suspects or {})
         #: device -> the inodes of the listings taken whole, in the order met.
         self._bulk: dict[int, array[int]] = {}
         #: device -> (lowest, highest, where its inodes start in ``_bulk``) of each
@@ -223,10 +224,12 @@ class _Seen:
         dev, ino = identity
         self._watched.setdefault(dev, set()).add(ino)
 
-    def add_listing(self, dev: int, inodes: Sequence[int]) -> bool:
-        """Take the inodes of a listing whole, unless it names one twice or one of
-        them was met one at a time or is watched (then nothing is noted and the answer
-        is False)."""
+    def add_listing(self, dev: int, inodes: Sequence[int], head: str = "",
+                    names: Sequence[str] = ()) -> bool:
+        """Take the inodes of a listing (``head + name`` for each of ``names``) whole,
+        unless it names one twice or one of them was met one at a time or is watched
+        (then nothing is noted and the answer is False). Suspects among them are noted
+        by name (:meth:`add`)."""
         if not inodes:
             return True
         distinct = set(inodes)
@@ -239,16 +242,27 @@ class _Seen:
         watched = self._watched.get(dev)
         if watched and not watched.isdisjoint(distinct):
             return False
+        try:
+            array("Q", (min(inodes), max(inodes)))
+        except (OverflowError, TypeError):  # wider than 64 bits: left to the entry walk
+            return False
+        suspects = self._suspects.get(dev)
+        if suspects and not suspects.isdisjoint(distinct):
+            if len(names) != len(inodes):
+                return False  # can't be named: left to the entry walk
+            met = suspects.intersection(distinct)
+            for name, ino in zip(names, inodes, strict=True):
+                if ino in met:
+                    self.add((dev, ino), head + name)
+            inodes = [ino for ino in inodes if ino not in met]
+            if not inodes:
+                return True
         bulk = self._bulk.get(dev)
         if bulk is None:
             bulk = self._bulk[dev] = array("Q")
             self._spans[dev] = array("Q")
-        try:
-            span = array("Q", (min(inodes), max(inodes), len(bulk)))
-        except (OverflowError, TypeError):  # wider than 64 bits: left to the entry walk
-            return False
-        self._spans[dev].extend(span)
-        bulk.extend(inodes)  # within the span's bounds: fits
+        self._spans[dev].extend((min(inodes), max(inodes), len(bulk)))
+        bulk.extend(inodes)
         return True
 
     def repeated(self) -> dict[int, frozenset[int]]:

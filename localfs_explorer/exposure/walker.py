@@ -45,9 +45,10 @@ def walk_exposure(policy: Policy, scope: Sequence[str] | None, **options: Any) -
     once without asking whether an earlier directory held one of them (see
     :class:`~.host._Seen`). When it turns out that one did (a hardlink, a bind mount),
     the tree is walked again knowing which inodes those are, and the second walk's
-    inventory is the answer: the directories holding them are then walked entry by
-    entry, and each such file is counted once under its first name. A cancelled walk
-    is not walked again (its inventory says what that may mean).
+    inventory is the answer: each such file is noted by name where first met, and a
+    directory holding a later name of it is walked entry by entry, so each is counted
+    once under its first name. A cancelled walk is not walked again (its inventory says
+    what that may mean).
     """
     walker = _Walker(policy, **options)
     inventory = walker.run(scope)
@@ -282,9 +283,8 @@ class _Walker(_WalkBase):
         The directory is decided at once when its listing holds no symlink and no
         mount point, every file in it is allowed for read and write with the same
         resolved directory (:class:`~localfs_explorer.check.DirVerdicts`), no inode
-        in it repeats, was met entry by entry before or is watched (a known
-        credential's, or one the first walk met twice: see :func:`walk_exposure`), and
-        no rule looks at its files by more than their names. Then each file is counted
+        in it repeats, was met entry by entry before or is a known credential's, and no
+        rule looks at its files by more than their names. Then each file is counted
         once, readable and writable, and only the names a sensitive-name glob matches
         (:func:`~localfs_explorer.sensitive.sensitive_names`) are looked at one by one.
 
@@ -333,7 +333,7 @@ class _Walker(_WalkBase):
             self._tick(directory)
             if self.halted:
                 return
-        if refused is None and not self.seen.add_listing(dev, inodes):
+        if refused is None and not self.seen.add_listing(dev, inodes, prefix, names):
             again()
             return
         # Decided: nothing below hands the directory back.

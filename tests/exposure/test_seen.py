@@ -54,9 +54,8 @@ def test_an_inode_listed_twice_is_refused():
     assert seen.repeated() == {}
 
 
-def test_watched_and_suspect_inodes_send_their_listing_back():
-    seen = _Seen({DEV: frozenset({20})})
-    assert not seen.add_listing(DEV, [19, 20])
+def test_a_watched_inode_sends_its_listing_back():
+    seen = _Seen()
     seen.watch((DEV, 7))
     assert not seen.add_listing(DEV, [7, 8])
     assert seen.add_listing(DEV, [8, 19])
@@ -64,6 +63,24 @@ def test_watched_and_suspect_inodes_send_their_listing_back():
     assert not seen.add_listing(DEV, [7])
     assert seen.add_listing(DEV + 1, [7, 20])  # watched on its own device only
     assert seen.repeated() == {}
+
+
+def test_a_suspect_is_noted_by_name_where_first_listed():
+    """On the second walk, the inodes the first met twice are noted by name in the
+    first listing holding them; a later listing holding one is refused."""
+    seen = _Seen({DEV: frozenset({20, 30})})
+    assert seen.add_listing(DEV, [19, 20], "/a/", ["x", "y"])
+    assert seen.get((DEV, 20)) == "/a/y"
+    assert seen.get((DEV, 19)) is None  # not a suspect: kept as a number only
+    assert not seen.add_listing(DEV, [21, 20], "/b/", ["p", "q"])
+    assert seen.add_listing(DEV, [30], "/c/", ["z"])  # suspects only
+    assert seen.get((DEV, 30)) == "/c/z"
+    assert not seen.add_listing(DEV + 0, [31, 30], "/d/", ["s", "t"])
+    # A listing of a suspect whose names are not given is left to the entry walk.
+    fresh = _Seen({DEV: frozenset({40})})
+    assert not fresh.add_listing(DEV, [40, 41])
+    assert fresh.get((DEV, 40)) is None
+    assert seen.repeated() == {} and fresh.repeated() == {}
 
 
 def test_an_identity_wider_than_64_bits_is_left_to_the_entry_by_entry_walk():
@@ -88,15 +105,16 @@ def test_spans_far_apart_and_overlapping_are_both_searched():
 
 def test_matches_a_plain_model_on_random_sequences():
     """Whatever the order of names, listings and watches: a listing is taken exactly when
-    its inodes are distinct, none was met one at a time and none is watched, and
-    ``repeated`` names exactly the inodes noted more than once."""
+    its inodes are distinct, none was met one at a time and none is watched; a suspect
+    in it is noted by name; and ``repeated`` names exactly the inodes noted more than
+    once."""
     rng = random.Random(20261202)
     for trial in range(300):
         spread = rng.choice((30, 400, 10**6))
         suspects = {rng.randrange(spread) for _ in range(rng.randrange(3))}
         seen = _Seen({DEV: frozenset(suspects)} if suspects else None)
-        single: set[int] = set()
-        watched = set(suspects)
+        single: dict[int, str] = {}
+        watched: set[int] = set()
         noted: list[int] = []
         for step in range(40):
             kind = rng.random()
@@ -104,7 +122,7 @@ def test_matches_a_plain_model_on_random_sequences():
                 ino = rng.randrange(spread)
                 if ino not in single:  # the walk asks before noting: once each
                     seen.add((DEV, ino), f"/one/{step}")
-                    single.add(ino)
+                    single[ino] = f"/one/{step}"
                     noted.append(ino)
             elif kind < 0.3:
                 ino = rng.randrange(spread)
@@ -114,10 +132,16 @@ def test_matches_a_plain_model_on_random_sequences():
                 low = rng.randrange(spread)
                 inodes = [min(spread - 1, low + rng.randrange(20))
                           for _ in range(rng.randrange(1, 6))]
+                names = [f"n{k}" for k in range(len(inodes))]
                 taken = (len(set(inodes)) == len(inodes)
-                         and not (single | watched) & set(inodes))
-                assert seen.add_listing(DEV, inodes) == taken, (trial, step)
+                         and not (single.keys() | watched) & set(inodes))
+                assert seen.add_listing(DEV, inodes, f"/l{step}/", names) == taken, (trial, step)
                 if taken:
                     noted.extend(inodes)
+                    for name, ino in zip(names, inodes, strict=True):
+                        if ino in suspects:
+                            single[ino] = f"/l{step}/{name}"
+            for ino in suspects | set(single):
+                assert seen.get((DEV, ino)) == single.get(ino), (trial, step)
         twice = frozenset(i for i in set(noted) if noted.count(i) > 1)
         assert seen.repeated() == ({DEV: twice} if twice else {}), trial
