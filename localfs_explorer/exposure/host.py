@@ -171,6 +171,10 @@ def _cancelled(cancel: Any) -> bool:
     return bool(cancel())
 
 
+#: Inode numbers the record keeps are below this (64 bits, as ``ino_t``).
+_INODES_BELOW = 1 << 64
+
+
 class _Seen:
     """The file identities a walk has met, so that a file is counted once and its other
     names (hardlinks, bind mounts) are known.
@@ -242,9 +246,8 @@ class _Seen:
         watched = self._watched.get(dev)
         if watched and not watched.isdisjoint(distinct):
             return False
-        try:
-            array("Q", (min(inodes), max(inodes)))
-        except (OverflowError, TypeError):  # wider than 64 bits: left to the entry walk
+        low, high = min(inodes), max(inodes)
+        if low < 0 or high >= _INODES_BELOW:  # wider than 64 bits: left to the entry walk
             return False
         suspects = self._suspects.get(dev)
         if suspects and not suspects.isdisjoint(distinct):
@@ -257,11 +260,12 @@ class _Seen:
             inodes = [ino for ino in inodes if ino not in met]
             if not inodes:
                 return True
+            low, high = min(inodes), max(inodes)
         bulk = self._bulk.get(dev)
         if bulk is None:
             bulk = self._bulk[dev] = array("Q")
             self._spans[dev] = array("Q")
-        self._spans[dev].extend((min(inodes), max(inodes), len(bulk)))
+        self._spans[dev].extend((low, high, len(bulk)))
         bulk.extend(inodes)
         return True
 
