@@ -34,7 +34,6 @@ from ..sensitive import (
     home_entries_near,
     name_may_be_sensitive,
     sensitive_patterns,
-    sensitive_reason,
 )
 from .records import Finding, Inventory, RootSummary, WalkProgress
 from .walk_common import _WalkBase
@@ -201,15 +200,10 @@ class _AllowedWalk(_WalkBase):
                     self.readable.add(resolved)
                 if near_home or mode == _stat.S_IFLNK or name_may_be_sensitive(
                         path.rpartition("/")[2]):
-                    self.credential(path, resolved)
+                    self.credential_finding(path, resolved)
                 original = self.credential_ids.get(identity)
                 if original is not None and original != resolved:
-                    self.add(Finding(
-                        severity="high", kind="credential-alias", path=path, op="read",
-                        resolved=resolved, root=self._current_start,
-                        why=f"the same file as the credential {original} (a hardlink or "
-                            "bind mount)",
-                        fix=self.fix(resolved, "read") + " Or remove the extra name."))
+                    self.alias_finding(path, resolved, original)
             if write.allowed:
                 if self.writable is not None:
                     self.writable.add(resolved)
@@ -220,17 +214,6 @@ class _AllowedWalk(_WalkBase):
             self.dir_sizes[directory] = (files, size_sum)
 
     # -- findings
-
-    def credential(self, path: str, resolved: str) -> None:
-        """Flag a readable ``path`` that (or whose target) looks like a credential."""
-        reason = sensitive_reason(resolved, home=self.home, cwd=self.cwd)
-        if reason is None and resolved != path:
-            reason = sensitive_reason(path, home=self.home, cwd=self.cwd)
-        if reason is not None:
-            self.add(Finding(severity="high", kind="credential", path=path, op="read",
-                             resolved=resolved, root=self._current_start,
-                             why=f"a credential file ({reason})",
-                             fix=self.fix(resolved, "read")))
 
     def known_credentials(self) -> None:
         """The identities of the credential files in the home directory, noted before
@@ -249,7 +232,7 @@ class _AllowedWalk(_WalkBase):
         for path in self.home_credentials():
             d = check(path, "read")
             if d.allowed:
-                self.credential(path, d.resolved or path)
+                self.credential_finding(path, d.resolved or path)
 
     def home_credentials(self, budget: int = 500) -> Iterator[str]:
         """The files under the home entries of the sensitive-path list (bounded)."""

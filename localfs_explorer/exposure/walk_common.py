@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..paths import is_within
+from ..sensitive import sensitive_reason
 from .host import _cancelled
 from .records import (
     _RANK,
@@ -135,6 +136,30 @@ class _WalkBase:
         key = (finding.kind, finding.resolved or finding.path, finding.op)
         if key not in self.findings:
             self.findings[key] = finding
+
+    def credential_finding(self, path: str, resolved: str) -> bool:
+        """Flag a readable ``path`` if it (or what it resolves to) looks like a
+        credential file; whether it did."""
+        reason = sensitive_reason(resolved, home=self.home, cwd=self.cwd)
+        if reason is None and resolved != path:
+            reason = sensitive_reason(path, home=self.home, cwd=self.cwd)
+        if reason is None:
+            return False
+        self.add(Finding(
+            severity="high", kind="credential", path=path, op="read", resolved=resolved,
+            root=self._current_start, why=f"a credential file ({reason})",
+            fix=self.fix(resolved, "read"),
+        ))
+        return True
+
+    def alias_finding(self, path: str, resolved: str, credential: str) -> None:
+        """``path`` (resolving to ``resolved``) is another name of ``credential``."""
+        self.add(Finding(
+            severity="high", kind="credential-alias", path=path, op="read",
+            resolved=resolved, root=self._current_start,
+            why=f"the same file as the credential {credential} (a hardlink or bind mount)",
+            fix=self.fix(resolved, "read") + " Or remove the extra name.",
+        ))
 
     def executed_hit(self, hit: tuple[str, str], path: str, resolved: str) -> None:
         """Note a writable executed file under its anchor (reported by

@@ -17,7 +17,6 @@ from ..sensitive import (
     home_entries_near,
     name_may_be_sensitive,
     sensitive_names,
-    sensitive_reason,
 )
 from ..servers.gee_sweet.policy import Mode, Policy
 from .host import (
@@ -516,17 +515,7 @@ class _Walker(_WalkBase):
 
     def credential(self, path: str, resolved: str, identity: tuple[int, int]) -> None:
         """Flag ``path`` if it (or what it resolves to) looks like a credential file."""
-        reason = sensitive_reason(resolved, home=self.home, cwd=self.cwd)
-        if reason is None and resolved != path:
-            reason = sensitive_reason(path, home=self.home, cwd=self.cwd)
-        if reason is None:
-            return
-        self.add(Finding(
-            severity="high", kind="credential", path=path, op="read", resolved=resolved,
-            root=self._current_start, why=f"a credential file ({reason})",
-            fix=self.fix(resolved, "read"),
-        ))
-        if identity in self.sensitive_ids:
+        if not self.credential_finding(path, resolved) or identity in self.sensitive_ids:
             return
         self._note_sensitive(identity, resolved)
         # Names of the same file met earlier, before it was known to be a credential.
@@ -542,14 +531,8 @@ class _Walker(_WalkBase):
     def alias(self, path: str, identity: tuple[int, int]) -> None:
         """``path`` is another name of the credential with ``identity``."""
         credential = self.sensitive_ids[identity]
-        if path == credential:
-            return
-        self.add(Finding(
-            severity="high", kind="credential-alias", path=path, op="read", resolved=path,
-            root=self._current_start,
-            why=f"the same file as the credential {credential} (a hardlink or bind mount)",
-            fix=self.fix(path, "read") + " Or remove the extra name.",
-        ))
+        if path != credential:
+            self.alias_finding(path, path, credential)
 
     def denied_entry(self, path: str, resolved: str | None, setting: str | None) -> None:
         where = self.root_of(resolved or path) if self.policy.mode is Mode.ROOTS else None
