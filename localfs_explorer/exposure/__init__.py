@@ -59,6 +59,7 @@ from ..servers.gee_sweet.policy import Policy
 from .records import (
     FINDING_COLUMNS,
     SEVERITIES,
+    WALKING_AGAIN,
     DirSize,
     ExposureError,
     Finding,
@@ -72,6 +73,7 @@ from .walker import _Walker, walk_exposure
 __all__ = [
     "FINDING_COLUMNS",
     "SEVERITIES",
+    "WALKING_AGAIN",
     "DirSize",
     "ExposureError",
     "Finding",
@@ -158,6 +160,6 @@ def progress_line(p: WalkProgress, started: float | None = None) -> str:
         elapsed = max(time.monotonic() - started, 1e-6)
         rate = f", {p.entries / elapsed:,.0f}/s"
     current = p.current if len(p.current) <= 60 else "…" + p.current[-59:]
-    again = "again (files with several names met), " if p.again else ""
-    return (f"walked {again}{p.entries:,} entries in {p.directories:,} directories{rate}: "
+    again = f"{WALKING_AGAIN}: " if p.again else ""
+    return (f"{again}walked {p.entries:,} entries in {p.directories:,} directories{rate}: "
             f"{current}")

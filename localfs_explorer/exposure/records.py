@@ -82,6 +82,10 @@ class DirSize(BaseModel):
     bytes: int | None
 
 
+#: What a progress report says while the tree is walked a second time.
+WALKING_AGAIN = "walking again to count files with several names once"
+
+
 class WalkProgress(NamedTuple):
     """Where a running walk is: passed to the ``progress`` callback."""
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ...exposure import SEVERITIES
+from ...exposure import SEVERITIES, WALKING_AGAIN
 from ...textsafe import frame_csv_text
 from .. import render
 from ..panel import Panel, button, css, heading, html, label_style, layout, wide
@@ -191,7 +191,7 @@ class ExposurePanel(Panel):
 
     def _on_progress(self, p: Any) -> None:
         self.progress.value = min(p.entries, self.progress.max)
-        again = "walking again to count files with several names once: " if p.again else ""
+        again = f"{WALKING_AGAIN}: " if p.again else ""
         self.progress_label.value = (
             f'<span class="lfe-muted">{again}{p.entries:,} entries, {p.directories:,} '
             f"directories</span>")
