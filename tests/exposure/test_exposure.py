@@ -745,6 +745,17 @@ def _everything(inv: Inventory) -> dict:
     return {**inv.model_dump(), "readable": inv.readable, "writable": inv.writable}
 
 
+def _entry_by_entry(*args, **options) -> Inventory:
+    """``exposure(*args, **options)`` with no directory decided at once."""
+    from localfs_explorer import exposure as module
+
+    module._Walker.BULK = False
+    try:
+        return exposure(*args, **options)
+    finally:
+        module._Walker.BULK = True
+
+
 def test_plain_directories_are_decided_at_once(layout: Layout, monkeypatch):
     """os.scandir's entries tell files from directories, and a directory of files is
     decided at once, not walked entry by entry."""
@@ -775,7 +786,6 @@ def test_a_directory_at_a_time_gives_the_entry_by_entry_inventory(tmp_path: Path
     walk's."""
     import random
 
-    from localfs_explorer import exposure as module
 
     rng = random.Random(seed)
     tree = _random_host_tree(tmp_path.resolve(), rng)
@@ -800,11 +810,7 @@ def test_a_directory_at_a_time_gives_the_entry_by_entry_inventory(tmp_path: Path
         scope = options.pop("scope", None)
         for sizes in (False, True):
             at_once = exposure(pol, scope, sizes=sizes, **options)
-            module._Walker.BULK = False
-            try:
-                one_by_one = exposure(pol, scope, sizes=sizes, **options)
-            finally:
-                module._Walker.BULK = True
+            one_by_one = _entry_by_entry(pol, scope, sizes=sizes, **options)
             assert _everything(at_once) == _everything(one_by_one), sizes
 
 
@@ -842,7 +848,6 @@ def test_the_walk_without_sizes_reports_progress_and_can_be_cancelled(layout: La
 def test_a_hardlink_met_again_after_a_directory_walked_entry_by_entry(layout: Layout):
     """A file noted one by one, then met again (as a hardlink) in a directory that could
     otherwise be decided at once, and again below it: each name is one file, counted once."""
-    from localfs_explorer import exposure as module
 
     if not can_hardlink(layout.data):
         pytest.skip("no hardlinks here")
@@ -856,18 +861,14 @@ def test_a_hardlink_met_again_after_a_directory_walked_entry_by_entry(layout: La
     os.link(a / "f1.txt", c / "h2.txt")
     (c / "m.txt").write_text("x")
     at_once = exposure(layout.roots(), sizes=False, keep_paths=True)
-    module._Walker.BULK = False
-    try:
-        one_by_one = exposure(layout.roots(), sizes=False, keep_paths=True)
-    finally:
-        module._Walker.BULK = True
+    one_by_one = _entry_by_entry(layout.roots(), sizes=False, keep_paths=True)
     assert _everything(at_once) == _everything(one_by_one)
     data = next(r for r in at_once.roots if r.root == str(layout.data))
     assert data.readable_files == 5  # report.csv, notes.txt, f1 (three names), n, m
 
 
 def test_hardlinks_between_directories_decided_at_once_send_the_walk_round_again(
-        layout: Layout):
+        layout: Layout, monkeypatch):
     """Two plain directories share a file (hardlinks): the first walk takes both whole,
     finds the repeat at its end, and the tree is walked again knowing it; the answer is
     the entry-by-entry walk's, the file counted once, and progress says it is the
@@ -889,30 +890,23 @@ def test_hardlinks_between_directories_decided_at_once_send_the_walk_round_again
         return run(self, scope)
 
     progress: list = []
-    module._Walker.run = counted
-    module._Walker.PROGRESS_EVERY = 2
-    try:
-        twice = exposure(layout.roots(), sizes=False, keep_paths=True,
-                         progress=progress.append)
-    finally:
-        module._Walker.run = run
-        module._Walker.PROGRESS_EVERY = 4096
+    monkeypatch.setattr(module._Walker, "run", counted)
+    monkeypatch.setattr(module._Walker, "PROGRESS_EVERY", 2)
+    twice = exposure(layout.roots(), sizes=False, keep_paths=True, progress=progress.append)
+    monkeypatch.undo()
     assert walks == [False, True]
     assert [p.again for p in progress] == sorted(p.again for p in progress)
     assert progress[-1].again and not progress[0].again
     assert "again" in progress_line(progress[-1]) and "again" not in progress_line(progress[0])
-    module._Walker.BULK = False
-    try:
-        one_by_one = exposure(layout.roots(), sizes=False, keep_paths=True)
-    finally:
-        module._Walker.BULK = True
+    one_by_one = _entry_by_entry(layout.roots(), sizes=False, keep_paths=True)
     assert _everything(twice) == _everything(one_by_one)
     data = next(r for r in twice.roots if r.root == str(layout.data))
     # report.csv, sub/notes.txt, a0-a2, b0-b2 and same.txt: nine names, eight files.
     assert (data.entries, data.readable_files) == (3 + 9, 8)
 
 
-def test_a_cancelled_walk_with_a_repeated_file_says_what_that_means(layout: Layout):
+def test_a_cancelled_walk_with_a_repeated_file_says_what_that_means(layout: Layout,
+                                                                    monkeypatch):
     """A walk cancelled after meeting a file under two names is not walked again: its
     inventory says the file may be counted twice."""
     from localfs_explorer import exposure as module
@@ -927,12 +921,9 @@ def test_a_cancelled_walk_with_a_repeated_file_says_what_that_means(layout: Layo
     def after_sub() -> bool:  # the tick after the one for sub (sub/deeper's)
         return str(layout.data / "sub") in reported
 
-    module._Walker.PROGRESS_EVERY = 1
-    try:
-        cut = exposure(layout.roots(), sizes=False, cancel=after_sub,
-                       progress=lambda p: reported.append(p.current))
-    finally:
-        module._Walker.PROGRESS_EVERY = 4096
+    monkeypatch.setattr(module._Walker, "PROGRESS_EVERY", 1)
+    cut = exposure(layout.roots(), sizes=False, cancel=after_sub,
+                   progress=lambda p: reported.append(p.current))
     assert cut.cancelled
     assert any("counted once per name" in s for s in cut.stopped), cut.stopped
     data = next(r for r in cut.roots if r.root == str(layout.data))
