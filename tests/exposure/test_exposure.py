@@ -786,7 +786,6 @@ def test_a_directory_at_a_time_gives_the_entry_by_entry_inventory(tmp_path: Path
     walk's."""
     import random
 
-
     rng = random.Random(seed)
     tree = _random_host_tree(tmp_path.resolve(), rng)
 
