@@ -847,7 +847,6 @@ def test_the_walk_without_sizes_reports_progress_and_can_be_cancelled(layout: La
 def test_a_hardlink_met_again_after_a_directory_walked_entry_by_entry(layout: Layout):
     """A file noted one by one, then met again (as a hardlink) in a directory that could
     otherwise be decided at once, and again below it: each name is one file, counted once."""
-
     if not can_hardlink(layout.data):
         pytest.skip("no hardlinks here")
     a = layout.data / "a"
