@@ -147,6 +147,12 @@ def deployment(args: argparse.Namespace) -> Deployment | None:
     return found
 
 
+def deployment_warnings(args: argparse.Namespace) -> list[str]:
+    """What the entry read by :func:`apply_deployment` warns about (a key given twice)."""
+    found = getattr(args, "_deployment", None)
+    return list(found.warnings) if found is not None else []
+
+
 def apply_deployment(args: argparse.Namespace) -> None:
     """Fill the server options from the entry: ``--server`` (the server it starts) and,
     for the filesystem server, ``--allowed-dir`` (its arguments), ``--cwd``,

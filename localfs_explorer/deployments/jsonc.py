@@ -11,13 +11,15 @@ a file a client would refuse is refused here too, with the line it fails on.
 
 from __future__ import annotations
 
+import bisect
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import LocalfsError
 
-__all__ = ["JsonSyntaxError", "Member", "Node", "parse", "plain"]
+__all__ = ["JsonSyntaxError", "Member", "Node", "parse", "plain", "repeated_keys"]
 
 
 class JsonSyntaxError(LocalfsError):
@@ -37,6 +39,8 @@ class Member:
     #: Offset of the key's opening quote.
     key_start: int
     value: Node
+    #: The line of the key (1-based).
+    key_line: int = 0
 
 
 @dataclass
@@ -79,6 +83,30 @@ def plain(node: Node) -> Any:
     return node.scalar
 
 
+def repeated_keys(node: Node) -> list[tuple[Node, str, int, int]]:
+    """Every key an object in ``node`` holds twice: ``(the object, key, first line, later
+    line)``.
+
+    ``JSON.parse`` and VS Code's reader keep the last value of a repeated key, so a
+    reader that answers for the first would answer for a file the client never runs.
+    """
+    found: list[tuple[Node, str, int, int]] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.kind == "object":
+            first: dict[str, int] = {}
+            for member in current.members:
+                if member.key in first:
+                    found.append((current, member.key, first[member.key], member.key_line))
+                else:
+                    first[member.key] = member.key_line
+                stack.append(member.value)
+        elif current.kind == "array":
+            stack.extend(current.items)
+    return sorted(found, key=lambda item: item[3])
+
+
 _WHITESPACE = " \t\r\n"
 _NUMBER_CHARS = set("0123456789+-.eE")
 
@@ -88,9 +116,12 @@ class _Parser:
         self.text = text
         self.pos = 0
         self.comments = comments
+        # Where each line starts, found once: counting the line breaks before every
+        # value would read the file again per value (quadratic on a big file).
+        self._breaks = [m.start() for m in re.finditer("\n", text)]
 
     def line_of(self, pos: int) -> int:
-        return self.text.count("\n", 0, pos) + 1
+        return bisect.bisect_left(self._breaks, pos) + 1
 
     def fail(self, message: str, pos: int | None = None) -> JsonSyntaxError:
         pos = self.pos if pos is None else pos
@@ -202,7 +233,8 @@ class _Parser:
             if not self.text.startswith(":", self.pos):
                 raise self.fail("expected ':' after the key")
             self.pos += 1
-            node.members.append(Member(key, key_start, self.value(depth + 1)))
+            node.members.append(Member(key, key_start, self.value(depth + 1),
+                                       self.line_of(key_start)))
             self.skip()
             if self.text.startswith(",", self.pos):
                 self.pos += 1

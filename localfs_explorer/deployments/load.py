@@ -100,6 +100,9 @@ class Deployment(BaseModel):
     mounts: list[Mount] = Field(default_factory=list)
     provenance: list[Provenance] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    #: How the file may be read otherwise (a repeated key, a byte-order mark), each
+    #: ``FILE:LINE: ...``: what the answers assume about it.
+    warnings: list[str] = Field(default_factory=list)
 
     @property
     def client(self) -> str:
@@ -469,6 +472,7 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
         env_file=env_file, cwd=cwd, allowed_dirs=launch.allowed_dirs,
         include_tools=launch.include_tools, container=launch.container,
         mounts=launch.mounts, provenance=provenance, notes=launch.notes,
+        warnings=list(config.warnings),
     )
 
 

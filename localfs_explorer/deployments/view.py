@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ..textsafe import one_line
 from .load import Deployment
 
 __all__ = ["deployment_json", "deployment_lines"]
@@ -13,16 +14,20 @@ __all__ = ["deployment_json", "deployment_lines"]
 
 def deployment_lines(found: Deployment, overridden: Iterable[str] = ()) -> list[str]:
     """The deployment as text lines: the entry, then each setting and its source;
-    ``overridden`` names the settings the command line replaced."""
+    ``overridden`` names the settings the command line replaced. Each line is one line
+    whatever a value holds: a line break, a carriage return or an escape sequence in an
+    entry's value is shown as an escape, so it can't rewrite the lines above it."""
     version = f" {found.server_version}" if found.server_version else ""
-    lines = [f"deployment: {found.client} entry {found.entry!r} ({found.where}): "
-             f"{found.server}{version}"]
+    lines = [one_line(f"deployment: {found.client} entry {found.entry!r} ({found.where}): "
+                      f"{found.server}{version}")]
     replaced = set(overridden)
     for item in found.provenance:
         mark = "  (replaced on the command line)" if item.setting in replaced else ""
-        lines.append(f"  {item.describe()}{mark}")
+        lines.append(f"  {one_line(item.describe())}{mark}")
     for note in found.notes:
-        lines.append(f"  note: {note}")
+        lines.append(f"  note: {one_line(note)}")
+    for warning in found.warnings:
+        lines.append(f"  warning: {one_line(warning)}")
     return lines
 
 
@@ -38,5 +43,5 @@ def deployment_json(found: Deployment, overridden: Iterable[str] = ()) -> dict[s
         "container": found.container,
         "mounts": [m.describe() for m in found.mounts],
         "provenance": [p.model_dump() for p in found.provenance],
-        "notes": list(found.notes),
+        "notes": list(found.notes), "warnings": list(found.warnings),
     }

@@ -179,7 +179,7 @@ def plan_write_back(path: str | os.PathLike[str], entry: str | None = None, *,
         note_secrets(each.env)
     secrets = frozenset([*secret_values(settings), *secret_values(found.env), *others])
     errors = tuple(scrub(e, secrets) for e in policy.errors)
-    warnings = [scrub(w, secrets) for w in policy.warnings]
+    warnings = [scrub(w, secrets) for w in [*config.warnings, *policy.warnings]]
 
     text = config.text
     if to_env or drop_env:
