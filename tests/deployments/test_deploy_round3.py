@@ -105,7 +105,7 @@ def test_provenance_lines_escape_every_control_character(tmp_path, layout):
         code, out, err = run("validate", "--client-config", path, "--provenance", *extra)
         for char in ("\r", "\x1b", "\x00"):
             assert char not in out + err, (extra, char)
-    code, out, _ = run("validate", "--client-config", path, "--provenance")
+    _, out, _ = run("validate", "--client-config", path, "--provenance")
     line = next(ln for ln in out.splitlines() if "env NOTE" in ln)
     assert "\\r" in line and "\\x1b[1A" in line and "\\0" in line and "\\nALLOWED" in line
 
