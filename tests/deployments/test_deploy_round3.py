@@ -102,7 +102,7 @@ def test_provenance_lines_escape_every_control_character(tmp_path, layout):
     path = write(tmp_path / ".mcp.json", json.dumps({"mcpServers": {"g": {
         "command": "mcp-gee-sweet", "env": {"LOCAL_FILE_ACCESS": "off", "NOTE": value}}}}))
     for extra in ((), ("--json",)):
-        code, out, err = run("validate", "--client-config", path, "--provenance", *extra)
+        _, out, err = run("validate", "--client-config", path, "--provenance", *extra)
         for char in ("\r", "\x1b", "\x00"):
             assert char not in out + err, (extra, char)
     _, out, _ = run("validate", "--client-config", path, "--provenance")
