@@ -12,7 +12,8 @@ a location, which the policy has to show; a location word anywhere else in the n
 
 A secret is hidden in every spelling the tool itself derives from it: upper or lower case
 (case-variant probes), a path normalised (repeated slashes collapsed, a trailing slash
-dropped), split into path components or list items, escaped for JSON or HTML.
+dropped), split into path components or list items, escaped for JSON or HTML, or
+percent-encoded as in a URL.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from typing import Any, TextIO
+from urllib.parse import quote, quote_plus
 
 #: What a hidden value is shown as. Fixed, so it reveals nothing, not even the length.
 MASK = "••••••"
@@ -269,7 +271,7 @@ def _spellings(value: str) -> set[str]:
     it into (``LOCAL_FILE_ROOTS`` splits at commas), as a path normalised (slashes
     collapsed, trailing slash dropped, ``.`` and ``..`` resolved), as the ancestors a
     path check walks (``a/b`` of ``a/b/c``) and the components a view shows apart, each in
-    upper, lower and folded case, and as inside JSON or HTML.
+    upper, lower and folded case, and as inside JSON, HTML or a URL (percent-encoded).
 
     In a secret holding JSON or a URL, components and trailing parts count only from
     :data:`MIN_PART_LENGTH` characters: an OAuth client's JSON holds ``.../oauth2/auth``,
@@ -295,7 +297,9 @@ def _spellings(value: str) -> set[str]:
     forms = set()
     for piece in cased:
         forms |= {piece, json.dumps(piece)[1:-1], json.dumps(piece, ensure_ascii=False)[1:-1],
-                  html.escape(piece), html.escape(piece, quote=False)}
+                  html.escape(piece), html.escape(piece, quote=False),
+                  # as a URL carries it (a link's query, a proxy's userinfo)
+                  quote(piece, safe=""), quote(piece), quote_plus(piece)}
     return {form for form in forms if len(form) >= MIN_SCRUB_LENGTH}
 
 
@@ -315,6 +319,14 @@ def note_secrets(values: Mapping[str, str | None]) -> None:
     bag = _collected.get()
     if bag is not None:
         bag |= secret_values(values)  # scrub() derives their other spellings
+
+
+def note_secret_values(values: Iterable[str]) -> None:
+    """Add ``values``, each secret whatever it is called (a secret-named variable's value
+    expanded into another setting), to the active :func:`collecting` set, if any."""
+    bag = _collected.get()
+    if bag is not None:
+        bag |= {v for v in values if v and len(v) >= MIN_SCRUB_LENGTH}
 
 
 #: Secret values a long-lived view (the dashboard) has seen; see :func:`hide_everywhere`.

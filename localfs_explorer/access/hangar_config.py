@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..secrets import is_secret_setting, note_secret_values, scrub
 from ..userfiles import read_text
 from .hangar_policy import DEFAULT_TIMEOUT, ScopeBlock
 from .lists import AccessListError
@@ -146,6 +147,9 @@ class HangarConfig:
     global_block: ScopeBlock | None = None
     lines: Mapping[str, int] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    #: Values filled in from a secret variable (``${AWS_SECRET_ACCESS_KEY}``): masked in
+    #: every message, and by any view that shows a name or pattern holding one.
+    secrets: frozenset[str] = field(default=frozenset(), repr=False)
 
     def owning_groups(self, server: str) -> tuple[str, ...]:
         """The groups that have ``server`` as a member, in configuration order."""
@@ -176,13 +180,15 @@ class _Reader:
         self.mapped: set[tuple[str, str]] = set()
         self.catalogs: dict[str, tuple[str, ...]] = {}
         self.lines: dict[str, int] = {}
+        self.secrets: set[str] = set()
 
     def fail(self, line: int, message: str) -> HangarConfigError:
         where = f"{self.source}:{line}" if line else self.source
-        return HangarConfigError(f"{where}: {message}")
+        return HangarConfigError(scrub(f"{where}: {message}", self.secrets))
 
     def warn(self, line: int, message: str) -> None:
-        self.warnings.append(f"{self.source}:{line}: {message}" if line else message)
+        self.warnings.append(scrub(f"{self.source}:{line}: {message}" if line else message,
+                                   self.secrets))
 
     # -- shapes -------------------------------------------------------------------
 
@@ -391,24 +397,30 @@ def _defines_a_server(entry: LineDict) -> bool:
     return required is None or any(entry.get(key) for key in required)
 
 
-def _interpolate(value: Any, environ: Mapping[str, str], fail: Any, line: int) -> Any:
-    """``${VAR}`` and ``${VAR:-default}`` in every string value, in place."""
+def _interpolate(value: Any, environ: Mapping[str, str], fail: Any, line: int,
+                 secrets: set[str], unset_hint: str = "") -> Any:
+    """``${VAR}`` and ``${VAR:-default}`` in every string value, in place; the values of
+    secret variables used are added to ``secrets``."""
     if isinstance(value, str):
         def one(match: re.Match[str]) -> str:
             found = environ.get(match.group(1))
             if found is not None:
+                if is_secret_setting(match.group(1), found):
+                    secrets.add(found)
                 return found
             if match.group(2) is not None:
                 return match.group(2)
             raise fail(line, f"${{{match.group(1)}}} is not set and has no default "
-                       f"(write ${{{match.group(1)}:-default}})")
+                       f"(write ${{{match.group(1)}:-default}}){unset_hint}")
         return _ENV_VAR.sub(one, value)
     if isinstance(value, LineDict):
         for key in list(value):
-            value[key] = _interpolate(value[key], environ, fail, value.line_of(key))
+            value[key] = _interpolate(value[key], environ, fail, value.line_of(key), secrets,
+                                      unset_hint)
     elif isinstance(value, LineList):
         for index, item in enumerate(value):
-            value[index] = _interpolate(item, environ, fail, value.line_of(index))
+            value[index] = _interpolate(item, environ, fail, value.line_of(index), secrets,
+                                        unset_hint)
     return value
 
 
@@ -431,13 +443,24 @@ def _check_sections(reader: _Reader, document: LineDict) -> None:
         reader.unknown_keys(section, allowed | extra, name)
 
 
+#: What an unset variable's refusal adds when nothing is expanded (a served page).
+NOTHING_EXPANDED = ("; this page expands nothing from the serving machine's environment: "
+                    "write the value itself")
+
+
 def read_hangar(text: str, *, source: str = "<hangar config>",
                 environ: Mapping[str, str] | None = None,
-                global_block: ScopeBlock | None = None) -> HangarConfig:
+                global_block: ScopeBlock | None = None,
+                expand_environ: bool = True) -> HangarConfig:
     """Parse hangar configuration text into the policies it registers.
 
     ``global_block`` is the ``_global`` policy hangar's agent sets at run time (a
     configuration file cannot: ``_global`` is not a server id hangar accepts).
+    ``expand_environ=False`` fills ``${VAR}`` from no environment at all (only
+    ``${VAR:-default}`` has a value), and says so when one is missing: what a page
+    served to other machines does, so that nothing of the serving machine's environment
+    reaches the page. The values of secret variables used are masked in every message
+    and noted for the command line's masking.
     """
     reader = _Reader(source)
     try:
@@ -448,7 +471,12 @@ def read_hangar(text: str, *, source: str = "<hangar config>",
         raise reader.fail(1, "missing 'mcp_servers' section (the configuration is empty)")
     if not isinstance(document, LineDict):
         raise reader.fail(1, f"the configuration must be a mapping, not {_kind(document)}")
-    _interpolate(document, os.environ if environ is None else environ, reader.fail, 1)
+    if expand_environ:
+        _interpolate(document, os.environ if environ is None else environ, reader.fail, 1,
+                     reader.secrets)
+    else:
+        _interpolate(document, {}, reader.fail, 1, reader.secrets, NOTHING_EXPANDED)
+    note_secret_values(reader.secrets)
     _check_sections(reader, document)
     if "mcp_servers" not in document:
         discovery = document.get("discovery")
@@ -503,6 +531,7 @@ def read_hangar(text: str, *, source: str = "<hangar config>",
         member_blocks=reader.member_blocks, tenant_blocks=reader.tenant_blocks,
         mapped=frozenset(reader.mapped), catalogs=reader.catalogs,
         global_block=global_block, lines=reader.lines, warnings=tuple(reader.warnings),
+        secrets=frozenset(reader.secrets),
     )
 
 

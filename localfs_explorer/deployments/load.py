@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..secrets import note_secrets, shown_value
+from ..secrets import note_secret_values, note_secrets, scrub, secret_values, shown_value
 from .expand import Expander, Unresolved
 from .launch import FILESYSTEM, GEE_SWEET, Mount, identify
 from .readers import (
@@ -103,6 +103,10 @@ class Deployment(BaseModel):
     #: How the file may be read otherwise (a repeated key, a byte-order mark), each
     #: ``FILE:LINE: ...``: what the answers assume about it.
     warnings: list[str] = Field(default_factory=list)
+    #: Secret values the entry's settings hold, secret-named or expanded from a secret
+    #: variable into another setting (``cwd: /tmp/${GITHUB_TOKEN}``): masked wherever
+    #: they land.
+    secrets: frozenset[str] = Field(default=frozenset(), repr=False, exclude=True)
 
     @property
     def client(self) -> str:
@@ -113,8 +117,10 @@ class Deployment(BaseModel):
         return f"{self.path}:{self.line}" if self.line else self.path
 
     def masked_env(self) -> dict[str, str | None]:
-        """The entry's environment with secret values masked, for display."""
-        return {k: shown_value(k, v) for k, v in self.env.items()}
+        """The entry's environment with secret values masked, for display (a secret
+        expanded into another value too)."""
+        return {k: None if v is None else scrub(v, self.secrets)
+                for k, v in ((k, shown_value(k, v)) for k, v in self.env.items())}
 
     def settings(self) -> dict[str, str]:
         """The server process's variables the entry sets (gee-sweet reads its settings
@@ -466,13 +472,22 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
                             "container's" + (", and reach the host only through the mounts"
                                              if launch.mounts else " (no host folder is "
                                              "mounted)"))
+    # A secret expanded into any value (a root, the working directory) is masked in
+    # everything shown from here, and by the command line in everything it prints.
+    secrets = frozenset({*expander.secrets, *secret_values(env), *secret_values(entry_env)})
+    note_secret_values(secrets)
+    if secrets:
+        provenance = [p.model_copy(update={
+            "value": None if p.value is None else scrub(p.value, secrets),
+            "detail": scrub(p.detail, secrets)}) for p in provenance]
+        launch.notes = [scrub(note, secrets) for note in launch.notes]
     return Deployment(
         path=path, format=fmt, entry=entry.name, line=entry.line, server=launch.server,
         server_version=launch.version, argv=argv, transport=transport, env=env,
         env_file=env_file, cwd=cwd, allowed_dirs=launch.allowed_dirs,
         include_tools=launch.include_tools, container=launch.container,
         mounts=launch.mounts, provenance=provenance, notes=launch.notes,
-        warnings=list(config.warnings),
+        warnings=list(config.warnings), secrets=secrets,
     )
 
 

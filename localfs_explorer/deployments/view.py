@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ..secrets import mask_within, scrub
 from ..textsafe import one_line
 from .load import Deployment
 
@@ -28,13 +29,13 @@ def deployment_lines(found: Deployment, overridden: Iterable[str] = ()) -> list[
         lines.append(f"  note: {one_line(note)}")
     for warning in found.warnings:
         lines.append(f"  warning: {one_line(warning)}")
-    return lines
+    return [scrub(line, found.secrets) for line in lines] if found.secrets else lines
 
 
 def deployment_json(found: Deployment, overridden: Iterable[str] = ()) -> dict[str, Any]:
     """The deployment as a JSON-ready mapping (secrets masked); ``overridden`` as for
     :func:`deployment_lines`."""
-    return {
+    return mask_within({
         "overridden": sorted(set(overridden)),
         "file": found.path, "format": found.format, "entry": found.entry,
         "line": found.line, "server": found.server, "server_version": found.server_version,
@@ -44,4 +45,4 @@ def deployment_json(found: Deployment, overridden: Iterable[str] = ()) -> dict[s
         "mounts": [m.describe() for m in found.mounts],
         "provenance": [p.model_dump() for p in found.provenance],
         "notes": list(found.notes), "warnings": list(found.warnings),
-    }
+    }, found.secrets)

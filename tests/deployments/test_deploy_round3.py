@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from client_configs import write
 from conftest import run_cli as run
 
 from localfs_explorer.deployments import load_deployment, read_client_config
+from localfs_explorer.deployments.view import deployment_json, deployment_lines
 from localfs_explorer.deployments.writeback import plan_write_back
 
 
@@ -148,3 +150,55 @@ def test_line_numbers_stay_exact_on_a_big_file(tmp_path):
         assert lines[entry.line - 1].strip().startswith(f'"{entry.name}"')
         assert f'"{entry.args[0]}"' in lines[entry.line_of("args")] + \
             lines[entry.line_of("args") - 1]
+
+
+# ------------------------------------- secrets expanded into other values (Medium 3)
+
+TOKEN = "ghp_R0und3TokenValue42"
+
+
+@pytest.mark.parametrize("name, key, variable", [
+    (".mcp.json", "mcpServers", "${GITHUB_TOKEN}"),
+    (".vscode/mcp.json", "servers", "${env:GITHUB_TOKEN}"),
+    (".cursor/mcp.json", "mcpServers", "${env:GITHUB_TOKEN}"),
+])
+def test_a_secret_variable_expanded_into_a_path_is_masked_in_every_output(
+        tmp_path, monkeypatch, name, key, variable):
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    (tmp_path / TOKEN).mkdir()
+    path = write(tmp_path / name, json.dumps({key: {"g": {
+        "command": "mcp-gee-sweet", "cwd": f"{tmp_path}/{variable}",
+        "env": {"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": f"{tmp_path}/{variable}"}}}}))
+    sarif = tmp_path / "out.sarif"
+    for extra in ((), ("--json",), ("--sarif", sarif, "--force")):
+        code, out, err = run("validate", "--client-config", path, "--provenance", *extra)
+        assert code in (0, 2), err
+        for spelling in (TOKEN, TOKEN.lower(), TOKEN.upper()):
+            assert spelling not in out + err, (extra, spelling)
+    assert TOKEN not in sarif.read_text()
+    code, out, _ = run("check", "--client-config", path, tmp_path / TOKEN / "a.txt")
+    assert "ALLOWED" in out and TOKEN not in out
+    found = load_deployment(path, environ={"GITHUB_TOKEN": TOKEN})
+    assert found.secrets == frozenset({TOKEN})
+    assert TOKEN not in json.dumps(deployment_json(found))
+    assert all(TOKEN not in line for line in deployment_lines(found))
+    assert found.masked_env()["LOCAL_FILE_ROOTS"] == f"{tmp_path}/••••••"
+    assert found.env["LOCAL_FILE_ROOTS"] == f"{tmp_path}/{TOKEN}"  # the server gets it
+
+
+def test_a_plain_variable_expanded_is_shown(tmp_path):
+    path = write(tmp_path / ".mcp.json", json.dumps({"mcpServers": {"g": {
+        "command": "mcp-gee-sweet", "env": {"LOCAL_FILE_ACCESS": "roots",
+                                            "LOCAL_FILE_ROOTS": "/srv/${TEAM}"}}}}))
+    found = load_deployment(path, environ={"TEAM": "ledger-team"})
+    assert found.secrets == frozenset()
+    assert "env LOCAL_FILE_ROOTS = /srv/ledger-team" in "\n".join(deployment_lines(found))
+
+
+def test_a_password_url_from_any_variable_is_masked(tmp_path):
+    proxy = "http://bob:hunter2pw@proxy:3128"
+    path = write(tmp_path / ".mcp.json", json.dumps({"mcpServers": {"g": {
+        "command": "mcp-gee-sweet", "env": {"LOCAL_FILE_ACCESS": "off",
+                                            "UPSTREAM": "${HTTP_PROXY}"}}}}))
+    found = load_deployment(path, environ={"HTTP_PROXY": proxy})
+    assert "hunter2pw" not in "\n".join(deployment_lines(found))
