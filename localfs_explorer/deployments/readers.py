@@ -313,12 +313,15 @@ def _read_yaml(path: str, text: str, format: str | None) -> ClientConfigFile:
         raise DeploymentError(f"{path}: nests deeper than {MAX_YAML_DEPTH} levels; not a "
                               "client config")
 
+    from ..access.yaml_lines import YamlProblem, check_expanded_size, parse_problem
+
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
+        check_expanded_size(root)
+    except YamlProblem as exc:
+        raise DeploymentError(f"{_where(path, exc.line)}: {exc}") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        problem, line = parse_problem(exc, text)
         raise DeploymentError(f"{_where(path, line)}: not valid YAML: {problem}") from None
     if root is None or not isinstance(root, yaml.MappingNode):
         raise DeploymentError(f"{path}: not an mcp-hangar config (the top level is not a "
@@ -347,7 +350,7 @@ def _read_yaml(path: str, text: str, format: str | None) -> ClientConfigFile:
                             f"{chosen[name][0]} and {line}): mcp-hangar keeps the last one, "
                             "the one answered for here")
         chosen[name] = (line, value_node)
-    entries = [_yaml_entry(path, name, line, node, _yaml_plain)
+    entries = [_yaml_entry(path, name, line, node, _yaml_plain, text)
                for name, (line, node) in chosen.items()]
     return ClientConfigFile(path=path, format="hangar", entries=entries, text=text,
                             warnings=warnings)
@@ -368,15 +371,25 @@ def _yaml_plain(node: Any) -> Any:
         loader.dispose()
 
 
-def _yaml_entry(path: str, name: str, line: int, node: Any, to_plain: Any) -> ClientEntry:
+def _yaml_entry(path: str, name: str, line: int, node: Any, to_plain: Any,
+                text: str) -> ClientEntry:
     if not isinstance(node, yaml.MappingNode):
         return ClientEntry(name=name, line=line, problems=[
             f"{path}:{line}: mcp_servers.{name} is not a mapping"])
+    for k, _ in node.value:
+        if not isinstance(k, yaml.ScalarNode):
+            return ClientEntry(name=name, line=line, problems=[
+                f"{path}:{k.start_mark.line + 1}: mcp_servers.{name}: a key must be a plain "
+                "name, not a list or mapping"])
     lines = {str(k.value): v.start_mark.line + 1 for k, v in node.value}
     try:
         value = to_plain(node)
     except yaml.YAMLError as exc:
-        return ClientEntry(name=name, line=line, problems=[f"{path}:{line}: {exc}"])
+        from ..access.yaml_lines import parse_problem
+
+        problem, at = parse_problem(exc, text)
+        return ClientEntry(name=name, line=line, problems=[
+            f"{_where(path, at or line)}: mcp_servers.{name}: {problem}"])
     problems: list[str] = []
     fields: dict[str, Any] = {"type": str(value.get("mode") or "subprocess")}
     command = value.get("command")

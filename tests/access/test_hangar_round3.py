@@ -128,3 +128,109 @@ def test_a_local_panel_expands_from_the_environment_and_masks_the_secret(monkeyp
     shown = text_of(panel.table.value)
     assert "••••••" in shown and SECRET not in shown
     assert "expands nothing" not in text_of(panel.status.value)
+
+
+# -------------------------------------------------------------- alias bombs (Medium 5)
+
+def alias_bomb(levels: int = 9, width: int = 10) -> str:
+    """A few hundred bytes whose aliases expand to ``width ** levels`` strings."""
+    lines = ["x_anchors:", '  a0: &a0 ["xxxxxxxxxx"]']
+    for i in range(1, levels + 1):
+        lines.append(f"  a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * width) + "]")
+    lines += ["mcp_servers:", "  g:", "    command: [mcp-gee-sweet]",
+              f"    volumes: *a{levels}", f"    tools: {{deny_list: *a{levels}}}"]
+    return "\n".join(lines) + "\n"
+
+
+BOMB_LINE = 7  # a5, the first anchor whose expansion passes the bound (211,111 values)
+
+
+def test_an_alias_bomb_is_refused_at_its_line_quickly(tmp_path):
+    import time
+
+    text = alias_bomb()
+    assert len(text) < 700
+    path = tmp_path / "bomb.yaml"
+    path.write_text(text)
+    for argv in (("access", "--hangar", path, "--server", "g"),
+                 ("validate", "--client-config", path)):
+        start = time.perf_counter()
+        code, out, err = run(*argv)
+        assert time.perf_counter() - start < 20  # minutes (or gigabytes) without the bound
+        assert code == 2, (argv, out, err)
+        assert f"{path}:{BOMB_LINE}: its aliases expand to more than" in err, err
+
+
+def test_aliases_within_the_bound_are_read_as_hangar_reads_them():
+    from localfs_explorer.access.yaml_lines import load_with_lines
+
+    document = load_with_lines(alias_bomb(levels=3, width=4))
+    assert len(document["mcp_servers"]["g"]["volumes"]) == 4
+    assert document["mcp_servers"]["g"]["volumes"][0][0] == [["xxxxxxxxxx"]] * 4
+
+
+@pytest.mark.parametrize("text, line", [
+    ("a: &a [*a]\nmcp_servers: {}\n", 1),
+    ("mcp_servers:\n  g: &g\n    command: [x]\n    again: *g\n", 2),
+])
+def test_an_alias_inside_its_own_anchor_is_refused(text, line):
+    with pytest.raises(HangarConfigError, match=f"h.yaml:{line}: an alias inside"):
+        read_hangar(text, source="h.yaml")
+
+
+def test_the_bound_counts_characters_too():
+    import yaml
+
+    from localfs_explorer.access.yaml_lines import YamlProblem, check_expanded_size
+
+    root = yaml.compose("a: &a " + "x" * 1000 + "\nb: [*a, *a, *a]\n")
+    check_expanded_size(root, max_chars=4002)  # 4000 x and the keys a and b
+    with pytest.raises(YamlProblem) as caught:
+        check_expanded_size(root, max_chars=4001)
+    assert caught.value.line == 1  # the document as a whole passes the bound
+
+
+def test_the_dashboard_refuses_an_alias_bomb_in_both_places(layout):
+    from ui_support import text_of
+
+    from localfs_explorer.ui import Explorer, ExplorerModel
+    from localfs_explorer.ui.deployment import ClientConfigPicker
+
+    app = Explorer(model=ExplorerModel(debounce=0, host_access=False))
+    panel = app.show("hangar")
+    panel.text.value = alias_bomb()
+    assert f"hangar config:{BOMB_LINE}: its aliases expand" in app.model.hangar_error
+    assert "its aliases expand" in text_of(panel.status.value)
+    picker = ClientConfigPicker(app.model)
+    picker.load_text("hangar.yaml", alias_bomb())
+    assert f"hangar.yaml:{BOMB_LINE}: its aliases expand" in text_of(picker.info.value)
+    assert picker.use.disabled
+
+
+# ----------------------------------------------------------------- parse errors (Low)
+
+def test_a_parse_error_quoting_a_secret_line_masks_it(tmp_path):
+    text = ("mcp_servers:\n  g:\n    command: [mcp-gee-sweet]\n    env:\n"
+            "      API_TOKEN: !ghp_tagValue9 x\n")
+    path = tmp_path / "h.yaml"
+    path.write_text(text)
+    for argv in (("access", "--hangar", path, "--server", "g"),
+                 ("validate", "--client-config", path)):
+        code, out, err = run(*argv)
+        assert code == 2 and f"{path}:5:" in err, err
+        assert "ghp_tagValue9" not in out + err and "••••••" in err
+    # The same error on a line naming no secret is shown as it is.
+    path.write_text(text.replace("API_TOKEN", "LOG_STYLE"))
+    _, _, err = run("access", "--hangar", path, "--server", "g")
+    assert "'!ghp_tagValue9'" in err
+
+
+def test_a_complex_key_is_refused_not_shown_as_a_node(tmp_path):
+    path = tmp_path / "h.yaml"
+    path.write_text("mcp_servers:\n  ? [a, b]\n  : {command: [mcp-gee-sweet]}\n")
+    code, _, err = run("validate", "--client-config", path)
+    assert code == 2 and f"{path}:2: a server id under 'mcp_servers' must be a plain" in err
+    assert "Node" not in err
+    path.write_text("mcp_servers:\n  g:\n    command: [mcp-gee-sweet]\n    ? [x]\n    : 1\n")
+    code, _, err = run("validate", "--client-config", path)
+    assert code == 2 and f"{path}:4: mcp_servers.g: a key must be a plain name" in err
