@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from ..servers.filesystem import SERVER_ID, VERSIONS, FilesystemConfig, FilesystemPolicy
 from ..textsafe import one_line
-from .options import UsageError, server_options
+from .options import UsageError, deployment, server_options
 
 
 def wants_filesystem(args: argparse.Namespace) -> bool:
@@ -130,7 +130,13 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         args.timeout = VERIFY_TIMEOUT
     if not args.timeout > 0:
         raise UsageError("--timeout must be a positive number of seconds")
-    env = dict(os.environ)
+    found = deployment(args)
+    if found is not None:
+        from ..deployments.launch_env import launch_environment
+
+        env = launch_environment(found)  # as the entry's client starts it
+    else:
+        env = dict(os.environ)
     given_home = server_options(args).get("home")
     if given_home is not None:
         env["HOME"] = given_home

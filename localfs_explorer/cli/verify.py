@@ -141,7 +141,10 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         elif found is not None:
             # Exactly the entry's command line, with the environment the entry gives it.
             cwd = os.path.abspath(args.cwd) if args.cwd else found.cwd
-            live = read_stdio(found.argv, env=found.env, cwd=cwd, timeout=args.timeout)
+            from ..deployments.launch_env import launch_environment
+
+            live = read_stdio(found.argv, env=launch_environment(found), cwd=cwd,
+                              timeout=args.timeout)
         else:
             cwd = os.path.abspath(args.cwd) if args.cwd else None
             live = read_stdio(args.command, cwd=cwd, timeout=args.timeout)
