@@ -130,9 +130,10 @@ def secret_values(values: Mapping[str, str | None]) -> set[str]:
     }
 
 
-def scrub(text: str, secrets: Iterable[str]) -> str:
+def scrub(text: str, secrets: Iterable[str], mask: str = MASK) -> str:
     """``text`` with every occurrence of a known secret value, in any spelling the tool
-    derives from it (see :func:`_spellings`) and in any case, replaced by :data:`MASK`.
+    derives from it (see :func:`_spellings`) and in any case, replaced by ``mask``
+    (:data:`MASK`; a command to copy puts a placeholder there instead).
 
     A second line of defence for free text (a comment, a malformed line, an error from
     another library) that might quote a secret outside its own setting. Overlapping
@@ -143,7 +144,7 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
         return text
     pieces, done = [], 0
     for begin, finish in spans:
-        pieces += [text[done:begin], MASK]
+        pieces += [text[done:begin], mask]
         done = finish
     pieces.append(text[done:])
     return "".join(pieces)
@@ -279,7 +280,15 @@ def _spellings(value: str) -> set[str]:
     """
     structured = "://" in value or value.lstrip().startswith(("{", "["))
     part_length = MIN_PART_LENGTH if structured else MIN_SCRUB_LENGTH
-    pieces = {value, *_LIST_SEPARATORS.split(value)}
+    # A URL's scheme ("http") is a piece of it, and no secret: list pieces of JSON or a
+    # URL count from the longer length too; a URL's password counts on its own.
+    pieces = {value, *(piece for piece in _LIST_SEPARATORS.split(value)
+                       if len(piece) >= part_length)}
+    if is_secret_value(value):
+        match = _URL_PASSWORD.match(value)
+        password = match.group(0).rsplit(":", 1)[-1].rstrip("@") if match else ""
+        if len(password) >= MIN_SCRUB_LENGTH:
+            pieces.add(password)
     for piece in list(pieces):
         collapsed = _REPEATED_SLASHES.sub("/", piece.replace("\\", "/"))
         pieces |= {collapsed, collapsed.rstrip("/"), posixpath.normpath(collapsed or ".")}
@@ -287,7 +296,8 @@ def _spellings(value: str) -> set[str]:
         parts = trimmed.split("/")
         for i in range(1, len(parts)):
             head, tail = "/".join(parts[:i]), "/".join(parts[i:])
-            pieces.add(head)
+            if not structured or len(head) >= part_length:
+                pieces.add(head)  # (a URL's "http:" is no secret)
             if len(tail) >= part_length:
                 pieces.add(tail)
         pieces |= {part for part in parts if len(part) >= part_length}
@@ -343,6 +353,16 @@ def hide_everywhere(values: Iterable[str]) -> None:
     for value in values:
         if value and len(value) >= MIN_SCRUB_LENGTH:
             _hidden.add(value)  # scrub() derives its other spellings
+
+
+def hidden_values() -> frozenset[str]:
+    """The values passed to :func:`hide_everywhere` so far."""
+    return frozenset(_hidden)
+
+
+def holds_secret(text: str, secrets: Iterable[str]) -> bool:
+    """Whether ``text`` holds one of ``secrets`` in any spelling :func:`scrub` knows."""
+    return bool(_spans(text, secrets))
 
 
 def scrub_hidden(text: str) -> str:
