@@ -413,7 +413,7 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
             launch.notes.append(
                 "the entry's env sets " + ", ".join(dropped) + " for the docker command, "
                 "not for the server: the container sees only what -e/--env-file pass in")
-    note_secrets(env)
+    note_secrets(without_prompts(env))
     for key in sorted(env):
         source, detail, at = origin[key]
         provenance.append(Provenance(setting=f"env {key}", value=shown_value(key, env[key]),
@@ -474,7 +474,8 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
                                              "mounted)"))
     # A secret expanded into any value (a root, the working directory) is masked in
     # everything shown from here, and by the command line in everything it prints.
-    secrets = frozenset({*expander.secrets, *secret_values(env), *secret_values(entry_env)})
+    secrets = frozenset({*expander.secrets, *secret_values(without_prompts(env)),
+                         *secret_values(without_prompts(entry_env))})
     note_secret_values(secrets)
     if secrets:
         provenance = [p.model_copy(update={
@@ -489,6 +490,12 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
         mounts=launch.mounts, provenance=provenance, notes=launch.notes,
         warnings=list(config.warnings), secrets=secrets,
     )
+
+
+def without_prompts(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` without the values still a VS Code prompt (``${input:ID}``): the text of a
+    prompt is no secret, and masking it would hide ``${input`` in every message."""
+    return {k: v for k, v in env.items() if "${input:" not in v}
 
 
 def _shown_url(url: str) -> str:
@@ -523,6 +530,8 @@ def _read_env_file(path: str, where: str, allowed: bool = True) -> dict[str, str
     if not allowed:
         raise DeploymentError(f"{where}: the entry reads {path} from this machine, which "
                               "this page may not do; give those variables as overrides")
+    if os.path.isdir(path):
+        raise DeploymentError(f"{where}: envFile {path} is a folder, not a file")
     if not os.path.isfile(path):
         raise DeploymentError(f"{where}: envFile {path}: no such file")
     try:
