@@ -12,12 +12,13 @@ a location, which the policy has to show; a location word anywhere else in the n
 
 A secret is hidden in every spelling the tool itself derives from it: upper or lower case
 (case-variant probes), a path normalised (repeated slashes collapsed, a trailing slash
-dropped), split into path components or list items, escaped for JSON or HTML, or
-percent-encoded as in a URL.
+dropped), split into path components or list items, escaped for JSON or HTML,
+percent-encoded as in a URL, or (whole) base64-encoded.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import functools
 import html
@@ -310,6 +311,11 @@ def _spellings(value: str) -> set[str]:
                   html.escape(piece), html.escape(piece, quote=False),
                   # as a URL carries it (a link's query, a proxy's userinfo)
                   quote(piece, safe=""), quote(piece), quote_plus(piece)}
+    # The whole value base64-encoded (an Authorization header, a data: URL), without the
+    # padding, which depends on what follows it.
+    raw = value.encode("utf-8", errors="surrogatepass")
+    forms |= {base64.b64encode(raw).decode().rstrip("="),
+              base64.urlsafe_b64encode(raw).decode().rstrip("=")}
     return {form for form in forms if len(form) >= MIN_SCRUB_LENGTH}
 
 
