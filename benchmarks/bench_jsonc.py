@@ -13,6 +13,7 @@ and 16.
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
 import sys
 import tempfile
@@ -53,8 +54,11 @@ def main(argv: list[str] | None = None) -> int:
             path.parent.mkdir(parents=True)
             path.write_text(config_text(count), encoding="utf-8")
             files[label] = path
+        for label, path in files.items():
+            read_client_config(path, "vscode")  # a warm-up round, not timed
         for _ in range(args.rounds):
             for label, path in files.items():
+                gc.collect()
                 start = time.perf_counter()
                 config = read_client_config(path, "vscode")
                 times[label].append(time.perf_counter() - start)

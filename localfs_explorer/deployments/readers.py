@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import LocalfsError
 from ..userfiles import read_text
-from .jsonc import JsonSyntaxError, Node, parse, plain, repeated_keys
+from .jsonc import JsonSyntaxError, Node, collector_paused, parse, plain, repeated_keys
 
 __all__ = [
     "FORMATS",
@@ -168,6 +168,11 @@ def read_client_config(path: str | os.PathLike[str], format: str | None = None, 
     looks_yaml = name.endswith((".yaml", ".yml")) or format == "hangar"
     if looks_yaml:
         return _read_yaml(name, text, format)
+    with collector_paused():  # linear in the file's size (see collector_paused)
+        return _read_json(name, text, format)
+
+
+def _read_json(name: str, text: str, format: str | None) -> ClientConfigFile:
     try:
         # Comments are read first whatever the format, so the format can be told; a
         # client that reads strict JSON then has the file refused below.
