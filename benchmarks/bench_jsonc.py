@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
             path.parent.mkdir(parents=True)
             path.write_text(config_text(count), encoding="utf-8")
             files[label] = path
-        for label, path in files.items():
+        for path in files.values():
             read_client_config(path, "vscode")  # a warm-up round, not timed
         for _ in range(args.rounds):
             for label, path in files.items():
