@@ -463,8 +463,9 @@ def read_hangar(text: str, *, source: str = "<hangar config>",
     and noted for the command line's masking.
     """
     reader = _Reader(source)
+    repeated: list[tuple[Any, int, int]] = []
     try:
-        document = load_with_lines(text)
+        document = load_with_lines(text, repeated)
     except YamlProblem as exc:
         raise reader.fail(exc.line, str(exc)) from None
     if not document:
@@ -477,6 +478,9 @@ def read_hangar(text: str, *, source: str = "<hangar config>",
     else:
         _interpolate(document, {}, reader.fail, 1, reader.secrets, NOTHING_EXPANDED)
     note_secret_values(reader.secrets)
+    for key, first, later in repeated:
+        reader.warn(later, f"{key!r} is given twice in one mapping (lines {first} and "
+                    f"{later}): hangar keeps the last, the one answered for here")
     _check_sections(reader, document)
     if "mcp_servers" not in document:
         discovery = document.get("discovery")

@@ -129,6 +129,11 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
 class _Loader(yaml.SafeLoader):
     """The safe loader, building line-aware containers, aliases bounded."""
 
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        #: Keys a mapping holds twice: (key, first line, later line).
+        self.repeated: list[tuple[Any, int, int]] = []
+
     def get_single_node(self) -> Any:
         node = super().get_single_node()
         check_expanded_size(node)
@@ -146,8 +151,12 @@ def _mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:
         except TypeError:
             raise YamlProblem("a mapping key must be a plain value, not a list or mapping",
                               key_node.start_mark.line + 1) from None
+        line = key_node.start_mark.line + 1
+        if key in result.key_lines and line != result.key_lines[key]:
+            # yaml.safe_load keeps the last value of a repeated key: so does this.
+            loader.repeated.append((key, result.key_lines[key], line))
         result[key] = loader.construct_object(value_node, deep=True)
-        result.key_lines[key] = key_node.start_mark.line + 1
+        result.key_lines[key] = line
     return result
 
 
@@ -189,15 +198,17 @@ def parse_problem(exc: yaml.YAMLError, text: str) -> tuple[str, int]:
     return masked_problem(text, line, str(problem)), line
 
 
-def load_with_lines(text: str) -> Any:
+def load_with_lines(text: str, repeated: list[tuple[Any, int, int]] | None = None) -> Any:
     """The one YAML document in ``text``, with line-aware containers.
 
     Raises :class:`YamlProblem` (with the line) when the text is not YAML, holds more
     than one document, uses a tag the safe loader refuses, or expands past the bounds
-    of :func:`check_expanded_size`.
+    of :func:`check_expanded_size`. ``repeated``, when given, receives each key a mapping
+    holds twice as ``(key, first line, later line)``; the later value is the one kept.
     """
+    loader = _Loader(text)
     try:
-        return yaml.load(text, Loader=_Loader)
+        return loader.get_single_data()
     except YamlProblem:
         raise
     except yaml.YAMLError as exc:
@@ -205,3 +216,7 @@ def load_with_lines(text: str) -> Any:
         raise YamlProblem(f"not valid YAML: {problem}", line) from None
     except RecursionError:
         raise YamlProblem("not valid YAML: nested too deeply", 0) from None
+    finally:
+        if repeated is not None:
+            repeated.extend(loader.repeated)
+        loader.dispose()

@@ -234,3 +234,31 @@ def test_a_complex_key_is_refused_not_shown_as_a_node(tmp_path):
     path.write_text("mcp_servers:\n  g:\n    command: [mcp-gee-sweet]\n    ? [x]\n    : 1\n")
     code, _, err = run("validate", "--client-config", path)
     assert code == 2 and f"{path}:4: mcp_servers.g: a key must be a plain name" in err
+
+
+# --------------------------------------------------------- a key given twice (High 2)
+
+def test_a_repeated_key_is_its_last_value_with_a_warning_naming_both_lines(tmp_path):
+    text = ("mcp_servers:\n  gee:\n    command: [mcp-gee-sweet]\n"
+            "    tools: {deny_list: [get_doc_content]}\n"
+            "    tools: {deny_list: [send_email]}\n")
+    config = read_hangar(text, source="h.yaml")
+    assert config.server_blocks["gee"].deny_list == ("send_email",)
+    assert "h.yaml:5: 'tools' is given twice in one mapping (lines 4 and 5)" in \
+        "\n".join(config.warnings)
+    path = tmp_path / "h.yaml"
+    path.write_text(text)
+    code, _, err = run("access", "--hangar", path, "--server", "gee", "--tool", "send_email")
+    assert code == 0 and "is given twice in one mapping (lines 4 and 5)" in err
+
+
+def test_the_hangar_panel_shows_the_configurations_warnings():
+    from ui_support import text_of
+
+    from localfs_explorer.ui import Explorer, ExplorerModel
+
+    app = Explorer(model=ExplorerModel(debounce=0, host_access=False))
+    panel = app.show("hangar")
+    panel.text.value = ("mcp_servers:\n  gee:\n    command: [x]\n    command: [mcp-gee-sweet]\n")
+    assert "'command' is given twice in one mapping (lines 3 and 4)" in \
+        text_of(panel.status.value)

@@ -164,6 +164,9 @@ class HangarPanel(Panel):
             self.status.value = render.box("ok", render.esc(_summary(m.hangar_answers, m)))
         if unexpanded and not m.hangar_error:
             self.status.value = unexpanded + self.status.value
+        if config is not None and config.warnings:
+            self.status.value += render.box("warning", "<br>".join(
+                render.esc(w) for w in config.warnings))
         answers = m.hangar_answers
         found = [a for a in answers if a.finding]
         self.findings.value = render.table(
