@@ -398,14 +398,18 @@ def _defines_a_server(entry: LineDict) -> bool:
 
 
 def _interpolate(value: Any, environ: Mapping[str, str], fail: Any, line: int,
-                 secrets: set[str], unset_hint: str = "") -> Any:
+                 secrets: set[str], unset_hint: str = "",
+                 environ_secrets: frozenset[str] = frozenset()) -> Any:
     """``${VAR}`` and ``${VAR:-default}`` in every string value, in place; the values of
-    secret variables used are added to ``secrets``."""
+    secret variables used (and of variables holding one of ``environ_secrets``) are
+    added to ``secrets``."""
     if isinstance(value, str):
         def one(match: re.Match[str]) -> str:
             found = environ.get(match.group(1))
             if found is not None:
-                if is_secret_setting(match.group(1), found):
+                # Secret by the variable's name or value, or holding another secret
+                # variable's value (ALIAS=$AWS_SECRET_ACCESS_KEY).
+                if is_secret_setting(match.group(1), found) or found in environ_secrets:
                     secrets.add(found)
                 return found
             if match.group(2) is not None:
@@ -416,11 +420,11 @@ def _interpolate(value: Any, environ: Mapping[str, str], fail: Any, line: int,
     if isinstance(value, LineDict):
         for key in list(value):
             value[key] = _interpolate(value[key], environ, fail, value.line_of(key), secrets,
-                                      unset_hint)
+                                      unset_hint, environ_secrets)
     elif isinstance(value, LineList):
         for index, item in enumerate(value):
             value[index] = _interpolate(item, environ, fail, value.line_of(index), secrets,
-                                        unset_hint)
+                                        unset_hint, environ_secrets)
     return value
 
 
@@ -473,8 +477,10 @@ def read_hangar(text: str, *, source: str = "<hangar config>",
     if not isinstance(document, LineDict):
         raise reader.fail(1, f"the configuration must be a mapping, not {_kind(document)}")
     if expand_environ:
-        _interpolate(document, os.environ if environ is None else environ, reader.fail, 1,
-                     reader.secrets)
+        given = os.environ if environ is None else environ
+        _interpolate(document, given, reader.fail, 1, reader.secrets,
+                     environ_secrets=frozenset(v for k, v in given.items()
+                                               if v and is_secret_setting(k, v)))
     else:
         _interpolate(document, {}, reader.fail, 1, reader.secrets, NOTHING_EXPANDED)
     note_secret_values(reader.secrets)

@@ -68,12 +68,22 @@ class Expander:
     #: Values taken from a secret variable (``${GITHUB_TOKEN}``, a URL with a password):
     #: secret wherever they land (a root, a working directory), so masked everywhere.
     secrets: set[str] = field(default_factory=set)
+    _secret_values: frozenset[str] | None = field(default=None, repr=False)
 
     def _from_environ(self, name: str) -> str | None:
         value = self.environ.get(name)
-        if value is not None and is_secret_setting(name, value):
+        if value is not None and (is_secret_setting(name, value)
+                                  or value in self._environ_secrets()):
             self.secrets.add(value)
         return value
+
+    def _environ_secrets(self) -> frozenset[str]:
+        """The values of the environment's secret variables: another variable holding
+        one of them (``ALIAS=$GITHUB_TOKEN``) holds a secret too."""
+        if self._secret_values is None:
+            self._secret_values = frozenset(
+                v for k, v in self.environ.items() if v and is_secret_setting(k, v))
+        return self._secret_values
 
     def expand(self, text: str, where: str) -> str:
         if self.format in ("claude-code", "hangar"):

@@ -263,3 +263,10 @@ def test_the_hangar_panel_shows_the_configurations_warnings():
     panel.text.value = ("mcp_servers:\n  gee:\n    command: [x]\n    command: [mcp-gee-sweet]\n")
     assert "'command' is given twice in one mapping (lines 3 and 4)" in \
         text_of(panel.status.value)
+
+
+def test_a_variable_holding_a_secret_variables_value_is_masked_too():
+    with pytest.raises(HangarConfigError) as caught:
+        read_hangar(BAD_TIMEOUT.replace("AWS_SECRET_ACCESS_KEY", "WAIT"), source="h.yaml",
+                    environ={"AWS_SECRET_ACCESS_KEY": SECRET, "WAIT": SECRET})
+    assert SECRET not in str(caught.value) and "••••••" in str(caught.value)

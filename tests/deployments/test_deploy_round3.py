@@ -284,3 +284,12 @@ def test_an_env_file_that_is_a_folder_says_so(tmp_path):
     code, _, err = run("validate", "--client-config", path)
     assert code == 2 and "conf.env is a folder, not a file" in err
     assert "no such file" not in err
+
+
+def test_a_variable_holding_a_secret_variables_value_is_masked(tmp_path):
+    path = write(tmp_path / ".mcp.json", json.dumps({"mcpServers": {"g": {
+        "command": "mcp-gee-sweet", "env": {"LOCAL_FILE_ACCESS": "roots",
+                                            "LOCAL_FILE_ROOTS": "/srv/${ALIAS}"}}}}))
+    found = load_deployment(path, environ={"GITHUB_TOKEN": TOKEN, "ALIAS": TOKEN})
+    assert found.secrets == frozenset({TOKEN})
+    assert TOKEN not in "\n".join(deployment_lines(found))
