@@ -397,35 +397,49 @@ def _defines_a_server(entry: LineDict) -> bool:
     return required is None or any(entry.get(key) for key in required)
 
 
-def _interpolate(value: Any, environ: Mapping[str, str], fail: Any, line: int,
-                 secrets: set[str], unset_hint: str = "",
-                 environ_secrets: frozenset[str] = frozenset()) -> Any:
-    """``${VAR}`` and ``${VAR:-default}`` in every string value, in place; the values of
-    secret variables used (and of variables holding one of ``environ_secrets``) are
-    added to ``secrets``."""
-    if isinstance(value, str):
-        def one(match: re.Match[str]) -> str:
-            found = environ.get(match.group(1))
-            if found is not None:
-                # Secret by the variable's name or value, or holding another secret
-                # variable's value (ALIAS=$AWS_SECRET_ACCESS_KEY).
-                if is_secret_setting(match.group(1), found) or found in environ_secrets:
-                    secrets.add(found)
-                return found
-            if match.group(2) is not None:
-                return match.group(2)
-            raise fail(line, f"${{{match.group(1)}}} is not set and has no default "
-                       f"(write ${{{match.group(1)}:-default}}){unset_hint}")
-        return _ENV_VAR.sub(one, value)
-    if isinstance(value, LineDict):
-        for key in list(value):
-            value[key] = _interpolate(value[key], environ, fail, value.line_of(key), secrets,
-                                      unset_hint, environ_secrets)
-    elif isinstance(value, LineList):
-        for index, item in enumerate(value):
-            value[index] = _interpolate(item, environ, fail, value.line_of(index), secrets,
-                                        unset_hint, environ_secrets)
-    return value
+@dataclass
+class _Filler:
+    """``${VAR}`` and ``${VAR:-default}`` in every string value, in place.
+
+    The values of secret variables used (by name or value, or holding one of
+    ``environ_secrets``: ``ALIAS=$AWS_SECRET_ACCESS_KEY``) are added to ``secrets``. A
+    container reached again through an alias is filled once: filling it again would
+    expand text a variable's value brought in, and walk it once per alias.
+    """
+
+    environ: Mapping[str, str]
+    fail: Any
+    secrets: set[str]
+    unset_hint: str = ""
+    environ_secrets: frozenset[str] = frozenset()
+    seen: set[int] = field(default_factory=set)
+
+    def fill(self, value: Any, line: int) -> Any:
+        if isinstance(value, str):
+            return _ENV_VAR.sub(lambda match: self.one(match, line), value)
+        if isinstance(value, (LineDict, LineList)):
+            if id(value) in self.seen:
+                return value
+            self.seen.add(id(value))
+        if isinstance(value, LineDict):
+            for key in list(value):
+                value[key] = self.fill(value[key], value.line_of(key))
+        elif isinstance(value, LineList):
+            for index, item in enumerate(value):
+                value[index] = self.fill(item, value.line_of(index))
+        return value
+
+    def one(self, match: re.Match[str], line: int) -> str:
+        name, default = match.group(1), match.group(2)
+        found = self.environ.get(name)
+        if found is not None:
+            if is_secret_setting(name, found) or found in self.environ_secrets:
+                self.secrets.add(found)
+            return found
+        if default is not None:
+            return default
+        raise self.fail(line, f"${{{name}}} is not set and has no default "
+                        f"(write ${{{name}:-default}}){self.unset_hint}")
 
 
 def _check_sections(reader: _Reader, document: LineDict) -> None:
@@ -478,11 +492,10 @@ def read_hangar(text: str, *, source: str = "<hangar config>",
         raise reader.fail(1, f"the configuration must be a mapping, not {_kind(document)}")
     if expand_environ:
         given = os.environ if environ is None else environ
-        _interpolate(document, given, reader.fail, 1, reader.secrets,
-                     environ_secrets=frozenset(v for k, v in given.items()
-                                               if v and is_secret_setting(k, v)))
+        _Filler(given, reader.fail, reader.secrets, environ_secrets=frozenset(
+            v for k, v in given.items() if v and is_secret_setting(k, v))).fill(document, 1)
     else:
-        _interpolate(document, {}, reader.fail, 1, reader.secrets, NOTHING_EXPANDED)
+        _Filler({}, reader.fail, reader.secrets, NOTHING_EXPANDED).fill(document, 1)
     note_secret_values(reader.secrets)
     for key, first, later in repeated:
         reader.warn(later, f"{key!r} is given twice in one mapping (lines {first} and "

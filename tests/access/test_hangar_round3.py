@@ -270,3 +270,12 @@ def test_a_variable_holding_a_secret_variables_value_is_masked_too():
         read_hangar(BAD_TIMEOUT.replace("AWS_SECRET_ACCESS_KEY", "WAIT"), source="h.yaml",
                     environ={"AWS_SECRET_ACCESS_KEY": SECRET, "WAIT": SECRET})
     assert SECRET not in str(caught.value) and "••••••" in str(caught.value)
+
+
+def test_a_value_reached_through_an_alias_is_filled_in_once():
+    text = ("mcp_servers:\n  gee:\n    command: [x]\n"
+            "    tools: {deny_list: &t ['${TOOL}'], approval_list: *t}\n")
+    # The variable's value looks like a variable: filled in once, it stays as it is.
+    config = read_hangar(text, environ={"TOOL": "${OTHER}", "OTHER": "expanded-twice"})
+    assert config.server_blocks["gee"].deny_list == ("${OTHER}",)
+    assert config.server_blocks["gee"].approval_list == ("${OTHER}",)
