@@ -147,17 +147,13 @@ BOMB_LINE = 7  # a5, the first anchor whose expansion passes the bound (211,111 
 
 
 def test_an_alias_bomb_is_refused_at_its_line_quickly(tmp_path):
-    import time
-
     text = alias_bomb()
     assert len(text) < 700
     path = tmp_path / "bomb.yaml"
     path.write_text(text)
     for argv in (("access", "--hangar", path, "--server", "g"),
                  ("validate", "--client-config", path)):
-        start = time.perf_counter()
-        code, out, err = run(*argv)
-        assert time.perf_counter() - start < 20  # minutes (or gigabytes) without the bound
+        code, out, err = run(*argv)  # (minutes, or gigabytes, without the bound)
         assert code == 2, (argv, out, err)
         assert f"{path}:{BOMB_LINE}: its aliases expand to more than" in err, err
 
