@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import re
+import shlex
 import sys
 from pathlib import Path
 
 import pytest
 
-from localfs_explorer.cli.main import build_parser
+from localfs_explorer.cli.main import build_parser, main
 from localfs_explorer.server import get_server, list_servers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -151,3 +153,40 @@ def test_the_server_contract_is_linked_not_repeated(page) -> None:
     assert "(../localfs_explorer/server.py)" in text
     # The numbered contract lives in server.py's docstring alone.
     assert "resolve(Setup)" not in text and "options_from_args" not in text
+
+
+def _tour() -> list[tuple[list[str], list[str], int]]:
+    """Each output the README's tour shows, with the command line it follows.
+
+    A fenced block with no language is an output; the command is the last
+    ``localfs-explorer`` line of the ``sh`` block before it, with ``$T`` filled in.
+    """
+    text = README.read_text(encoding="utf-8")
+    variables = dict(re.findall(r'^(\w+)="([^"]*)"$', text, flags=re.M))
+    shown = []
+    for command_block, output in re.findall(r"^```sh\n(.*?)^```\n\n^```\n(.*?)^```",
+                                            text, flags=re.M | re.S):
+        lines = command_block.replace("\\\n", " ").splitlines()
+        command = [line for line in lines if line.startswith("localfs-explorer ")][-1]
+        for name, value in variables.items():
+            command = command.replace(f"${name}", value)
+        argv = shlex.split(command, comments=True)[1:]
+        refused = any(line.startswith("REFUSED") for line in output.splitlines())
+        shown.append((argv, output.splitlines(), 1 if refused else 0))
+    return shown
+
+
+def test_the_tour_shows_what_the_commands_print() -> None:
+    """A line ending in '...' is the start of what the command prints."""
+    tour = _tour()
+    assert len(tour) >= 2  # the mcp-gee-sweet check and the filesystem server's
+    for argv, expected, status in tour:
+        out = io.StringIO()
+        assert main(argv, out=out, err=io.StringIO()) == status, argv
+        printed = out.getvalue().splitlines()
+        assert len(printed) == len(expected), (argv, printed)
+        for want, got in zip(expected, printed, strict=True):
+            if want.endswith(" ..."):
+                assert got.startswith(want[:-4]), (want, got)
+            else:
+                assert got == want
