@@ -190,3 +190,14 @@ def test_the_tour_shows_what_the_commands_print() -> None:
                 assert got.startswith(want[:-4]), (want, got)
             else:
                 assert got == want
+
+
+def test_the_command_line_page_names_the_commands_that_print_json() -> None:
+    action = next(a for a in build_parser()._actions if a.dest == "command")
+    takes_json = {name for name, sub in action.choices.items()
+                  if any("--json" in a.option_strings for a in sub._actions)}
+    page = " ".join((ROOT / "docs" / "cli.md").read_text(encoding="utf-8").split())
+    habit = re.search(r"\*\*JSON\.\*\* (.*?\.) ", page)
+    assert habit is not None
+    named = {span.split()[0] for span in re.findall(r"`([^`]+)`", habit.group(1))}
+    assert named - {"--json"} == takes_json
