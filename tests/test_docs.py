@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 SETUP_COMMANDS = ("python3 scripts/dashboard", "python3 scripts/test")
 
-#: Pages written on another line of work and merged separately: a link to one is checked
-#: once the page exists, and until then only this list excuses it.
+#: Pages linked before they exist: a link to one is checked as soon as the page is there,
+#: and until then only this list excuses it.
 PENDING = {ROOT / "docs" / "security-client-configs.md"}
 
 
