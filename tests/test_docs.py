@@ -17,11 +17,6 @@ ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 SETUP_COMMANDS = ("python3 scripts/dashboard", "python3 scripts/test")
 
-#: Pages linked before they exist: a link to one is checked as soon as the page is there,
-#: and until then only this list excuses it.
-PENDING = {ROOT / "docs" / "security-client-configs.md"}
-
-
 def _pages() -> list[Path]:
     pages = [README, ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").glob("*.md"))]
     pages += sorted((ROOT / "localfs_explorer" / "servers").glob("*/README.md"))
@@ -65,8 +60,6 @@ def broken_links(page: Path) -> list[str]:
             continue
         target, _, anchor = link.partition("#")
         path = (page.parent / target).resolve() if target else page
-        if path in PENDING and not path.exists():
-            continue
         if not path.exists():
             broken.append(f"{link}: no such file")
         elif anchor and (path.suffix != ".md" or anchor not in anchors(path)):
@@ -120,7 +113,7 @@ def test_slugs_follow_githubs_rule() -> None:
 def test_the_readme_links_every_page_of_docs() -> None:
     linked = {(README.parent / link.partition("#")[0]).resolve()
               for link in _links(README.read_text(encoding="utf-8"))}
-    pages = {p.resolve() for p in (ROOT / "docs").glob("*.md")} - PENDING
+    pages = {p.resolve() for p in (ROOT / "docs").glob("*.md")}
     assert sorted(str(p.relative_to(ROOT)) for p in pages - linked) == []
 
 
