@@ -177,7 +177,7 @@ class EntryTables:
       ``head`` (:attr:`paths`);
     - ``identity in deny_ids``: the inode is one of the deny-listed ones on the entry's
       device (:attr:`inodes`);
-    - ``_folded_in(resolved.casefold())``: casefold works character by character, so the
+    - the folded path in or under a folded deny dir: casefold works character by character, so the
       folded path is ``head.casefold() + name.casefold()``, which starts with a deny-dir
       prefix (ending in ``/``) exactly when the folded head does, and equals a folded
       deny dir exactly when the folded name is its last part under that head

@@ -185,11 +185,6 @@ def _in_deny_dir(c: CompiledPolicy, resolved: str) -> bool:
     return folded in c.deny_dir_folded or folded.startswith(c.deny_dir_prefixes)
 
 
-def _folded_in(folded: str, c: CompiledPolicy) -> bool:
-    """Whether a regular, case-folded path is a case-folded deny dir or under one."""
-    return folded in c.deny_dir_folded or folded.startswith(c.deny_dir_prefixes)
-
-
 def _fresh_deny_ids(c: CompiledPolicy) -> frozenset[tuple[int, int]]:
     """The deny-list entries' identities now: a single check stats them every time."""
     return c.fs.identities(c.deny_entries)

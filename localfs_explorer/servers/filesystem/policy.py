@@ -332,11 +332,6 @@ class FilesystemPolicy:
         d = resolve(directory)
         return self._within(path, ((d, d + "/", d == "/"),))
 
-    def within(self, path: str) -> bool:
-        """Whether ``path`` is inside an allowed directory, compared as text (the
-        server's ``isPathWithinAllowedDirectories``, no trimming)."""
-        return self._within(path)
-
     # -- validatePath
 
     def validate(self, requested: str) -> PathVerdict:
