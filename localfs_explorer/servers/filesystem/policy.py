@@ -49,11 +49,11 @@ __all__ = [
     "FilesystemConfig",
     "FilesystemPolicy",
     "FilesystemReason",
-    "PathVerdict",
+    "ValidatePathVerdict",
     "resolve_allowed_directories",
 ]
 
-#: Why ``validatePath`` allowed or refused a path (:attr:`PathVerdict.reason`).
+#: Why ``validatePath`` allowed or refused a path (:attr:`ValidatePathVerdict.reason`).
 FilesystemReason = Literal["inside", "outside", "symlink-outside", "windows-path",
                            "parent-missing", "ambiguous-unicode", "system-error",
                            "no-allowed-dirs"]
@@ -138,7 +138,7 @@ class AllowedDirectories:
 
 
 @dataclass(frozen=True)
-class PathVerdict:
+class ValidatePathVerdict:
     """``validatePath``'s answer for one path: allowed or the error it throws.
 
     ``message`` is the tool's error text exactly ("" when allowed); ``resolved`` the
@@ -162,7 +162,7 @@ class PathVerdict:
 
 
 class _Refused(LocalfsError):
-    """validatePath's refusal on its way out of the check (becomes a PathVerdict)."""
+    """validatePath's refusal on its way out of the check (becomes a ValidatePathVerdict)."""
 
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
@@ -334,7 +334,7 @@ class FilesystemPolicy:
 
     # -- validatePath
 
-    def validate(self, requested: str) -> PathVerdict:
+    def validate(self, requested: str) -> ValidatePathVerdict:
         """``validatePath(requested)``: the verdict, its exact message, the path acted on."""
         # The common case first: a plainly spelled absolute path (nothing for the text
         # rules to change, nothing to trim) inside an allowed directory, which the
@@ -349,12 +349,12 @@ class FilesystemPolicy:
             and self._inside_plain(requested)
             and self.fs.is_own_realpath(requested)
         ):
-            return PathVerdict(requested, True, "", requested, "inside")
+            return ValidatePathVerdict(requested, True, "", requested, "inside")
         try:
             resolved, by_trim = self._validate(requested)
         except _Refused as exc:
-            return PathVerdict(requested, False, exc.message, None, exc.reason)
-        return PathVerdict(requested, True, "", resolved, "inside", by_trim)
+            return ValidatePathVerdict(requested, False, exc.message, None, exc.reason)
+        return ValidatePathVerdict(requested, True, "", resolved, "inside", by_trim)
 
     def _outside(self, absolute: str) -> _Refused:
         if self.version == V_2 and not self.directories:
@@ -526,7 +526,7 @@ class FilesystemBatch:
         self._parents[parent] = state
         return state
 
-    def validate(self, requested: str) -> PathVerdict:
+    def validate(self, requested: str) -> ValidatePathVerdict:
         """The same verdict as :meth:`FilesystemPolicy.validate`, faster in bulk."""
         # Only a plainly spelled absolute path inside, with nothing to trim, takes the
         # short way; every other one is the single check's.
@@ -547,7 +547,7 @@ class FilesystemBatch:
         name = requested[cut + 1:]
         if state is None or name not in state[1] or name in state[2] or not state[3]:
             return policy.validate(requested)
-        return PathVerdict(requested, True, "", f"{state[0]}/{name}", "inside")
+        return ValidatePathVerdict(requested, True, "", f"{state[0]}/{name}", "inside")
 
-    def check(self, path: str, op: str = "read") -> PathVerdict:
+    def check(self, path: str, op: str = "read") -> ValidatePathVerdict:
         return self.validate(path)

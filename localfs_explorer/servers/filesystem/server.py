@@ -23,7 +23,7 @@ from ...server import (
     Setup,
     TraceLine,
 )
-from .policy import REASONS, VERSIONS, FilesystemConfig, FilesystemPolicy, PathVerdict
+from .policy import REASONS, VERSIONS, FilesystemConfig, FilesystemPolicy, ValidatePathVerdict
 
 if TYPE_CHECKING:
     from ...catalog.model import Catalog, Registration
@@ -44,7 +44,7 @@ class FilesystemOptions(ServerOptions):
     home: str | None = None
 
 
-def _verdict(v: PathVerdict, op: Op, directories: tuple[str, ...]) -> BasicVerdict:
+def _verdict(v: ValidatePathVerdict, op: Op, directories: tuple[str, ...]) -> BasicVerdict:
     if v.allowed:
         hint = ("only the trimmed spelling of this path is inside an allowed directory; "
                 "the tool acts on the path as given, beside it") if v.by_trim else ""

@@ -21,7 +21,7 @@ from importlib import resources
 from typing import Any
 
 from .nodepath import join
-from .policy import V_OLD, FilesystemPolicy, PathVerdict
+from .policy import V_OLD, FilesystemPolicy, ValidatePathVerdict
 
 __all__ = ["CallCheckRecord", "CallPrediction", "FsTool", "load_tools", "predict_call"]
 
@@ -78,7 +78,7 @@ class CallCheckRecord:
 
     argument: str
     op: str
-    verdict: PathVerdict
+    verdict: ValidatePathVerdict
     kind: str = "path"
     step: str | None = None
 
@@ -96,9 +96,9 @@ class CallPrediction:
     refused: bool
     message: str
     targets: tuple[str, ...] = ()
-    verdicts: tuple[PathVerdict, ...] = ()
+    verdicts: tuple[ValidatePathVerdict, ...] = ()
     item_errors: tuple[str, ...] = ()
-    skipped: tuple[PathVerdict, ...] = field(default=())
+    skipped: tuple[ValidatePathVerdict, ...] = field(default=())
     checks: tuple[CallCheckRecord, ...] = field(default=(), compare=False)
     error: str | None = None
     stopped: bool = False
@@ -252,7 +252,7 @@ def _search(policy: FilesystemPolicy, first: list[CallCheckRecord],
     listing order; a refused one is skipped silently, and a directory is entered only
     when its check passes."""
     checks = list(first)
-    skipped: list[PathVerdict] = []
+    skipped: list[ValidatePathVerdict] = []
     start = first[0].verdict.resolved or ""
     walk = _DepthFirst(policy, start, start)
     stopped = False
