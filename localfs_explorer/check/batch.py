@@ -69,9 +69,9 @@ class BatchChecker:
     def __init__(self, policy: PolicyLike) -> None:
         self.policy = policy
         self._parents: dict[str, str] = {}
-        # Stat the deny-list once for this batch, as the server snapshots it, so a walk
-        # sees entries created since the policy was resolved (a token written after
-        # authorising, for instance) but not those created during the walk.
+        # mirrors mcp-gee-sweet 0.9.5 local_files.many_checks: the deny-list is statted once per
+        # block, so a walk sees entries created since the policy was resolved (a token written after
+        # authorising) but not hardlinks to those made mid-walk
         compiled = policy.compiled
         self._c = compiled.with_deny_ids(_fresh_deny_ids(compiled))
         self._lstat = compiled.fs.lstat
@@ -108,6 +108,8 @@ class BatchChecker:
         # The walk's hot path, written out: lstat the entry, resolve its parent once.
         cut = path.rfind("/") + 1
         name = path[cut:]
+        # mirrors mcp-gee-sweet 0.9.5 local_files._realpath: "", "." and ".." (and a symlink, below)
+        # resolve whole; only a plain last name joins its parent's realpath
         if name == "" or name == "." or name == "..":
             return _single._check(c, path, op, over_http, True)
         st: StatLike | None
