@@ -141,7 +141,9 @@ def predict_call(policy: FilesystemPolicy, tool: str, arguments: dict[str, Any],
     if problem is not None:
         return CallPrediction(tool, True, problem, error=problem)
     if tool == "read_multiple_files":
-        # Each path on its own: a refusal is that file's error line in the result.
+        # mirrors server-filesystem 2026.8.31 index.js (startup): read_multiple_files validates each
+        # path on its own and turns a refusal into that file's "Error - " line, so one bad path
+        # doesn't fail the call
         checks = tuple(CallCheckRecord(f"paths[{i}]", "read", policy.validate(p),
                                        step="item_error")
                        for i, p in enumerate(arguments["paths"]))
@@ -160,8 +162,8 @@ def predict_call(policy: FilesystemPolicy, tool: str, arguments: dict[str, Any],
     verdicts = tuple(c.verdict for c in done)
     targets = tuple(v.resolved for v in verdicts if v.resolved)
     if tool == "move_file" and policy.version != V_OLD:
-        # 2026.8.31 and later lstat the checked destination and refuse anything there (a
-        # file, a directory, a symlink), rather than let the rename replace it.
+        # mirrors server-filesystem 2026.8.31 lib.js moveFile: lstat of the checked destination
+        # refuses anything there (file, directory, symlink) rather than let the rename replace it
         dest = verdicts[1].resolved or ""
         try:
             policy.fs.lstat(dest)
@@ -225,6 +227,8 @@ def _tree(policy: FilesystemPolicy, start: str, first: list[CallCheckRecord],
     """directory_tree: each directory entered is checked again, spelled as the request
     spelled the start plus the names below it, depth first in listing order (the
     server's recursion); the first refusal is the call's error."""
+    # mirrors server-filesystem 2026.8.31 index.js (startup): directory_tree's buildTree calls
+    # validatePath on every directory it enters, and nothing catches its refusal
     checks = list(first)
     walk = _DepthFirst(policy, start, first[0].verdict.resolved or "")
     stopped = False
@@ -251,6 +255,8 @@ def _search(policy: FilesystemPolicy, first: list[CallCheckRecord],
     """search_files: every entry below the (resolved) start is checked, depth first in
     listing order; a refused one is skipped silently, and a directory is entered only
     when its check passes."""
+    # mirrors server-filesystem 2026.8.31 lib.js searchFilesWithValidation: each entry's
+    # validatePath error is caught and the entry skipped, so a refusal never reaches the caller
     checks = list(first)
     skipped: list[ValidatePathVerdict] = []
     start = first[0].verdict.resolved or ""
