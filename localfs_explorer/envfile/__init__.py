@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..optional import lazy_names as _lazy_names
 from .load import EnvFileError, ServerEnv, load_env, parse_env_text, read_env_text, resolve_env
 
 if TYPE_CHECKING:
@@ -20,9 +21,9 @@ if TYPE_CHECKING:
 #: The names loaded on first use, and the module each comes from.
 _LAZY = {
     **dict.fromkeys(("EditResult", "ExportError", "KeyChange", "edit_env_text", "plan_edit"),
-                    "edit"),
+                    f"{__name__}.edit"),
     **dict.fromkeys(("ExportPlan", "WriteResult", "export_env", "run_export_env",
-                     "template_text"), "export"),
+                     "template_text"), f"{__name__}.export"),
 }
 
 __all__ = [
@@ -45,15 +46,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_names(globals(), _LAZY)
 
 
 def __dir__() -> list[str]:
