@@ -57,10 +57,9 @@ class BatchChecker:
     The deny-list is statted once when the batch starts. Each absolute path whose last
     component is not a symlink (asked with ``lstat`` of the path as spelled) resolves as
     its parent's realpath, cached by the parent's spelling as ``os.path.split`` gives it,
-    joined to the last component. The parent is never normalised lexically: collapsing
-    ``<symlink>/..`` before the symlink is resolved would check one directory and let
-    the walk write into another. Relative paths, NUL bytes and a last component of
-    ``.``, ``..`` or a symlink resolve whole, as a single check does.
+    joined to the last component, never normalised lexically. Relative paths, NUL bytes
+    and a last component of ``.``, ``..`` or a symlink resolve whole, as a single check
+    does.
 
     Where this differs from the single check (a symlink loop followed by ``//``, for
     one), the Decision's trace says so.
@@ -120,6 +119,9 @@ class BatchChecker:
         else:
             if st.st_mode & 0o170000 == 0o120000:  # a symlink: resolve it fully
                 return _single._verdict(c, path, op, over_http, c.fs.realpath(path), _UNKNOWN, True)
+        # mirrors mcp-gee-sweet 0.9.5 local_files._realpath: the parent is cached by its raw
+        # spelling, never collapsed lexically, since <symlink>/.. is the parent of the link's target
+        # and collapsing it would check one directory and write into another (PR #1039 QA round 2)
         spelled = path[:cut]
         known = self._heads.get(spelled)
         if known is None:

@@ -2,12 +2,9 @@
 
 The tools, their annotation hints and their path arguments are data
 (``data/tools.json``). :func:`predict_call` answers a whole tool call the way the server
-would: a single-path tool fails with its path's refusal; ``move_file`` checks the source
-and then the destination, and refuses a destination that exists (2026.8.31 and later);
-``read_multiple_files`` turns each refused path into that file's ``Error - `` line
-inside a successful result; ``directory_tree`` checks every directory it enters, and
-one refusal fails the whole call; ``search_files`` skips, without a word, every entry
-below its start that fails the check.
+would: a single-path tool fails with its path's refusal, and the tools with a rule of
+their own (``read_multiple_files``, ``move_file``, ``directory_tree``, ``search_files``)
+say which, and why, where the rule is written.
 """
 
 from __future__ import annotations
