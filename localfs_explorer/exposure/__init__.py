@@ -68,7 +68,7 @@ from .records import (
     WalkProgress,
     severity_at_least,
 )
-from .walker import _Walker, walk_exposure
+from .walker import _InventoryWalker, walk_exposure
 
 __all__ = [
     "FINDING_COLUMNS",
@@ -98,7 +98,7 @@ def default_scope(policy: Policy) -> list[str]:
                             max_entries=1, max_depth=0, progress=None, cancel=None,
                             keep_paths=False, server_dirs=())
         return [path for path, _configured in walk.starts(None)]
-    walker = _Walker(policy, sizes=False, max_entries=1, max_depth=0, over_http=None,
+    walker = _InventoryWalker(policy, sizes=False, max_entries=1, max_depth=0, over_http=None,
                      progress=None, cancel=None, keep_paths=False, server_dirs=())
     return [s.path for s in walker.starts(None)]
 
