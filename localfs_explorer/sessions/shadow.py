@@ -123,6 +123,7 @@ class _Served:
         self.name = name
         self.problem = ""
         self.policy: Any = None
+        self.tools: frozenset[str] = frozenset()
         try:
             dep = load_deployment(shadow.config.path, name, shadow.config.format,
                                   text=shadow.config.text)
@@ -140,6 +141,7 @@ class _Served:
         self.server = server_of(self.policy)
         self.catalog = resolved.catalog
         self.registration = resolved.registration
+        self.tools = frozenset(self.catalog.names())
 
 
 class Shadow:
@@ -209,6 +211,18 @@ class Shadow:
             return row
         if TRUNCATED.search(_flat(rec.arguments)):
             row.why = "the call's arguments were cut by the log viewer"
+            return row
+        if rec.tool not in entry.tools:
+            # The modelled servers' catalogs list every tool they have: a call to another
+            # name gets the server's "no such tool" error (the probe, which takes
+            # catalogs that may be partial, would assume it registered).
+            row.predicted = "absent: not one of the server's tools"
+            found = agreement("absent", "", is_error=rec.is_error, text=rec.text) \
+                if rec.answered else None
+            if found is None:
+                row.why = "the log holds no answer to this call"
+            else:
+                row.agree, row.kind, row.why = found.agree, found.kind, found.why
             return row
         from ..probe import probe_call
 

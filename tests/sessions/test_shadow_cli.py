@@ -246,3 +246,16 @@ def test_secret_values_of_the_entry_are_never_printed(tree: Path) -> None:
     code, out, err = run_cli("shadow", log, "--client-config", config)
     assert code == 1
     assert token not in out + err
+
+
+def test_a_tool_the_server_doesnt_have(tree: Path) -> None:
+    config = _config(tree, f"{tree}/data")
+    log = _transcript(tree, [
+        ("no_such_tool", {}, True, "MCP error -32602: Tool no_such_tool not found"),
+        ("no_such_tool", {}, False, "done"),
+    ])
+    code, rows, _ = _rows(log, "--client-config", config)
+    assert code == 1
+    assert [(r["agree"], r.get("kind")) for r in rows[:-1]] == [(True, None),
+                                                                (False, "answered_error")]
+    assert rows[0]["predicted"] == "absent: not one of the server's tools"
