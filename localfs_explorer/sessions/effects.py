@@ -49,6 +49,9 @@ class SessionFS(HostFS):
     def __init__(self) -> None:
         self.made: dict[str, _Made] = {}
         self.removed: set[str] = set()
+        #: Counts the changes the session made: an answer worked out before the last
+        #: change may no longer hold.
+        self.generation = 0
 
     @property
     def changed(self) -> bool:
@@ -58,18 +61,29 @@ class SessionFS(HostFS):
 
     def create(self, path: str, *, is_dir: bool = False) -> None:
         p = posixpath.normpath(path)
-        self.removed.discard(p)
-        if not os.path.lexists(p) or p in self.made:
+        if p in self.removed:
+            self.removed.discard(p)
+            self.generation += 1
+        made = self.made.get(p)
+        if made is None and not os.path.lexists(p):
             self.made[p] = _Made(is_dir, len(self.made) + 1)
+            self.generation += 1
+        elif made is not None and is_dir and not _stat.S_ISDIR(made.st_mode):
+            self.made[p] = _Made(True, made.st_ino)
+            self.generation += 1
         parent = posixpath.dirname(p)
         # A path created inside another made one makes that one a directory.
         if parent in self.made and not _stat.S_ISDIR(self.made[parent].st_mode):
             self.made[parent] = _Made(True, self.made[parent].st_ino)
+            self.generation += 1
 
     def remove(self, path: str) -> None:
         p = posixpath.normpath(path)
+        if p in self.removed and p not in self.made:
+            return
         self.made.pop(p, None)
         self.removed.add(p)
+        self.generation += 1
 
     def _gone(self, path: str) -> bool:
         if not self.removed:

@@ -11,6 +11,7 @@ policy of the calls after it. Each call gives one :class:`ShadowRow`.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -28,6 +29,8 @@ __all__ = ["Shadow", "ShadowRow", "ShadowSummary", "entry_word"]
 
 #: Characters Claude Code replaces with ``_`` when it names an entry's tools.
 _NOT_A_NAME_CHAR = re.compile(r"[^A-Za-z0-9_-]")
+#: The most verdicts an entry remembers for calls made again.
+_REMEMBERED = 4096
 #: The most of a recorded text a row shows (a refusal is short; a file read is not one).
 _SHOWN = 400
 
@@ -124,6 +127,8 @@ class _Served:
         self.problem = ""
         self.policy: Any = None
         self.tools: frozenset[str] = frozenset()
+        self.remembered: dict[tuple[str, str], Any] = {}
+        self._generation = 0
         try:
             dep = load_deployment(shadow.config.path, name, shadow.config.format,
                                   text=shadow.config.text)
@@ -142,6 +147,26 @@ class _Served:
         self.catalog = resolved.catalog
         self.registration = resolved.registration
         self.tools = frozenset(self.catalog.names())
+
+    def predict(self, tool: str, arguments: dict[str, Any], flat: str, generation: int
+                ) -> Any:
+        """The probe's verdict on the call. A session repeats calls (the same file read
+        again): the verdict is remembered until the session changes the host
+        (``generation``) or the policy (``remembered`` cleared)."""
+        key = (tool, flat)
+        if generation != self._generation:
+            self.remembered.clear()
+            self._generation = generation
+        found = self.remembered.get(key)
+        if found is None:
+            from ..probe import probe_call
+
+            found = probe_call(self.policy, tool, arguments, catalog=self.catalog,
+                               registration=self.registration, discover=False)
+            if len(self.remembered) >= _REMEMBERED:
+                self.remembered.clear()
+            self.remembered[key] = found
+        return found
 
 
 class Shadow:
@@ -209,7 +234,8 @@ class Shadow:
         if rec.arguments is None:
             row.why = "the log doesn't hold the call's arguments whole"
             return row
-        if TRUNCATED.search(_flat(rec.arguments)):
+        flat = _flat(rec.arguments)
+        if TRUNCATED.search(flat):
             row.why = "the call's arguments were cut by the log viewer"
             return row
         if rec.tool not in entry.tools:
@@ -224,11 +250,7 @@ class Shadow:
             else:
                 row.agree, row.kind, row.why = found.agree, found.kind, found.why
             return row
-        from ..probe import probe_call
-
-        verdict = probe_call(entry.policy, rec.tool, rec.arguments,
-                             catalog=entry.catalog, registration=entry.registration,
-                             discover=False)
+        verdict = entry.predict(rec.tool, rec.arguments, flat, fs.generation)
         row.paths = [p.path for p in verdict.paths if p.kind != "entry"] or row.paths
         row.predicted = verdict.outcome + (f": {verdict.message}" if verdict.message else "")
         row.notes.extend(verdict.notes)
@@ -251,6 +273,7 @@ class Shadow:
             if changed is not None:
                 entry.policy = changed
                 entry.registration = entry.server.register_tools(changed, entry.catalog)
+                entry.remembered.clear()
         return row
 
     def _why(self, why: str, kind: str, rec: RecordedCall, verdict: Any, entry: _Served,
@@ -302,6 +325,5 @@ def _paths_of(arguments: dict[str, Any] | None) -> list[str]:
 
 
 def _flat(arguments: dict[str, Any]) -> str:
-    import json
-
-    return json.dumps(arguments, ensure_ascii=False)
+    """The arguments as one string: a key for calls made again, and where a cut shows."""
+    return json.dumps(arguments, ensure_ascii=False, sort_keys=True)

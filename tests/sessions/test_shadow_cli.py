@@ -259,3 +259,19 @@ def test_a_tool_the_server_doesnt_have(tree: Path) -> None:
     assert [(r["agree"], r.get("kind")) for r in rows[:-1]] == [(True, None),
                                                                 (False, "answered_error")]
     assert rows[0]["predicted"] == "absent: not one of the server's tools"
+
+
+def test_a_call_made_again_after_the_session_changed_the_host_is_predicted_afresh(
+        tree: Path) -> None:
+    data = f"{tree}/data"
+    config = _config(tree, data, version="2026.7.10")
+    write = ("write_file", {"path": f"{data}/made/x.txt", "content": "x"})
+    log = _transcript(tree, [
+        (*write, True, f"Parent directory does not exist: {data}/made"),
+        (*write, True, f"Parent directory does not exist: {data}/made"),
+        ("create_directory", {"path": f"{data}/made"}, False, "Successfully created"),
+        (*write, False, "Successfully wrote"),
+    ])
+    code, rows, _ = _rows(log, "--client-config", config)
+    assert [r["agree"] for r in rows[:-1]] == [True, True, True, True]
+    assert code == 0
