@@ -20,6 +20,7 @@ from typing import Any
 
 from ..deployments import DeploymentError, choose_entry, load_deployment, read_client_config
 from ..errors import LocalfsError
+from ..secrets import secret_values
 from ..server import ServerError, server_of
 from .compare import agreement
 from .effects import SessionFS, apply_call
@@ -132,6 +133,7 @@ class _Served:
         try:
             dep = load_deployment(shadow.config.path, name, shadow.config.format,
                                   text=shadow.config.text)
+            shadow.secrets |= secret_values(dep.env)
             from ..config import resolve_config
 
             resolved = resolve_config(dep.server_config(), fs=fs)
@@ -172,8 +174,11 @@ class _Served:
 class Shadow:
     """Recorded sessions against one client config (``entry``: only that entry's calls)."""
 
-    def __init__(self, client_config: str, entry: str | None = None) -> None:
-        self.config = read_client_config(client_config)
+    def __init__(self, client_config: str, entry: str | None = None, *,
+                 text: str | None = None) -> None:
+        # ``text``: the config's contents when they came from elsewhere (an upload);
+        # ``client_config`` then only names it (its name still tells the client).
+        self.config = read_client_config(client_config, text=text)
         names = [e.name for e in self.config.entries]
         if entry is not None and entry not in names:
             shown = ", ".join(repr(n) for n in names[:12]) or "none"
@@ -191,6 +196,9 @@ class Shadow:
             except DeploymentError:
                 self.default_entry = None
         self.summary = ShadowSummary()
+        #: The values of secret settings of the entries read so far (to mask in output
+        #: that doesn't pass through the command line's scrubbing, the dashboard's).
+        self.secrets: set[str] = set()
 
     def run(self, logs: Iterable[str], *, format: str | None = None,
             progress: Progress | None = None) -> Iterator[ShadowRow]:
