@@ -82,7 +82,7 @@ def test_shadow_mode_fills_the_grid_disagreements_first(setup, tmp_path: Path) -
 
 
 def test_shadow_mode_errors_are_shown_in_the_page(setup) -> None:
-    root, log, config = setup
+    root, _log, config = setup
     app = Explorer(cwd=str(root), debounce=0)
     session = app.show("session")
     session.mode.value = "shadow"
