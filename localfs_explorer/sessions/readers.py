@@ -82,11 +82,26 @@ class RecordedCall:
     arguments: dict[str, Any] | None
     answered: bool = False
     is_error: bool = False
-    text: str = ""
     #: The log file and line of the call (1-based; an Inspector export counts elements).
     source: str = ""
     line: int = 0
     notes: list[str] = field(default_factory=list)
+    _text: str = ""
+    #: Reads the answer's text when first asked (a success's text is rarely needed, and
+    #: a transcript's largest lines are successes' texts).
+    _later: Callable[[], str] | None = None
+
+    @property
+    def text(self) -> str:
+        """The answer's text (its first :data:`MAX_TEXT` characters)."""
+        if self._later is not None:
+            text, self._later = self._later(), None
+            self._text = text[:MAX_TEXT] if len(text) > MAX_TEXT else text
+        return self._text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._text, self._later = (value[:MAX_TEXT] if len(value) > MAX_TEXT else value), None
 
     @property
     def truncated(self) -> bool:
@@ -175,13 +190,18 @@ class _Pairing:
             oldest = next(iter(self.pending))
             yield self.pending.pop(oldest)
 
-    def answer(self, key: str, is_error: bool, text: str) -> RecordedCall | None:
+    def answer(self, key: str, is_error: bool, text: str | Callable[[], str]
+               ) -> RecordedCall | None:
+        """The waiting call ``key`` with its answer (``text`` may be read later)."""
         rec = self.pending.pop(key, None)
         if rec is None:
             return None
         rec.answered = True
         rec.is_error = is_error
-        rec.text = text[:MAX_TEXT] if len(text) > MAX_TEXT else text
+        if callable(text):
+            rec._later = text
+        else:
+            rec.text = text
         return rec
 
     def rest(self) -> Iterator[RecordedCall]:
@@ -222,6 +242,10 @@ def _text_of(content: Any) -> str:
 
 _MCP_PREFIX = "mcp__"
 _TOOL_ID = re.compile(r'"tool_use_id"\s*:\s*"([^"\\]+)"')
+# The same two questions asked of a line's bytes, before (or instead of) parsing it. A
+# key inside a string value is escaped (\"is_error\"), so only a real key matches.
+_TOOL_ID_BYTES = re.compile(rb'"tool_use_id"\s*:\s*"([^"\\]+)"')
+_IS_ERROR_TRUE = re.compile(rb'"is_error"\s*:\s*true')
 _IS_ERROR = re.compile(r'"is_error"\s*:\s*(true|false)')
 _USE_ID = re.compile(r'"id"\s*:\s*"([^"\\]+)"')
 _USE_NAME = re.compile(r'"name"\s*:\s*"([^"\\]+)"')
@@ -248,6 +272,20 @@ def _claude_code(path: str, progress: Progress | None, pairing: _Pairing
         results = b'"tool_result"' in raw
         if not uses and not results:
             continue
+        if results and not uses and _TRUNCATED_BYTES not in raw:
+            # An answer: the id first. Answers to the client's own tools (most of a
+            # transcript's bulk) aren't parsed; an MCP call's success is parsed only when
+            # its text is asked for.
+            ids = _TOOL_ID_BYTES.findall(raw)
+            if len(ids) == 1:
+                key = ids[0].decode("utf-8", errors="replace")
+                if key not in pairing.pending:
+                    continue
+                if _IS_ERROR_TRUE.search(raw) is None:
+                    found = pairing.answer(key, False, _later_text(raw, key))
+                    if found is not None:
+                        yield found
+                    continue
         line = raw.decode("utf-8", errors="replace")
         try:
             obj = json.loads(line)
@@ -283,6 +321,24 @@ def _claude_code(path: str, progress: Progress | None, pairing: _Pairing
                                        _text_of(block.get("content")))
                 if found is not None:
                     yield found
+
+
+def _later_text(raw: bytes, key: str) -> Callable[[], str]:
+    """Reads the text of the answer ``key`` from its transcript line when called."""
+
+    def read() -> str:
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            return ""
+        message = obj.get("message") if isinstance(obj, dict) else None
+        blocks = message.get("content") if isinstance(message, dict) else None
+        for block in blocks if isinstance(blocks, list) else ():
+            if isinstance(block, dict) and block.get("tool_use_id") == key:
+                return _text_of(block.get("content"))
+        return ""
+
+    return read
 
 
 def _claude_code_cut(path: str, number: int, line: str, pairing: _Pairing

@@ -268,8 +268,10 @@ class Shadow:
         if verdict.malformed:
             row.why = "the call can't be read as a tool call"
             return row
+        # A success's text is read only where the comparison needs it (per-item errors).
+        needs_text = rec.is_error or verdict.outcome == "partial"
         found = agreement(verdict.outcome, verdict.message, is_error=rec.is_error,
-                          text=rec.text)
+                          text=rec.text if needs_text else "")
         row.agree, row.kind = found.agree, found.kind
         if not found.agree:
             row.why = self._why(found.why, found.kind, rec, verdict, entry, row)

@@ -238,3 +238,20 @@ def test_answer_text_is_bounded(tmp_path: Path) -> None:
         _result("t1", "x" * (readers_module.MAX_TEXT * 3))])
     (call,) = read_log(str(log))
     assert len(call.text) == readers_module.MAX_TEXT
+
+
+def test_answers_are_found_without_parsing_and_read_when_asked(tmp_path: Path) -> None:
+    long = "y" * 50_000
+    log = _jsonl(tmp_path / "s.jsonl", [
+        _use("t1", "mcp__fs__read_text_file", {"path": "/p"}),
+        _use("t2", "Read", {"file_path": "/p"}),
+        _result("t2", long),  # the client's own tool: passed over
+        # A success whose text mentions the keys, as a string value holds them (escaped).
+        _result("t1", 'a "tool_use_id": "t9", "is_error": true in the text'),
+        _use("t3", "mcp__fs__read_text_file", {"path": "/q"}),
+        _result("t3", "Access denied", is_error=True),
+    ])
+    first, second = read_log(str(log))
+    assert (first.id, first.is_error) == ("t1", False)
+    assert first.text == 'a "tool_use_id": "t9", "is_error": true in the text'
+    assert (second.id, second.is_error, second.text) == ("t3", True, "Access denied")
