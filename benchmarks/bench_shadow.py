@@ -1,14 +1,16 @@
 """How fast does ``shadow`` read a recorded session, against just reading the file?
 
-    python benchmarks/bench_shadow.py [--mb 100] [--rounds 3] [--seed S]
+    python benchmarks/bench_shadow.py [--mb 100] [--rounds 3] [--seed S] [--own-tools 0.4]
 
 Writes a Claude Code transcript of about ``--mb`` megabytes into a temporary folder:
 conversation turns (the person's messages, the model's text) between tool calls to a
 filesystem server entry, each call with its answer: file contents read, listings,
-refusals of paths outside the allowed directory, per-file errors, writes. Each line
-carries the fields a Claude Code transcript line has (ids, working directory, session,
-version, branch, timestamp; token usage on the model's lines; the tool's result kept a
-second time beside a result message), about 6.5 KB of log per call on average. Then it times,
+refusals of paths outside the allowed directory, per-file errors, writes; and, between
+them in four turns of ten (``--own-tools``), a read by the client's own Read tool
+(which shadow passes over). Each line carries the fields a Claude Code transcript line
+has (ids, working directory, session, version, branch, timestamp; token usage on the
+model's lines; the tool's result kept a second time beside a result message): about
+13 KB of log per server call on average (6.5 KB with ``--own-tools 0``). Then it times,
 side by side in one run and taking turns going first each round:
 
 - ``lines``: the file read line by line, nothing else (the floor any reader pays);
@@ -45,7 +47,8 @@ def _sentence(rng: random.Random, n: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(n)) + "."
 
 
-def build(base: Path, megabytes: int, seed: int) -> tuple[Path, Path, int]:
+def build(base: Path, megabytes: int, seed: int, own_tools: float = 0.4
+          ) -> tuple[Path, Path, int]:
     """The tree, its client config and a transcript of about ``megabytes`` MB."""
     rng = random.Random(seed)
     data, outside = base / "data", base / "outside"
@@ -118,6 +121,20 @@ def build(base: Path, megabytes: int, seed: int) -> tuple[Path, Path, int]:
                      "input": call[1]}],
                 "stop_reason": "tool_use", "stop_sequence": None, "usage": usage},
                 requestId=f"req_{calls:08d}"))
+            if rng.random() < own_tools:
+                # The client's own tools take turns with the server's: a file read whose
+                # result shadow passes over.
+                own = f"toolu_own_{calls:08d}"
+                out.write(line("assistant", {
+                    "id": f"msg_own_{calls:08d}", "type": "message", "role": "assistant",
+                    "model": "claude-model", "content": [{
+                        "type": "tool_use", "id": own, "name": "Read",
+                        "input": {"file_path": rng.choice(files)}}],
+                    "stop_reason": "tool_use", "stop_sequence": None, "usage": usage}))
+                text = _sentence(rng, rng.randint(300, 2000))
+                out.write(line("user", {"role": "user", "content": [{
+                    "type": "tool_result", "tool_use_id": own, "content": text}]},
+                    toolUseResult={"type": "text", "file": {"content": text}}))
             content = [{"type": "text", "text": answer}]
             block: dict = {"type": "tool_result", "tool_use_id": ident, "content": content}
             if error:
@@ -161,10 +178,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mb", type=int, default=100, help="transcript size (default 100)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=40)
+    parser.add_argument("--own-tools", type=float, default=0.4,
+                        help="share of turns with a read by the client's own tool "
+                        "(default 0.4; 0: every line is the server's or conversation)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-shadow-") as scratch:
         base = Path(os.path.realpath(scratch))
-        config, log, calls = build(base, args.mb, args.seed)
+        config, log, calls = build(base, args.mb, args.seed, args.own_tools)
         size = log.stat().st_size
         print(f"transcript: {size / 1e6:.1f} MB, {calls:,} calls")
         cases: dict[str, Callable[[Path, Path], int]] = {

@@ -275,3 +275,42 @@ def test_a_call_made_again_after_the_session_changed_the_host_is_predicted_afres
     code, rows, _ = _rows(log, "--client-config", config)
     assert [r["agree"] for r in rows[:-1]] == [True, True, True, True]
     assert code == 0
+
+
+class _Terminal:
+    """A stderr that says it is a terminal, keeping what is written."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_is_shown_on_a_terminal_and_cleared(tree: Path) -> None:
+    import io
+
+    from localfs_explorer.cli.main import main
+
+    data = f"{tree}/data"
+    config = _config(tree, data)
+    log = _transcript(tree, [("read_text_file", {"path": f"{data}/a.txt"}, False, "alpha")])
+    terminal = _Terminal()
+    code = main(["shadow", str(log), "--client-config", str(config)], out=io.StringIO(),
+                err=terminal)  # type: ignore[arg-type]
+    assert code == 0
+    shown = "".join(terminal.parts)
+    size = log.stat().st_size / 1e6
+    assert f"read {size:.1f} of {size:.1f} MB" in shown
+    assert shown.rstrip(" ").endswith("\r")  # the line is blanked at the end
+    plain = io.StringIO()
+    assert main(["shadow", str(log), "--client-config", str(config)], out=io.StringIO(),
+                err=plain) == 0
+    assert plain.getvalue() == ""  # not a terminal: no progress
