@@ -304,12 +304,46 @@ class Shadow:
                 how = f"{step.step}: {step.outcome}" if step is not None else target.reason
                 parts.append(f"the explorer allows {target.path} for {target.op} ({how})")
         if rec.is_error:
+            for relative, base in _resolved_against(rec.arguments or {}, rec.text):
+                ours = _base_of(relative, verdict.paths)
+                if ours is not None and base != ours:
+                    parts.append(f"the server resolved {relative!r} against {base}, the "
+                                 f"explorer against {ours}")
             lists = entry.server.refusal_directories(entry.policy, rec.text)
             if lists is not None and tuple(lists[0]) != tuple(lists[1]):
                 row.enforced, row.configured = list(lists[0]), list(lists[1])
                 parts.append(f"the server enforced [{', '.join(lists[0])}], the config "
                              f"has [{', '.join(lists[1])}] (a stale or replaced list)")
         return "; ".join(parts)
+
+
+def _resolved_against(arguments: dict[str, Any], text: str) -> list[tuple[str, str]]:
+    """``(relative path, directory)`` for each relative path argument that ``text`` names
+    resolved: the directory the server resolved it against (its startup directory)."""
+    found = []
+    for value in arguments.values():
+        if not isinstance(value, str) or not value or value.startswith(("/", "~", "\\")) \
+                or _DRIVE.match(value) or "\n" in value:
+            continue
+        rel = value.removeprefix("./")
+        m = re.search(r"((?:[A-Za-z]:)?[/\\][^\s:]*?)[/\\]" + re.escape(rel) + r"(?![^\s:,])",
+                      text)
+        if m:
+            found.append((value, m.group(1)))
+    return found
+
+
+_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+
+
+def _base_of(relative: str, paths: Iterable[Any]) -> str | None:
+    """The directory the explorer resolved ``relative`` against (from its verdict)."""
+    rel = relative.removeprefix("./")
+    for p in paths:
+        resolved = p.resolved or ""
+        if p.path == relative and resolved.endswith("/" + rel):
+            return resolved[:-len(rel) - 1] or "/"
+    return None
 
 
 def _recorded(rec: RecordedCall) -> str:

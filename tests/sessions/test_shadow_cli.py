@@ -314,3 +314,25 @@ def test_progress_is_shown_on_a_terminal_and_cleared(tree: Path) -> None:
     assert main(["shadow", str(log), "--client-config", str(config)], out=io.StringIO(),
                 err=plain) == 0
     assert plain.getvalue() == ""  # not a terminal: no progress
+
+
+def test_a_relative_path_resolved_against_another_directory(tree: Path) -> None:
+    """The refusal names where the server resolved a relative path: not where the
+    explorer resolves it (a server started in a desktop client's own directory, say)."""
+    data = f"{tree}/data"
+    config = _config(tree, data)
+    elsewhere = "/opt/client/bin"
+    log = _transcript(tree, [
+        ("read_text_file", {"path": "notes/today.txt"}, True,
+         _outside(f"{elsewhere}/notes/today.txt", data)),
+    ])
+    code, rows, _ = _rows(log, "--client-config", config)
+    assert code == 1 and rows[0]["kind"] == "refused_allowed"
+    # The pinned release resolves a relative path against its first allowed directory.
+    assert (f"the server resolved 'notes/today.txt' against {elsewhere}, the explorer "
+            f"against {data}") in rows[0]["why"]
+    # A refusal that names no resolved relative path says nothing about it.
+    log = _transcript(tree, [
+        ("read_text_file", {"path": "notes/today.txt"}, True, "Access denied")])
+    code, rows, _ = _rows(log, "--client-config", config)
+    assert "resolved" not in rows[0]["why"]
