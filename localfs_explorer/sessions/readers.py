@@ -289,7 +289,7 @@ def _claude_code(path: str, progress: Progress | None, pairing: _Pairing
         line = raw.decode("utf-8", errors="replace")
         try:
             obj = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             obj = None
         if obj is None:
             if _TRUNCATED_BYTES in raw:
@@ -329,7 +329,7 @@ def _later_text(raw: bytes, key: str) -> Callable[[], str]:
     def read() -> str:
         try:
             obj = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             return ""
         message = obj.get("message") if isinstance(obj, dict) else None
         blocks = message.get("content") if isinstance(message, dict) else None
@@ -355,7 +355,7 @@ def _claude_code_cut(path: str, number: int, line: str, pairing: _Pairing
                 try:
                     value, _ = _DECODER.raw_decode(line, where.end())
                     arguments = value if isinstance(value, dict) else None
-                except ValueError:
+                except (ValueError, RecursionError):
                     pass
             rec = RecordedCall(ident.group(1), parts[0], parts[1], arguments,
                                source=path, line=number)
@@ -381,7 +381,7 @@ def _cut_text(line: str, start: int) -> str:
     body = m.group(1) if m else ""
     try:
         return str(json.loads(f'"{body}"'))
-    except ValueError:
+    except (ValueError, RecursionError):
         return body.replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\")
 
 
@@ -437,7 +437,7 @@ def _jsonrpc(path: str, progress: Progress | None, pairing: _Pairing, entry: str
             continue
         try:
             message, _ = _DECODER.raw_decode(line, brace)
-        except ValueError:
+        except (ValueError, RecursionError):
             message = None
         if not isinstance(message, dict):
             if _TRUNCATED_BYTES in raw:
@@ -480,7 +480,7 @@ def _jsonrpc_cut(text: str, side: str, entry: str | None, path: str, number: int
             try:
                 value, _ = _DECODER.raw_decode(text, where.end())
                 arguments = value if isinstance(value, dict) else None
-            except ValueError:
+            except (ValueError, RecursionError):
                 pass
         rec = RecordedCall(ident.group(2), entry, name.group(1), arguments, source=path,
                            line=number)
@@ -521,6 +521,9 @@ def _json_array(path: str, progress: Progress | None) -> Iterator[Any]:
                 return
             try:
                 value, end = _DECODER.raw_decode(buf, pos)
+            except RecursionError:
+                raise LogError(f"{path}: an element of the array nests too deeply to "
+                               "read") from None
             except ValueError:
                 if eof:
                     raise LogError(f"{path}: the JSON array breaks off at character "

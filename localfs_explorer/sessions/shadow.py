@@ -242,7 +242,11 @@ class Shadow:
         if rec.arguments is None:
             row.why = "the log doesn't hold the call's arguments whole"
             return row
-        flat = _flat(rec.arguments)
+        try:
+            flat = _flat(rec.arguments)
+        except RecursionError:
+            row.why = "the call's arguments nest too deeply to predict"
+            return row
         if TRUNCATED.search(flat):
             row.why = "the call's arguments were cut by the log viewer"
             return row

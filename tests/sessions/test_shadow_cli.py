@@ -336,3 +336,18 @@ def test_a_relative_path_resolved_against_another_directory(tree: Path) -> None:
         ("read_text_file", {"path": "notes/today.txt"}, True, "Access denied")])
     code, rows, _ = _rows(log, "--client-config", config)
     assert "resolved" not in rows[0]["why"]
+
+
+@pytest.mark.parametrize("depth", [50, 900, 5_000])
+def test_deeply_nested_arguments_are_not_a_traceback(tree: Path, depth: int) -> None:
+    config = _config(tree, f"{tree}/data")
+    nested = '{"a":' * depth + "1" + "}" * depth
+    call = ('{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1",'
+            f'"name":"mcp__files__read_text_file","input":{{"path":"x","deep":{nested}}}}}]}}}}')
+    answer = json.dumps({"type": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "t1", "content": "no", "is_error": True}]}})
+    log = tree / "deep.jsonl"
+    log.write_text(f"{call}\n{answer}\n", encoding="utf-8")
+    code, out, err = run_cli("shadow", log, "--client-config", config)
+    assert code in (0, 1), err
+    assert "Traceback" not in out + err
