@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 from test_fuzz_readers import MEMORY_BOUND, hang_guard, inputs
 
 from localfs_explorer.sessions import LOG_FORMATS, LogError, read_log
