@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import tempfile
 import time
 from typing import Any, TextIO
 
@@ -28,6 +29,10 @@ EXIT_STATUS = (
     "  2  usage or configuration error: a log that can't be read (or records no tool\n"
     "     names or arguments), a client config that can't be read (one line on stderr)"
 )
+
+
+#: The most calls not predicted that the text output lists one by one.
+_UNKNOWN_SHOWN = 1000
 
 
 def register(subparsers: Any, env_options: argparse.ArgumentParser) -> None:
@@ -98,14 +103,24 @@ def _progress(err: TextIO, total: int) -> Any:
 def cmd_shadow(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Verify the logs; print the disagreements and counts (or JSON lines)."""
     from ..deployments import DeploymentError
-    from ..sessions import LogError, Shadow
+    from ..sessions import Shadow
 
     try:
         shadow = Shadow(args.shadow_config, args.shadow_entry)
     except DeploymentError as exc:
         raise UsageError(str(exc)) from None
-    disagree: list[Any] = []
-    unknown: list[Any] = []
+    # Disagreements are printed first but found anywhere in logs of any size: they wait
+    # in a spooled file (memory first, disk past a megabyte), not in a list.
+    with tempfile.SpooledTemporaryFile(max_size=1 << 20, mode="w+",
+                                       encoding="utf-8") as disagree:
+        return _verify(args, shadow, disagree, [], out, err)
+
+
+def _verify(args: argparse.Namespace, shadow: Any, disagree: Any, unknown: list[Any],
+            out: TextIO, err: TextIO) -> int:
+    from ..sessions import LogError
+
+    any_disagree = False
     for log in args.logs:
         try:
             total = os.path.getsize(log)
@@ -117,8 +132,9 @@ def cmd_shadow(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 if args.json:
                     out.write(json.dumps(row.to_json_dict(), ensure_ascii=False) + "\n")
                 elif row.agree is False:
-                    disagree.append(row)
-                elif row.agree is None and len(unknown) < 1000:
+                    _row(row, disagree)
+                    any_disagree = True
+                elif row.agree is None and len(unknown) < _UNKNOWN_SHOWN:
                     unknown.append(row)
         except LogError as exc:
             clear()
@@ -130,16 +146,20 @@ def cmd_shadow(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             "agree": summary.agree, "disagree": summary.disagree,
             "not_predicted": summary.unknown, "skipped": summary.skipped}}) + "\n")
         return summary.exit_status
-    if disagree:
+    if any_disagree:
         out.write("disagreements:\n")
-        for row in disagree:
-            _row(row, out)
+        disagree.seek(0)
+        for line in disagree:
+            out.write(line)
     if unknown:
         out.write("not predicted:\n")
         for row in unknown:
             out.write(f"  {_where(row)} {one_line(row.entry or '?')}/{one_line(row.tool)}: "
                       f"{one_line(row.why)}\n")
-    if disagree or unknown:
+        if summary.unknown > len(unknown):
+            out.write(f"  ... and {summary.unknown - len(unknown)} more (--json lists "
+                      "every call)\n")
+    if any_disagree or unknown:
         out.write("\n")
     out.write(summary.to_text() + "\n")
     return summary.exit_status

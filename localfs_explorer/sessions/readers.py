@@ -57,6 +57,9 @@ _TRUNCATED_BYTES = b"chars truncated]"
 MAX_PENDING = 10_000
 #: The most of an answer's text kept (a read of a large file is not a refusal).
 MAX_TEXT = 4_000
+#: The most of one log line read; the rest of a longer line is counted and let go, and
+#: the line read as one a viewer cut (``…[N chars truncated]…``).
+MAX_LINE = 16 << 20
 
 _CHUNK = 1 << 20
 _PEEK = 1 << 16
@@ -86,6 +89,8 @@ class RecordedCall:
     source: str = ""
     line: int = 0
     notes: list[str] = field(default_factory=list)
+    #: The log line was cut where it would say whether the call failed.
+    error_unknown: bool = False
     _text: str = ""
     #: Reads the answer's text when first asked (a success's text is rarely needed, and
     #: a transcript's largest lines are successes' texts).
@@ -218,8 +223,25 @@ def _lines(path: str, progress: Progress | None) -> Iterator[tuple[int, bytes]]:
     with f:
         done = 0
         told = 0
-        for number, raw in enumerate(f, 1):
+        number = 0
+        limit = MAX_LINE
+        while True:
+            raw = f.readline(limit)
+            if not raw:
+                break
+            number += 1
             done += len(raw)
+            if len(raw) == limit and not raw.endswith(b"\n"):
+                # A line longer than any answer worth keeping: its head is read like a
+                # line a viewer cut (the rest counted and let go, in bounded reads).
+                rest = 0
+                while True:
+                    more = f.readline(_CHUNK)
+                    rest += len(more)
+                    if not more or more.endswith(b"\n"):
+                        break
+                done += rest
+                raw += f"…[{rest} chars truncated]…".encode()
             if progress is not None and done - told >= _CHUNK:
                 progress(done)
                 told = done
@@ -368,6 +390,11 @@ def _claude_code_cut(path: str, number: int, line: str, pairing: _Pairing
         found = pairing.answer(m.group(1), bool(error and error.group(1) == "true"),
                                _cut_text(line, m.end()))
         if found is not None:
+            if error is None and TRUNCATED.search(line, m.end()):
+                # The flag comes after the content, and the cut took it: unknown.
+                found.error_unknown = True
+                found.notes.append("the log line is cut before the answer says whether "
+                                   "it failed")
             yield found
 
 

@@ -269,6 +269,9 @@ class Shadow:
         if not rec.answered:
             row.why = "the log holds no answer to this call"
             return row
+        if rec.error_unknown:
+            row.why = "the log line is cut before the answer says whether the call failed"
+            return row
         if verdict.malformed:
             row.why = "the call can't be read as a tool call"
             return row

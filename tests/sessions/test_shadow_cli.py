@@ -351,3 +351,36 @@ def test_deeply_nested_arguments_are_not_a_traceback(tree: Path, depth: int) -> 
     code, out, err = run_cli("shadow", log, "--client-config", config)
     assert code in (0, 1), err
     assert "Traceback" not in out + err
+
+
+def test_disagreements_wait_in_a_spool_and_unpredicted_calls_are_capped(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import localfs_explorer.cli.shadow as cli_shadow
+
+    monkeypatch.setattr(cli_shadow, "_UNKNOWN_SHOWN", 2)
+    data = f"{tree}/data"
+    config = _config(tree, data)
+    calls = [("read_text_file", {"path": f"{data}/a.txt"}, True, "Access denied - no")] * 3
+    calls += [("read_text_file", {"path": f"{data}/a.txt"}, False, "alpha")]
+    log = _transcript(tree, calls).rename(tree / "first.jsonl")
+    other = _transcript(tree, [("read_text_file", {"path": "x"}, False, "x")] * 5,
+                        entry="elsewhere")
+    code, out, _ = run_cli("shadow", log, other, "--client-config", config)
+    assert code == 1
+    assert out.count("    why:       the server refused or failed") == 3
+    assert out.index("disagreements:") < out.index("not predicted:") < out.index("call(s):")
+    assert "... and 3 more (--json lists every call)" in out
+    assert "9 call(s): 1 agree, 3 disagree, 5 not predicted" in out
+
+
+def test_a_line_cut_before_its_error_flag_is_not_predicted(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from localfs_explorer.sessions import readers
+
+    monkeypatch.setattr(readers, "MAX_LINE", 300)
+    data = f"{tree}/data"
+    config = _config(tree, data)
+    log = _transcript(tree, [("read_text_file", {"path": f"{data}/a.txt"}, True,
+                              "Access denied " + "z" * 2000)])
+    (row,) = Shadow(str(config)).run([str(log)])
+    assert row.agree is None and "cut before the answer says whether" in row.why

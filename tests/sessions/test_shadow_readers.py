@@ -255,3 +255,26 @@ def test_answers_are_found_without_parsing_and_read_when_asked(tmp_path: Path) -
     assert (first.id, first.is_error) == ("t1", False)
     assert first.text == 'a "tool_use_id": "t9", "is_error": true in the text'
     assert (second.id, second.is_error, second.text) == ("t3", True, "Access denied")
+
+
+def test_a_line_longer_than_the_bound_is_read_as_a_cut_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(readers_module, "MAX_LINE", 200)
+    monkeypatch.setattr(readers_module, "_CHUNK", 64)
+    refusal = "Access denied - outside: /x not in /data"
+    long = refusal + " " + "z" * 1000
+    flag_first = json.dumps({"type": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "t1", "is_error": True, "content": long}]}})
+    log = _jsonl(tmp_path / "s.jsonl", [
+        _use("t1", "mcp__fs__read_text_file", {"path": "/x"}), flag_first,
+        _use("t2", "mcp__fs__read_text_file", {"path": "/y"}),
+        _result("t2", long, is_error=True),  # the flag after the content: cut off
+        _use("t3", "mcp__fs__read_text_file", {"path": "/z"}),
+    ])
+    calls = list(read_log(str(log)))
+    assert [(c.id, c.answered) for c in calls] == [("t1", True), ("t2", True), ("t3", False)]
+    first, second, third = calls
+    assert first.is_error and first.text.startswith(refusal) and first.truncated
+    assert not first.error_unknown
+    assert second.error_unknown and second.text.startswith(refusal)
+    assert third.line == 5  # the lines after the long ones are counted right
