@@ -459,7 +459,9 @@ def _jsonrpc(path: str, progress: Progress | None, pairing: _Pairing, entry: str
         side = _SIDE[m.group(0)]
         brace = line.find("{", m.end())
         if brace < 0:
-            if "tools/call" in line or line[m.end():].strip():
+            # No message, only words in its place: a redacted tool call says so.
+            rest = line[m.end():].lower()
+            if "tools/call" in rest or "redact" in rest:
                 pairing.redacted += 1
             continue
         try:

@@ -278,3 +278,17 @@ def test_a_line_longer_than_the_bound_is_read_as_a_cut_line(
     assert not first.error_unknown
     assert second.error_unknown and second.text.startswith(refusal)
     assert third.line == 5  # the lines after the long ones are counted right
+
+
+def test_what_counts_as_a_redacted_call(tmp_path: Path) -> None:
+    log = tmp_path / "mcp-server-files.log"
+    log.write_text("2026-01-01T00:00:00Z [files] [info] Message from client: [redacted]\n",
+                   encoding="utf-8")
+    with pytest.raises(LogError, match="redacted"):
+        list(read_log(str(log)))
+    # Other words after a marker aren't a redacted call: an empty session, not an error.
+    log.write_text("2026-01-01T00:00:00Z [files] [info] Message from server: (closed)\n",
+                   encoding="utf-8")
+    stats = LogStats()
+    assert list(read_log(str(log), stats=stats)) == []
+    assert stats.redacted == 0 and stats.traffic == 1
