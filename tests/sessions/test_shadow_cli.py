@@ -384,3 +384,14 @@ def test_a_line_cut_before_its_error_flag_is_not_predicted(
                               "Access denied " + "z" * 2000)])
     (row,) = Shadow(str(config)).run([str(log)])
     assert row.agree is None and "cut before the answer says whether" in row.why
+
+
+def test_an_entry_of_a_server_the_explorer_doesnt_model(tree: Path) -> None:
+    config = tree / "claude_desktop_config.json"
+    config.write_text(json.dumps({"mcpServers": {"notes": {
+        "command": "python", "args": ["notes_server.py"]}}}), encoding="utf-8")
+    log = _transcript(tree, [("read_note", {"path": "/n"}, False, "hi")], entry="notes")
+    code, rows, _ = _rows(log, "--client-config", config)
+    assert code == 0 and rows[0]["agree"] is None
+    assert rows[0]["why"].startswith("entry 'notes': ")
+    assert "neither mcp-gee-sweet nor the filesystem server" in rows[0]["why"]
