@@ -246,3 +246,36 @@ def test_gee_sweet_off_mode_and_a_stale_roots_list(tmp_path: Path) -> None:
     (row,) = rows
     assert row["agree"] is False and row["kind"] == "refused_allowed"
     assert row["enforced"] == [str(data)] and row["configured"] == [str(data), str(data2)]
+
+
+def _cut_answers(log: Path, keep_head: int = 170, keep_tail: int = 60) -> int:
+    """Cut the middle out of every long answer line, the way a log viewer does."""
+    lines = log.read_text(encoding="utf-8").splitlines()
+    cut = 0
+    for i, line in enumerate(lines):
+        if '"tool_result"' in line and len(line) > keep_head + keep_tail + 20:
+            gone = len(line) - keep_head - keep_tail
+            lines[i] = f"{line[:keep_head]}…[{gone} chars truncated]…{line[-keep_tail:]}"
+            cut += 1
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return cut
+
+
+def test_answers_cut_by_a_viewer_are_matched_on_what_remains(
+        tree: Path, fs_server_js: str) -> None:
+    data, extra = tree / "data", tree / "extra"
+    secret = f"{tree}/outside/" + "long-name-" * 12 + "s.txt"
+    calls = [
+        ("read_text_file", {"path": secret}),
+        ("read_text_file", {"path": f"{extra}/e.txt"}),
+        ("read_text_file", {"path": f"{data}/a.txt"}),
+    ]
+    exchanges = _fs_record(tree, fs_server_js, [data], calls)
+    log = every_format(tree / "logs", "files", exchanges)["claude-code"]
+    assert _cut_answers(log) == 2  # the two refusals are long enough to be cut
+    code, rows, _ = _shadow(log, _fs_config(tree, data))
+    assert code == 0 and [r["agree"] for r in rows] == [True, True, True]
+    assert "…[" in rows[0]["recorded"]
+    # Against a config naming another list, what remains of the text still disagrees.
+    code, rows, _ = _shadow(log, _fs_config(tree, data, extra))
+    assert code == 1 and [r["agree"] for r in rows] == [False, False, True]
