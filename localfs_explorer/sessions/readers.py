@@ -449,7 +449,9 @@ def _rpc_answer(message: dict[str, Any]) -> tuple[str, bool, str] | None:
 def _jsonrpc(path: str, progress: Progress | None, pairing: _Pairing, entry: str | None
              ) -> Iterator[RecordedCall]:
     file_entry = _DESKTOP_FILE.match(os.path.basename(path))
-    default_entry = entry or (file_entry.group(1) if file_entry else None)
+    # The log's own word for its server wins (Claude Desktop names it in each line and
+    # in the file's name); ``entry`` is for a log that says nothing (VS Code's output).
+    default_entry = (file_entry.group(1) if file_entry else None) or entry
     for number, raw in _lines(path, progress):
         line = raw.decode("utf-8", errors="replace")
         m = _RPC_MARKER.search(line)
@@ -475,7 +477,7 @@ def _jsonrpc(path: str, progress: Progress | None, pairing: _Pairing, entry: str
             continue
         if side == "client":
             named = _DESKTOP_ENTRY.search(line)
-            rec = _rpc_call(message, entry or (named.group(1) if named else default_entry),
+            rec = _rpc_call(message, named.group(1) if named else default_entry,
                             path, number)
             if rec is False:
                 pairing.redacted += 1

@@ -148,11 +148,18 @@ def test_claude_desktop_log_names_its_entry(tmp_path: Path) -> None:
     # The line's [files] wins over the file's name; the trailing metadata is ignored.
     assert (call.id, call.entry, call.tool, call.arguments) == (
         "7", "files", "list_directory", {"path": "/d"})
+    # An entry given for logs that name none doesn't rename this one's.
+    (call,) = read_log(str(log), entry="guessed")
+    assert call.entry == "files"
     assert call.answered and call.text == "[FILE] a"
     plain = tmp_path / "mcp-server-docs.log"
     plain.write_text(DESKTOP.replace("[files] [info] Message", "Message"), encoding="utf-8")
-    (call,) = read_log(str(plain))
+    (call,) = read_log(str(plain), entry="guessed")
     assert call.entry == "docs"
+    unnamed = tmp_path / "desktop.log"
+    unnamed.write_text(DESKTOP.replace("[files] [info] Message", "Message"), encoding="utf-8")
+    (call,) = read_log(str(unnamed), entry="guessed")
+    assert call.entry == "guessed"
 
 
 def test_redacted_log_is_refused_in_one_line(tmp_path: Path) -> None:
