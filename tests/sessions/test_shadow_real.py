@@ -279,3 +279,21 @@ def test_answers_cut_by_a_viewer_are_matched_on_what_remains(
     # Against a config naming another list, what remains of the text still disagrees.
     code, rows, _ = _shadow(log, _fs_config(tree, data, extra))
     assert code == 1 and [r["agree"] for r in rows] == [False, False, True]
+
+
+@pytest.mark.skipif(not HAVE_SERVER, reason=SKIP_REASON)
+def test_gee_sweet_deny_list_refusals_agree(tmp_path: Path) -> None:
+    """In full mode the server's own credential file is still refused, in its words."""
+    host, _data, account = _gee_host(tmp_path)
+    settings = {"LOCAL_FILE_ACCESS": "full", **account}
+    calls = [
+        ("get_doc_content", {"file_id": "f1", "local_path": account["SERVICE_ACCOUNT_PATH"]}),
+        ("get_message", {"message_id": "m1", "local_path": account["SERVICE_ACCOUNT_PATH"]}),
+    ]
+    exchanges = record(stdio_command(), calls, env=stdio_env(host, settings),
+                       cwd=str(host.app))
+    assert all("credential, config, cache, or log files" in e.text for e in exchanges)
+    config = _gee_config(host, settings)
+    for name, log in every_format(host.base, "workspace", exchanges).items():
+        code, rows, _ = _shadow(log, config)
+        assert code == 0 and [r["agree"] for r in rows] == [True, True], name
