@@ -20,7 +20,7 @@ from typing import Any
 
 from ..fs.host import HostFS
 
-__all__ = ["SessionFS", "apply_call"]
+__all__ = ["SessionFS", "apply_call", "touches"]
 
 #: Argument names that say a call takes its first path away (a move or a rename).
 _MOVED_FROM = ("source", "src", "from", "old_path", "oldPath", "from_path")
@@ -50,8 +50,9 @@ class SessionFS(HostFS):
         self.made: dict[str, _Made] = {}
         self.removed: set[str] = set()
         #: Counts the changes the session made: an answer worked out before the last
-        #: change may no longer hold.
+        #: change may no longer hold. ``changes`` says where each was, in order.
         self.generation = 0
+        self.changes: list[str] = []
 
     @property
     def changed(self) -> bool:
@@ -63,19 +64,19 @@ class SessionFS(HostFS):
         p = posixpath.normpath(path)
         if p in self.removed:
             self.removed.discard(p)
-            self.generation += 1
+            self._note(p)
         made = self.made.get(p)
         if made is None and not os.path.lexists(p):
             self.made[p] = _Made(is_dir, len(self.made) + 1)
-            self.generation += 1
+            self._note(p)
         elif made is not None and is_dir and not _stat.S_ISDIR(made.st_mode):
             self.made[p] = _Made(True, made.st_ino)
-            self.generation += 1
+            self._note(p)
         parent = posixpath.dirname(p)
         # A path created inside another made one makes that one a directory.
         if parent in self.made and not _stat.S_ISDIR(self.made[parent].st_mode):
             self.made[parent] = _Made(True, self.made[parent].st_ino)
-            self.generation += 1
+            self._note(parent)
 
     def remove(self, path: str) -> None:
         p = posixpath.normpath(path)
@@ -83,7 +84,11 @@ class SessionFS(HostFS):
             return
         self.made.pop(p, None)
         self.removed.add(p)
+        self._note(p)
+
+    def _note(self, path: str) -> None:
         self.generation += 1
+        self.changes.append(path)
 
     def _gone(self, path: str) -> bool:
         if not self.removed:
@@ -184,3 +189,13 @@ def apply_call(fs: SessionFS, tool: str, paths: Iterable[tuple[str, str, str | N
             fs.remove(resolved)
         else:
             fs.create(resolved, is_dir=is_dir)
+
+
+def touches(changed: str, paths: Iterable[str]) -> bool:
+    """Whether a change at ``changed`` may alter an answer about ``paths``: one of them
+    is that path, lies inside it, or holds it (a listing, a walk, a parent's check)."""
+    for p in paths:
+        if p == changed or changed.startswith(p.rstrip("/") + "/") \
+                or p.startswith(changed + "/"):
+            return True
+    return False

@@ -23,7 +23,7 @@ from ..errors import LocalfsError
 from ..secrets import secret_values
 from ..server import ServerError, server_of
 from .compare import agreement
-from .effects import SessionFS, apply_call
+from .effects import SessionFS, apply_call, touches
 from .readers import TRUNCATED, LogStats, Progress, RecordedCall, read_log
 
 __all__ = ["Shadow", "ShadowRow", "ShadowSummary", "entry_word"]
@@ -128,8 +128,8 @@ class _Served:
         self.problem = ""
         self.policy: Any = None
         self.tools: frozenset[str] = frozenset()
-        self.remembered: dict[tuple[str, str], Any] = {}
-        self._generation = 0
+        self.remembered: dict[tuple[str, str], tuple[Any, tuple[str, ...]]] = {}
+        self._generation = self._seen = 0
         try:
             dep = load_deployment(shadow.config.path, name, shadow.config.format,
                                   text=shadow.config.text)
@@ -150,25 +150,33 @@ class _Served:
         self.registration = resolved.registration
         self.tools = frozenset(self.catalog.names())
 
-    def predict(self, tool: str, arguments: dict[str, Any], flat: str, generation: int
+    def predict(self, tool: str, arguments: dict[str, Any], flat: str, fs: SessionFS
                 ) -> Any:
         """The probe's verdict on the call. A session repeats calls (the same file read
-        again): the verdict is remembered until the session changes the host
-        (``generation``) or the policy (``remembered`` cleared)."""
+        again): the verdict is remembered until the session changes the host where the
+        call looks (a path it checks, one inside it or one holding it) or the policy
+        (``remembered`` cleared)."""
         key = (tool, flat)
-        if generation != self._generation:
-            self.remembered.clear()
-            self._generation = generation
+        if fs.generation != self._generation:
+            for changed in fs.changes[self._seen:]:
+                stale = [k for k, (_, paths) in self.remembered.items()
+                         if touches(changed, paths)]
+                for k in stale:
+                    del self.remembered[k]
+            self._seen, self._generation = len(fs.changes), fs.generation
         found = self.remembered.get(key)
-        if found is None:
-            from ..probe import probe_call
+        if found is not None:
+            return found[0]
+        from ..probe import probe_call
 
-            found = probe_call(self.policy, tool, arguments, catalog=self.catalog,
-                               registration=self.registration, discover=False)
-            if len(self.remembered) >= _REMEMBERED:
-                self.remembered.clear()
-            self.remembered[key] = found
-        return found
+        verdict = probe_call(self.policy, tool, arguments, catalog=self.catalog,
+                             registration=self.registration, discover=False)
+        if len(self.remembered) >= _REMEMBERED:
+            self.remembered.clear()
+        looked = {p.path for p in verdict.paths} | {p.resolved for p in verdict.paths
+                                                     if p.resolved}
+        self.remembered[key] = (verdict, tuple(looked))
+        return verdict
 
 
 class Shadow:
@@ -262,7 +270,7 @@ class Shadow:
             else:
                 row.agree, row.kind, row.why = found.agree, found.kind, found.why
             return row
-        verdict = entry.predict(rec.tool, rec.arguments, flat, fs.generation)
+        verdict = entry.predict(rec.tool, rec.arguments, flat, fs)
         row.paths = [p.path for p in verdict.paths if p.kind != "entry"] or row.paths
         row.predicted = verdict.outcome + (f": {verdict.message}" if verdict.message else "")
         row.notes.extend(verdict.notes)

@@ -81,3 +81,15 @@ def test_apply_call_reads_moves_and_directories(root: Path) -> None:
     before = fs.generation
     apply_call(fs, "read_text_file", [("path", "read", f"{d}/elsewhere.txt")])
     assert fs.generation == before and not fs.exists(f"{d}/elsewhere.txt")
+
+
+def test_which_answers_a_change_may_alter() -> None:
+    from localfs_explorer.sessions.effects import touches
+
+    assert touches("/d/new.txt", ["/d/new.txt"])          # the path itself
+    assert touches("/d/sub", ["/d/sub/x.txt"])            # inside what changed
+    assert touches("/d/sub/x.txt", ["/d"])                # a listing or walk holding it
+    assert touches("/d/sub/x.txt", ["/"])
+    assert not touches("/d/sub", ["/d/subway/x.txt"])     # components, not prefixes
+    assert not touches("/d/subway", ["/d/sub"])
+    assert not touches("/e/x", ["/d", "/d/x"])
