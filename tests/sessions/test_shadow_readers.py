@@ -299,3 +299,26 @@ def test_what_counts_as_a_redacted_call(tmp_path: Path) -> None:
     stats = LogStats()
     assert list(read_log(str(log), stats=stats)) == []
     assert stats.redacted == 0 and stats.traffic == 1
+
+
+def test_calls_in_claude_codes_own_shape_and_in_any_other(tmp_path: Path) -> None:
+    other_order = {"type": "assistant", "message": {"content": [
+        {"id": "t2", "input": {"path": "/b"}, "name": "mcp__fs__read_text_file",
+         "type": "tool_use"}]}}
+    extra_field = {"type": "assistant", "message": {"content": [
+        {"type": "tool_use", "id": "t3", "name": "mcp__fs__read_text_file",
+         "input": {"path": "/c"}, "caller": {"type": "direct"}}]}}
+    quoted = {"type": "assistant", "message": {"stop_reason": "tool_use", "content": [
+        {"type": "text", "text": 'see {"type": "tool_use", "id": "fake"}'},
+        {"type": "tool_use", "id": "t4", "name": "mcp__fs__list_directory",
+         "input": {"path": "/d"}},
+        {"type": "tool_use", "id": "t5", "name": "Bash", "input": {"command": "ls"}}]}}
+    log = _jsonl(tmp_path / "s.jsonl", [
+        _use("t1", "mcp__fs__read_text_file", {"path": "/a", "n": [1, {"x": "}"}]}),
+        other_order, extra_field, quoted])
+    calls = list(read_log(str(log)))
+    assert [(c.id, c.tool, c.arguments) for c in calls] == [
+        ("t1", "read_text_file", {"path": "/a", "n": [1, {"x": "}"}]}),
+        ("t2", "read_text_file", {"path": "/b"}),
+        ("t3", "read_text_file", {"path": "/c"}),
+        ("t4", "list_directory", {"path": "/d"})]
