@@ -31,7 +31,7 @@ EXIT_STATUS = (
 )
 
 
-#: The most calls not predicted that the text output lists one by one.
+#: The most groups (entry, reason) of calls not predicted the text output lists.
 _UNKNOWN_SHOWN = 1000
 
 
@@ -113,11 +113,11 @@ def cmd_shadow(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # in a spooled file (memory first, disk past a megabyte), not in a list.
     with tempfile.SpooledTemporaryFile(max_size=1 << 20, mode="w+",
                                        encoding="utf-8") as disagree:
-        return _verify(args, shadow, disagree, [], out, err)
+        return _verify(args, shadow, disagree, {}, out, err)
 
 
-def _verify(args: argparse.Namespace, shadow: Any, disagree: Any, unknown: list[Any],
-            out: TextIO, err: TextIO) -> int:
+def _verify(args: argparse.Namespace, shadow: Any, disagree: Any,
+            unknown: dict[tuple[str, str], list[Any]], out: TextIO, err: TextIO) -> int:
     from ..sessions import LogError
 
     any_disagree = False
@@ -134,8 +134,14 @@ def _verify(args: argparse.Namespace, shadow: Any, disagree: Any, unknown: list[
                 elif row.agree is False:
                     _row(row, disagree)
                     any_disagree = True
-                elif row.agree is None and len(unknown) < _UNKNOWN_SHOWN:
-                    unknown.append(row)
+                elif row.agree is None:
+                    # Grouped by entry and reason: a session's calls to a server the
+                    # explorer doesn't model are one line, not one per call.
+                    group = (row.entry or "?", row.why)
+                    if group in unknown:
+                        unknown[group][1] += 1
+                    elif len(unknown) < _UNKNOWN_SHOWN:
+                        unknown[group] = [row, 1]
         except LogError as exc:
             clear()
             raise UsageError(str(exc)) from None
@@ -153,12 +159,15 @@ def _verify(args: argparse.Namespace, shadow: Any, disagree: Any, unknown: list[
             out.write(line)
     if unknown:
         out.write("not predicted:\n")
-        for row in unknown:
+        listed = 0
+        for row, count in unknown.values():
+            more = f" (and {count - 1} more call(s) like it)" if count > 1 else ""
             out.write(f"  {_where(row)} {one_line(row.entry or '?')}/{one_line(row.tool)}: "
-                      f"{one_line(row.why)}\n")
-        if summary.unknown > len(unknown):
-            out.write(f"  ... and {summary.unknown - len(unknown)} more (--json lists "
-                      "every call)\n")
+                      f"{one_line(row.why)}{more}\n")
+            listed += count
+        if summary.unknown > listed:
+            out.write(f"  ... and {summary.unknown - listed} more (--json lists every "
+                      "call)\n")
     if any_disagree or unknown:
         out.write("\n")
     out.write(summary.to_text() + "\n")

@@ -369,8 +369,25 @@ def test_disagreements_wait_in_a_spool_and_unpredicted_calls_are_capped(
     assert code == 1
     assert out.count("    why:       the server refused or failed") == 3
     assert out.index("disagreements:") < out.index("not predicted:") < out.index("call(s):")
-    assert "... and 3 more (--json lists every call)" in out
+    # The five calls to an entry not in the config are one line.
+    assert out.count("isn't in the client config") == 1
+    assert "(and 4 more call(s) like it)" in out
     assert "9 call(s): 1 agree, 3 disagree, 5 not predicted" in out
+
+
+def test_unpredicted_groups_past_the_cap_are_counted(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import localfs_explorer.cli.shadow as cli_shadow
+
+    monkeypatch.setattr(cli_shadow, "_UNKNOWN_SHOWN", 1)
+    config = _config(tree, f"{tree}/data")
+    calls = [("read_text_file", {"path": "x"}, False, "x")]
+    first = _transcript(tree, calls, entry="one").rename(tree / "one.jsonl")
+    second = _transcript(tree, calls * 2, entry="two")
+    code, out, _ = run_cli("shadow", first, second, "--client-config", config)
+    assert code == 0
+    assert "'one' isn't in the client config" in out and "'two'" not in out
+    assert "... and 2 more (--json lists every call)" in out
 
 
 def test_a_line_cut_before_its_error_flag_is_not_predicted(
