@@ -412,3 +412,23 @@ def test_an_entry_of_a_server_the_explorer_doesnt_model(tree: Path) -> None:
     assert code == 0 and rows[0]["agree"] is None
     assert rows[0]["why"].startswith("entry 'notes': ")
     assert "neither mcp-gee-sweet nor the filesystem server" in rows[0]["why"]
+
+
+def test_a_log_naming_no_server_needs_entry_when_the_config_has_two(tree: Path) -> None:
+    data = f"{tree}/data"
+    config = tree / "mcp.json"
+    entry = {"command": "npx", "args": ["-y", f"{FS_PACKAGE}@2026.8.31", data]}
+    config.write_text(json.dumps({"mcpServers": {"one": entry, "two": entry}}),
+                      encoding="utf-8")
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "read_text_file", "arguments": {"path": f"{data}/a.txt"}}}
+    reply = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text",
+                                                                "text": "alpha"}]}}
+    log = tree / "vscode.log"
+    log.write_text(f"[editor -> server] {json.dumps(request)}\n"
+                   f"[server -> editor] {json.dumps(reply)}\n", encoding="utf-8")
+    code, rows, _ = _rows(log, "--client-config", config)
+    assert code == 0 and rows[0]["agree"] is None
+    assert "name its entry with --entry" in rows[0]["why"]
+    code, rows, _ = _rows(log, "--client-config", config, "--entry", "two")
+    assert code == 0 and rows[0]["agree"] is True and rows[0]["entry"] == "two"
