@@ -74,6 +74,14 @@ def test_shadow_mode_fills_the_grid_disagreements_first(setup, tmp_path: Path) -
     assert session.grid.show_command().endswith("--entry files")
     session.grid.pin_selected()
     assert "not pinned as a scenario" in text_of(session.grid.pin_note.value)
+    # The Explorer's own configuration doesn't enter a verification: editing it leaves
+    # the rows as they are; the Verify button runs it again.
+    shown = session.shadow_rows
+    app.model.transport = "sse"
+    session.refresh()
+    assert session.shadow_rows is shown
+    session.shadow_run.click()
+    assert session.shadow_rows is not shown and len(session.shadow_rows) == 3
     # The entry's secret never reaches the page, and the replay's table comes back.
     assert "tok-77aa1b2c3d" not in session.summary.value + session.grid.detail.value
     session.mode.value = "replay"

@@ -176,7 +176,10 @@ class SessionPanel(Panel):
         self.shadow_files = html("lfe-shadow-files")
         self.on_change(self.log_upload, lambda _v: self._log_uploaded())
         self.on_change(self.config_upload, lambda _v: self._config_uploaded())
-        self.on_click(self.shadow_run, self.refresh)
+        self.on_click(self.shadow_run, lambda: self._verify(force=True))
+        #: What the shown rows were verified from: the Explorer's configuration doesn't
+        #: enter a verification (each entry's own does), so its edits don't re-run it.
+        self._verified: tuple[Any, ...] | None = None
         for control in (self.log_format, self.shadow_entry):
             self.on_change(control, lambda _v: self.refresh())
         intro = html("", (
@@ -239,8 +242,9 @@ class SessionPanel(Panel):
         self.shadow_files.value = ('<div class="lfe-muted">' + " · ".join(parts) + "</div>"
                                    if parts else "")
 
-    def _verify(self) -> None:
-        """Run the verification on the uploads and show its rows."""
+    def _verify(self, *, force: bool = False) -> None:
+        """Run the verification on the uploads and show its rows (again only when an
+        input changed, or ``force``)."""
         import os
         import tempfile
 
@@ -257,6 +261,11 @@ class SessionPanel(Panel):
             return
         name, data = self.shadow_log
         config_name, config_text = self.shadow_config
+        inputs = (name, data, config_name, config_text, self.shadow_entry.value,
+                  self.log_format.value)
+        if not force and inputs == self._verified:
+            return
+        self._verified = None
         try:
             shadow = Shadow(config_name, self.shadow_entry.value or None, text=config_text)
             # The readers stream a file: the upload is written to a private scratch folder
@@ -273,6 +282,7 @@ class SessionPanel(Panel):
         for row in rows:
             row.source = name
         self.shadow_rows = rows
+        self._verified = inputs
         self.status.value = ""
         self.summary.value = "".join(
             f"<div>{render.esc(self.model.clean(line))}</div>"
