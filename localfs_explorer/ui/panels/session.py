@@ -22,7 +22,7 @@ from ...textsafe import frame_csv_text
 from .. import render
 from ..commands import ACCESS_FILE, SESSION_FILE, access_link, pin_asked, replay_command
 from ..grid import ResultsGrid
-from ..panel import Panel, css, heading, html, wide
+from ..panel import Panel, css, heading, html, style, wide
 from .paths import _pinned_note
 
 #: The most calls one pasted session may hold (each call is a full probe).
@@ -123,7 +123,8 @@ class SessionPanel(Panel):
         self.mode = css(widgets.ToggleButtons(
             options=[("Replay a conversation", "replay"),
                      ("Shadow-verify a recorded log", "shadow")],
-            value="replay", tooltips=[
+            value="replay", style=style(widgets.ToggleButtons, button_width="230px"),
+            tooltips=[
                 "replay a conversation's calls through the approval gate",
                 "hold a recorded session's answers against the predictions"]),
             "lfe-session-mode")
@@ -159,10 +160,12 @@ class SessionPanel(Panel):
         self.shadow_config: tuple[str, str] | None = None
         self.log_upload = css(widgets.FileUpload(
             description="Upload log", multiple=False, accept=".jsonl,.json,.log,.txt",
-            layout=widgets.Layout(width="160px")), "lfe-shadow-log")
+            layout=widgets.Layout(width="160px"), style=style(widgets.Button)),
+            "lfe-shadow-log")
         self.config_upload = css(widgets.FileUpload(
             description="Upload client config", multiple=False, accept=".json,.yaml,.yml",
-            layout=widgets.Layout(width="210px")), "lfe-shadow-config")
+            layout=widgets.Layout(width="210px"), style=style(widgets.Button)),
+            "lfe-shadow-config")
         self.log_format = css(widgets.Dropdown(
             options=[("recognise it", "")] + [(f, f) for f in LOG_FORMATS], value="",
             description="format", layout=widgets.Layout(width="260px")), "lfe-shadow-format")
