@@ -20,7 +20,7 @@ from typing import Any
 
 from ..fs.host import HostFS
 
-__all__ = ["SessionFS", "apply_call", "touches"]
+__all__ = ["SessionFS", "apply_call"]
 
 #: Argument names that say a call takes its first path away (a move or a rename).
 _MOVED_FROM = ("source", "src", "from", "old_path", "oldPath", "from_path")
@@ -53,6 +53,8 @@ class SessionFS(HostFS):
         #: change may no longer hold. ``changes`` says where each was, in order.
         self.generation = 0
         self.changes: list[str] = []
+        #: Directory -> the names made in it (what a listing adds).
+        self._children: dict[str, set[str]] = {}
 
     @property
     def changed(self) -> bool:
@@ -68,6 +70,7 @@ class SessionFS(HostFS):
         made = self.made.get(p)
         if made is None and not os.path.lexists(p):
             self.made[p] = _Made(is_dir, len(self.made) + 1)
+            self._children.setdefault(posixpath.dirname(p), set()).add(posixpath.basename(p))
             self._note(p)
         elif made is not None and is_dir and not _stat.S_ISDIR(made.st_mode):
             self.made[p] = _Made(True, made.st_ino)
@@ -82,7 +85,8 @@ class SessionFS(HostFS):
         p = posixpath.normpath(path)
         if p in self.removed and p not in self.made:
             return
-        self.made.pop(p, None)
+        if self.made.pop(p, None) is not None:
+            self._children.get(posixpath.dirname(p), set()).discard(posixpath.basename(p))
         self.removed.add(p)
         self._note(p)
 
@@ -139,9 +143,12 @@ class SessionFS(HostFS):
             raise FileNotFoundError(errno.ENOENT, "No such file or directory", path)
         else:
             names = os.listdir(path)
-        names = [n for n in names if posixpath.join(p, n) not in self.removed]
-        names += [posixpath.basename(m) for m in self.made
-                  if posixpath.dirname(m) == p and posixpath.basename(m) not in names]
+        if self.removed:
+            names = [n for n in names if posixpath.join(p, n) not in self.removed]
+        added = self._children.get(p)
+        if added:
+            present = set(names)
+            names += [n for n in added if n not in present]
         return names
 
     def resolve(self, path: str) -> tuple[str, Any]:
@@ -190,12 +197,3 @@ def apply_call(fs: SessionFS, tool: str, paths: Iterable[tuple[str, str, str | N
         else:
             fs.create(resolved, is_dir=is_dir)
 
-
-def touches(changed: str, paths: Iterable[str]) -> bool:
-    """Whether a change at ``changed`` may alter an answer about ``paths``: one of them
-    is that path, lies inside it, or holds it (a listing, a walk, a parent's check)."""
-    for p in paths:
-        if p == changed or changed.startswith(p.rstrip("/") + "/") \
-                or p.startswith(changed + "/"):
-            return True
-    return False

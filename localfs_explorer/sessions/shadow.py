@@ -23,7 +23,7 @@ from ..errors import LocalfsError
 from ..secrets import secret_values
 from ..server import ServerError, server_of
 from .compare import agreement
-from .effects import SessionFS, apply_call, touches
+from .effects import SessionFS, apply_call
 from .readers import TRUNCATED, LogStats, Progress, RecordedCall, read_log
 
 __all__ = ["Shadow", "ShadowRow", "ShadowSummary", "entry_word"]
@@ -128,7 +128,11 @@ class _Served:
         self.problem = ""
         self.policy: Any = None
         self.tools: frozenset[str] = frozenset()
-        self.remembered: dict[tuple[str, str], tuple[Any, tuple[str, ...]]] = {}
+        self.remembered: dict[tuple[str, str], Any] = {}
+        #: Path -> the remembered calls that looked at it; directory -> the remembered
+        #: calls that looked at it or inside it.
+        self._looked_at: dict[str, set[tuple[str, str]]] = {}
+        self._under: dict[str, set[tuple[str, str]]] = {}
         self._generation = self._seen = 0
         try:
             dep = load_deployment(shadow.config.path, name, shadow.config.format,
@@ -155,28 +159,60 @@ class _Served:
         """The probe's verdict on the call. A session repeats calls (the same file read
         again): the verdict is remembered until the session changes the host where the
         call looks (a path it checks, one inside it or one holding it) or the policy
-        (``remembered`` cleared)."""
+        (:meth:`forget`)."""
         key = (tool, flat)
         if fs.generation != self._generation:
             for changed in fs.changes[self._seen:]:
-                stale = [k for k, (_, paths) in self.remembered.items()
-                         if touches(changed, paths)]
-                for k in stale:
-                    del self.remembered[k]
+                self.forget_at(changed)
             self._seen, self._generation = len(fs.changes), fs.generation
         found = self.remembered.get(key)
         if found is not None:
-            return found[0]
+            return found
         from ..probe import probe_call
 
         verdict = probe_call(self.policy, tool, arguments, catalog=self.catalog,
                              registration=self.registration, discover=False)
-        if len(self.remembered) >= _REMEMBERED:
-            self.remembered.clear()
-        looked = {p.path for p in verdict.paths} | {p.resolved for p in verdict.paths
-                                                     if p.resolved}
-        self.remembered[key] = (verdict, tuple(looked))
+        self.remember(key, verdict)
         return verdict
+
+    def remember(self, key: tuple[str, str], verdict: Any) -> None:
+        """Keep ``verdict`` for the call ``key``, indexed by every path it looked at."""
+        if len(self.remembered) >= _REMEMBERED:
+            self.forget()
+        self.remembered[key] = verdict
+        for path in {p.path for p in verdict.paths} | {p.resolved for p in verdict.paths
+                                                       if p.resolved}:
+            self._looked_at.setdefault(path, set()).add(key)
+            for above in _and_above(path):
+                self._under.setdefault(above, set()).add(key)
+
+    def forget(self) -> None:
+        """Drop every remembered verdict (the policy changed, or too many are kept)."""
+        self.remembered.clear()
+        self._looked_at.clear()
+        self._under.clear()
+
+    def forget_at(self, changed: str) -> None:
+        """Drop the verdicts a change at ``changed`` may alter: those that looked at it or
+        inside it, and those that looked at a directory holding it (a listing, a walk,
+        a parent's check). Found through two indexes, never by going through them all."""
+        stale = set(self._under.pop(changed, ()))
+        for above in _and_above(changed):
+            stale |= self._looked_at.get(above, set())
+        for key in stale:
+            self.remembered.pop(key, None)
+
+
+def _and_above(path: str) -> list[str]:
+    """``path`` and every directory holding it, as strings (``/a/b`` -> ``/a/b``,
+    ``/a``, ``/``)."""
+    out = [path]
+    while True:
+        parent = path.rpartition("/")[0] or "/"
+        if parent == path or not path.startswith("/"):
+            return out
+        out.append(parent)
+        path = parent
 
 
 class Shadow:
@@ -298,7 +334,7 @@ class Shadow:
             if changed is not None:
                 entry.policy = changed
                 entry.registration = entry.server.register_tools(changed, entry.catalog)
-                entry.remembered.clear()
+                entry.forget()
         return row
 
     def _why(self, why: str, kind: str, rec: RecordedCall, verdict: Any, entry: _Served,

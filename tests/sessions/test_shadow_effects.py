@@ -83,13 +83,28 @@ def test_apply_call_reads_moves_and_directories(root: Path) -> None:
     assert fs.generation == before and not fs.exists(f"{d}/elsewhere.txt")
 
 
-def test_which_answers_a_change_may_alter() -> None:
-    from localfs_explorer.sessions.effects import touches
 
-    assert touches("/d/new.txt", ["/d/new.txt"])          # the path itself
-    assert touches("/d/sub", ["/d/sub/x.txt"])            # inside what changed
-    assert touches("/d/sub/x.txt", ["/d"])                # a listing or walk holding it
-    assert touches("/d/sub/x.txt", ["/"])
-    assert not touches("/d/sub", ["/d/subway/x.txt"])     # components, not prefixes
-    assert not touches("/d/subway", ["/d/sub"])
-    assert not touches("/e/x", ["/d", "/d/x"])
+def test_a_change_forgets_only_the_verdicts_that_looked_there() -> None:
+    from types import SimpleNamespace
+
+    from localfs_explorer.sessions.shadow import _Served
+
+    def verdict(*paths: str) -> object:
+        return SimpleNamespace(paths=[SimpleNamespace(path=p, resolved=p) for p in paths])
+
+    served = object.__new__(_Served)
+    served.remembered, served._looked_at, served._under = {}, {}, {}
+    calls = {
+        "file": verdict("/d/sub/x.txt"),      # the changed path itself
+        "inside": verdict("/d/sub/deep/y"),    # inside what changed
+        "listing": verdict("/d"),              # a directory holding it
+        "root": verdict("/"),
+        "sibling": verdict("/d/subway/x"),     # components, not string prefixes
+        "elsewhere": verdict("/e/x", "/e"),
+    }
+    for name, v in calls.items():
+        served.remember((name, ""), v)
+    served.forget_at("/d/sub")
+    assert sorted(k for k, _ in served.remembered) == ["elsewhere", "sibling"]
+    served.forget_at("/e/x/new")
+    assert sorted(k for k, _ in served.remembered) == ["sibling"]
