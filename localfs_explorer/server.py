@@ -76,7 +76,12 @@ The contract, in the order the machinery uses it:
    catalog can't express (a second check after the path checks, per-item errors,
    walks that check each entry) answers here, so ``probe``, batches and the dashboard
    give the tool's real answer.
-9. **Exposure.** :meth:`Server.exposure_scope` says what ``exposure`` walks for a
+9. **Refusals read back.** :meth:`Server.refusal_directories` reads the directories a
+   refusal text names (the list the server says it enforces) beside the configured
+   ones, so a recorded session (``shadow``) can show a stale or replaced list;
+   :meth:`Server.after_call` gives the policy a call that changes the server's settings
+   at run time leaves in force for the calls after it.
+10. **Exposure.** :meth:`Server.exposure_scope` says what ``exposure`` walks for a
    policy: the directories a tool call can reach into (each spelling the server allows)
    and the home directory the credential and start-up-file rules are read against, as an
    :class:`ExposureScope`. The walk asks the policy's own ``many_checks()`` about every
@@ -495,6 +500,23 @@ class Server:
         """The call ``name(arguments)`` answered by the server's own tool rules, or None
         (the default) to let the shared probe follow the catalog. ``walk_limit`` bounds
         the entries a walking tool checks (say so in a note when it stops the walk)."""
+        return None
+
+    def refusal_directories(self, policy: ServerPolicy, message: str
+                            ) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """The directories a refusal text of this server names as the ones it enforces,
+        beside the ones ``policy`` configures: ``(named, configured)``; None (the
+        default) when the text names none. A recorded session's refusal read this way
+        shows a server enforcing a list other than its configuration (a stale list, or
+        one that roots replaced)."""
+        return None
+
+    def after_call(self, policy: ServerPolicy, name: str, arguments: Mapping[str, Any]
+                   ) -> ServerPolicy | None:
+        """The policy in force after the call ``name(arguments)`` succeeded, when the call
+        changes the server's own settings at run time (a tool that edits its allowed
+        directories); None (the default): the call changes no setting. A recorded
+        session (``shadow``) predicts the calls after it under the policy returned."""
         return None
 
     def exposure_scope(self, policy: ServerPolicy) -> ExposureScope | None:

@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "localfs_explorer.cli.config",
     "localfs_explorer.cli.review",
     "localfs_explorer.cli.sessions",
+    "localfs_explorer.cli.shadow",
     "localfs_explorer.cli.access",
     "localfs_explorer.cli.exposure",
     "localfs_explorer.cli.serve",

@@ -245,6 +245,23 @@ class FilesystemServer(Server):
             out.append(record)
         return out
 
+    def refusal_directories(self, policy: Any, message: str
+                            ) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """validatePath's "... outside allowed directories: P not in A, B": the list
+        after "not in" (the server joins its allowed directories with ", ")."""
+        start = message.find("Access denied - ")
+        if start < 0 or "outside allowed directories: " not in message:
+            return None
+        configured = tuple(policy.directories)
+        joined = ", ".join(configured)
+        text = message[start:].rstrip()
+        if joined and text.endswith(f" not in {joined}"):
+            return configured, configured
+        _, found, named = text.rpartition(" not in ")
+        if not found:
+            return None
+        return tuple(d for d in named.split(", ") if d), configured
+
     def answer_call(self, policy: Any, name: str, arguments: Any, *,
                     walk_limit: int = 10_000) -> CallAnswer | None:
         """The call as the server's tool runs it (see :mod:`.tools`): a single-path tool
