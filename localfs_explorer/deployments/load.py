@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..secrets import note_secret_values, note_secrets, scrub, secret_values, shown_value
 from .expand import Expander, Unresolved
 from .launch import FILESYSTEM, GEE_SWEET, Mount, identify
+from .launchers import Unwrapped, unwrap
 from .readers import (
     CLIENT_NAMES,
     ClientConfigFile,
@@ -177,6 +178,13 @@ class Deployment(BaseModel):
             raise DeploymentError(f"{self.where}: entry {self.entry!r}: {exc}") from None
 
 
+def _modelled() -> list[str]:
+    """The ids of the servers the explorer answers for."""
+    from ..server import list_servers
+
+    return list_servers()
+
+
 def _versions(server: str) -> tuple[str, ...]:
     """The releases of ``server`` the explorer models (none when it isn't registered)."""
     from ..server import ServerError, get_server
@@ -231,8 +239,18 @@ def _classify(config: ClientConfigFile, entry: ClientEntry,
     argv = _argv(entry, expander)
     if argv is None:
         return None, None, "a remote (URL) entry" if entry.url else "no command"
-    launch = identify(argv, env)
+    launch = identify(unwrap_launch(config, argv).argv, env)
     return launch.server, launch.version, None
+
+
+def unwrap_launch(config: ClientConfigFile, argv: list[str],
+                  read_files: bool = True) -> Unwrapped:
+    """``argv`` with a local launcher (``uv run --directory``, ``npm --prefix``, ``node``
+    on a local build) read off (:mod:`.launchers`), relative to where the client starts
+    the command."""
+    base = _default_cwd(config)[0] or os.getcwd()
+    return unwrap(argv, base, read_files=read_files,
+                  known=lambda words: identify(words).server is not None)
 
 
 def _argv(entry: ClientEntry, expander: Expander) -> list[str] | None:
@@ -260,7 +278,8 @@ def choose_entry(config: ClientConfigFile, entry: str | None,
                  environ: Mapping[str, str] | None = None) -> ClientEntry:
     """The entry ``entry`` names, or the one entry that starts a known server."""
     if not config.entries:
-        raise DeploymentError(f"{config.path}: no server entries")
+        why = f" ({config.warnings[0]})" if config.warnings else ""
+        raise DeploymentError(f"{config.path}: no server entries{why}")
     if entry is not None:
         found = config.entry(entry)
         if found is None:
@@ -335,33 +354,49 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
     expander = Expander(fmt, environ, workspace, inputs)
     argv = _argv(entry, expander)
     assert argv is not None
-    launch = identify(argv, environ)
+    unwrapped = unwrap_launch(config, argv, read_files)
+    launch = identify(unwrapped.argv, environ)
+    launch.notes[:0] = unwrapped.notes
     if launch.server is None:
-        # The program and its first word only: later arguments may hold a secret.
-        shown = " ".join(argv[:2]) + (" ..." if len(argv) > 2 else "")
+        # The command up to the package it runs: later arguments may hold a secret.
+        from .launchers import package_words
+
         at = entry.line_of("command")
         prefix = f"{path}:{at}" if at else path
         raise DeploymentError(
-            f"{prefix}: entry {entry.name!r} runs {shown!r}, which is neither mcp-gee-sweet "
-            "nor the filesystem server")
+            f"{prefix}: entry {entry.name!r} runs {package_words(argv)!r}, which the "
+            f"explorer doesn't model (it models {', '.join(_modelled())})")
     provenance: list[Provenance] = []
 
     def line(field: str) -> int | None:
         return entry.line_of(field)
 
+    def arg_line(value: str) -> int | None:
+        """The line of the argument ``value`` (its last occurrence), else of ``args``."""
+        for i in range(len(argv) - 1, 0, -1):
+            if argv[i] == value:
+                return entry.lines.get(f"args.{i - 1}", line("args"))
+        return line("args")
+
     provenance.append(Provenance(setting="server", value=launch.server, source="entry",
                                  detail=f"command: {launch.how}", line=line("command")))
     if launch.version:
-        provenance.append(Provenance(setting="version", value=launch.version, source="entry",
-                                     detail="pinned in the command", line=line("command")))
+        provenance.append(Provenance(
+            setting="version", value=launch.version, source="entry",
+            detail=(f"the local copy's, {unwrapped.version_from} ({unwrapped.how})"
+                    if unwrapped.version_from else "pinned in the command"),
+            line=line("command")))
         modelled = _versions(launch.server)
         if modelled and launch.version not in modelled:
             launch.notes.append(f"the entry pins {launch.server} {launch.version}, which the "
                                 f"explorer doesn't model ({', '.join(modelled)}); the answers "
                                 "are for the newest modelled release")
     else:
-        provenance.append(Provenance(setting="version", value=None, source="default",
-                                     detail="not pinned: whatever the launcher installs"))
+        provenance.append(Provenance(
+            setting="version", value=None, source="default",
+            detail=("the copy the client bundles with the extension, whose release the file "
+                    "doesn't say" if fmt == "claude-extension"
+                    else "not pinned: whatever the launcher installs")))
 
     # The environment: envFile, then env over it; a container sees only what docker
     # hands it.
@@ -426,11 +461,12 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
             transport = launch.transport
             if transport not in _GEE_TRANSPORTS:
                 raise DeploymentError(
-                    f"{path}:{line('args')}: entry {entry.name!r}: --transport {transport!r} "
+                    f"{path}:{arg_line(transport)}: entry {entry.name!r}: --transport "
+                    f"{transport!r} "
                     "makes mcp-gee-sweet exit (it serves stdio, sse or streamable-http)")
             provenance.append(Provenance(setting="transport", value=transport, source="entry",
                                          detail="--transport in the arguments",
-                                         line=line("args")))
+                                         line=arg_line(transport)))
         else:
             provenance.append(Provenance(setting="transport", value="stdio", source="default",
                                          detail="no --transport in the arguments"))
@@ -452,6 +488,11 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
         cwd = os.path.normpath(os.path.join(base, os.path.expanduser(cwd or ".")))
         provenance.append(Provenance(setting="cwd", value=cwd, source="entry", detail="cwd",
                                      line=line("cwd")))
+    elif unwrapped.startup_dir is not None:
+        cwd = unwrapped.startup_dir
+        provenance.append(Provenance(setting="cwd", value=cwd, source="entry",
+                                     detail=f"{unwrapped.how}: the server starts there",
+                                     line=line("args")))
     elif launch.container:
         cwd = launch.workdir
         provenance.append(Provenance(
@@ -462,7 +503,7 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
         provenance.append(Provenance(setting="cwd", value=cwd, source="default", detail=why))
     for dir_ in launch.allowed_dirs:
         provenance.append(Provenance(setting="allowed dir", value=dir_, source="entry",
-                                     detail="an argument of the server", line=line("args")))
+                                     detail="an argument of the server", line=arg_line(dir_)))
     for mount in launch.mounts:
         provenance.append(Provenance(setting="mount", value=mount.describe(),
                                      source="container", detail="docker -v/--mount",

@@ -248,7 +248,7 @@ def test_entry_may_be_left_out_when_one_entry_is_a_known_server(tmp_path, layout
 
 
 @pytest.mark.parametrize(("entries", "entry", "message"), [
-    ({"a": {"command": "node"}}, "a", "entry 'a' runs 'node', which is neither"),
+    ({"a": {"command": "node"}}, "a", "entry 'a' runs 'node', which the explorer doesn't model"),
     ({"a": {"command": "node"}}, None, "no entry starts mcp-gee-sweet or the filesystem server"),
     ({"a": {"command": "node"}}, "b", "no entry named 'b' (entries: 'a')"),
     ({"a": {"command": "mcp-gee-sweet"}, "b": {"command": "uvx", "args": ["mcp-gee-sweet"]}},
