@@ -1,0 +1,197 @@
+"""The whole deployment: every entry of a client config answered, in file order, with the
+reach of what it starts (modelled, container, remote, unmodelled)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from client_configs import CANARY, fs_entry, gee_entry, mcp_servers, write
+from conftest import run_cli as run
+
+from localfs_explorer.deployments.reach import answer_deployment
+
+
+@pytest.fixture
+def account(tmp_path):
+    """A home directory holding a private key."""
+    home = tmp_path / "account"
+    write(home / ".ssh" / "id_ed25519", "key")
+    write(home / "notes.txt", "x")
+    return home
+
+
+@pytest.fixture
+def desktop(tmp_path, layout):
+    """A Claude Desktop config in the style people publish: one of every reach."""
+    return write(tmp_path / "Claude" / "claude_desktop_config.json", mcp_servers({
+        "sheets": gee_entry(layout.data),
+        "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"],
+                   "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": CANARY}},
+        "filesystem": fs_entry(layout.data),
+        "docs": {"command": "docker", "args": [
+            "run", "-i", "--rm",
+            "--mount", f"type=bind,src={layout.data},dst=/projects/data,ro",
+            "mcp/filesystem", "/projects"]},
+        "search": {"url": "https://mcp.example.com/sse?api_key=" + CANARY},
+    }))
+
+
+def test_every_entry_is_answered_in_file_order_with_its_line(desktop, account, layout):
+    answer = answer_deployment(desktop, home=str(account))
+    rows = [(e.entry, e.server, e.reach) for e in answer.entries]
+    assert rows == [("sheets", "mcp-gee-sweet", "modelled"),
+                    ("github", None, "unmodelled"),
+                    ("filesystem", "server-filesystem", "modelled"),
+                    ("docs", "server-filesystem", "container"),
+                    ("search", None, "remote")]
+    text = desktop.read_text().splitlines()
+    for entry in answer.entries:
+        assert text[entry.line - 1].strip().startswith(f'"{entry.entry}"')
+
+
+def test_a_modelled_entry_carries_its_policy(desktop, account, layout):
+    sheets = answer_deployment(desktop, home=str(account)).entries[0]
+    assert sheets.directories == [str(layout.data)]
+    assert str(layout.data) in sheets.summary and sheets.version == "0.9.5"
+
+
+def test_an_unmodelled_entry_names_its_package_and_is_graded_by_the_accounts_reach(
+        desktop, account):
+    github = answer_deployment(desktop, home=str(account)).entries[1]
+    assert github.runs == "npx -y @modelcontextprotocol/server-github"
+    (finding,) = github.findings
+    assert finding.severity == "high" and "~/.ssh" in finding.message
+    assert "@modelcontextprotocol/server-github" in finding.message
+
+
+def test_without_readable_credentials_the_home_directory_is_a_medium_finding(desktop, tmp_path):
+    home = tmp_path / "plain"
+    write(home / "notes.txt", "x")
+    github = answer_deployment(desktop, home=str(home)).entries[1]
+    assert [(f.severity, f.code) for f in github.findings] == [("medium", "account-home")]
+
+
+def test_a_docker_entry_is_judged_in_the_container(desktop, account, layout):
+    docs = answer_deployment(desktop, home=str(account)).entries[3]
+    # docker created /projects/data, so /projects exists and the server starts.
+    assert docs.directories == ["/projects"]
+    assert docs.mounts == [{"host": str(layout.data), "container": "/projects/data",
+                            "read_only": True}]
+    assert "would exit" not in docs.summary and "exits" not in docs.summary
+    assert f"{layout.data} -> /projects/data (read-only)" in docs.summary
+
+
+def test_a_container_mounting_the_home_directory_or_the_docker_socket_is_a_finding(
+        tmp_path, account):
+    path = write(tmp_path / "claude_desktop_config.json", mcp_servers({
+        "fs": {"command": "docker", "args": ["run", "-i", "--rm", "-v",
+                                             f"{account}:/projects/home", "mcp/filesystem",
+                                             "/projects"]},
+        "ops": {"command": "docker", "args": ["run", "-i", "-v",
+                                              "/var/run/docker.sock:/var/run/docker.sock",
+                                              "ghcr.io/example/ops-mcp:1.0"]},
+        "ro": {"command": "docker", "args": ["run", "-i", "-v",
+                                             f"{tmp_path / 'public'}:/data:ro",
+                                             "ghcr.io/example/reader:2"]},
+    }))
+    fs, ops, ro = answer_deployment(path, home=str(account)).entries
+    assert (fs.reach, fs.worst) == ("container", "high")
+    assert any(f.code == "mount-home" for f in fs.findings)
+    assert (ops.reach, ops.server, ops.worst) == ("container", None, "critical")
+    assert (ro.reach, ro.findings, ro.mounts[0]["read_only"]) == ("container", [], True)
+
+
+def test_a_remote_entry_has_no_local_reach_and_its_url_shows_no_secret(desktop, account):
+    search = answer_deployment(desktop, home=str(account)).entries[4]
+    assert search.runs == "https://mcp.example.com/sse" and search.findings == []
+    assert CANARY not in json.dumps(search.to_dict())
+
+
+def test_windows_paths_are_named_and_not_checked_here(tmp_path, account):
+    path = write(tmp_path / "claude_desktop_config.json", mcp_servers({
+        "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem",
+                                             "C:\\Users\\me\\Desktop", "C:/Users/me/proj"]}}))
+    (files,) = answer_deployment(path, home=str(account)).entries
+    assert files.reach == "modelled" and files.server == "server-filesystem"
+    assert "Windows paths" in files.summary and "can't be checked here" in files.summary
+    assert "exit" not in files.summary + " ".join(files.notes)
+    assert "C:\\Users\\me\\Desktop" in files.notes[-1]
+
+
+def test_platform_windows_says_so_for_any_path(desktop, account):
+    answer = answer_deployment(desktop, home=str(account), platform="windows")
+    assert all("can't be checked here" in e.summary for e in answer.entries
+               if e.reach == "modelled")
+
+
+def test_a_broken_entry_is_an_answer_not_an_error(tmp_path, account):
+    path = write(tmp_path / ".mcp.json", mcp_servers({
+        "bad": {"command": ["uvx"]},
+        "prompt": {"command": "uvx", "args": ["mcp-gee-sweet"],
+                   "env": {"LOCAL_FILE_ROOTS": "${MISSING_VARIABLE_FOR_TEST}"}},
+        "ok": fs_entry(tmp_path)}))
+    bad, prompt, ok = answer_deployment(path, home=str(account), environ={}).entries
+    assert bad.reach == "invalid" and "'command' must be a string" in bad.notes[0]
+    assert prompt.reach == "invalid" and prompt.server == "mcp-gee-sweet"
+    assert ok.reach == "modelled"
+
+
+def test_a_turned_off_extension_is_disabled(tmp_path, account):
+    path = write(tmp_path / "Claude Extensions Settings" /
+                 "ant.dir.ant.anthropic.filesystem.json",
+                 json.dumps({"isEnabled": False,
+                             "userConfig": {"allowed_directories": [str(tmp_path)]}}))
+    (entry,) = answer_deployment(path, home=str(account)).entries
+    assert entry.reach == "disabled" and entry.findings == []
+
+
+# --- the command ---------------------------------------------------------------------
+
+def test_the_command_prints_a_table_in_file_order_and_fails_on_high(desktop, account,
+                                                                   monkeypatch):
+    monkeypatch.setenv("HOME", str(account))
+    code, out, err = run("deployment", "--client-config", desktop)
+    assert code == 1, err
+    table = out.splitlines()
+    assert table[0].startswith("deployment: Claude Desktop config ")
+    assert table[1].split()[:4] == ["LINE", "ENTRY", "SERVER", "REACH"]
+    names = [line.split()[1] for line in table[2:7]]
+    assert names == ["sheets", "github", "filesystem", "docs", "search"]
+    assert "npx -y @modelcontextprotocol/server-github" in out
+    assert CANARY not in out + err
+    assert run("deployment", "--client-config", desktop, "--fail-on", "critical")[0] == 0
+    assert run("deployment", "--client-config", desktop, "--fail-on", "none")[0] == 0
+
+
+def test_the_command_json_is_one_object_per_entry(desktop, account, monkeypatch):
+    monkeypatch.setenv("HOME", str(account))
+    code, out, _ = run("deployment", "--client-config", desktop, "--json",
+                       "--fail-on", "none")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 0
+    assert [(r["entry"], r["server"], r["reach"]) for r in rows][:2] == [
+        ("sheets", "mcp-gee-sweet", "modelled"), ("github", None, "unmodelled")]
+    assert all(isinstance(r["line"], int) for r in rows)
+    assert rows[1]["findings"][0]["severity"] == "high"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('{"mcpServers": {', ":1: not valid JSON"),
+    ('["not", "a", "config"]', "not an MCP client config"),
+])
+def test_the_command_refuses_a_bad_file_in_one_line(tmp_path, text, message):
+    path = write(tmp_path / "claude_desktop_config.json", text)
+    code, out, err = run("deployment", "--client-config", path)
+    assert code == 2 and out == ""
+    assert err.startswith("localfs-explorer deployment: ") and message in err
+    assert len(err.splitlines()) == 1
+    code, _, err = run("deployment", "--client-config", tmp_path / "missing.json")
+    assert code == 2 and "Traceback" not in err
+
+
+def test_the_command_warns_when_another_client_would_read_the_file(tmp_path):
+    path = write(tmp_path / ".vscode" / "mcp.json", mcp_servers({"a": fs_entry(tmp_path)}))
+    code, out, err = run("deployment", "--client-config", path)
+    assert code == 0 and "0 entries" in out
+    assert "warning: " in err and "--client-format claude-desktop" in err
