@@ -167,6 +167,8 @@ def apply_deployment(args: argparse.Namespace) -> None:
         return  # export-env reads the entry itself, to write it back
     if getattr(args, "entry_per_side", False):
         return  # diff reads an entry for each side itself (--before-entry, --after-entry)
+    if getattr(args, "every_entry", False) and getattr(args, "entry", None) is None:
+        return  # exposure walks every entry of the file itself
     found = deployment(args)
     if found is None:
         return

@@ -88,6 +88,8 @@ class EntryAnswer(BaseModel):
     mounts: list[dict[str, Any]] = Field(default_factory=list)
     findings: list[ReachFinding] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    #: The entry's Windows paths (drive or UNC): its directories can't be checked here.
+    windows_paths: list[str] = Field(default_factory=list)
 
     @property
     def worst(self) -> str | None:
@@ -214,6 +216,7 @@ def _modelled(base: dict[str, Any], found: Deployment, platform: str, home: str
         # host can't say whether its folders exist, and its own rules would misread them.
         what = ", ".join(shown) if shown else "the entry's paths"
         return EntryAnswer(**base, reach="modelled", directories=list(found.allowed_dirs),
+                           windows_paths=shown,
                            summary="Windows paths: the directories can't be checked here",
                            notes=[*notes, f"{what}: Windows paths; the directories can't be "
                                   "checked on this machine (answer on the Windows machine "

@@ -195,3 +195,66 @@ def test_the_command_warns_when_another_client_would_read_the_file(tmp_path):
     code, out, err = run("deployment", "--client-config", path)
     assert code == 0 and "0 entries" in out
     assert "warning: " in err and "--client-format claude-desktop" in err
+
+
+# --- exposure over every entry -----------------------------------------------------------
+
+@pytest.fixture
+def two_servers(tmp_path, layout):
+    """Two modelled entries reaching different folders, and one the explorer can't walk."""
+    write(layout.data / "deploy.sh", "#!/bin/sh\n").chmod(0o755)
+    write(layout.outside / ".env", "TOKEN=x\n")
+    return write(tmp_path / "claude_desktop_config.json", mcp_servers({
+        "reports": fs_entry(layout.data),
+        "other": fs_entry(layout.outside),
+        "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]},
+    }))
+
+
+def test_exposure_without_entry_walks_every_modelled_entry_and_names_each(two_servers,
+                                                                         layout):
+    code, out, err = run("exposure", "--client-config", two_servers, "--json",
+                         "--fail-on", "none", "--no-sizes")
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    by_path = {r["path"]: r["entries"] for r in rows}
+    # Each entry's own findings, named by the entry that reaches them.
+    assert any(p.startswith(str(layout.data)) and e == ["reports"] for p, e in by_path.items())
+    assert any(p.startswith(str(layout.outside)) and e == ["other"]
+               for p, e in by_path.items())
+    # The same as walking each entry alone, put together.
+    for name in ("reports", "other"):
+        alone = run("exposure", "--client-config", two_servers, "--entry", name, "--json",
+                    "--fail-on", "none", "--no-sizes")[1]
+        for line in alone.splitlines():
+            finding = json.loads(line)
+            assert name in by_path[finding["path"]]
+    assert "entry 'github' (unmodelled) not walked" in err
+
+
+def test_exposure_without_entry_exits_1_on_any_entrys_finding(two_servers):
+    code, out, _ = run("exposure", "--client-config", two_servers, "--fail-on", "info",
+                       "--no-sizes")
+    assert code == 1 and "union of 2 entries" in out
+    assert "reports: " in out and "other: " in out
+
+
+def test_exposure_with_one_modelled_entry_answers_as_with_entry(tmp_path, layout):
+    path = write(tmp_path / "claude_desktop_config.json", mcp_servers({
+        "files": fs_entry(layout.data),
+        "remote": {"url": "https://mcp.example.com/mcp"}}))
+    every = run("exposure", "--client-config", path, "--json", "--no-sizes")
+    named = run("exposure", "--client-config", path, "--entry", "files", "--json",
+                "--no-sizes")
+    assert every[:2] == named[:2]
+
+
+def test_exposure_without_entry_refuses_a_report_and_a_file_with_nothing_to_walk(
+        two_servers, tmp_path):
+    code, _, err = run("exposure", "--client-config", two_servers, "--report",
+                       tmp_path / "r.html")
+    assert code == 2 and "name it with --entry" in err
+    only = write(tmp_path / "only" / "claude_desktop_config.json", mcp_servers({
+        "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]}}))
+    code, _, err = run("exposure", "--client-config", only)
+    assert code == 2 and "deployment answers for each entry" in err
