@@ -133,8 +133,9 @@ def answer_deployment(path: str | os.PathLike[str], format: str | None = None, *
     ``environ`` is the client's environment (default: this process's); ``home`` the
     account's home directory (default: this one's), for entries the explorer has no
     model of; ``platform`` ``windows`` says the file is for a Windows machine.
-    ``read_files`` False opens nothing on this machine beyond the config itself (an
-    upload to a served page). Raises :class:`DeploymentError` only for a file that isn't
+    ``read_files`` False opens and probes nothing on this machine beyond the config
+    itself (an upload to a page served to others): directories and the account's files
+    are then named, not checked. Raises :class:`DeploymentError` only for a file that isn't
     a client config; a bad entry is an answer (``invalid``).
     """
     config = read_client_config(path, format, text=text)
@@ -170,8 +171,8 @@ def _answer(config: ClientConfigFile, entry: ClientEntry, environ: dict[str, str
     runs = package_words(argv)
     if launch.server is None:
         if launch.container:
-            return _container(base, runs, launch.mounts, None, home)
-        return _unmodelled(base, runs, home)
+            return _container(base, runs, launch.mounts, None, home, read_files)
+        return _unmodelled(base, runs, home, read_files)
     try:
         found = _deployment(config, entry, environ, {}, set(), read_files)
     except DeploymentError as exc:
@@ -179,8 +180,8 @@ def _answer(config: ClientConfigFile, entry: ClientEntry, environ: dict[str, str
                            summary="can't be started as written", notes=[str(exc)])
     base.update(server=found.server, version=found.server_version, runs=runs)
     if found.container:
-        return _container(base, runs, found.mounts, found, home)
-    return _modelled(base, found, platform, home)
+        return _container(base, runs, found.mounts, found, home, read_files)
+    return _modelled(base, found, platform, home, read_files)
 
 
 def _local_url_note(url: str) -> list[str]:
@@ -203,8 +204,8 @@ def windows_paths(found: Deployment) -> list[str]:
             if _WINDOWS_PATH.match(part.strip())][:5]
 
 
-def _modelled(base: dict[str, Any], found: Deployment, platform: str, home: str
-              ) -> EntryAnswer:
+def _modelled(base: dict[str, Any], found: Deployment, platform: str, home: str,
+              read_files: bool = True) -> EntryAnswer:
     from ..config import resolve_config
     from ..errors import LocalfsError
     from ..server import get_server
@@ -221,6 +222,10 @@ def _modelled(base: dict[str, Any], found: Deployment, platform: str, home: str
                            notes=[*notes, f"{what}: Windows paths; the directories can't be "
                                   "checked on this machine (answer on the Windows machine "
                                   "itself)"])
+    if not read_files:
+        return EntryAnswer(**base, reach="modelled", directories=list(found.allowed_dirs),
+                           summary="not checked: this page reads no file of the machine "
+                           "serving it", notes=notes)
     try:
         policy = resolve_config(found.server_config()).policy
     except LocalfsError as exc:
@@ -236,7 +241,8 @@ def _modelled(base: dict[str, Any], found: Deployment, platform: str, home: str
     mode = summary.get("mode")
     if mode == "full":
         findings.append(_account_finding(home, "mode full lets the tools read and write "
-                                         "any file the account can, except the deny-list"))
+                                         "any file the account can, except the deny-list",
+                                         read_files))
     if mode == "off":
         text = "no local file access (mode off)"
     elif directories:
@@ -292,9 +298,14 @@ def credentials_in(home: str) -> list[str]:
     return sorted(found)
 
 
-def _account_finding(home: str, what: str) -> ReachFinding:
+def _account_finding(home: str, what: str, probe: bool = True) -> ReachFinding:
     """What the account's own file access amounts to, graded: credentials it can read
-    (high), its home directory (medium), neither (info)."""
+    (high), its home directory (medium), neither (info). Without ``probe`` nothing of
+    this machine is looked at, and the grade is the home directory's (medium)."""
+    if not probe:
+        return ReachFinding(severity="medium", code="account-files",
+                            message=f"{what}: whatever the account can read (not checked: "
+                            "this page reads no file of the machine serving it)")
     shown = [os.path.join("~", os.path.relpath(p, home)) for p in credentials_in(home)]
     if shown:
         more = f" and {len(shown) - 4} more" if len(shown) > 4 else ""
@@ -308,9 +319,10 @@ def _account_finding(home: str, what: str) -> ReachFinding:
                         message=f"{what} (the home directory {home} isn't readable)")
 
 
-def _unmodelled(base: dict[str, Any], runs: str, home: str) -> EntryAnswer:
+def _unmodelled(base: dict[str, Any], runs: str, home: str, probe: bool = True
+                ) -> EntryAnswer:
     finding = _account_finding(home, f"{runs!r} is a local process the explorer has no "
-                               "model of: it runs with the account's own file access")
+                               "model of: it runs with the account's own file access", probe)
     return EntryAnswer(**base, reach="unmodelled", runs=runs, findings=[finding],
                        summary="whatever the account can read and write")
 
@@ -321,8 +333,9 @@ def _inside(path: str, folder: str) -> bool:
 
 
 def _container(base: dict[str, Any], runs: str, mounts: list[Mount],
-               found: Deployment | None, home: str) -> EntryAnswer:
+               found: Deployment | None, home: str, probe: bool = True) -> EntryAnswer:
     findings: list[ReachFinding] = []
+    credentials = credentials_in(home) if probe else []
     for mount in mounts:
         host = os.path.normpath(os.path.expanduser(mount.host)) \
             if not _WINDOWS_PATH.match(mount.host) else mount.host
@@ -337,7 +350,7 @@ def _container(base: dict[str, Any], runs: str, mounts: list[Mount],
                 severity="high", code="mount-home",
                 message=f"{mount.describe()}: the whole home directory {home} is in the "
                 f"container ({mode}), credentials included"))
-        elif host.startswith("/") and any(_inside(p, host) for p in credentials_in(home)):
+        elif host.startswith("/") and any(_inside(p, host) for p in credentials):
             findings.append(ReachFinding(
                 severity="high", code="mount-credentials",
                 message=f"{mount.describe()}: holds credentials of the account ({mode})"))

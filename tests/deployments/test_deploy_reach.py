@@ -258,3 +258,23 @@ def test_exposure_without_entry_refuses_a_report_and_a_file_with_nothing_to_walk
         "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]}}))
     code, _, err = run("exposure", "--client-config", only)
     assert code == 2 and "deployment answers for each entry" in err
+
+
+def test_without_reading_files_nothing_of_this_machine_is_probed(desktop, account, layout,
+                                                                  monkeypatch):
+    import localfs_explorer.deployments.reach as reach
+    from localfs_explorer import config
+
+    real = config.resolve_config
+
+    def no_probe(*args, **kwargs):
+        if kwargs.get("fs") is None:  # a described host (the container's) is fine
+            raise AssertionError("probed this machine")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(reach, "credentials_in", no_probe)
+    monkeypatch.setattr(config, "resolve_config", no_probe)
+    answer = answer_deployment(desktop, home=str(account), read_files=False)
+    sheets, github = answer.entries[:2]
+    assert "not checked" in sheets.summary and sheets.directories == []
+    assert github.findings[0].severity == "medium" and "~/.ssh" not in github.findings[0].message
