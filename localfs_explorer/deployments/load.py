@@ -12,6 +12,7 @@ or a default the explorer filled in because the entry says nothing.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -508,6 +509,12 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
         provenance.append(Provenance(setting="mount", value=mount.describe(),
                                      source="container", detail="docker -v/--mount",
                                      line=line("args")))
+    shown = windows_paths([*launch.allowed_dirs, *env.values()])[:3]
+    if shown and not launch.container:
+        launch.notes.append(
+            f"{', '.join(shown)}: Windows paths; the directories can't be checked on this "
+            "machine, whose answers read them as relative names (answer on the Windows "
+            "machine itself)")
     if launch.container:
         launch.notes.append("the server runs in a container: its paths are the "
                             "container's" + (", and reach the host only through the mounts"
@@ -531,6 +538,16 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
         mounts=launch.mounts, provenance=provenance, notes=launch.notes,
         warnings=list(config.warnings), secrets=secrets,
     )
+
+
+#: A Windows drive path (``C:\\x``, ``C:/x``) or UNC path (``\\\\host\\share``).
+_WINDOWS_PATH = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\[^\\]+\\)")
+
+
+def windows_paths(values: Iterable[str]) -> list[str]:
+    """The values (or ``;``/``,``-separated parts of them) that are Windows paths."""
+    return [v for v in values
+            if any(_WINDOWS_PATH.match(part.strip()) for part in re.split(r"[;,]", v))]
 
 
 def without_prompts(env: Mapping[str, str]) -> dict[str, str]:

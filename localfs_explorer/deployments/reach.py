@@ -22,7 +22,6 @@ these reaches:
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -30,7 +29,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .launch import Mount, identify
 from .launchers import package_words
-from .load import Deployment, _argv, _deployment, _shown_url, _workspace, unwrap_launch
+from .load import (
+    _WINDOWS_PATH,
+    Deployment,
+    _argv,
+    _deployment,
+    _shown_url,
+    _workspace,
+    unwrap_launch,
+    windows_paths,
+)
 from .readers import (
     CLIENT_NAMES,
     ClientConfigFile,
@@ -47,8 +55,6 @@ REACHES: tuple[str, ...] = ("modelled", "container", "remote", "unmodelled", "di
                             "invalid")
 #: Severities, most severe first (the same words ``exposure`` grades with).
 SEVERITIES: tuple[str, ...] = ("critical", "high", "medium", "info")
-#: A Windows drive path (``C:\\x``, ``C:/x``) or UNC path (``\\\\host\\share``).
-_WINDOWS_PATH = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\[^\\]+\\)")
 #: How many entries of the home directory (and of each of its dot-folders) are looked at
 #: for credentials: enough for any home, bounded for a huge one.
 _HOME_SCAN_LIMIT = 2000
@@ -197,13 +203,6 @@ def _local_url_note(url: str) -> list[str]:
     return []
 
 
-def windows_paths(found: Deployment) -> list[str]:
-    """The entry's directories and settings that are Windows paths."""
-    values = [*found.allowed_dirs, *found.env.values()]
-    return [v for v in values for part in re.split(r"[;,]", v)
-            if _WINDOWS_PATH.match(part.strip())][:5]
-
-
 def _modelled(base: dict[str, Any], found: Deployment, platform: str, home: str,
               read_files: bool = True) -> EntryAnswer:
     from ..config import resolve_config
@@ -211,7 +210,7 @@ def _modelled(base: dict[str, Any], found: Deployment, platform: str, home: str,
     from ..server import get_server
 
     notes = [*found.notes]
-    shown = windows_paths(found)
+    shown = windows_paths([*found.allowed_dirs, *found.env.values()])[:5]
     if shown or platform == "windows":
         # Drive and UNC paths mean the file is written for a Windows machine: this Linux
         # host can't say whether its folders exist, and its own rules would misread them.

@@ -130,3 +130,23 @@ def test_each_argument_has_its_own_line(tmp_path, layout):
         load_deployment(path, "gee")
     found = load_deployment(path, "files")
     assert [p.line for p in found.provenance if p.setting == "allowed dir"] == [16, 17]
+
+
+@pytest.mark.parametrize("directory", ["C:\\Users\\me\\proj", "C:/Users/me/proj",
+                                       "\\\\fileserver\\share\\proj"])
+def test_a_windows_path_is_named_as_one_by_every_command(tmp_path, directory):
+    path = write(tmp_path / "claude_desktop_config.json", mcp_servers({"files": {
+        "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem",
+                                   directory]}}))
+    found = load_deployment(path)
+    assert any(n.startswith(f"{directory}: Windows paths") for n in found.notes)
+    _, out, err = run("validate", "--client-config", path)
+    assert "Windows paths; the directories can't be checked on this machine" in out + err
+
+
+def test_a_posix_path_is_not_taken_for_a_windows_one(tmp_path, layout):
+    path = write(tmp_path / "claude_desktop_config.json",
+                 mcp_servers({"files": {"command": "npx", "args": [
+                     "-y", "@modelcontextprotocol/server-filesystem", str(layout.data),
+                     "relative/C:/x"]}}))
+    assert not any("Windows" in n for n in load_deployment(path).notes)
