@@ -222,13 +222,32 @@ def _npm_prefix(words: list[str], program: str, rest: list[str], base: str,
         else package.rsplit("@", 1)[0]
     if name.startswith("@") and name.count("@") > 1:
         name = name.rsplit("@", 1)[0]
-    where = os.path.join(_absolute(prefix, base), "node_modules", *name.split("/"),
-                         "package.json")
+    modules = os.path.join(_absolute(prefix, base), "node_modules")
+    command = os.path.join(modules, ".bin", name)
+    if "/" not in name and os.path.exists(command):
+        # A command the install provides (its bin): the script it links to names the
+        # package, as `node` on that script would.
+        script = os.path.realpath(command)
+        local = _node_script(["node", script, *server_args], "node",
+                             [script, *server_args], base, known)
+        if local.version:
+            return Unwrapped(argv=local.argv, version=local.version,
+                             version_from=local.version_from,
+                             how=f"{how}, the command {name} installed there")
+    where = os.path.join(modules, *name.split("/"), "package.json")
     found = _package_json(where)
     if found is not None and found[1]:
         rewritten = ["npx", "-y", f"{found[0]}@{found[1]}", *server_args]
         if _accept(rewritten, known):
-            return Unwrapped(argv=rewritten, version=found[1], version_from=where, how=how)
+            # npm 11.19.1 finds the package under DIR but runs its command through a
+            # shell whose PATH lacks DIR/node_modules/.bin: started from another
+            # directory, the command is "not found" and no server starts.
+            return Unwrapped(argv=rewritten, version=found[1], version_from=where, how=how,
+                             notes=[f"{how} exec {name}: npm (seen with 11.19.1) runs the "
+                                    f"package's command without {prefix}/node_modules/.bin "
+                                    "on PATH, so started from any other directory the "
+                                    "server doesn't start ('not found'); name the "
+                                    "command the package installs instead of the package"])
     return Unwrapped(argv=plain, how=how, notes=[
         f"{how}: {name} is not installed under {prefix} on this machine, so the version "
         "it runs can't be told"])

@@ -148,3 +148,29 @@ def test_pnpm_dlx_and_bunx_start_the_package(tmp_path, argv):
 ])
 def test_package_words_name_the_package_and_leave_the_arguments_out(argv, words):
     assert package_words(argv) == words
+
+
+def test_npm_prefix_exec_of_the_installed_command_is_read_through_its_link(tmp_path, layout):
+    package = tmp_path / "mcp" / "node_modules" / "@modelcontextprotocol" / "server-filesystem"
+    write(package / "package.json", json.dumps(
+        {"name": "@modelcontextprotocol/server-filesystem", "version": "2026.8.31"}))
+    write(package / "dist" / "index.js", "")
+    bin_dir = tmp_path / "mcp" / "node_modules" / ".bin"
+    bin_dir.mkdir()
+    (bin_dir / "mcp-server-filesystem").symlink_to(package / "dist" / "index.js")
+    config = write(tmp_path / "claude_desktop_config.json", mcp_servers({"files": {
+        "command": "npm", "args": ["--prefix", str(tmp_path / "mcp"), "exec", "--",
+                                   "mcp-server-filesystem", str(layout.data)]}}))
+    found = load_deployment(config)
+    assert (found.server, found.server_version) == ("server-filesystem", "2026.8.31")
+    assert not any("'not found'" in n for n in found.notes)
+
+
+def test_npm_prefix_exec_of_the_package_name_warns_it_runs_only_from_the_prefix(
+        tmp_path, layout):
+    _installed(tmp_path / "mcp", "@modelcontextprotocol/server-filesystem", "2026.8.31")
+    config = write(tmp_path / "claude_desktop_config.json", mcp_servers({"files": {
+        "command": "npm", "args": ["--prefix", str(tmp_path / "mcp"), "exec", "--",
+                                   "@modelcontextprotocol/server-filesystem",
+                                   str(layout.data)]}}))
+    assert any("'not found'" in n for n in load_deployment(config).notes)
