@@ -278,3 +278,57 @@ def test_without_reading_files_nothing_of_this_machine_is_probed(desktop, accoun
     sheets, github = answer.entries[:2]
     assert "not checked" in sheets.summary and sheets.directories == []
     assert github.findings[0].severity == "medium" and "~/.ssh" not in github.findings[0].message
+
+
+def test_a_vscode_workspace_config_with_prompts_comments_and_a_docker_mount(tmp_path,
+                                                                            account):
+    workspace = tmp_path / "repo"
+    path = write(workspace / ".vscode" / "mcp.json", """{
+  // tokens are asked for when a server starts
+  "inputs": [
+    {"type": "promptString", "id": "gh-token", "description": "GitHub token",
+     "password": true}
+  ],
+  "servers": {
+    "github": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-github"],
+      "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "${input:gh-token}"}
+    },
+    "workspace-files": {
+      "type": "stdio",
+      "command": "docker",
+      "args": [
+        "run", "-i", "--rm",
+        "-v", "${workspaceFolder}:/projects/workspace",
+        "mcp/filesystem",
+        "/projects"
+      ]
+    },
+  }
+}
+""")
+    github, files = answer_deployment(path, home=str(account)).entries
+    assert (github.reach, github.line) == ("unmodelled", 8)
+    assert (files.reach, files.server, files.line) == ("container", "server-filesystem", 13)
+    assert files.mounts == [{"host": str(workspace), "container": "/projects/workspace",
+                             "read_only": False}]
+    assert files.directories == ["/projects"]
+
+
+def test_a_hangar_docker_server_is_a_container_with_its_volumes(tmp_path, account):
+    path = write(tmp_path / "hangar.yaml", f"""mcp_servers:
+  files:
+    mode: docker
+    image: mcp/filesystem:latest
+    command: [/projects]
+    volumes:
+      - "{tmp_path / 'data'}:/projects/data:ro"
+  api:
+    mode: remote
+    endpoint: https://api.example.com/mcp
+""")
+    files, api = answer_deployment(path, home=str(account)).entries
+    assert (files.reach, files.server, files.line) == ("container", "server-filesystem", 2)
+    assert files.mounts[0]["read_only"] is True and files.directories == ["/projects"]
+    assert api.reach == "remote"
