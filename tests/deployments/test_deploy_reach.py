@@ -332,3 +332,22 @@ def test_a_hangar_docker_server_is_a_container_with_its_volumes(tmp_path, accoun
     assert (files.reach, files.server, files.line) == ("container", "server-filesystem", 2)
     assert files.mounts[0]["read_only"] is True and files.directories == ["/projects"]
     assert api.reach == "remote"
+
+
+def test_a_docker_mount_of_a_windows_drive_keeps_the_drive(tmp_path, account):
+    path = write(tmp_path / "claude_desktop_config.json", mcp_servers({"files": {
+        "command": "docker", "args": ["run", "-i", "--rm", "-v",
+                                      "C:\\Users\\me\\src:/projects/src:ro",
+                                      "mcp/filesystem", "/projects"]}}))
+    (files,) = answer_deployment(path, home=str(account)).entries
+    assert files.mounts == [{"host": "C:\\Users\\me\\src", "container": "/projects/src",
+                             "read_only": True}]
+    assert files.reach == "container" and files.directories == ["/projects"]
+
+
+def test_a_one_letter_volume_name_is_not_taken_for_a_drive(tmp_path, account):
+    path = write(tmp_path / "claude_desktop_config.json", mcp_servers({"files": {
+        "command": "docker", "args": ["run", "-i", "-v", "d:/data:ro", "mcp/filesystem",
+                                      "/data"]}}))
+    (files,) = answer_deployment(path, home=str(account)).entries
+    assert files.mounts == [{"host": "d", "container": "/data", "read_only": True}]
