@@ -367,7 +367,7 @@ def _container(base: dict[str, Any], runs: str, mounts: list[Mount],
     from ..errors import LocalfsError
 
     try:
-        policy = _container_policy(found)
+        policy = _container_policy(found, probe)
     except LocalfsError as exc:  # a bad configuration is an answer here, not a crash
         notes.append(f"the server's policy in the container can't be predicted: {exc}")
     else:
@@ -396,9 +396,10 @@ def _server_findings(server: str, policy: Any) -> list[dict[str, Any]]:
     return get_server(server).findings(policy)
 
 
-def _container_policy(found: Deployment) -> Any:
+def _container_policy(found: Deployment, probe: bool = True) -> Any:
     """The server's policy on the container's own filesystem: docker creates every mount
-    target as a directory, and the working directory (``-w``) too."""
+    target (a file for a host file, else a directory), and the working directory (``-w``)
+    too. Without ``probe`` every target is taken for a directory."""
     from ..config import resolve_config
     from ..fs.virtual import VirtualFS
 
@@ -406,8 +407,13 @@ def _container_policy(found: Deployment) -> Any:
     fs = VirtualFS(home=found.env.get("HOME") or "/root", cwd=cwd,
                    label="the container", root_device="container")
     for i, mount in enumerate(found.mounts):
-        if mount.container.startswith("/"):
-            fs.mkdir(os.path.normpath(mount.container), device=f"mount{i}", exist_ok=True)
+        if not mount.container.startswith("/"):
+            continue
+        target = os.path.normpath(mount.container)
+        if probe and os.path.isfile(os.path.expanduser(mount.host)):
+            fs.add_file(target, device=f"mount{i}")
+        else:
+            fs.mkdir(target, device=f"mount{i}", exist_ok=True)
     if cwd != "/":
         fs.mkdir(cwd, exist_ok=True)
     return resolve_config(found.server_config(cwd=cwd), fs=fs).policy

@@ -351,3 +351,29 @@ def test_a_one_letter_volume_name_is_not_taken_for_a_drive(tmp_path, account):
                                       "/data"]}}))
     (files,) = answer_deployment(path, home=str(account)).entries
     assert files.mounts == [{"host": "d", "container": "/data", "read_only": True}]
+
+
+def test_the_reference_docker_example_mounts_folders_and_a_file(tmp_path, account):
+    desktop, other = tmp_path / "Desktop", tmp_path / "shared"
+    desktop.mkdir()
+    other.mkdir()
+    note = write(tmp_path / "todo.txt", "x")
+    path = write(tmp_path / "claude_desktop_config.json", mcp_servers({"filesystem": {
+        "command": "docker", "args": [
+            "run", "-i", "--rm",
+            "--mount", f"type=bind,src={desktop},dst=/projects/Desktop",
+            "--mount", f"type=bind,src={other},dst=/projects/shared,ro",
+            "--mount", f"type=bind,src={note},dst=/projects/notes/todo.txt",
+            "mcp/filesystem", "/projects"]}}))
+    (entry,) = answer_deployment(path, home=str(account)).entries
+    assert entry.reach == "container" and entry.directories == ["/projects"]
+    assert [m["read_only"] for m in entry.mounts] == [False, True, False]
+    from localfs_explorer.deployments import load_deployment
+    from localfs_explorer.deployments.reach import _container_policy
+
+    policy = _container_policy(load_deployment(path))
+    # The file mount is a file in the container, and inside the allowed directory.
+    assert policy.fs.exists("/projects/notes/todo.txt")
+    assert not policy.fs.is_dir("/projects/notes/todo.txt")
+    assert policy.check("/projects/notes/todo.txt").allowed
+    assert not policy.check("/etc/passwd").allowed
