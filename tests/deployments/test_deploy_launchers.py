@@ -174,3 +174,12 @@ def test_npm_prefix_exec_of_the_package_name_warns_it_runs_only_from_the_prefix(
                                    "@modelcontextprotocol/server-filesystem",
                                    str(layout.data)]}}))
     assert any("'not found'" in n for n in load_deployment(config).notes)
+
+
+def test_uv_run_project_takes_the_version_but_not_the_directory(tmp_path):
+    checkout = _checkout(tmp_path / "gee", version="0.9.5")
+    config = write(tmp_path / "proj" / ".mcp.json", mcp_servers({"gee": {
+        "command": "uv", "args": ["run", "--project", str(checkout), "mcp-gee-sweet"]}}))
+    found = load_deployment(config)
+    assert found.server_version == "0.9.5"
+    assert found.cwd == str(tmp_path / "proj")  # Claude Code's project folder, unchanged

@@ -377,3 +377,13 @@ def test_the_reference_docker_example_mounts_folders_and_a_file(tmp_path, accoun
     assert not policy.fs.is_dir("/projects/notes/todo.txt")
     assert policy.check("/projects/notes/todo.txt").allowed
     assert not policy.check("/etc/passwd").allowed
+
+
+def test_a_mount_beside_the_home_directory_is_not_the_home_directory(tmp_path, account):
+    beside = tmp_path / "acc"  # the home (tmp/account) starts with its name as a string
+    beside.mkdir()
+    path = write(tmp_path / "claude_desktop_config.json", mcp_servers({"files": {
+        "command": "docker", "args": ["run", "-i", "-v", f"{beside}:/projects/b",
+                                      "mcp/filesystem", "/projects"]}}))
+    (entry,) = answer_deployment(path, home=str(account)).entries
+    assert not any(f.code.startswith("mount-") for f in entry.findings)
