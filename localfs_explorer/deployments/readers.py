@@ -522,6 +522,14 @@ def _yaml_entry(path: str, name: str, line: int, node: Any, to_plain: Any,
         else:
             problems.append(f"{path}:{lines['args']}: mcp_servers.{name}.args must be a list "
                             "of strings")
+    # Each argument's own line: the command list's items after the program, then args'.
+    items = []
+    for key, skip in (("command", 1), ("args", 0)):
+        held = _yaml_get(node, key)
+        if isinstance(held, yaml.SequenceNode):
+            items += held.value[skip:]
+    for i, item in enumerate(items):
+        lines[f"args.{i}"] = item.start_mark.line + 1
     env = value.get("env")
     if env is not None:
         if isinstance(env, dict):

@@ -150,3 +150,18 @@ def test_a_posix_path_is_not_taken_for_a_windows_one(tmp_path, layout):
                      "-y", "@modelcontextprotocol/server-filesystem", str(layout.data),
                      "relative/C:/x"]}}))
     assert not any("Windows" in n for n in load_deployment(path).notes)
+
+
+def test_each_argument_of_a_hangar_command_has_its_own_line(tmp_path, layout):
+    path = write(tmp_path / "hangar.yaml", f"""mcp_servers:
+  files:
+    command:
+      - npx
+      - -y
+      - "@modelcontextprotocol/server-filesystem"
+    args:
+      - {layout.data}
+      - {layout.outside}
+""")
+    found = load_deployment(path)
+    assert [p.line for p in found.provenance if p.setting == "allowed dir"] == [8, 9]
