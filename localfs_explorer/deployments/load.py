@@ -245,11 +245,11 @@ def _classify(config: ClientConfigFile, entry: ClientEntry,
 
 
 def unwrap_launch(config: ClientConfigFile, argv: list[str],
-                  read_files: bool = True) -> Unwrapped:
+                  read_files: bool = True, base: str | None = None) -> Unwrapped:
     """``argv`` with a local launcher (``uv run --directory``, ``npm --prefix``, ``node``
-    on a local build) read off (:mod:`.launchers`), relative to where the client starts
-    the command."""
-    base = _default_cwd(config)[0] or os.getcwd()
+    on a local build) read off (:mod:`.launchers`), relative to ``base``, where the
+    client starts the command (default: where it starts servers without a ``cwd``)."""
+    base = base or _default_cwd(config)[0] or os.getcwd()
     return unwrap(argv, base, read_files=read_files,
                   known=lambda words: identify(words).server is not None)
 
@@ -355,7 +355,14 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
     expander = Expander(fmt, environ, workspace, inputs)
     argv = _argv(entry, expander)
     assert argv is not None
-    unwrapped = unwrap_launch(config, argv, read_files)
+    # Where the client starts the command: a launcher's own directory is relative to it.
+    client_cwd = None
+    if entry.cwd:
+        raw_cwd = expander.expand(entry.cwd, "cwd")
+        client_cwd = os.path.normpath(os.path.join(
+            workspace or os.path.dirname(os.path.abspath(path)),
+            os.path.expanduser(raw_cwd or ".")))
+    unwrapped = unwrap_launch(config, argv, read_files, base=client_cwd)
     launch = identify(unwrapped.argv, environ)
     launch.notes[:0] = unwrapped.notes
     if launch.server is None:
@@ -481,19 +488,19 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
                 detail="--include-tools in the arguments, which wins over ENABLED_TOOLS",
                 line=line("args")))
 
-    # The working directory.
+    # The working directory: the entry's cwd, where a launcher may change directory again
+    # (uv run --directory, relative to the cwd the client starts it in).
+    cwd: str | None = client_cwd
     if entry.cwd:
-        cwd: str | None = expander.expand(entry.cwd, "cwd")
         _raise_unresolved(path, entry, expander.unresolved, overridden)
-        base = workspace or os.path.dirname(os.path.abspath(path))
-        cwd = os.path.normpath(os.path.join(base, os.path.expanduser(cwd or ".")))
-        provenance.append(Provenance(setting="cwd", value=cwd, source="entry", detail="cwd",
-                                     line=line("cwd")))
-    elif unwrapped.startup_dir is not None:
+    if unwrapped.startup_dir is not None:
         cwd = unwrapped.startup_dir
         provenance.append(Provenance(setting="cwd", value=cwd, source="entry",
                                      detail=f"{unwrapped.how}: the server starts there",
                                      line=line("args")))
+    elif entry.cwd:
+        provenance.append(Provenance(setting="cwd", value=cwd, source="entry", detail="cwd",
+                                     line=line("cwd")))
     elif launch.container:
         cwd = launch.workdir
         provenance.append(Provenance(

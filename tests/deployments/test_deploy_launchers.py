@@ -183,3 +183,12 @@ def test_uv_run_project_takes_the_version_but_not_the_directory(tmp_path):
     found = load_deployment(config)
     assert found.server_version == "0.9.5"
     assert found.cwd == str(tmp_path / "proj")  # Claude Code's project folder, unchanged
+
+
+def test_uv_run_directory_wins_over_the_entrys_cwd_and_is_relative_to_it(tmp_path):
+    _checkout(tmp_path / "work" / "gee")
+    config = write(tmp_path / ".vscode" / "mcp.json", mcp_servers({"gee": {
+        "command": "uv", "cwd": str(tmp_path / "work"),
+        "args": ["run", "--directory", "gee", "mcp-gee-sweet"]}}, "servers"))
+    found = load_deployment(config)
+    assert found.cwd == str(tmp_path / "work" / "gee") and found.server_version == "0.9.5"
