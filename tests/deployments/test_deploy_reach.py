@@ -387,3 +387,19 @@ def test_a_mount_beside_the_home_directory_is_not_the_home_directory(tmp_path, a
                                       "mcp/filesystem", "/projects"]}}))
     (entry,) = answer_deployment(path, home=str(account)).entries
     assert not any(f.code.startswith("mount-") for f in entry.findings)
+
+
+def test_modelled_entries_say_full_off_and_exit_as_the_policy_does(tmp_path, account,
+                                                                   layout):
+    path = write(tmp_path / "claude_desktop_config.json", mcp_servers({
+        "full": {"command": "uvx", "args": ["mcp-gee-sweet"],
+                 "env": {"LOCAL_FILE_ACCESS": "full"}},
+        "off": {"command": "uvx", "args": ["mcp-gee-sweet"],
+                "env": {"LOCAL_FILE_ACCESS": "off"}},
+        "gone": fs_entry(tmp_path / "no-such-folder"),
+    }))
+    full, off, gone = answer_deployment(path, home=str(account)).entries
+    assert full.reach == "modelled" and full.worst == "high"
+    assert any("mode full" in f.message and "~/.ssh" in f.message for f in full.findings)
+    assert off.summary == "no local file access (mode off)" and off.findings == []
+    assert gone.summary.startswith("the server exits: ") and gone.directories == []
