@@ -219,20 +219,22 @@ def _default_cwd(config: ClientConfigFile) -> tuple[str | None, str]:
 
 def list_entries(path: str | os.PathLike[str], format: str | None = None,
                  *, environ: Mapping[str, str] | None = None,
-                 text: str | None = None) -> list[dict[str, Any]]:
+                 text: str | None = None, read_files: bool = True) -> list[dict[str, Any]]:
     """Every entry of a client config: name, line, server (None when unknown), version,
-    and the problem with it, if any. For pickers (the dashboard's, ``--entry``'s help)."""
+    and the problem with it, if any. For pickers (the dashboard's, ``--entry``'s help).
+    ``read_files`` False opens no local copy's metadata (a page served to others)."""
     config = read_client_config(path, format, text=text)
     rows = []
     for entry in config.entries:
-        server, version, problem = _classify(config, entry, environ)
+        server, version, problem = _classify(config, entry, environ, read_files)
         rows.append({"name": entry.name, "line": entry.line, "server": server,
                      "version": version, "problem": problem, "format": config.format})
     return rows
 
 
 def _classify(config: ClientConfigFile, entry: ClientEntry,
-              environ: Mapping[str, str] | None) -> tuple[str | None, str | None, str | None]:
+              environ: Mapping[str, str] | None, read_files: bool = True
+              ) -> tuple[str | None, str | None, str | None]:
     if entry.problems:
         return None, None, entry.problems[0]
     env = os.environ if environ is None else environ
@@ -240,7 +242,7 @@ def _classify(config: ClientConfigFile, entry: ClientEntry,
     argv = _argv(entry, expander)
     if argv is None:
         return None, None, "a remote (URL) entry" if entry.url else "no command"
-    launch = identify(unwrap_launch(config, argv).argv, env)
+    launch = identify(unwrap_launch(config, argv, read_files).argv, env)
     return launch.server, launch.version, None
 
 
@@ -276,7 +278,8 @@ def _hangar_docker_options(entry: ClientEntry) -> list[str]:
 
 
 def choose_entry(config: ClientConfigFile, entry: str | None,
-                 environ: Mapping[str, str] | None = None) -> ClientEntry:
+                 environ: Mapping[str, str] | None = None,
+                 read_files: bool = True) -> ClientEntry:
     """The entry ``entry`` names, or the one entry that starts a known server."""
     if not config.entries:
         why = f" ({config.warnings[0]})" if config.warnings else ""
@@ -287,7 +290,7 @@ def choose_entry(config: ClientConfigFile, entry: str | None,
             names = ", ".join(repr(e.name) for e in config.entries[:12])
             raise DeploymentError(f"{config.path}: no entry named {entry!r} (entries: {names})")
         return found
-    known = [(e, _classify(config, e, environ)) for e in config.entries]
+    known = [(e, _classify(config, e, environ, read_files)) for e in config.entries]
     servers = [(e, c) for e, c in known if c[0] is not None]
     if len(servers) == 1:
         return servers[0][0]
@@ -332,7 +335,7 @@ def load_deployment(path: str | os.PathLike[str], entry: str | None = None,
     """
     config = read_client_config(path, format, text=text)
     env_in = dict(os.environ) if environ is None else dict(environ)
-    chosen = choose_entry(config, entry, env_in)
+    chosen = choose_entry(config, entry, env_in, read_files)
     return _deployment(config, chosen, env_in, dict(inputs or {}), set(overridden),
                        read_files)
 

@@ -192,3 +192,21 @@ def test_uv_run_directory_wins_over_the_entrys_cwd_and_is_relative_to_it(tmp_pat
         "args": ["run", "--directory", "gee", "mcp-gee-sweet"]}}, "servers"))
     found = load_deployment(config)
     assert found.cwd == str(tmp_path / "work" / "gee") and found.server_version == "0.9.5"
+
+
+def test_without_reading_files_no_local_copy_is_opened(tmp_path, monkeypatch):
+    import localfs_explorer.deployments.launchers as launchers
+    from localfs_explorer.deployments import list_entries
+
+    checkout = _checkout(tmp_path / "gee")
+    config = write(tmp_path / "claude_desktop_config.json", mcp_servers({"gee": {
+        "command": "uv", "args": ["run", "--directory", str(checkout), "mcp-gee-sweet"]}}))
+
+    def refuse(path):
+        raise AssertionError(f"opened {path}")
+
+    monkeypatch.setattr(launchers, "_read_small", refuse)
+    (row,) = list_entries(config, read_files=False)
+    assert (row["server"], row["version"]) == ("mcp-gee-sweet", None)
+    found = load_deployment(config, read_files=False)
+    assert found.server_version is None and found.cwd == str(checkout)
