@@ -403,3 +403,18 @@ def test_modelled_entries_say_full_off_and_exit_as_the_policy_does(tmp_path, acc
     assert any("mode full" in f.message and "~/.ssh" in f.message for f in full.findings)
     assert off.summary == "no local file access (mode off)" and off.findings == []
     assert gone.summary.startswith("the server exits: ") and gone.directories == []
+
+
+def test_a_windows_config_through_cmd_c_is_modelled_and_named_windows(tmp_path, account):
+    path = write(tmp_path / "claude_desktop_config.json", mcp_servers({
+        "filesystem": {"command": "cmd", "args": [
+            "/c", "npx", "-y", "@modelcontextprotocol/server-filesystem",
+            "C:\\Users\\me\\Documents", "\\\\nas\\share\\team"]},
+        "memory": {"command": "C:\\Program Files\\nodejs\\npx.cmd",
+                   "args": ["-y", "@modelcontextprotocol/server-memory"]}}))
+    files, memory = answer_deployment(path, home=str(account)).entries
+    assert (files.reach, files.server) == ("modelled", "server-filesystem")
+    assert files.windows_paths == ["C:\\Users\\me\\Documents", "\\\\nas\\share\\team"]
+    assert memory.reach == "unmodelled"
+    assert memory.runs == ("C:\\Program Files\\nodejs\\npx.cmd -y "
+                           "@modelcontextprotocol/server-memory")
