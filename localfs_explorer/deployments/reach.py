@@ -333,61 +333,86 @@ def _inside(path: str, folder: str) -> bool:
 
 def _container(base: dict[str, Any], runs: str, mounts: list[Mount],
                found: Deployment | None, home: str, probe: bool = True) -> EntryAnswer:
-    findings: list[ReachFinding] = []
-    credentials = credentials_in(home) if probe else []
-    for mount in mounts:
-        host = os.path.normpath(os.path.expanduser(mount.host)) \
-            if not _WINDOWS_PATH.match(mount.host) else mount.host
-        mode = "read-only" if mount.read_only else "read-write"
-        if host == _DOCKER_SOCKET:
-            findings.append(ReachFinding(
-                severity="critical", code="docker-socket",
-                message=f"{mount.describe()}: the Docker socket lets the container start "
-                "containers as root on the host"))
-        elif host.startswith("/") and _inside(home, host):
-            findings.append(ReachFinding(
-                severity="high", code="mount-home",
-                message=f"{mount.describe()}: the whole home directory {home} is in the "
-                f"container ({mode}), credentials included"))
-        elif host.startswith("/") and any(_inside(p, host) for p in credentials):
-            findings.append(ReachFinding(
-                severity="high", code="mount-credentials",
-                message=f"{mount.describe()}: holds credentials of the account ({mode})"))
-    shown = [{"host": m.host, "container": m.container, "read_only": m.read_only}
-             for m in mounts]
-    reached = "; ".join(m.describe() for m in mounts) or "no host folder is mounted"
-    notes = list(found.notes) if found is not None else []
-    if found is None:
-        return EntryAnswer(**base, reach="container", runs=runs, mounts=shown,
-                           findings=findings, summary=f"host folders: {reached}",
-                           notes=["the image runs a server the explorer has no model of: it "
-                                  "may use every mount"])
-    directories: list[str] = []
-    text = f"host folders: {reached}"
     from ..errors import LocalfsError
 
-    try:
-        policy = _container_policy(found, probe)
-    except LocalfsError as exc:  # a bad configuration is an answer here, not a crash
-        notes.append(f"the server's policy in the container can't be predicted: {exc}")
-    else:
-        summary = policy.summary()
-        directories = _directories(summary)
-        targets = [m.container for m in found.mounts]
-        for raw in _server_findings(found.server, policy):
-            paths = [str(p) for p in raw.get("paths") or [raw.get("path") or ""] if p]
-            if paths and not any(_inside(p, t) for p in paths for t in targets):
-                # Paths no mount holds are the container's own: nothing of the host.
-                raw = {**raw, "severity": "info", "message": f"{raw.get('message')} (in "
-                       "the container's own filesystem: no mount holds these paths)"}
-            findings.append(_finding(raw))
-        if not policy.serves:
-            text = f"the server exits in the container: {policy.exit_message}; {text}"
-        elif directories:
-            text = f"in the container: {', '.join(directories)}; {text}"
-        notes += list(policy.warnings)
-    return EntryAnswer(**base, reach="container", mounts=shown, directories=directories,
-                       findings=findings, summary=text, notes=notes)
+    findings: list[ReachFinding] = []
+    notes = list(found.notes) if found is not None else [
+        "the image runs a server the explorer has no model of: it may use every mount"]
+    directories: list[str] = []
+    # The mounts the model can reach: every one, unless a modelled server's policy keeps
+    # its tools to some directories of the container.
+    reached = list(mounts)
+    state = ""
+    if found is not None:
+        try:
+            policy = _container_policy(found, probe)
+        except LocalfsError as exc:  # a bad configuration is an answer here, not a crash
+            notes.append(f"the server's policy in the container can't be predicted: {exc}")
+        else:
+            summary = policy.summary()
+            directories = _directories(summary)
+            if not policy.serves:
+                reached = []
+                state = f"the server exits in the container: {policy.exit_message}; "
+            elif summary.get("mode") != "full":
+                reached = [m for m in mounts if any(
+                    _inside(m.container, d) or _inside(d, m.container) for d in directories)]
+                state = f"in the container: {', '.join(directories) or 'nothing'}; "
+            findings += _container_server_findings(found, policy)
+            notes += list(policy.warnings)
+    credentials = credentials_in(home) if probe else []
+    for mount in mounts:
+        finding = _mount_finding(mount, home, credentials)
+        if finding is not None and mount not in reached and finding.code != "docker-socket":
+            # Mounted, but the server's tools can't name it: nothing the model reaches.
+            finding = finding.model_copy(update={
+                "severity": "info", "message": f"{finding.message}; outside the "
+                "directories the server allows, so its tools don't reach it"})
+        if finding is not None:
+            findings.append(finding)
+    shown = [{"host": m.host, "container": m.container, "read_only": m.read_only}
+             for m in mounts]
+    host = "; ".join(m.describe() for m in reached) or (
+        "none of the mounted host folders" if mounts else "no host folder is mounted")
+    fields: dict[str, Any] = {"runs": runs, **base}
+    return EntryAnswer(**fields, reach="container", mounts=shown, directories=directories,
+                       findings=findings, summary=f"{state}host folders reached: {host}",
+                       notes=notes)
+
+
+def _mount_finding(mount: Mount, home: str, credentials: list[str]) -> ReachFinding | None:
+    """What a mount hands the container: the Docker socket (critical), the home
+    directory or credentials in it (high), or nothing to say."""
+    host = os.path.normpath(os.path.expanduser(mount.host)) \
+        if not _WINDOWS_PATH.match(mount.host) else mount.host
+    mode = "read-only" if mount.read_only else "read-write"
+    if host == _DOCKER_SOCKET:
+        return ReachFinding(severity="critical", code="docker-socket",
+                            message=f"{mount.describe()}: the Docker socket lets the "
+                            "container start containers as root on the host")
+    if host.startswith("/") and _inside(home, host):
+        return ReachFinding(severity="high", code="mount-home",
+                            message=f"{mount.describe()}: the whole home directory {home} "
+                            f"is in the container ({mode}), credentials included")
+    if host.startswith("/") and any(_inside(p, host) for p in credentials):
+        return ReachFinding(severity="high", code="mount-credentials",
+                            message=f"{mount.describe()}: holds credentials of the account "
+                            f"({mode})")
+    return None
+
+
+def _container_server_findings(found: Deployment, policy: Any) -> list[ReachFinding]:
+    """The server's own findings in the container; those about paths no mount holds are
+    the container's own files, nothing of the host (info)."""
+    targets = [m.container for m in found.mounts]
+    out = []
+    for raw in _server_findings(found.server, policy):
+        paths = [str(p) for p in raw.get("paths") or [raw.get("path") or ""] if p]
+        if paths and not any(_inside(p, t) for p in paths for t in targets):
+            raw = {**raw, "severity": "info", "message": f"{raw.get('message')} (in the "
+                   "container's own filesystem: no mount holds these paths)"}
+        out.append(_finding(raw))
+    return out
 
 
 def _server_findings(server: str, policy: Any) -> list[dict[str, Any]]:

@@ -418,3 +418,30 @@ def test_a_windows_config_through_cmd_c_is_modelled_and_named_windows(tmp_path, 
     assert memory.reach == "unmodelled"
     assert memory.runs == ("C:\\Program Files\\nodejs\\npx.cmd -y "
                            "@modelcontextprotocol/server-memory")
+
+
+def test_a_mount_outside_the_servers_directories_is_not_reached(tmp_path, account, layout):
+    path = write(tmp_path / "claude_desktop_config.json", mcp_servers({"files": {
+        "command": "docker", "args": [
+            "run", "-i", "--rm", "-v", f"{account}:/home/me", "-v",
+            f"{layout.data}:/projects/data", "mcp/filesystem", "/projects"]}}))
+    (entry,) = answer_deployment(path, home=str(account)).entries
+    home = next(f for f in entry.findings if f.code == "mount-home")
+    assert home.severity == "info" and "don't reach it" in home.message
+    assert entry.summary.endswith(f"host folders reached: {layout.data} -> /projects/data")
+    # The same mount under the allowed directory is reached, and graded high.
+    reached = write(tmp_path / "other" / "claude_desktop_config.json", mcp_servers({"files": {
+        "command": "docker", "args": ["run", "-i", "--rm", "-v", f"{account}:/projects/me",
+                                      "mcp/filesystem", "/projects"]}}))
+    (entry,) = answer_deployment(reached, home=str(account)).entries
+    assert entry.worst == "high"
+
+
+def test_a_container_whose_server_exits_reaches_no_host_folder(tmp_path, account, layout):
+    path = write(tmp_path / "claude_desktop_config.json", mcp_servers({"files": {
+        "command": "docker", "args": ["run", "-i", "--rm", "-v", f"{account}:/data",
+                                      "mcp/filesystem", "/projects"]}}))
+    (entry,) = answer_deployment(path, home=str(account)).entries
+    assert entry.summary.startswith("the server exits in the container")
+    assert entry.summary.endswith("host folders reached: none of the mounted host folders")
+    assert entry.worst == "info"
