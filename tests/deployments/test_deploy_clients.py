@@ -165,3 +165,21 @@ def test_each_argument_of_a_hangar_command_has_its_own_line(tmp_path, layout):
 """)
     found = load_deployment(path)
     assert [p.line for p in found.provenance if p.setting == "allowed dir"] == [8, 9]
+
+
+@pytest.mark.parametrize("argv", [
+    ("probe", "--call", '{"name": "list_allowed_directories", "arguments": {}}'),
+    ("auth-status",),
+    ("diff", "--after-set", "X=1"),
+    ("suggest", "--require", "read:{data}/report.csv"),
+    ("report", "--path", "{data}/report.csv", "-o", "{tmp}/r.json"),
+])
+def test_the_other_commands_read_the_extension_file_too(tmp_path, layout, argv):
+    path = _extension(tmp_path, [layout.data])
+    argv = [a.replace("{data}", str(layout.data)).replace("{tmp}", str(tmp_path))
+            for a in argv]
+    code, _, err = run(*argv, "--client-config", path)
+    assert code in (0, 1), err
+    # export-env reads it and says why there is nothing to write.
+    code, _, err = run("export-env", "--dry-run", "--set", "X=1", "--client-config", path)
+    assert code == 2 and "takes no settings from its environment" in err
