@@ -299,9 +299,17 @@ def choose_entry(config: ClientConfigFile, entry: str | None,
         if broken:
             # A malformed entry may be the one meant: say what is wrong with it.
             raise DeploymentError(broken[0].problems[0])
-        names = ", ".join(repr(e.name) for e in config.entries[:12])
-        raise DeploymentError(f"{config.path}: no entry starts mcp-gee-sweet or the "
-                              f"filesystem server (entries: {names}); name one with --entry")
+        from .launchers import package_words
+
+        def runs(e: ClientEntry) -> str:
+            if e.command:  # as written (nothing expanded), up to its package
+                return f"{e.name!r} runs {package_words([e.command, *e.args])!r}"
+            return f"{e.name!r} ({'a URL' if e.url else 'no command'})"
+
+        names = "; ".join(runs(e) for e in config.entries[:12])
+        raise DeploymentError(f"{config.path}: no entry starts a server the explorer models "
+                              f"({', '.join(_modelled())}): {names}; 'localfs-explorer "
+                              "deployment' answers for every entry")
     names = ", ".join(f"{e.name!r} ({c[0]}, line {e.line})" if e.line else f"{e.name!r}"
                       for e, c in servers)
     raise DeploymentError(f"{config.path}: {len(servers)} entries start a known server "
