@@ -436,6 +436,10 @@ class Server:
     reasons: ClassVar[tuple[str, ...]] = ()
     #: The fields :meth:`predict` fills and ``verify`` compares, in report order.
     live_fields: ClassVar[tuple[str, ...]] = ()
+    #: Claude Desktop built-in extensions that run this server: the extension's id (its
+    #: settings file's name) -> (a command line that starts the same server, the
+    #: ``userConfig`` key whose list is appended to it as arguments).
+    desktop_extensions: ClassVar[Mapping[str, tuple[tuple[str, ...], str]]] = {}
 
     # -- settings
 

@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "localfs_explorer.cli.hosts",
     "localfs_explorer.cli.tools",
     "localfs_explorer.cli.config",
+    "localfs_explorer.cli.deployment",
     "localfs_explorer.cli.review",
     "localfs_explorer.cli.sessions",
     "localfs_explorer.cli.shadow",

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 #: ``--client-format``'s choices (the deployments package's formats, kept here so the
 #: parser is built without importing it).
-CLIENT_FORMATS = ("claude-desktop", "claude-code", "cursor", "vscode", "hangar")
+CLIENT_FORMATS = ("claude-desktop", "claude-code", "cursor", "vscode", "hangar",
+                  "claude-extension")
 
 
 class UsageError(LocalfsError):
@@ -105,7 +106,9 @@ def client_config_options(parser: argparse.ArgumentParser, how: str) -> None:
         f"an entry of a client's config; {how}.")
     client.add_argument("--client-config", metavar="FILE",
                         help="Claude Desktop's claude_desktop_config.json, Claude Code's "
-                        ".mcp.json, Cursor's or VS Code's mcp.json, or an mcp-hangar YAML")
+                        ".mcp.json, Cursor's or VS Code's mcp.json, an mcp-hangar YAML, or a "
+                        "Claude Desktop extension's settings (Claude Extensions Settings/"
+                        "*.json)")
     client.add_argument("--entry", metavar="NAME",
                         help="the server entry to use (default: the one entry that starts "
                         "a known server)")
@@ -164,6 +167,8 @@ def apply_deployment(args: argparse.Namespace) -> None:
         return  # export-env reads the entry itself, to write it back
     if getattr(args, "entry_per_side", False):
         return  # diff reads an entry for each side itself (--before-entry, --after-entry)
+    if getattr(args, "every_entry", False) and getattr(args, "entry", None) is None:
+        return  # exposure walks every entry of the file itself
     found = deployment(args)
     if found is None:
         return

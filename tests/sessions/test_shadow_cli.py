@@ -411,7 +411,7 @@ def test_an_entry_of_a_server_the_explorer_doesnt_model(tree: Path) -> None:
     code, rows, _ = _rows(log, "--client-config", config)
     assert code == 0 and rows[0]["agree"] is None
     assert rows[0]["why"].startswith("entry 'notes': ")
-    assert "neither mcp-gee-sweet nor the filesystem server" in rows[0]["why"]
+    assert "which the explorer doesn't model" in rows[0]["why"]
 
 
 def test_a_log_naming_no_server_needs_entry_when_the_config_has_two(tree: Path) -> None:

@@ -157,6 +157,12 @@ class FilesystemServer(Server):
     transports: ClassVar[tuple[str, ...]] = ("stdio",)
     live_fields: ClassVar[tuple[str, ...]] = ("allowed_directories", "tools")
     reasons: ClassVar[tuple[str, ...]] = REASONS
+    #: Claude Desktop's built-in Filesystem extension runs this server (the copy bundled
+    #: with Claude Desktop) on the directories its settings list.
+    desktop_extensions: ClassVar[dict[str, tuple[tuple[str, ...], str]]] = {
+        "ant.dir.ant.anthropic.filesystem": (
+            ("npx", "-y", "@modelcontextprotocol/server-filesystem"), "allowed_directories"),
+    }
 
     def add_cli_options(self, group: argparse._ArgumentGroup) -> None:
         group.add_argument("--allowed-dir", dest="filesystem_directories", metavar="DIR",
