@@ -17,6 +17,8 @@ id                    server
                       (``localfs_explorer.servers.gee_sweet``)
 ``server-filesystem`` the MCP reference filesystem server, ``validatePath`` per release
                       (``localfs_explorer.servers.filesystem``)
+``desktop-commander`` DesktopCommanderMCP: its settings file's ``allowedDirectories``
+                      (``localfs_explorer.servers.desktop_commander``)
 ===================== ==================================================================
 
 Adding a server is
@@ -538,6 +540,7 @@ def _join(directory: str, name: str) -> str:
 _BUILTIN: dict[str, str] = {
     DEFAULT_SERVER: "localfs_explorer.servers.gee_sweet.server:GeeSweetServer",
     "server-filesystem": "localfs_explorer.servers.filesystem.server:FilesystemServer",
+    "desktop-commander": "localfs_explorer.servers.desktop_commander.server:DesktopCommanderServer",
 }
 
 _REGISTRY: dict[str, Server] = {}

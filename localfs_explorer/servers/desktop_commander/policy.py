@@ -1,0 +1,210 @@
+"""DesktopCommanderMCP's path check (``validatePath``, 0.2.52), over a :class:`FileSystem`.
+
+Every file tool runs a path through the same steps before it touches the disk; each rule
+below carries the reason the verdict depends on it.
+
+1. ``~`` and ``~/...`` become the home directory (node's ``os.homedir()``, i.e. ``HOME``);
+   ``~user`` is left alone and so is relative to the working directory.
+2. The path is made absolute against the server process's working directory and folded
+   (node's ``path.resolve``: ``..`` is undone by text, before any symlink is followed).
+3. Its real path is taken. When it doesn't exist (``ENOENT``), the real path of its
+   parent plus the last name; when the parent is missing too, the real path of the
+   deepest ancestor that resolves plus the rest. A dangling symlink is "missing", so
+   it is checked as the link's own name -- and a write through it lands at its target.
+   Any other failure (a file used as a directory, a symlink loop) refuses the call with
+   node's error text.
+4. An allow-list that is empty or holds ``"/"`` lets everything through.
+5. Otherwise the path and each allowed directory are normalised (``~`` expanded on the
+   directory too), **lower-cased**, stripped of one trailing ``/``, and compared: equal,
+   or the path starts with the directory plus ``/``. Allowed directories are never
+   resolved: one reached through a symlink matches nothing below it, and a relative one
+   matches nothing at all. The case fold lets ``/data/Allowed`` through for
+   ``/data/allowed`` on a case-sensitive filesystem, where those are two directories.
+6. The tool then works on the path of step 3 (the resolved one).
+"""
+
+from __future__ import annotations
+
+import errno as _errno
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Literal
+
+from ...fs.base import FileSystem
+from . import nodepath
+from .messages import NOT_ALLOWED, RESOLVE_FAILED, node_error
+from .settings import DcSettings
+
+__all__ = ["REASONS", "DcPolicy", "DcReason", "DcVerdict", "matches"]
+
+DcReason = Literal["inside", "everything", "outside", "resolve-failed"]
+#: The words a verdict's ``reason`` takes.
+REASONS: tuple[str, ...] = ("inside", "everything", "outside", "resolve-failed")
+
+
+@dataclass(frozen=True)
+class DcVerdict:
+    """One path through the check: the answer and how it was reached.
+
+    ``resolved`` is the path the tool does its I/O on (None when the check failed before
+    resolving); ``absolute`` the spelling after steps 1-2; ``matched`` the allowed
+    directory (as configured) that let it through; ``case_only`` says it passed only
+    because both sides were lower-cased.
+    """
+
+    path: str
+    allowed: bool
+    reason: DcReason
+    message: str
+    resolved: str | None
+    absolute: str
+    matched: str | None = None
+    case_only: bool = False
+
+
+def _folded(path: str, home: str) -> str:
+    """Step 5's spelling of a path or allowed directory: ``~`` expanded, normalised,
+    lower-cased, one trailing separator dropped."""
+    text = nodepath.normalize(expand_home(path, home)).lower()
+    return text[:-1] if text.endswith("/") else text
+
+
+def _plain(path: str, home: str) -> str:
+    """Step 5 without the case fold (to tell a case-only match apart)."""
+    text = nodepath.normalize(expand_home(path, home))
+    return text[:-1] if text.endswith("/") else text
+
+
+def expand_home(path: str, home: str) -> str:
+    """Step 1: ``~`` and ``~/...`` only."""
+    if path == "~" or path.startswith("~/"):
+        return nodepath.join(home, path[1:])
+    return path
+
+
+def matches(candidate: str, directory: str) -> bool:
+    """Equal, or ``candidate`` below ``directory`` at a separator (both already folded)."""
+    return candidate == directory or candidate.startswith(directory + "/")
+
+
+class DcPolicy:
+    """The check of one server process: its settings, ``HOME`` and working directory."""
+
+    def __init__(self, settings: DcSettings, *, home: str, cwd: str, fs: FileSystem) -> None:
+        self.settings = settings
+        self.home = home
+        self.cwd = cwd
+        self.fs = fs
+        self.allowed = settings.allowed
+        self.everything = settings.everything
+        # Folded once: the check compares against these for every path.
+        self._dirs = tuple((d, _folded(d, home), _plain(d, home)) for d in self.allowed)
+        self._listed = ", ".join(self.allowed)
+
+    # -- step 3
+
+    def _realpath(self, path: str) -> str:
+        """Strict real path (``OSError`` with the errno when it can't be resolved)."""
+        real, st = self.fs.resolve(path)
+        if st is None:
+            self.fs.stat(path)  # raises when missing, dangling, or not a directory
+        return real
+
+    def _resolve(self, absolute: str) -> str:
+        """Step 3 (``OSError`` for a failure other than a missing path)."""
+        try:
+            return self._realpath(absolute)
+        except OSError as exc:
+            if exc.errno != _errno.ENOENT:
+                raise
+        try:
+            parent = self._realpath(nodepath.dirname(absolute))
+            return nodepath.join(parent, nodepath.basename(absolute))
+        except OSError:
+            pass
+        current, rest = absolute, list[str]()
+        while True:
+            parent = nodepath.dirname(current)
+            if parent == current:
+                return absolute
+            rest.insert(0, nodepath.basename(current))
+            current = parent
+            try:
+                return nodepath.join(self._realpath(current), *rest)
+            except OSError:
+                continue
+
+    # -- the check
+
+    def absolute(self, path: str) -> str:
+        """Steps 1-2."""
+        return nodepath.resolve(self.cwd, expand_home(path, self.home))
+
+    def validate(self, path: str) -> DcVerdict:
+        """The verdict for ``path`` as a tool's argument."""
+        absolute = self.absolute(path)
+        try:
+            resolved = self._resolve(absolute)
+        except OSError as exc:
+            return self._failed(path, absolute, exc)
+        return self._judge(path, absolute, resolved)
+
+    def _failed(self, path: str, absolute: str, exc: OSError) -> DcVerdict:
+        err = exc.errno or _errno.EIO
+        message = RESOLVE_FAILED.format(absolute=absolute, error=node_error(err, absolute))
+        return DcVerdict(path, False, "resolve-failed", message, None, absolute)
+
+    def _judge(self, path: str, absolute: str, resolved: str) -> DcVerdict:
+        if self.everything:
+            return DcVerdict(path, True, "everything", "", resolved, absolute)
+        folded = _folded(resolved, self.home)
+        for given, directory, exact in self._dirs:
+            if matches(folded, directory):
+                case_only = not matches(_plain(resolved, self.home), exact)
+                return DcVerdict(path, True, "inside", "", resolved, absolute, given,
+                                 case_only)
+        message = NOT_ALLOWED.format(path=path, dirs=self._listed)
+        return DcVerdict(path, False, "outside", message, None, absolute)
+
+    @contextmanager
+    def many_checks(self) -> Iterator[DcBatch]:
+        """Checks for a walk: the real path of each directory is looked up once."""
+        yield DcBatch(self)
+
+
+class DcBatch:
+    """The same verdicts as :meth:`DcPolicy.validate`, for many paths in a row: an entry
+    that is not a symlink, under a directory already resolved, costs one ``lstat``."""
+
+    def __init__(self, policy: DcPolicy) -> None:
+        self.policy = policy
+        self._real: dict[str, str | None] = {}
+
+    def _dir_real(self, directory: str) -> str | None:
+        if directory in self._real:
+            return self._real[directory]
+        try:
+            real: str | None = self.policy._realpath(directory)
+        except OSError:
+            real = None
+        self._real[directory] = real
+        return real
+
+    def validate(self, path: str) -> DcVerdict:
+        policy = self.policy
+        absolute = policy.absolute(path)
+        parent = nodepath.dirname(absolute)
+        real_parent = self._dir_real(parent) if parent != absolute else None
+        if real_parent is not None:
+            try:
+                link = stat.S_ISLNK(policy.fs.lstat(absolute).st_mode)
+            except FileNotFoundError:
+                link = False  # missing: realpath fails with ENOENT, the parent's is used
+            except OSError:
+                return policy.validate(path)
+            if not link:
+                resolved = nodepath.join(real_parent, nodepath.basename(absolute))
+                return policy._judge(path, absolute, resolved)
+        return policy.validate(path)
