@@ -517,6 +517,14 @@ class Server:
         catalog tool once per place). Default: the home and startup directories."""
         return [(_home(policy), "home directory"), (policy.cwd, "startup directory")]
 
+    def run_command(self, name: str, policy: ServerPolicy, args: argparse.Namespace,
+                    out: Any, err: Any) -> int | None:
+        """Answer the command-line command ``name`` (``tools``, ``auth-status``,
+        ``verify``, ``suggest``) for ``policy`` (built from the shared options) by this
+        server's own rules, returning its exit status; None lets the shared command
+        answer. A server that doesn't override it is never asked (no policy is built)."""
+        return None
+
     # -- live checks
 
     def predict(self, policy: ServerPolicy, catalog: Catalog | None = None

@@ -111,6 +111,21 @@ def without_shared(args: argparse.Namespace, chosen: str) -> argparse.Namespace:
                                  for k, v in vars(args).items()})
 
 
+def server_command(name: str, args: argparse.Namespace, out: TextIO, err: TextIO
+                   ) -> int | None:
+    """The chosen server's own answer to command ``name``
+    (:meth:`~localfs_explorer.server.Server.run_command`), or None for the shared one."""
+    from ..server import Server
+
+    chosen = getattr(args, "server", None)
+    if not chosen or chosen == DEFAULT_SERVER:
+        return None
+    server = get_server(chosen)
+    if type(server).run_command is Server.run_command:
+        return None
+    return server.run_command(name, build_policy(args), args, out, err)
+
+
 def key_value(text: str) -> tuple[str, str]:
     """argparse type for ``KEY=VALUE`` options."""
     key, sep, value = text.partition("=")

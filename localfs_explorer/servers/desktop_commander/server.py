@@ -27,7 +27,7 @@ from ...server import (
 )
 from .messages import CALL_ERROR_PREFIX, ITEM_ERROR
 from .policy import REASONS, DcPolicy, DcVerdict
-from .settings import DEFAULT_BLOCKED, DcSettings, SettingsError, config_path, read_settings
+from .settings import DcSettings, SettingsError, config_path, read_settings
 
 if TYPE_CHECKING:
     from ...catalog.model import Catalog, Registration
@@ -188,21 +188,25 @@ class DesktopCommanderServer(Server):
         fs = setup.fs
         home = options.home or setup.env.get("HOME") or fs.home()
         cwd = setup.cwd or fs.default_cwd()
-        file = options.settings_file
-        if file is None and options.allowed_directories is None:
-            file = config_path(home)
+        # The file is read even when the list is given here: blockedCommands comes from it.
+        file = options.settings_file or config_path(home)
         try:
-            settings = read_settings(file, home) if file is not None else None
+            settings = read_settings(file, home)
         except SettingsError as exc:
             raise ServerError(str(exc), part="policy") from None
         if options.allowed_directories is not None:
             dirs = options.allowed_directories
-            settings = DcSettings(
-                dirs, dirs, "allowedDirectories as given",
-                settings.blocked_commands if settings else DEFAULT_BLOCKED,
-                {**(settings.raw if settings else {}), "allowedDirectories": list(dirs)})
-        assert settings is not None  # a file is read whenever no list is given
+            settings = DcSettings(dirs, dirs, "allowedDirectories as given",
+                                  settings.blocked_commands,
+                                  {**settings.raw, "allowedDirectories": list(dirs)})
         return DcServerPolicy(DcPolicy(settings, home=home, cwd=cwd, fs=fs), setup.env, file)
+
+    def run_command(self, name: str, policy: Any, args: argparse.Namespace, out: Any,
+                    err: Any) -> int | None:
+        """``tools``, ``auth-status``, ``verify`` and ``suggest`` (see :mod:`.commands`)."""
+        from .commands import run
+
+        return run(name, policy, args, out, err)
 
     # -- tools and status
 
