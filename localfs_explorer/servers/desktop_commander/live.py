@@ -98,12 +98,14 @@ def _leaf(exc: BaseException) -> str:
 def predicted_config(policy: Any) -> dict[str, Any]:
     """What ``get_config`` shows of the settings before any file tool has run:
     ``allowedDirectories`` as configured (absent when the file sets none; the server
-    writes the home directory in on the first check) and ``blockedCommands``."""
+    writes the home directory in on the first check) and ``blockedCommands`` (absent
+    when the file sets none: then no command is blocked)."""
     s = policy.policy.settings
     out: dict[str, Any] = {}
     if s.configured is not None:
         out["allowedDirectories"] = list(s.configured)
-    out["blockedCommands"] = list(s.blocked_commands)
+    if "blockedCommands" in s.raw:
+        out["blockedCommands"] = list(s.blocked_commands)
     return out
 
 
@@ -141,14 +143,13 @@ async def _compare(live: DcSession, policy: Any, report: VerifyReport) -> None:
 
     report.server, report.version = live.name, live.version
     got = await live.config()
-    for key, want in predicted_config(policy).items():
+    predicted = predicted_config(policy)
+    for key in ("allowedDirectories", "blockedCommands"):
         report.checked.append(f"get_config {key}")
-        if got.get(key) != want:
-            report.differences.append(f"get_config {key}: predicted {want!r}, server "
-                                      f"{got.get(key)!r}")
-    if "allowedDirectories" not in predicted_config(policy) and "allowedDirectories" in got:
-        report.differences.append(f"get_config allowedDirectories: predicted none, "
-                                  f"server {got['allowedDirectories']!r}")
+        if got.get(key) != predicted.get(key):
+            report.differences.append(f"get_config {key}: predicted "
+                                      f"{predicted.get(key, 'none')!r}, server "
+                                      f"{got.get(key, 'none')!r}")
     tools = {t["name"]: t["annotations"] for t in await live.tools()}
     report.checked.append("tools/list")
     for t in load_tools():
