@@ -29,8 +29,7 @@ import errno as _errno
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ...fs.base import FileSystem
 from . import nodepath
@@ -44,8 +43,7 @@ DcReason = Literal["inside", "everything", "outside", "resolve-failed"]
 REASONS: tuple[str, ...] = ("inside", "everything", "outside", "resolve-failed")
 
 
-@dataclass(frozen=True)
-class DcVerdict:
+class DcVerdict(NamedTuple):
     """One path through the check: the answer and how it was reached.
 
     ``resolved`` is the path the tool does its I/O on (None when the check failed before
@@ -159,10 +157,15 @@ class DcPolicy:
     def _judge(self, path: str, absolute: str, resolved: str) -> DcVerdict:
         if self.everything:
             return DcVerdict(path, True, "everything", "", resolved, absolute)
-        folded = _folded(resolved, self.home)
+        # A resolved path is absolute and folded already (a realpath, then plain names),
+        # so step 5's normalisation leaves it as it is, bar a trailing separator.
+        plain = resolved[:-1] if resolved.endswith("/") else resolved
+        if "//" in plain or "/." in plain:
+            plain = _plain(resolved, self.home)
+        folded = plain.lower()
         for given, directory, exact in self._dirs:
             if matches(folded, directory):
-                case_only = not matches(_plain(resolved, self.home), exact)
+                case_only = not matches(plain, exact)
                 return DcVerdict(path, True, "inside", "", resolved, absolute, given,
                                  case_only)
         message = NOT_ALLOWED.format(path=path, dirs=self._listed)
@@ -180,31 +183,40 @@ class DcBatch:
 
     def __init__(self, policy: DcPolicy) -> None:
         self.policy = policy
+        #: directory as spelled -> its real path (None: it doesn't resolve).
         self._real: dict[str, str | None] = {}
+        self._lstat = policy.fs.lstat
 
-    def _dir_real(self, directory: str) -> str | None:
-        if directory in self._real:
-            return self._real[directory]
+    def _remember(self, directory: str) -> None:
         try:
-            real: str | None = self.policy._realpath(directory)
+            self._real[directory] = self.policy._realpath(directory or "/")
         except OSError:
-            real = None
-        self._real[directory] = real
-        return real
+            self._real[directory] = None
 
     def validate(self, path: str) -> DcVerdict:
         policy = self.policy
-        absolute = policy.absolute(path)
-        parent = nodepath.dirname(absolute)
-        real_parent = self._dir_real(parent) if parent != absolute else None
-        if real_parent is not None:
-            try:
-                link = stat.S_ISLNK(policy.fs.lstat(absolute).st_mode)
-            except FileNotFoundError:
-                link = False  # missing: realpath fails with ENOENT, the parent's is used
-            except OSError:
-                return policy.validate(path)
-            if not link:
-                resolved = nodepath.join(real_parent, nodepath.basename(absolute))
-                return policy._judge(path, absolute, resolved)
-        return policy.validate(path)
+        if path[:1] == "/" and "//" not in path and "/." not in path and path[-1:] != "/":
+            absolute = path  # plainly spelled: path.resolve would leave it as it is
+        else:
+            absolute = policy.absolute(path)
+        parent, _, name = absolute.rpartition("/")
+        if parent not in self._real:
+            self._remember(parent)
+        real_parent = self._real[parent]
+        if real_parent is None or not name:
+            return policy.validate(path)
+        try:
+            mode = self._lstat(absolute).st_mode
+        except FileNotFoundError:
+            mode = 0  # missing: realpath fails with ENOENT and the parent's is used
+        except OSError:
+            return policy.validate(path)
+        if _is_link(mode):
+            return policy.validate(path)
+        # Not a link, under a resolved directory: its real path is the parent's plus its
+        # name (a folded absolute path has no '.' or '..' names for path.join to undo).
+        resolved = real_parent + "/" + name if real_parent != "/" else "/" + name
+        return policy._judge(path, absolute, resolved)
+
+
+_is_link = stat.S_ISLNK
