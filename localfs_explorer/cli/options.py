@@ -257,6 +257,13 @@ def apply_deployment(args: argparse.Namespace) -> None:
                          f"{found.path} starts {found.server}")
     if hasattr(args, "server"):
         args.server = found.server
+    if (found.server == "desktop-commander" and getattr(args, "launches_entry", False)
+            and not args.url and not args.command):
+        # verify starts DesktopCommanderMCP with --command: the entry's own words (its
+        # HOME, and so its settings file, comes with the entry's environment).
+        import shlex
+
+        args.command = shlex.join(found.argv)
     if found.server != "server-filesystem" or not hasattr(args, "filesystem_directories"):
         return  # (a command without the server's options takes the entry's in server_config)
     if getattr(args, "launches_entry", False) and not args.url and not args.command:
