@@ -114,3 +114,16 @@ def test_read_multiple_files_gives_the_predicted_item_lines(root: Path) -> None:
     predicted = SERVER.answer_call(policy, "read_multiple_files", {"paths": paths})
     assert predicted is not None and not is_error
     assert predicted.message in text.splitlines()
+
+
+def test_slash_as_a_string_in_the_file_means_the_home(root: Path) -> None:
+    # Not a list: the server falls back to the home directory (the README's '/' is a
+    # list entry, or what set_config_value makes of the string).
+    write_settings(root / "home", {"allowedDirectories": "/"})
+    ((is_error, text),), _, _ = _live(root, [("get_file_info",
+                                              {"path": str(root / "outside/s.txt")})])
+    assert is_error and text.endswith(f"directories: {root}/home")
+    policy = SERVER.resolve(Setup(env=load_env(None), fs=HostFS(), base_dir=str(root),
+                                  cwd=str(root / "work"),
+                                  options=SERVER.options({"home": str(root / "home")})))
+    assert "Error: " + policy.check(str(root / "outside/s.txt")).message == text
