@@ -264,8 +264,10 @@ class DesktopCommanderServer(Server):
             return None
         dc: DcPolicy = policy.policy
         if tool.bypasses_directories:
-            return CallAnswer("ok", "", (), ("runs a command: allowedDirectories is not "
-                                             "asked about any file it touches",))
+            return CallAnswer("ok", "", (), (
+                "runs a command: the server asks allowedDirectories about none of the files "
+                "it touches (any paths listed are what the policy would say, not checks "
+                "the server makes)",))
         if name == "read_file" and arguments.get("isUrl"):
             return CallAnswer("ok", "", (), ("isUrl: fetched as a URL, no path check",))
         checks: list[CallCheck] = []

@@ -91,6 +91,16 @@ def suggest(policy: DcPolicy, required: list[tuple[str, str]]) -> DcSuggestion:
                               "message": v.message, "resolved": v.resolved})
         if not v.allowed:
             result.unmet.append(f"{op} {path}: {v.message}")
+    for d in narrow:
+        parent, _, name = d.rpartition("/")
+        try:
+            twins = [f"{parent}/{n}" for n in policy.fs.listdir(parent or "/")
+                     if n != name and n.lower() == name.lower()]
+        except (OSError, ValueError):
+            twins = []
+        if twins:
+            result.notes.append(f"{', '.join(twins)} differ from {d} only by case: the "
+                                "check lower-cases both sides, so they are allowed too")
     result.notes.append("start_process and interact_with_process ignore allowedDirectories: "
                         "block them in the client if the work doesn't need a terminal")
     result.notes.append("block set_config_value too, or the model can widen the list again")

@@ -135,6 +135,7 @@ def test_suggest_proposes_the_directories_the_work_needs(tree: Path) -> None:
     assert code == 0, err
     assert got["allowedDirectories"] == [str(tree / "data"), str(tree / "outside")]
     assert all(c["allowed"] for c in got["checks"])
+    assert any(f"{tree}/Data differ from {tree}/data only by case" in n for n in got["notes"])
     code, out, _ = run_cli("suggest", *DC, "--home", tree / "home", "--require",
                            f"read:{tree}/data/f.txt/x", "--json")
     assert code == 1 and "ENOTDIR" in json.loads(out)["unmet"][0]
