@@ -57,14 +57,8 @@ def compare_tree(tree: Any, server_js: str) -> list[str]:
             for path in tree.paths:
                 v = _policy(tree).validate(path)
                 is_error, text = await live.call("get_file_info", {"path": path})
-                where = f"get_file_info {path!r} (allowed {tree.allowed!r})"
-                if not v.allowed:
-                    if not is_error or text != "Error: " + v.message:
-                        diffs.append(f"{where}: predicted {v.message!r}, server "
-                                     f"{text[:300]!r}")
-                elif is_error and text.startswith(_CHECK):
-                    diffs.append(f"{where}: predicted allowed ({v.resolved}), server "
-                                 f"{text[:300]!r}")
+                diffs.extend(_judged(f"get_file_info {path!r} (allowed {tree.allowed!r})",
+                                     v, is_error, text))
             for n, path in enumerate(tree.paths):
                 v = _policy(tree).validate(path)
                 if v.allowed and not os.path.realpath(v.resolved or "/").startswith(root):
@@ -73,14 +67,20 @@ def compare_tree(tree: Any, server_js: str) -> list[str]:
                 is_error, text = await live.call(
                     "write_file", {"path": path, "content": content, "mode": "rewrite"})
                 where = f"write_file {path!r} (allowed {tree.allowed!r})"
-                if not v.allowed:
-                    if not is_error or text != "Error: " + v.message:
-                        diffs.append(f"{where}: predicted {v.message!r}, server "
-                                     f"{text[:300]!r}")
-                elif is_error and text.startswith(_CHECK):
-                    diffs.append(f"{where}: predicted allowed, server {text[:300]!r}")
-                elif not is_error and _read(v.resolved or "") != content:
+                diffs.extend(_judged(where, v, is_error, text))
+                if v.allowed and not is_error and _read(v.resolved or "") != content:
                     diffs.append(f"{where}: written, but not at {v.resolved}")
 
     anyio.run(run)
     return diffs
+
+
+def _judged(where: str, v: Any, is_error: bool, text: str) -> list[str]:
+    """A refusal must be the predicted text; an allowed path must not meet the check's
+    own refusal (the tool's own I/O errors afterwards are not the check's)."""
+    if not v.allowed:
+        if not is_error or text != "Error: " + v.message:
+            return [f"{where}: predicted {v.message!r}, server {text[:300]!r}"]
+    elif is_error and text.startswith(_CHECK):
+        return [f"{where}: predicted allowed ({v.resolved}), server {text[:300]!r}"]
+    return []
