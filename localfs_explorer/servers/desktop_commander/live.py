@@ -130,11 +130,13 @@ class VerifyReport:
 def probe_paths(policy: Any) -> list[str]:
     """Read-only probes: each allowed directory, its prefix sibling, its case twin,
     the home directory and ``/``."""
+    from .policy import case_twin
+
     dc = policy.policy
     out: list[str] = []
     for d in dc.allowed:
         full = dc.absolute(d)
-        out += [full] if full == "/" else [full, full + "-sibling", full.swapcase()]
+        out += [full] if full == "/" else [full, full + "-sibling", case_twin(full)]
     return list(dict.fromkeys([*out, dc.home, "/"]))
 
 

@@ -36,7 +36,7 @@ from . import nodepath
 from .messages import NOT_ALLOWED, RESOLVE_FAILED, node_error
 from .settings import DcSettings
 
-__all__ = ["REASONS", "DcPolicy", "DcReason", "DcVerdict", "matches"]
+__all__ = ["REASONS", "DcPolicy", "DcReason", "DcVerdict", "case_twin", "matches"]
 
 DcReason = Literal["inside", "everything", "outside", "resolve-failed"]
 #: The words a verdict's ``reason`` takes.
@@ -80,6 +80,13 @@ def expand_home(path: str, home: str) -> str:
     if path == "~" or path.startswith("~/"):
         return nodepath.join(home, path[1:])
     return path
+
+
+def case_twin(path: str) -> str:
+    """``path`` with its last name's case swapped: another directory on a case-sensitive
+    filesystem, the same one to the check."""
+    parent, _, name = path.rpartition("/")
+    return f"{parent}/{name.swapcase()}"
 
 
 def matches(candidate: str, directory: str) -> bool:

@@ -26,7 +26,7 @@ from ...server import (
     TraceLine,
 )
 from .messages import CALL_ERROR_PREFIX, ITEM_ERROR
-from .policy import REASONS, DcPolicy, DcVerdict
+from .policy import REASONS, DcPolicy, DcVerdict, case_twin
 from .settings import DcSettings, SettingsError, config_path, read_settings
 
 if TYPE_CHECKING:
@@ -321,8 +321,17 @@ class DesktopCommanderServer(Server):
             out.append((full.rstrip("/") + "/" + PROBE_FILE, f"inside allowed directory {d}"))
             if full != "/":
                 out.append((full + "-sibling", f"sibling sharing the prefix of {d}"))
-                out.append((full.swapcase(), f"case twin of {d}"))
-        return [*out, *super().places(policy)]
+                out.append((case_twin(full), f"case twin of {d}"))
+        home = dc.home
+        return [*out, (home, "home directory"), (home.rstrip("/") + "/" + PROBE_FILE,
+                                                 "inside the home directory"),
+                (dc.cwd, "startup directory"), ("/", "filesystem root")]
+
+    def call_places(self, policy: Any) -> list[tuple[str, str]]:
+        """Each allowed directory, the server's HOME and its working directory."""
+        dc: DcPolicy = policy.policy
+        out = [(dc.absolute(d), f"allowed directory {d}") for d in dc.allowed]
+        return [*out, (dc.home, "home directory"), (dc.cwd, "startup directory")]
 
     def predict(self, policy: Any, catalog: Catalog | None = None) -> dict[str, Any]:
         from .live import predicted_config

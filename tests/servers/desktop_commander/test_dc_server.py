@@ -111,3 +111,15 @@ def test_exposure_scope_and_status(root: Path) -> None:
     assert SERVER.exposure_scope(resolve(root, {"allowedDirectories": []})).starts == ("/",)
     status = SERVER.status(resolve(root, {"blockedCommands": ["sudo"]}))
     assert status == {"tool": "get_config", "config": {"blockedCommands": ["sudo"]}}
+
+
+def test_places_use_the_servers_own_home(root: Path) -> None:
+    # --home is the server's option, not the environment's HOME.
+    policy = resolve(root, {"allowedDirectories": [str(root / "data")]})
+    places = dict(SERVER.places(policy))
+    assert places[str(root / "home")] == "home directory"
+    assert places[str(root / "DATA")].startswith("case twin")
+    assert str(root / "data-sibling") in places
+    calls = [p for p, _ in SERVER.call_places(policy)]
+    assert calls == [str(root / "data"), str(root / "home"), str(root / "work")]
+
