@@ -111,7 +111,8 @@ class DcServerPolicy:
 
     @property
     def warnings(self) -> list[str]:
-        return []
+        warning = self.policy.settings.warning
+        return [warning] if warning else []
 
     @property
     def server_version(self) -> str:
@@ -144,7 +145,7 @@ class DcServerPolicy:
             "configured_directories": None if s.configured is None else list(s.configured),
             "every_path_allowed": s.everything,
             "blocked_commands": list(s.blocked_commands),
-            "serves": True, "exit_message": None, "warnings": [],
+            "serves": True, "exit_message": None, "warnings": self.warnings,
             "findings": [f.to_dict() for f in findings(self.policy)],
         }
 

@@ -55,6 +55,9 @@ class DcSettings:
     source: str
     blocked_commands: tuple[str, ...] = DEFAULT_BLOCKED
     raw: Mapping[str, Any] = field(default_factory=dict)
+    #: What the server makes of settings that don't say what they seem to (a missing or
+    #: unparsable file, a list that isn't one), for the command line to warn about.
+    warning: str = ""
 
     @property
     def everything(self) -> bool:
@@ -83,8 +86,10 @@ def settings_from(raw: Mapping[str, Any], home: str, where: str = "settings") ->
         dirs = _strings(listed, "allowedDirectories", where)
         return DcSettings(dirs, dirs, f"allowedDirectories in {where}", blocked, raw)
     # Absent (or not a list): the server falls back to its account's home directory.
+    warning = (f"{where}: allowedDirectories is not a list, so the server uses the home "
+               f"directory {home}" if listed is not None else "")
     return DcSettings((home,), None, f"{where} sets no allowedDirectories: the home "
-                      "directory", blocked, raw)
+                      "directory", blocked, raw, warning)
 
 
 def read_settings(path: str, home: str) -> DcSettings:
@@ -94,17 +99,20 @@ def read_settings(path: str, home: str) -> DcSettings:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
     except FileNotFoundError:
-        return DcSettings((), (), f"{path} is missing: the server creates it with "
-                          "allowedDirectories [] (every path)", DEFAULT_BLOCKED,
-                          {"allowedDirectories": [], "blockedCommands": list(DEFAULT_BLOCKED)})
+        said = f"{path} is missing: the server creates it with allowedDirectories [] (every path)"
+        return DcSettings((), (), said, DEFAULT_BLOCKED,
+                          {"allowedDirectories": [], "blockedCommands": list(DEFAULT_BLOCKED)},
+                          said)
     except (OSError, UnicodeDecodeError) as exc:
         raise SettingsError(f"{path}: can't be read ({exc.__class__.__name__})") from None
     try:
         raw = json.loads(text)
     except json.JSONDecodeError:
-        return DcSettings((), (), f"{path} is not JSON: the server starts on its defaults "
-                          "in memory, allowedDirectories [] (every path)", DEFAULT_BLOCKED,
-                          {"allowedDirectories": [], "blockedCommands": list(DEFAULT_BLOCKED)})
+        said = (f"{path} is not JSON: the server starts on its defaults in memory, "
+                "allowedDirectories [] (every path)")
+        return DcSettings((), (), said, DEFAULT_BLOCKED,
+                          {"allowedDirectories": [], "blockedCommands": list(DEFAULT_BLOCKED)},
+                          said)
     if not isinstance(raw, dict):
         raise SettingsError(f"{path}: the settings are not a JSON object")
     return settings_from(raw, home, path)

@@ -69,8 +69,17 @@ def test_settings_come_from_the_file_under_home_or_dc_config(tree: Path) -> None
 
 
 def test_no_settings_file_means_every_path_and_no_list_the_home(tree: Path) -> None:
-    code, out, _ = _check(tree, "--json", "/")
+    code, out, err = _check(tree, "--json", "/")
     assert code == 0 and _lines(out)[0]["reason"] == "everything"
+    assert "is missing: the server creates it with allowedDirectories [] (every path)" in err
+    bad = tree / "bad.json"
+    bad.write_text('{"allowedDirectories": ["/data"],}')  # a trailing comma: not JSON
+    code, out, err = _check(tree, "--dc-config", bad, "--json", "/")
+    assert code == 0 and "is not JSON" in err and _lines(out)[0]["reason"] == "everything"
+    slash = tree / "slash.json"
+    slash.write_text('{"allowedDirectories": "/"}')
+    code, out, err = _check(tree, "--dc-config", slash, "--json", "/")
+    assert code == 1 and "is not a list, so the server uses the home directory" in err
     (tree / "home/.claude-server-commander/config.json").write_text("{}")
     code, out, _ = _check(tree, "--json", tree / "data/f.txt")
     assert code == 1 and _lines(out)[0]["message"].endswith(f"directories: {tree}/home")
