@@ -86,13 +86,22 @@ class ServerOptionGroup(argparse._ArgumentGroup):
         if dest not in first.also:  # type: ignore[attr-defined]
             first.also.append(dest)  # type: ignore[attr-defined]
             if kwargs.get("help"):
-                first.help = f"{first.help}; {kwargs['help']}"
+                first.help = _merged_help(first.help or "", kwargs["help"])
         self.set_defaults(**{dest: kwargs.get("default")})
         linked = _SAME_FLAG.setdefault(first.dest, {first.dest})
         linked.add(dest)
         _SAME_FLAG[dest] = linked
         mine.add(dest)
         return first
+
+
+def _merged_help(old: str, new: str) -> str:
+    """Two servers' help for one flag (each ``"<server>: <words>"``): the same words are
+    said once for both servers, different words one after the other."""
+    who, sep, words = new.partition(": ")
+    if sep and old.endswith(": " + words):
+        return f"{old[: -len(': ' + words)]}, {who}: {words}"
+    return f"{old}; {new}"
 
 
 def server_option_group(parser: Any, server: Any, title: str,

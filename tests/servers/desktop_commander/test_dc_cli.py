@@ -95,7 +95,8 @@ def test_bad_settings_are_one_line_errors(tree: Path) -> None:
     assert code == 2 and "can't be read" in err
 
 
-def test_shared_flags_reach_each_server_and_own_flags_stay_own(tree: Path) -> None:
+def test_shared_flags_reach_each_server_and_own_flags_stay_own(
+        tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # --allowed-dir and --home are the filesystem server's flags too.
     code, out, err = run_cli("check", "--server", "server-filesystem", "--allowed-dir",
                              tree / "data", "--home", tree / "home", "--json",
@@ -108,6 +109,11 @@ def test_shared_flags_reach_each_server_and_own_flags_stay_own(tree: Path) -> No
     assert code == 2 and "add --server server-filesystem" in err
     code, _, err = run_cli("check", "--allowed-dir", tree, tree)
     assert code == 2 and "--server desktop-commander or --server server-filesystem" in err
+    # One help line per flag, naming each server that reads it (the same words once).
+    code, _, _ = run_cli("check", "--help")  # argparse prints help to sys.stdout
+    flat = " ".join(capsys.readouterr().out.split())
+    assert code == 0 and "desktop-commander, server-filesystem: the server's HOME" in flat
+    assert "server-filesystem: a directory on its command line" in flat
 
 
 def test_validate_lists_the_findings(tree: Path) -> None:
