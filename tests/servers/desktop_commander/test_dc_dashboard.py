@@ -80,3 +80,15 @@ def test_the_paths_tab_answers_as_the_command_line(app, tree) -> None:
     assert code == 1 and [g["allowed"] for g in got] == [True, True, False]
     assert got[2]["message"] == (f"Path not allowed: {tree / 'other'}. Must be within one "
                                  f"of these directories: {tree / 'data'}")
+
+
+def test_every_tab_opens_with_it(app, tree) -> None:
+    from localfs_explorer.ui.app import PANELS
+
+    app.bar.server.value = DC
+    app.bar.dc.home.value = str(tree / "home")
+    for spec in PANELS:
+        app.show(spec.name)
+        assert app.model.last_error == "", spec.name
+    assert "has no deny-list" in text_of(app.panel("deny").entries.value)
+
