@@ -105,7 +105,9 @@ class DcPolicy:
         self.allowed = settings.allowed
         self.everything = settings.everything
         # Folded once: the check compares against these for every path.
-        self._dirs = tuple((d, _folded(d, home), _plain(d, home)) for d in self.allowed)
+        # (entry as configured, folded, folded + "/", unfolded, unfolded + "/")
+        self._dirs = tuple((d, f, f + "/", e, e + "/") for d in self.allowed
+                           for f, e in [(_folded(d, home), _plain(d, home))])
         self._listed = ", ".join(self.allowed)
 
     # -- step 3
@@ -161,20 +163,27 @@ class DcPolicy:
         message = RESOLVE_FAILED.format(absolute=absolute, error=node_error(err, absolute))
         return DcVerdict(path, False, "resolve-failed", message, None, absolute)
 
-    def _judge(self, path: str, absolute: str, resolved: str) -> DcVerdict:
-        if self.everything:
-            return DcVerdict(path, True, "everything", "", resolved, absolute)
+    def _match(self, resolved: str) -> tuple[str, bool] | None:
+        """Step 5 for a resolved path: the entry (as configured) that lets it through and
+        whether only the case fold did, or None."""
         # A resolved path is absolute and folded already (a realpath, then plain names),
         # so step 5's normalisation leaves it as it is, bar a trailing separator.
         plain = resolved[:-1] if resolved.endswith("/") else resolved
         if "//" in plain or "/." in plain:
             plain = _plain(resolved, self.home)
         folded = plain.lower()
-        for given, directory, exact in self._dirs:
-            if matches(folded, directory):
-                case_only = not matches(plain, exact)
-                return DcVerdict(path, True, "inside", "", resolved, absolute, given,
-                                 case_only)
+        for given, directory, below, exact, exact_below in self._dirs:
+            # matches(), inlined: this runs for every entry a walk meets.
+            if folded == directory or folded.startswith(below):
+                return given, not (plain == exact or plain.startswith(exact_below))
+        return None
+
+    def _judge(self, path: str, absolute: str, resolved: str) -> DcVerdict:
+        if self.everything:
+            return DcVerdict(path, True, "everything", "", resolved, absolute)
+        hit = self._match(resolved)
+        if hit is not None:
+            return DcVerdict(path, True, "inside", "", resolved, absolute, hit[0], hit[1])
         message = NOT_ALLOWED.format(path=path, dirs=self._listed)
         return DcVerdict(path, False, "outside", message, None, absolute)
 
@@ -193,6 +202,11 @@ class DcBatch:
         #: directory as spelled -> its real path (None: it doesn't resolve).
         self._real: dict[str, str | None] = {}
         self._lstat = policy.fs.lstat
+        #: real directory -> the entry every name in it passes by (and whether only by
+        #: case), for directories inside an entry whose names can't match another entry
+        #: first (no entry is a name in them).
+        self._inside: dict[str, tuple[str, bool]] = {}
+        self._entry_parents = {f.rpartition("/")[0] for _, f, _, _, _ in policy._dirs}
 
     def _remember(self, directory: str) -> None:
         try:
@@ -223,7 +237,23 @@ class DcBatch:
         # Not a link, under a resolved directory: its real path is the parent's plus its
         # name (a folded absolute path has no '.' or '..' names for path.join to undo).
         resolved = real_parent + "/" + name if real_parent != "/" else "/" + name
+        hit = self._inside.get(real_parent)
+        if hit is None and not policy.everything:
+            hit = self._inside_of(real_parent)
+        if hit is not None:
+            return DcVerdict(path, True, "inside", "", resolved, absolute, hit[0], hit[1])
         return policy._judge(path, absolute, resolved)
+
+    def _inside_of(self, real_dir: str) -> tuple[str, bool] | None:
+        """The entry a name in ``real_dir`` passes by, when that is the directory's own
+        (remembered); None to judge each name."""
+        hit = self.policy._match(real_dir)
+        folded = real_dir.lower() if real_dir != "/" else ""
+        if hit is not None and folded not in self._entry_parents:
+            # Inside an entry, so every name in it is too; and no entry is one of its
+            # names, so no entry listed earlier can match a name first.
+            self._inside[real_dir] = hit
+        return hit if real_dir in self._inside else None
 
 
 _is_link = stat.S_ISLNK

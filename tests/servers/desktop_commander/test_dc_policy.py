@@ -153,6 +153,21 @@ def test_the_batch_agrees_with_the_single_check(tmp_path: Path, seed: int) -> No
             assert batch.validate(path) == p.validate(path), path
 
 
+def test_the_batch_keeps_the_first_matching_entry_and_the_case(root: Path) -> None:
+    # Mutation: remembering a directory's entry for all its names would answer
+    # allowed/sub by "allowed" though the entry listed first, allowed/sub, matches it.
+    (root / "allowed/SUB").mkdir()
+    dirs = [str(root / "allowed/sub"), str(root / "Allowed")]
+    p = policy(root, dirs)
+    wanted = [str(root / n) for n in ("allowed/a.txt", "allowed/sub", "allowed/SUB",
+                                      "allowed/sub/x", "Allowed/b.txt", "allowed/out")]
+    with p.many_checks() as batch:
+        got = [batch.validate(w) for w in wanted]
+    assert got == [p.validate(w) for w in wanted]
+    assert [g.matched for g in got[:4]] == [dirs[1], dirs[0], dirs[0], dirs[0]]
+    assert [g.case_only for g in got[:5]] == [True, False, True, False, False]
+
+
 def test_settings_file_rules(tmp_path: Path) -> None:
     home = str(tmp_path)
     missing = read_settings(str(tmp_path / "none.json"), home)
