@@ -162,3 +162,32 @@ def test_verify_refusals(tree: Path) -> None:
     code, _, err = run_cli("verify", *DC, "--home", tree / "home", "--command",
                            str(tree / "no-such-program"), "--timeout", "5")
     assert code == 2 and "can't run the server" in err
+
+
+def test_scenario_files_name_it_and_its_reasons(tree: Path) -> None:
+    scenario = tree / "dc.toml"
+    scenario.write_text(f"""
+[config]
+server = "desktop-commander"
+[config.options]
+allowed_directories = ["{tree}/data"]
+home = "{tree}/home"
+
+[[scenario]]
+name = "the case fold"
+[[scenario.path]]
+path = "{tree}/Data/g.txt"
+op = "read"
+allowed = true
+reason = "inside"
+[[scenario.path]]
+path = "{tree}/data-evil/e.txt"
+op = "write"
+allowed = false
+reason = "outside"
+""")
+    code, out, err = run_cli("test", scenario)
+    assert code == 0 and "2 passed, 0 failed" in out + err
+    scenario.write_text(scenario.read_text().replace("allowed = false", "allowed = true"))
+    code, _, _ = run_cli("test", scenario)
+    assert code == 1
