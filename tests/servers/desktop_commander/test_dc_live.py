@@ -79,6 +79,11 @@ def test_verify_agrees_and_sees_drift(root: Path, dc_server_js: str) -> None:
     assert code == 0 and json.loads(out)["differences"] == [], err
     code, out, _ = run_cli(*base, "--allowed-dir", root / "outside")
     assert code == 1 and any("allowedDirectories" in d for d in json.loads(out)["differences"])
+    # No list in the file: get_config shows none before a file tool runs, and the home
+    # directory is what the probes meet.
+    write_settings(root / "home", {"blockedCommands": ["sudo"]})
+    code, out, err = run_cli(*base)
+    assert code == 0 and json.loads(out)["differences"] == [], err
 
 
 def test_the_findings_hold_on_the_running_server(root: Path) -> None:
