@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import errno as _errno
 
-__all__ = ["CALL_ERROR_PREFIX", "ITEM_ERROR", "NOT_ALLOWED", "RESOLVE_FAILED", "node_error"]
+__all__ = ["CALL_ERROR_PREFIX", "ITEM_ERROR", "NOT_ALLOWED", "NUL_IN_PATH", "RESOLVE_FAILED",
+           "inspect_string", "node_error"]
 
 #: validatePath's refusal: the path as the caller gave it, then the allow-list exactly as
 #: configured (not normalised, not resolved), joined with ", ".
@@ -43,3 +44,38 @@ def node_error(err: int, path: str, syscall: str = "realpath") -> str:
     code = _errno.errorcode.get(err, f"E{err}")
     text = _UV_TEXT.get(err) or os.strerror(err).lower()
     return f"{code}: {text}, {syscall} '{path}'"
+
+
+#: node's refusal of a path holding a NUL byte, before any system call (its code is
+#: ERR_INVALID_ARG_VALUE, not ENOENT, so the check reports it as a resolve failure).
+NUL_IN_PATH = ("The argument 'path' must be a string, Uint8Array, or URL without null "
+               "bytes. Received {shown}")
+
+# How node's util.inspect escapes a character inside a quoted string.
+_META = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r", 0x5C: "\\\\"}
+
+
+def inspect_string(text: str) -> str:
+    """``util.inspect`` of a string, as node's error messages show it: single quotes,
+    else double, else backticks; control characters as ``\\xNN``."""
+    if "'" not in text:
+        quote = "'"
+    elif '"' not in text:
+        quote = '"'
+    elif "`" not in text and "${" not in text:
+        quote = "`"
+    else:
+        quote = "'"
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch == quote:
+            out.append("\\" + ch)
+        elif code in _META:
+            out.append(_META[code])
+        elif code < 0x20 or 0x7F <= code <= 0x9F:
+            out.append(f"\\x{code:02X}")
+        else:
+            out.append(ch)
+    return quote + "".join(out) + quote
+

@@ -33,7 +33,7 @@ from typing import Literal, NamedTuple
 
 from ...fs.base import FileSystem
 from . import nodepath
-from .messages import NOT_ALLOWED, RESOLVE_FAILED, node_error
+from .messages import NOT_ALLOWED, NUL_IN_PATH, RESOLVE_FAILED, inspect_string, node_error
 from .settings import DcSettings
 
 __all__ = ["REASONS", "DcPolicy", "DcReason", "DcVerdict", "case_twin", "matches"]
@@ -152,6 +152,12 @@ class DcPolicy:
     def validate(self, path: str) -> DcVerdict:
         """The verdict for ``path`` as a tool's argument."""
         absolute = self.absolute(path)
+        if "\x00" in absolute:
+            # node refuses the argument before any system call (not ENOENT: a failure).
+            error = NUL_IN_PATH.format(shown=inspect_string(absolute))
+            return DcVerdict(path, False, "resolve-failed",
+                             RESOLVE_FAILED.format(absolute=absolute, error=error), None,
+                             absolute)
         try:
             resolved = self._resolve(absolute)
         except OSError as exc:
@@ -216,6 +222,8 @@ class DcBatch:
 
     def validate(self, path: str) -> DcVerdict:
         policy = self.policy
+        if "\x00" in path:
+            return policy.validate(path)
         if path[:1] == "/" and "//" not in path and "/." not in path and path[-1:] != "/":
             absolute = path  # plainly spelled: path.resolve would leave it as it is
         else:

@@ -132,3 +132,15 @@ def test_slash_as_a_string_in_the_file_means_the_home(root: Path) -> None:
                                   cwd=str(root / "work"),
                                   options=SERVER.options({"home": str(root / "home")})))
     assert "Error: " + policy.check(str(root / "outside/s.txt")).message == text
+
+
+def test_paths_with_nul_bytes_fail_with_nodes_own_text(root: Path) -> None:
+    write_settings(root / "home", {"allowedDirectories": []})
+    paths = ["/tmp/a\0b", "/tmp/it's\0\n\t\x7f", "rel\0x", "/tmp/q'\"\0", "/tmp/q'\"`\0",
+             "/tmp/q'\"`${\0"]
+    answers, _, _ = _live(root, [("get_file_info", {"path": p}) for p in paths])
+    policy = SERVER.resolve(Setup(env=load_env(None), fs=HostFS(), base_dir=str(root),
+                                  cwd=str(root / "work"),
+                                  options=SERVER.options({"home": str(root / "home")})))
+    for path, (is_error, text) in zip(paths, answers, strict=True):
+        assert is_error and text == "Error: " + policy.check(path).message, path

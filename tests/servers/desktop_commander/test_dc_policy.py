@@ -110,6 +110,23 @@ def test_failures_other_than_missing_refuse_with_nodes_text(root: Path) -> None:
         f"encountered, realpath '{loop}'")
 
 
+def test_a_nul_byte_fails_before_any_system_call(root: Path) -> None:
+    # Mutation: handing the path to the filesystem raises instead of answering.
+    p = policy(root, [])
+    v = p.validate("x\0y")
+    assert not v.allowed and v.reason == "resolve-failed"
+    assert v.message == (f"Failed to resolve symlink for path: {root}/work/x\0y. Error: The "
+                         "argument 'path' must be a string, Uint8Array, or URL without null "
+                         f"bytes. Received '{root}/work/x\\x00y'")
+    with p.many_checks() as batch:
+        assert batch.validate("/x\0y") == p.validate("/x\0y")
+    from localfs_explorer.servers.desktop_commander.messages import inspect_string
+
+    assert inspect_string("a'b\n") == '"a\'b\\n"'
+    assert inspect_string("a'\"b") == "`a'\"b`"
+    assert inspect_string("a'\"`${\x9f") == "'a\\'\"`${\\x9F'"
+
+
 def test_relative_paths_and_tilde(root: Path) -> None:
     p = policy(root, [str(root / "allowed"), "~/proj"])
     assert p.validate("../allowed/a.txt").resolved == str(root / "allowed/a.txt")
