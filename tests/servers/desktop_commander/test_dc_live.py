@@ -144,3 +144,23 @@ def test_paths_with_nul_bytes_fail_with_nodes_own_text(root: Path) -> None:
                                   options=SERVER.options({"home": str(root / "home")})))
     for path, (is_error, text) in zip(paths, answers, strict=True):
         assert is_error and text == "Error: " + policy.check(path).message, path
+
+
+def test_blocking_one_shell_leaves_another(root: Path) -> None:
+    # The finding stays critical while any shell is left unblocked: 'bash' blocked,
+    # 'sh -c' still reads outside every allowed directory.
+    write_settings(root / "home", {"allowedDirectories": [str(root / "allowed")],
+                                   "blockedCommands": ["bash"]})
+    outside = root / "outside/s.txt"
+    answers, _, _ = _live(root, [
+        ("start_process", {"command": "bash", "timeout_ms": 3000}),
+        ("start_process", {"command": f"sh -c 'cat {outside}'", "timeout_ms": 3000}),
+    ])
+    (blocked, said), (sh_error, sh_out) = answers
+    assert blocked and said == "Error: Command not allowed: bash"
+    assert not sh_error and "secret" in sh_out
+    policy = SERVER.resolve(Setup(env=load_env(None), fs=HostFS(), base_dir=str(root),
+                                  cwd=str(root / "work"),
+                                  options=SERVER.options({"home": str(root / "home")})))
+    kinds = {f["kind"]: f["severity"] for f in SERVER.findings(policy)}
+    assert kinds["terminal-bypass"] == "critical"
