@@ -17,6 +17,8 @@ id                    server
                       (``localfs_explorer.servers.gee_sweet``)
 ``server-filesystem`` the MCP reference filesystem server, ``validatePath`` per release
                       (``localfs_explorer.servers.filesystem``)
+``desktop-commander`` DesktopCommanderMCP: its settings file's ``allowedDirectories``
+                      (``localfs_explorer.servers.desktop_commander``)
 ===================== ==================================================================
 
 Adding a server is
@@ -541,6 +543,14 @@ class Server:
         catalog tool once per place). Default: the home and startup directories."""
         return [(_home(policy), "home directory"), (policy.cwd, "startup directory")]
 
+    def run_command(self, name: str, policy: ServerPolicy, args: argparse.Namespace,
+                    out: Any, err: Any) -> int | None:
+        """Answer the command-line command ``name`` (``tools``, ``auth-status``,
+        ``verify``, ``suggest``) for ``policy`` (built from the shared options) by this
+        server's own rules, returning its exit status; None lets the shared command
+        answer. A server that doesn't override it is never asked (no policy is built)."""
+        return None
+
     # -- live checks
 
     def predict(self, policy: ServerPolicy, catalog: Catalog | None = None
@@ -564,6 +574,7 @@ def _join(directory: str, name: str) -> str:
 _BUILTIN: dict[str, str] = {
     DEFAULT_SERVER: "localfs_explorer.servers.gee_sweet.server:GeeSweetServer",
     "server-filesystem": "localfs_explorer.servers.filesystem.server:FilesystemServer",
+    "desktop-commander": "localfs_explorer.servers.desktop_commander.server:DesktopCommanderServer",
 }
 
 _REGISTRY: dict[str, Server] = {}

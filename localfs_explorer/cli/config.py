@@ -106,6 +106,8 @@ def _export_plan_json(args: argparse.Namespace, config: Any, out: TextIO,
 
 
 def cmd_auth_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if (code := cli.server_command("auth-status", args, out, err)) is not None:
+        return code
     if fs_cli.wants_filesystem(args):
         return fs_cli.cmd_auth_status(args, out, err)
     policy = cli.build_policy(args)

@@ -309,6 +309,8 @@ def _write_reports(inv: Any, policy: Any, names: list[str], force: bool, err: Te
 
 
 def cmd_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if (code := cli.server_command("suggest", args, out, err)) is not None:
+        return code
     if fs_cli.wants_filesystem(args):
         return fs_cli.cmd_suggest(args, out, err)
     from ..envfile.export import ExportError

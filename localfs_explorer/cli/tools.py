@@ -77,6 +77,8 @@ def load_catalog_option(args: argparse.Namespace) -> Any:
 
 
 def cmd_tools(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if (code := cli.server_command("tools", args, out, err)) is not None:
+        return code
     if fs_cli.wants_filesystem(args):
         return fs_cli.cmd_tools(args, out, err)
     from ..server import server_of

@@ -102,6 +102,8 @@ def _token(args: argparse.Namespace) -> str | None:
 
 
 def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if (code := cli.server_command("verify", args, out, err)) is not None:
+        return code
     from ..live.verify import ServerUnreachableError, read_http, read_stdio, verify_policy
 
     if fs_cli.wants_filesystem(args):

@@ -15,11 +15,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["FILESYSTEM", "GEE_SWEET", "Launch", "Mount", "identify"]
+__all__ = ["DESKTOP_COMMANDER", "FILESYSTEM", "GEE_SWEET", "Launch", "Mount", "identify"]
 
 #: Registry ids of the servers the explorer answers for.
 GEE_SWEET = "mcp-gee-sweet"
 FILESYSTEM = "server-filesystem"
+DESKTOP_COMMANDER = "desktop-commander"
 
 _GEE_PACKAGE = "mcp-gee-sweet"
 _GEE_MODULE = "mcp_gee_sweet"
@@ -28,6 +29,9 @@ _FS_BIN = "mcp-server-filesystem"
 #: Docker images of the filesystem server (Docker's own catalogue publishes it as
 #: ``mcp/filesystem``).
 _FS_IMAGES = ("mcp/filesystem", "server-filesystem")
+_DC_PACKAGE = "@wonderwhy-er/desktop-commander"
+#: Its image on Docker Hub (``mcp/desktop-commander``) ends with this.
+_DC_IMAGE = "desktop-commander"
 
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?(\.exe)?$")
 #: uv / uvx options that take a value.
@@ -69,7 +73,7 @@ class Launch:
     """What a command line says about the server it starts."""
 
     argv: list[str]
-    #: GEE_SWEET, FILESYSTEM, or None when the command starts neither.
+    #: GEE_SWEET, FILESYSTEM, DESKTOP_COMMANDER, or None when it starts none of them.
     server: str | None = None
     #: The version pinned in the command (``@0.9.5``, ``==0.9.5``), None when unpinned.
     version: str | None = None
@@ -216,10 +220,15 @@ def _identify(launch: Launch, argv: list[str], environ: Mapping[str, str], depth
         if package == _FS_PACKAGE:
             launch.version = version
             _fs(launch, rest[start + 1:], how=f"{program} {spec}")
+        elif package == _DC_PACKAGE:
+            launch.version = version
+            _dc(launch, rest[start + 1:], how=f"{program} {spec}")
     elif program in ("node", "nodejs", "bun"):
         start = _positional(rest, frozenset())
         if start is not None and "server-filesystem" in rest[start].replace("\\", "/"):
             _fs(launch, rest[start + 1:], how=f"{program} {rest[start]}")
+        elif start is not None and _DC_PACKAGE in rest[start].replace("\\", "/"):
+            _dc(launch, rest[start + 1:], how=f"{program} {rest[start]}")
     elif program in ("docker", "podman") and rest[:1] in (["run"], ["container"]):
         rest = rest[2:] if rest[:2] == ["container", "run"] else rest[1:]
         _docker(launch, rest, environ, depth)
@@ -322,6 +331,11 @@ def _fs(launch: Launch, args: list[str], how: str) -> None:
     launch.allowed_dirs = [a for a in args if a]
 
 
+def _dc(launch: Launch, args: list[str], how: str) -> None:
+    # DesktopCommanderMCP reads its settings from HOME's settings file, not its arguments.
+    launch.server, launch.how, launch.server_args = DESKTOP_COMMANDER, how, list(args)
+
+
 def _docker(launch: Launch, args: list[str], environ: Mapping[str, str], depth: int) -> None:
     i = 0
     image_at = None
@@ -377,6 +391,10 @@ def _docker(launch: Launch, args: list[str], environ: Mapping[str, str], depth: 
     if repository.endswith(_FS_IMAGES) or repository.rsplit("/", 1)[-1] == "filesystem":
         launch.version = version
         _fs(launch, inside, how=f"docker image {image}")
+        return
+    if repository.rsplit("/", 1)[-1] == _DC_IMAGE:
+        launch.version = version
+        _dc(launch, inside, how=f"docker image {image}")
         return
     if repository.rsplit("/", 1)[-1] == _GEE_PACKAGE:
         launch.version = version

@@ -88,7 +88,8 @@ def environment_options(model: ExplorerModel, *, keep: Collection[str] = ()) -> 
 
 def _server_options(m: ExplorerModel) -> list[str]:
     """``--server`` and the server's own settings (server-filesystem's directories, roots
-    and HOME), as its command-line options spell them."""
+    and HOME; desktop-commander's allowed directories, HOME and settings file), as its
+    command-line options spell them."""
     if m.server == DEFAULT_SERVER and not m.server_version:
         return []
     argv = ["--server", m.server]
@@ -99,6 +100,11 @@ def _server_options(m: ExplorerModel) -> list[str]:
         argv += ["--allowed-dir", str(directory)]
     for root in options.get("roots") or ():
         argv += ["--root", str(root)]
+    # desktop-commander's allow-list and settings file.
+    for directory in options.get("allowed_directories") or ():
+        argv += ["--allowed-dir", str(directory)]
+    if options.get("settings_file") is not None:
+        argv += ["--dc-config", str(options["settings_file"])]
     if options.get("home") is not None:
         argv += ["--home", str(options["home"])]
     return argv

@@ -24,12 +24,18 @@ from .panel import button, chip, chips_or_none, css, html, layout, no_null_toolt
 FILESYSTEM_SERVER = "server-filesystem"
 
 
-class FilesystemSettings(widgets.VBox):
-    """Allowed directories (chips), working directory, release and MCP roots."""
+class DirectorySettings(widgets.VBox):
+    """A list of directories a server is given, as chips with an input to add one; the
+    list is the model's ``server_options[option]`` (left out when empty). The settings
+    bars of the servers configured this way build on it."""
 
-    def __init__(self, model: ExplorerModel, guard: Any) -> None:
+    #: The ``server_options`` key holding the list.
+    option = "directories"
+
+    def __init__(self, model: ExplorerModel, guard: Any, css_class: str,
+                 input_tooltip: str) -> None:
         super().__init__(layout=widgets.Layout(width="100%"))  # its own: display changes
-        css(self, "lfe-fs-settings")
+        css(self, css_class)
         self.model = model
         self._guard = guard
         self._syncing = False
@@ -37,10 +43,63 @@ class FilesystemSettings(widgets.VBox):
                                                     width="100%")), "lfe-dir-chips")
         self.dir_input = css(widgets.Text(
             placeholder="add an allowed directory", continuous_update=False,
-            tooltip="add an allowed directory to the server's command line",
+            tooltip=input_tooltip,
             layout=layout(width="260px"), style=style(widgets.Text, description_width="0px")),
             "lfe-dir-input")
         self.dir_add = button("+ add directory", "lfe-dir-add", layout=layout(width="130px"))
+        self.dir_add.on_click(guard(lambda _b: self.add_directory(self.dir_input.value)))
+        self.dir_input.observe(guard(lambda c: self.add_directory(c["new"])), names="value")
+
+    def _set(self, widget: widgets.Widget, value: Any) -> None:
+        if widget.value != value:
+            self._syncing = True
+            try:
+                widget.value = value
+            finally:
+                self._syncing = False
+
+    # ---- edits (the model's inputs only)
+
+    def directories(self) -> list[str]:
+        """The directories given, in order."""
+        return [str(d) for d in self.model.server_options.get(self.option) or ()]
+
+    def _write_option(self, key: str, value: Any) -> None:
+        options = {k: v for k, v in self.model.server_options.items() if k != key}
+        if value is not None:
+            options[key] = value
+        self.model.server_options = options
+
+    def add_directory(self, entry: str) -> None:
+        """Append ``entry`` to the directories (spelling kept; no duplicates)."""
+        if self._syncing or not entry.strip():
+            return
+        entries = self.directories()
+        if entry not in entries:
+            self._write_option(self.option, [*entries, entry])
+        self._set(self.dir_input, "")
+
+    def remove_directory(self, entry: str) -> None:
+        """Take ``entry`` off the directories."""
+        self._write_option(self.option, [e for e in self.directories() if e != entry]
+                           or None)
+
+    def _chips(self) -> list[widgets.Widget]:
+        chips: list[widgets.Widget] = []
+        for entry in self.directories():
+            chips.append(chip(
+                f'<span class="lfe-chip-path">{render.path_html(entry)}</span>',
+                f"remove {scrub_hidden(entry)}",
+                self._guard(lambda _b, e=entry: self.remove_directory(e))))
+        return chips_or_none(chips)
+
+
+class FilesystemSettings(DirectorySettings):
+    """Allowed directories (chips), working directory, release and MCP roots."""
+
+    def __init__(self, model: ExplorerModel, guard: Any) -> None:
+        super().__init__(model, guard, "lfe-fs-settings",
+                         "add an allowed directory to the server's command line")
         self.cwd = css(widgets.Text(
             description="working dir", continuous_update=False,
             tooltip="the server's working directory: relative directories are taken from it",
@@ -60,8 +119,6 @@ class FilesystemSettings(widgets.VBox):
             placeholder="one root per line: file:// URI or path", rows=2,
             continuous_update=False, tooltip="the MCP roots the client advertises, one per line",
             layout=layout(width="420px")), "lfe-fs-roots")
-        self.dir_add.on_click(guard(lambda _b: self.add_directory(self.dir_input.value)))
-        self.dir_input.observe(guard(lambda c: self.add_directory(c["new"])), names="value")
         self.cwd.observe(guard(self._cwd_typed), names="value")
         self.version.observe(guard(self._version_picked), names="value")
         self.roots_on.observe(guard(lambda _c: self._write_roots()), names="value")
@@ -79,40 +136,6 @@ class FilesystemSettings(widgets.VBox):
                                        width="100%")),
         ]
         self.refresh()
-
-    def _set(self, widget: widgets.Widget, value: Any) -> None:
-        if widget.value != value:
-            self._syncing = True
-            try:
-                widget.value = value
-            finally:
-                self._syncing = False
-
-    # ---- edits (the model's inputs only)
-
-    def directories(self) -> list[str]:
-        """The allowed directories on the server's command line, in order."""
-        return [str(d) for d in self.model.server_options.get("directories") or ()]
-
-    def _write_option(self, key: str, value: Any) -> None:
-        options = {k: v for k, v in self.model.server_options.items() if k != key}
-        if value is not None:
-            options[key] = value
-        self.model.server_options = options
-
-    def add_directory(self, entry: str) -> None:
-        """Append ``entry`` to the allowed directories (spelling kept; no duplicates)."""
-        if self._syncing or not entry.strip():
-            return
-        entries = self.directories()
-        if entry not in entries:
-            self._write_option("directories", [*entries, entry])
-        self._set(self.dir_input, "")
-
-    def remove_directory(self, entry: str) -> None:
-        """Take ``entry`` off the allowed directories."""
-        self._write_option("directories", [e for e in self.directories() if e != entry]
-                           or None)
 
     def _cwd_typed(self, change: dict[str, Any]) -> None:
         if not self._syncing and change["new"] != self.model.cwd:
@@ -146,16 +169,6 @@ class FilesystemSettings(widgets.VBox):
         self.roots_text.disabled = roots is None
         self.chips.children = [*self._chips(), self.dir_input, self.dir_add]
         no_null_tooltips(self)
-
-    def _chips(self) -> list[widgets.Widget]:
-        chips: list[widgets.Widget] = []
-        for entry in self.directories():
-            chips.append(chip(
-                f'<span class="lfe-chip-path">{render.path_html(entry)}</span>',
-                f"remove {scrub_hidden(entry)}",
-                self._guard(lambda _b, e=entry: self.remove_directory(e))))
-        return chips_or_none(chips)
-
 
 def badge(model: ExplorerModel, policy: Any) -> str:
     """WOULD START / WOULD EXIT as the server decides it, and the directories it allows."""

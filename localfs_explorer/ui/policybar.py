@@ -21,7 +21,7 @@ from ..envfile.edit import WithReferences
 from ..secrets import scrub_hidden
 from ..server import DEFAULT_SERVER, get_server, list_servers
 from ..servers.gee_sweet.policy import TRANSPORTS
-from . import fsbar, render
+from . import dcbar, fsbar, render
 from .model import ExplorerModel
 from .panel import button, chip, chips_or_none, css, html, layout, no_null_tooltips, style
 
@@ -95,6 +95,7 @@ class PolicyBar(widgets.VBox):
         self.badge = html("lfe-serve-badge")
         self.note = html("lfe-bar-note")
         self.fs = fsbar.FilesystemSettings(model, self._guard)
+        self.dc = dcbar.DesktopCommanderSettings(model, self._guard)
         self.server.observe(self._guard(self._server_picked), names="value")
         self.mode.observe(self._guard(self._mode_picked), names="value")
         self.transport.observe(self._guard(self._transport_picked), names="value")
@@ -115,7 +116,7 @@ class PolicyBar(widgets.VBox):
         ], layout=widgets.Layout(width="100%"))  # its own layout: its display changes
         self.children = [
             html("", '<h2 class="lfe-sr-only">Would the server start?</h2>'),
-            self.badge, self.server, self.env_controls, self.fs, self.note,
+            self.badge, self.server, self.env_controls, self.fs, self.dc, self.note,
         ]
         self.refresh()
         no_null_tooltips(self)
@@ -185,9 +186,18 @@ class PolicyBar(widgets.VBox):
         m = self.model
         policy = m.policy
         self._set(self.server, m.server)
-        uses_env = m.server != fsbar.FILESYSTEM_SERVER
+        uses_env = m.server not in (fsbar.FILESYSTEM_SERVER, dcbar.DC_SERVER)
         self.env_controls.layout.display = "" if uses_env else "none"
-        self.fs.layout.display = "none" if uses_env else ""
+        self.fs.layout.display = "" if m.server == fsbar.FILESYSTEM_SERVER else "none"
+        self.dc.layout.display = "" if m.server == dcbar.DC_SERVER else "none"
+        if m.server == dcbar.DC_SERVER:
+            self.dc.refresh()
+            self.note.value = ('<div class="lfe-muted">This server has no .env: its settings '
+                               "are allowedDirectories and blockedCommands in the settings "
+                               "file under its HOME; directories added here replace the "
+                               "file's list.</div>")
+            self.badge.value = self._badge(policy)
+            return
         if not uses_env:
             self.fs.refresh()
             self.note.value = ('<div class="lfe-muted">This server has no .env: its settings '
@@ -260,6 +270,8 @@ class PolicyBar(widgets.VBox):
             )
         if m.server == fsbar.FILESYSTEM_SERVER:
             return fsbar.badge(m, policy)
+        if m.server == dcbar.DC_SERVER:
+            return dcbar.badge(m, policy)
         context = (f'<div class="lfe-muted lfe-bar-context">transport '
                    f"<b>{render.esc(policy.transport)}</b> · target "
                    f"<b>{render.esc(m.target_label)}</b></div>")

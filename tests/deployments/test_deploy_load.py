@@ -15,6 +15,7 @@ from localfs_explorer.deployments import (
     load_deployment,
 )
 from localfs_explorer.secrets import MASK
+from localfs_explorer.server import list_servers
 
 FORMAT_FILES = {
     "claude-desktop": ("claude_desktop_config.json", "mcpServers"),
@@ -250,7 +251,7 @@ def test_entry_may_be_left_out_when_one_entry_is_a_known_server(tmp_path, layout
 @pytest.mark.parametrize(("entries", "entry", "message"), [
     ({"a": {"command": "node"}}, "a", "entry 'a' runs 'node', which the explorer doesn't model"),
     ({"a": {"command": "node"}}, None, "no entry starts a server the explorer models "
-     "(mcp-gee-sweet, server-filesystem): 'a' runs 'node'; 'localfs-explorer deployment' "
+     f"({', '.join(list_servers())}): 'a' runs 'node'; 'localfs-explorer deployment' "
      "answers for every entry"),
     ({"gh": {"command": "npx", "args": ["-y", "@scope/server-x", "--token", "t0k"]},
       "web": {"url": "https://x.example/mcp"}}, None,
