@@ -162,6 +162,12 @@ class ExplorerModel(StagedModel, HangarTraits):
     batch_text = Unicode(None, allow_none=True)
     batch_name = Unicode("")
 
+    # ---- what a share link could not carry (the page opened from one says so)
+    #: Secret settings the link named only: a placeholder stands in until filled in.
+    link_secrets: List[Any] = List()
+    #: Other parts of the sender's configuration the link could not carry, in words.
+    link_missing: List[Any] = List()
+
     # ---- settings (and ``debounce``, from StagedModel)
     #: May the kernel read this machine's files (target host, .env and batch paths, writes)?
     host_access = Bool(True)
@@ -263,7 +269,7 @@ class ExplorerModel(StagedModel, HangarTraits):
         if self.env is not None:
             found |= secret_values(self.env.values)
         found |= secret_values(dict(self.overrides))
-        return found
+        return self._real(found)
 
     def clean(self, text: str) -> str:
         """``text`` with every known secret value masked."""
@@ -305,6 +311,21 @@ class ExplorerModel(StagedModel, HangarTraits):
             self.spec_name = name or "uploaded host"
             self.spec_text = text
             self.target = UPLOAD_TARGET
+
+    def fill_link_secret(self, key: str, value: str) -> None:
+        """Put the real value of a secret setting a share link named only (where the
+        sender's page had it: the ``.env`` or the process environment)."""
+        if key not in self.link_secrets:
+            raise ExplorerError(f"{key} is not a setting the link left to fill in")
+        if not value:
+            raise ExplorerError(f"type {key}'s value first")
+        hide_everywhere({value})
+        with self.hold():
+            if key in self.file_edits:
+                self.set_file_value(key, value)
+            else:
+                self.set_override(key, value)
+            self.link_secrets = [k for k in self.link_secrets if k != key]
 
     def set_override(self, key: str, value: str) -> None:
         """Set (or replace) one override row."""
@@ -529,10 +550,10 @@ class ExplorerModel(StagedModel, HangarTraits):
                 raise
             self.target_label, self.target_description = label, description
             config = self.server_config()
-            hide_everywhere(secret_values(dict(config.settings)))
+            hide_everywhere(self._real(secret_values(dict(config.settings))))
             resolved = resolve_config(config)
             env = resolved.env
-            hide_everywhere(secret_values(env.values))
+            hide_everywhere(self._real(secret_values(env.values)))
         except (ExplorerError, ConfigError, ValueError, OSError) as exc:
             # ValueError covers a bad row or host spec (HostSpecError) and the like.
             self.env = env
@@ -551,6 +572,13 @@ class ExplorerModel(StagedModel, HangarTraits):
         self._compute_auth()
         self._compute_export(config, resolved)
         self.config_rev += 1
+
+    def _real(self, values: set[str]) -> set[str]:
+        """``values`` without the placeholders standing in for secrets a share link
+        named only: they are no secret, and masking them would mangle every command."""
+        from .share import secret_placeholder
+
+        return values - {secret_placeholder(k) for k in self.link_secrets}
 
     def _edited_text(self, source: str | None, text: str | None) -> str | None:
         """The ``.env`` text with the policy bar's edits written in (None: read the file)."""
