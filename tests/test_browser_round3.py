@@ -1,0 +1,71 @@
+"""The dashboard's third round in a real browser: links and commands that stand on their
+own, and client configs that round-trip in the page.
+
+The fixtures (a served page, the system Chromium) are :mod:`test_browser`'s.
+"""
+
+# ruff: noqa: F811  (pytest fixtures imported from test_browser, used by name)
+from __future__ import annotations
+
+import pytest
+from test_browser import (  # noqa: F401 - the fixtures are used by name
+    PAGE_TIMEOUT_MS,
+    SECRET,
+    browser_page,
+    open_page,
+    playwright,
+    serve,
+    shot,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def test_a_share_link_opens_the_same_verdicts_in_a_new_tab(browser_page, tmp_path) -> None:
+    from playwright.sync_api import expect
+
+    page = browser_page
+    base = tmp_path.resolve()
+    app, data, outside = base / "app", base / "data", base / "outside"
+    for d in (app, data, outside):
+        d.mkdir()
+    (outside / "payroll.csv").write_text("x\n")
+    (data / "report.csv").write_text("a\n")
+    (data / "escape.csv").symlink_to(outside / "payroll.csv")
+    env = app / ".env"
+    env.write_text(f"LOCAL_FILE_ACCESS=full\nCREDENTIALS_CONFIG={SECRET}\n")
+    paths = [str(data / "report.csv"), str(data / "escape.csv"), str(outside / "payroll.csv")]
+    with serve(tmp_path / "voila.log", "--env", str(env)) as url:
+        open_page(page, url)
+        # The sender limits the server in the bar: roots mode, the data directory.
+        page.locator(".lfe-mode-select button", has_text="roots").click()
+        page.fill(".lfe-root-input input", str(data))
+        page.press(".lfe-root-input input", "Enter")
+        expect(page.locator(".lfe-header")).to_contain_text("explicit (LOCAL_FILE_ACCESS=roots)")
+        page.get_by_role("tab", name="Paths").click()
+        page.fill(".lfe-paths-input textarea", "\n".join(paths))
+        counts = "3 path(s): 1 allowed, 2 refused"
+        expect(page.locator(".lfe-paths-counts")).to_contain_text(counts)
+        page.click(".lfe-share-button")
+        expect(page.locator(".lfe-share-token")).to_contain_text("localfs-explorer serve")
+        link = page.locator(".lfe-share-link")
+        assert SECRET not in (link.get_attribute("href") or "")
+        with page.context.expect_page() as opened:
+            link.click()
+        tab = opened.value
+        tab.set_default_timeout(30_000)
+        tab.wait_for_selector(".lfe-serve-badge", timeout=PAGE_TIMEOUT_MS)
+        expect(tab.locator(".lfe-link-missing")).to_contain_text("CREDENTIALS_CONFIG")
+        expect(tab.locator(".lfe-header")).to_contain_text("explicit (LOCAL_FILE_ACCESS=roots)")
+        expect(tab.locator(".lfe-root-chips")).to_contain_text(str(data))
+        tab.get_by_role("tab", name="Paths").click()
+        expect(tab.locator(".lfe-paths-counts")).to_contain_text(counts)
+        expect(tab.locator(".lfe-verdicts tbody tr").first).to_contain_text("✘ REFUSED")
+        # The recipient fills the secret the link named only.
+        tab.fill(".lfe-link-secret input", "their-own-secret-value")
+        tab.click(".lfe-link-secret-use")
+        expect(tab.locator(".lfe-link-secret")).to_have_count(0)
+        expect(tab.locator(".lfe-paths-counts")).to_contain_text(counts)
+        shot(tab, "share-link-opened.png")
+        assert SECRET not in tab.content()
+        assert "their-own-secret-value" not in tab.content()
