@@ -269,6 +269,7 @@ class Explorer(widgets.VBox):
         self._close_traps_ask()
         with m.hold():
             m.clear_env()
+            m.client_entry = ""  # the example is a .env of its own
             m.target = "example:traps"
             m.package_dir = "/app"
             m.file_edits = {"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": "/data",

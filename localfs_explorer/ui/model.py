@@ -162,6 +162,19 @@ class ExplorerModel(StagedModel, HangarTraits):
     batch_text = Unicode(None, allow_none=True)
     batch_name = Unicode("")
 
+    # ---- a client-config entry in use ("Use this entry"): the bar edits its own settings
+    #: The config's path on this machine ("" for an upload), its name and its text.
+    client_config_path = Unicode("")
+    client_config_name = Unicode("")
+    client_config_text = Unicode(None, allow_none=True)
+    #: The entry in use ("" for none) and its settings as the file gives them: the
+    #: process environment's rows that differ from these are what a write-back writes.
+    client_entry = Unicode("")
+    entry_settings: Dict[str, Any] = Dict()
+    #: The write-back of the edited entry (``deployments.writeback.WriteBackPlan``).
+    writeback_plan = AnyTrait(None, allow_none=True)
+    writeback_error = Unicode("")
+
     # ---- what a share link could not carry (the page opened from one says so)
     #: Secret settings the link named only: a placeholder stands in until filled in.
     link_secrets: List[Any] = List()
@@ -282,6 +295,7 @@ class ExplorerModel(StagedModel, HangarTraits):
         with self.hold():
             if path.strip() != self.env_path or self.env_text is not None:
                 self.file_edits = {}  # the bar's edits were to the other file
+            self.client_entry = ""  # a .env now: the bar edits it, not the entry
             self.env_text = None
             self.env_name = ""
             self.env_path = path.strip()
@@ -292,6 +306,7 @@ class ExplorerModel(StagedModel, HangarTraits):
         text = upload_text(name, content)
         with self.hold():
             self.file_edits = {}  # a new file: the bar's edits were to the other one
+            self.client_entry = ""
             self.env_path = ""
             self.env_name = name or "uploaded .env"
             self.env_from_operator = False
@@ -564,6 +579,7 @@ class ExplorerModel(StagedModel, HangarTraits):
             self.auth_error = ""
             self.export_plan = None
             self.export_error = self.config_error
+            self._compute_writeback()  # its own validation says why it would be refused
             self.config_rev += 1
             return
         self.env = env
@@ -598,13 +614,29 @@ class ExplorerModel(StagedModel, HangarTraits):
         return [k for k, v in self.file_edits.items() if k and v is None]
 
     def set_file_value(self, key: str, value: str | None) -> None:
-        """Edit ``key`` in the ``.env`` being prepared (None takes it out of the file)."""
+        """Edit ``key`` in the ``.env`` being prepared (None takes it out of the file); with
+        a client-config entry in use, in that entry's environment."""
+        if self.client_entry:
+            rows = [(k, v) for k, v in self.overrides if k != key]
+            self.overrides = rows if value is None else [*rows, (key, str(value))]
+            return
         self.file_edits = {**self.file_edits, key: value}
+
+    def entry_changes(self) -> tuple[dict[str, str], list[str]]:
+        """(set, unset) of the entry in use: the edits a write-back writes into it."""
+        now = {k: v for k, v in self.overrides if k}
+        before = self.entry_settings
+        changed = {k: v for k, v in now.items() if before.get(k) != v
+                   and "${input:" not in before.get(k, "")}  # a prompt's answer stays out
+        removed = [k for k in before if k not in now or k in self.unset]
+        return changed, removed
 
     def file_value(self, key: str, *, expanded: bool = False) -> str | None:
         """``key``'s value in the ``.env`` being prepared (edits applied; None: absent), as
         the file spells it (``${VAR}`` kept: an edit built on it must not write a secret in
         clear); ``expanded``: as the server reads it."""
+        if self.client_entry:  # the entry's environment is the server's: no .env
+            return dict(self.overrides).get(key)
         env = self.env
         if expanded and env is not None and key not in env.from_process:
             return env.values.get(key)  # read from the edited text: edits included
@@ -645,7 +677,14 @@ class ExplorerModel(StagedModel, HangarTraits):
         return value
 
     def change_destinations(self) -> list[tuple[str, str]]:
-        """Each pending change as (key, where it goes): the ``.env`` or the process only."""
+        """Each pending change as (key, where it goes): the ``.env`` or the process only
+        (with a client-config entry in use: the entry, written back)."""
+        if self.client_entry:
+            changed, removed = self.entry_changes()
+            where = (f"{self.client_config_name} entry {self.client_entry!r} "
+                     "(write back)")
+            return ([(k, where) for k in changed]
+                    + [(k, f"{where}: taken out") for k in removed])
         rows = [(key, ".env (policy bar)") for key in self.file_edits if key]
         for key, _value in self.overrides:
             if not key:
@@ -661,7 +700,68 @@ class ExplorerModel(StagedModel, HangarTraits):
         # The server's own status answer (mcp-gee-sweet's auth-status resource).
         self.auth_status = server_of(self.policy).status(self.policy, self.registration)
 
+    def _compute_writeback(self) -> None:
+        """The write-back plan of the entry in use, as ``export-env --client-config``."""
+        self.writeback_plan, self.writeback_error = None, ""
+        if not self.client_entry:
+            return
+        from ..deployments import DeploymentError
+        from ..deployments.writeback import plan_write_back
+
+        changed, removed = self.entry_changes()
+        try:
+            self.writeback_plan = plan_write_back(
+                self.client_config_path or self.client_config_name, self.client_entry,
+                set=changed, unset=removed,
+                text=None if self.client_config_path else self.client_config_text,
+                environ=None if self.host_access else {},
+                read_files=self.host_access,
+                config_changes=self._writeback_changes())
+        except (DeploymentError, ValueError, OSError) as exc:
+            self.writeback_error = self.clean(str(exc))
+
+    def _writeback_changes(self) -> dict[str, Any]:
+        """What informs the write-back's validation, as ``export-env``'s options do."""
+        changes: dict[str, Any] = {"transport": self.transport,
+                                   "platform": self.platform, "lenient": self.lenient}
+        for name in ("cwd", "package_dir"):
+            if getattr(self, name).strip():
+                changes[name] = getattr(self, name).strip()
+        if self.target.startswith(EXAMPLE_PREFIX):
+            changes["host"] = self.target[len(EXAMPLE_PREFIX):]
+        return changes
+
+    def write_back(self) -> list[str]:
+        """Write the edited entry back into its client config, in place (a backup kept),
+        exactly as ``export-env --client-config FILE --entry NAME --in-place`` does."""
+        if not self.host_access:
+            raise ExplorerError(
+                "writing files on the serving machine is off for a page served to other "
+                "machines (serve --allow-host-fs turns it on); use the download link")
+        self.recompute()
+        if not self.client_config_path:
+            raise ExplorerError("the client config was uploaded: download the new file")
+        plan = self.writeback_plan
+        if plan is None:
+            raise ExplorerError(self.writeback_error or "no client-config entry in use")
+        from ..deployments import DeploymentError
+
+        changed, removed = self.entry_changes()
+        try:
+            done = plan.write(in_place=True)
+        except DeploymentError as exc:
+            raise ExplorerError(self.clean(str(exc))) from None
+        with self.hold():  # what is in the file now is what later edits are changes to
+            base = {**self.entry_settings, **changed}
+            self.entry_settings = {k: v for k, v in base.items() if k not in removed}
+            self.client_config_text = plan.text
+            self.export_done = plan.path
+        self._compute_writeback()
+        self.config_rev += 1  # the views show the new plan: nothing left to write
+        return done
+
     def _compute_export(self, config: ServerConfig, resolved: ResolvedConfig) -> None:
+        self._compute_writeback()
         self.export_error = ""
         # The loaded .env as it is: the edits (and, when asked, the overrides) are the
         # changes written into it; the overrides otherwise stay the process environment.
