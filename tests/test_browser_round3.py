@@ -69,3 +69,64 @@ def test_a_share_link_opens_the_same_verdicts_in_a_new_tab(browser_page, tmp_pat
         shot(tab, "share-link-opened.png")
         assert SECRET not in tab.content()
         assert "their-own-secret-value" not in tab.content()
+
+
+def test_a_client_config_entry_is_edited_and_written_back(browser_page, tmp_path) -> None:
+    import json
+    import shutil
+
+    from conftest import run_cli
+    from playwright.sync_api import expect
+
+    page = browser_page
+    base = tmp_path.resolve()
+    data, extra = base / "data", base / "extra"
+    for d in (data, extra):
+        d.mkdir()
+    (extra / "more.csv").write_text("x\n")
+    config = base / "proj" / ".mcp.json"
+    config.parent.mkdir()
+    text = json.dumps({"mcpServers": {
+        "sheets": {"command": "uvx", "args": ["mcp-gee-sweet@0.9.5"],
+                   "env": {"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": str(data),
+                           "CREDENTIALS_CONFIG": SECRET}},
+        "files": {"command": "npx", "args": ["@modelcontextprotocol/server-filesystem", "/w"]},
+    }}, indent=2) + "\n"
+    config.write_text(text)
+    twin = base / "twin" / ".mcp.json"
+    twin.parent.mkdir()
+    shutil.copy(config, twin)
+    with serve(tmp_path / "voila.log") as url:
+        open_page(page, url)
+        page.fill(".lfe-client-path input", str(config))
+        page.press(".lfe-client-path input", "Enter")
+        expect(page.locator(".lfe-client-listed")).to_contain_text("2 entries")
+        page.click(".lfe-client-use")
+        expect(page.locator(".lfe-client-provenance")).to_be_visible()
+        # The bar shows the entry's own settings, and edits them.
+        expect(page.locator(".lfe-header")).to_contain_text("explicit (LOCAL_FILE_ACCESS=roots)")
+        expect(page.locator(".lfe-root-chips")).to_contain_text(str(data))
+        expect(page.locator(".lfe-bar-note")).to_contain_text("entry sheets")
+        page.fill(".lfe-root-input input", str(extra))
+        page.press(".lfe-root-input input", "Enter")
+        expect(page.locator(".lfe-root-chips")).to_contain_text(str(extra))
+        page.get_by_role("tab", name="Paths").click()
+        page.fill(".lfe-paths-input textarea", str(extra / "more.csv"))
+        expect(page.locator(".lfe-paths-counts")).to_contain_text("1 allowed, 0 refused")
+
+        page.get_by_role("tab", name="Export").click()
+        expect(page.locator(".lfe-writeback-heading")).to_contain_text(
+            f"Write back to {config}")
+        expect(page.locator(".lfe-writeback-diff")).to_contain_text(str(extra))
+        expect(page.locator(".lfe-writeback-diff")).not_to_contain_text(SECRET)
+        page.click(".lfe-writeback-write")
+        expect(page.locator(".lfe-writeback-written")).to_contain_text(
+            f"previous version kept as {config}.bak")
+        shot(page, "client-config-written-back.png")
+        assert SECRET not in page.content()
+    roots = f"{data}:{extra}"
+    code, _out, err = run_cli("export-env", "--client-config", twin, "--entry", "sheets",
+                              "--set", f"LOCAL_FILE_ROOTS={roots}", "--in-place")
+    assert code == 0, err
+    assert config.read_bytes() == twin.read_bytes()
+    assert config.with_name(".mcp.json.bak").read_text() == text
