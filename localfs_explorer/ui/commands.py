@@ -28,11 +28,23 @@ def _setting(key: str, value: str) -> list[str]:
     return ["--set", f"{key}={shown}"]
 
 
-def _join(argv: Sequence[str]) -> str:
+def _join(argv: Sequence[str], model: ExplorerModel | None = None) -> str:
     """``argv`` as a command to copy: any other word holding a secret the page hides (a
-    directory named after a token) has it replaced by a placeholder."""
+    directory named after a token) has it replaced by a placeholder. With ``model``, an
+    uploaded or pasted ``.env`` the command reads from stdin follows as a here-document."""
     hidden = hidden_values()
-    return shlex.join(scrub(word, hidden, PLACEHOLDER) if hidden else word for word in argv)
+    line = shlex.join(scrub(word, hidden, PLACEHOLDER) if hidden else word for word in argv)
+    reads = model is not None and model.reads_env() and model.env_text is not None
+    text = model.env_text_for_command() if reads and model is not None else None
+    if text is None:
+        return line
+    if hidden:
+        text = scrub(text, hidden, PLACEHOLDER)
+    end = "ENV"
+    while end in text.splitlines():
+        end += "_END"
+    body = text if text.endswith("\n") or not text else text + "\n"
+    return f"{line} <<'{end}'\n{body}{end}"
 
 
 def environment_options(model: ExplorerModel, *, keep: Collection[str] = ()) -> list[str]:
@@ -43,12 +55,17 @@ def environment_options(model: ExplorerModel, *, keep: Collection[str] = ()) -> 
     """
     m = model
     argv: list[str] = []
-    if m.env_text is None and m.env_path:
+    reads_env = m.reads_env()
+    if not reads_env:
+        pass  # its settings are its directories: a .env is refused, not ignored
+    elif m.env_text is None and m.env_path:
         argv += ["--env", os.path.abspath(os.path.expanduser(m.env_path))]
     elif m.env_text is not None:
-        argv += ["--env", m.env_name or ".env"]
+        # An uploaded or pasted .env is no file where the command runs: it reads the
+        # text from stdin (see :func:`with_stdin`), the bar's edits written in.
+        argv += ["--env", "-"]
     for key, value in m.file_edits.items():
-        if not key:
+        if not key or not reads_env or m.env_text is not None:
             continue
         if value is not None:
             argv += _setting(key, value)
@@ -136,7 +153,7 @@ def screen_command(model: ExplorerModel) -> str:
     paths = model.path_lines()
     if paths:
         argv += ["--", *paths]
-    return _join(argv)
+    return _join(argv, model)
 
 
 def check_command(model: ExplorerModel, decision: Any, *,
@@ -153,7 +170,7 @@ def check_command(model: ExplorerModel, decision: Any, *,
     batch = ["--batch"] if getattr(decision, "_batch", False) else []
     argv = [PROGRAM, "check", *options, *batch, "--op", decision.op,
             *_over_http(model), "--", decision.path]
-    return _join(argv)
+    return _join(argv, model)
 
 
 def probe_command(model: ExplorerModel, call: dict[str, Any], *,
@@ -166,7 +183,7 @@ def probe_command(model: ExplorerModel, call: dict[str, Any], *,
         options = environment_options(model)
     argv = [PROGRAM, "probe", *options, *_over_http(model), *access_options(model)]
     argv += ["--call", json.dumps(call, ensure_ascii=False)]
-    return _join(argv)
+    return _join(argv, model)
 
 
 #: The file names a session command expects the session and access lists saved under.
@@ -210,7 +227,7 @@ def replay_command(model: ExplorerModel, answers: str) -> str:
     argv = [PROGRAM, "replay", *environment_options(model), *_over_http(model),
             *access_options(model)]
     argv += ["--answers", answers, "--", SESSION_FILE]
-    return _join(argv)
+    return _join(argv, model)
 
 
 def changed_config(config: Any, set_: Mapping[str, str] = {}, unset: Sequence[str] = (),

@@ -37,7 +37,14 @@ from traitlets import Bool, Dict, Enum, Int, List, Unicode, observe
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..fs.spec import list_example_hosts
 from ..probe.calls_file import Call, parse_calls
-from ..secrets import hide_everywhere, scrub, secret_values
+from ..secrets import (
+    hidden_values,
+    hide_everywhere,
+    holds_secret,
+    is_secret_setting,
+    scrub,
+    secret_values,
+)
 from ..sensitive import split_patterns
 from ..server import DEFAULT_SERVER, server_of
 from ..servers.gee_sweet.policy import TRANSPORTS
@@ -326,6 +333,27 @@ class ExplorerModel(StagedModel, HangarTraits):
             self.spec_name = name or "uploaded host"
             self.spec_text = text
             self.target = UPLOAD_TARGET
+
+    def reads_env(self) -> bool:
+        """Whether the selected server takes its settings from a ``.env`` and variables
+        (the filesystem server takes directories on its command line instead)."""
+        from .fsbar import FILESYSTEM_SERVER
+
+        return self.server != FILESYSTEM_SERVER
+
+    def env_text_for_command(self) -> str | None:
+        """The uploaded or pasted ``.env`` as a command reads it from stdin: the bar's
+        edits written in, each secret setting's value a placeholder (None: no such text)."""
+        if self.env_text is None:
+            return None
+        from ..envfile.edit import edit_env_text
+        from ..envfile.load import parse_env_text
+
+        text = self._edited_text(None, self.env_text) or ""
+        secret = {k: f"<your {k}>" for k, v in parse_env_text(text, strict=False)[0]
+                  if v is not None and (is_secret_setting(k, v)
+                                        or holds_secret(v, hidden_values()))}
+        return edit_env_text(text, secret, []).text if secret else text
 
     def fill_link_secret(self, key: str, value: str) -> None:
         """Put the real value of a secret setting a share link named only (where the
