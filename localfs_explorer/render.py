@@ -294,14 +294,16 @@ def messages(kind: str, items: Sequence[str], label: str, css_class: str) -> str
     return box(kind, body, css_class)
 
 
-def env_table(env: Any) -> str:
-    """Every key the simulated server sees, where it came from, secrets masked."""
+def env_table(env: Any, edited: Any = ()) -> str:
+    """Every key the simulated server sees, where it came from, secrets masked
+    (``edited``: keys an edit set, not the file as it is on disk)."""
     if env is None or not env.values:
         return '<div class="lfe-muted">The server sees no variables (no .env, no overrides).</div>'
     rows = []
     for key in sorted(env.values):
         value = shown_value(key, env.values[key])
-        origin = "override" if key in env.from_process else "file"
+        origin = ("override" if key in env.from_process
+                  else "edit (policy bar)" if key in edited else "file")
         shown = esc(value) if not is_secret_key(key) else f"{esc(value)} (secret, hidden)"
         rows.append([f"<code>{esc(key)}</code>", shown, origin])
     return table(["variable", "value", "from"], rows, css_class="lfe-env-table")

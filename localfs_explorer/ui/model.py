@@ -610,8 +610,10 @@ class ExplorerModel(StagedModel, HangarTraits):
             self._compute_writeback()  # its own validation says why it would be refused
             self.config_rev += 1
             return
+        policy = resolved.policy
+        env, policy = self._edits_not_from_file(env, policy)
         self.env = env
-        self.policy = resolved.policy
+        self.policy = policy
         self.registration = resolved.registration
         self._compute_auth()
         self._compute_export(config, resolved)
@@ -623,6 +625,24 @@ class ExplorerModel(StagedModel, HangarTraits):
         from .share import secret_placeholder
 
         return values - {secret_placeholder(k) for k in self.link_secrets}
+
+    def edited_keys(self) -> set[str]:
+        """The keys whose value the policy bar set (or took out) rather than the file."""
+        return {k for k in self.file_edits if k}
+
+    def _edits_not_from_file(self, env: Any, policy: Any) -> tuple[Any, Any]:
+        """``env`` and ``policy`` with no ``.env`` line credited for a value the policy bar
+        set: the edits are written into the text the server is given, but a trace saying
+        "at .env line 3" would send the reader to a line that doesn't hold it."""
+        edited = self.edited_keys()
+        lines = getattr(env, "lines", None)
+        if not edited or not lines or not edited & set(lines):
+            return env, policy
+        env = env.model_copy(update={"lines": {k: n for k, n in lines.items()
+                                               if k not in edited}})
+        if getattr(policy, "env", None) is not None and hasattr(policy, "model_copy"):
+            policy = policy.model_copy(update={"env": env})
+        return env, policy
 
     def _edited_text(self, source: str | None, text: str | None) -> str | None:
         """The ``.env`` text with the policy bar's edits written in (None: read the file)."""

@@ -332,7 +332,7 @@ class ServerPanel(Panel):
                 "unknown until the configuration loads</div>")
             self.roots.value = ""
             self.messages.value = ""
-            self.env_view.value = render.env_table(m.env)
+            self.env_view.value = render.env_table(m.env, m.edited_keys())
             return
         self.cwd.placeholder = f"default: {policy.cwd}"
         # A server with no .env (server-filesystem) has no package directory or roots list:
@@ -349,7 +349,7 @@ class ServerPanel(Panel):
                               [*policy.env.warnings, *policy.warnings, *registration_warnings],
                               "warning", "lfe-warnings")
         )
-        self.env_view.value = render.env_table(policy.env)
+        self.env_view.value = render.env_table(policy.env, m.edited_keys())
 
 
 def _reproduces_line(server: str, policy) -> str:
