@@ -25,6 +25,7 @@ class PathsPanel(Panel):
 
     name = "paths"
     title = "Paths"
+    shows_exit = True
     watches = ("paths_rev", "config_rev")
 
     def build(self) -> list[widgets.Widget]:

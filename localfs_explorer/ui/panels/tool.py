@@ -32,6 +32,7 @@ class ToolCallPanel(Panel):
 
     name = "tool"
     title = "Tool call"
+    shows_exit = True
     watches = ("tool_rev", "config_rev")
 
     @property
