@@ -130,3 +130,88 @@ def test_a_client_config_entry_is_edited_and_written_back(browser_page, tmp_path
     assert code == 0, err
     assert config.read_bytes() == twin.read_bytes()
     assert config.with_name(".mcp.json.bak").read_text() == text
+
+
+def _before(page, selector: str) -> str:
+    return page.locator(selector).first.evaluate(
+        "(el) => getComputedStyle(el, '::before').content")
+
+
+def test_commands_uploads_provenance_exit_and_keyboard(browser_page, tmp_path) -> None:
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    from playwright.sync_api import expect
+
+    page = browser_page
+    base = tmp_path.resolve()
+    data, outside = base / "data", base / "outside"
+    for d in (data, outside):
+        d.mkdir()
+    (data / "report.csv").write_text("a\n")
+    (outside / "payroll.csv").write_text("x\n")
+    pasted = f"LOCAL_FILE_ACCESS=roots\nLOCAL_FILE_ROOTS={data}\nCREDENTIALS_CONFIG={SECRET}\n"
+    with serve(tmp_path / "voila.log") as url:
+        open_page(page, url)
+        # 4: the client-config upload button says what it takes (so do hangar's, Compare's).
+        assert _before(page, ".lfe-client-upload") == '"Upload client config"'
+        # 3: a pasted .env's command runs as shown and gives the page's verdicts.
+        page.fill(".lfe-env-paste textarea", pasted)
+        page.click(".lfe-env-paste-use")
+        expect(page.locator(".lfe-header")).to_contain_text("explicit (LOCAL_FILE_ACCESS=roots)")
+        # 7: Enter in the add-root box and on a chip's × keeps the focus in the box.
+        box = page.locator(".lfe-root-input input")
+        box.fill(str(outside))
+        box.press("Enter")
+        expect(page.locator(".lfe-root-chips")).to_contain_text(str(outside))
+        page.wait_for_timeout(500)
+        assert page.evaluate("document.activeElement.closest('.lfe-root-input') !== null")
+        removes = page.locator(".lfe-root-chips .lfe-chip-remove")
+        expect(removes).to_have_count(2)
+        names = [removes.nth(i).get_attribute("aria-label") for i in range(2)]
+        assert names == [f"remove {data}", f"remove {outside}"]
+        removes.nth(1).focus()
+        page.keyboard.press("Enter")
+        expect(removes).to_have_count(1)
+        page.wait_for_timeout(500)
+        assert page.evaluate("document.activeElement.closest('.lfe-root-input') !== null")
+        box.fill(str(outside))
+        box.press("Enter")
+        expect(removes).to_have_count(2)
+        # 5: the bar's value is credited to the bar in What the server sees.
+        expect(page.locator(".lfe-env-table")).to_contain_text("edit (policy bar)")
+        page.get_by_role("tab", name="Paths").click()
+        page.fill(".lfe-paths-input textarea",
+                  "\n".join([str(data / "report.csv"), str(outside / "payroll.csv"),
+                             str(base / "elsewhere.txt")]))
+        expect(page.locator(".lfe-paths-counts")).to_contain_text("2 allowed, 1 refused")
+        page.click(".lfe-share-button")
+        command = page.locator(".lfe-share-command").inner_text()
+        assert SECRET not in command and "--env -" in command
+        env = {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"}
+        done = subprocess.run(["bash", "-c", command.replace(" --batch", " --batch --json")],
+                              capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 1, done.stderr  # some refused
+        assert done.stdout.count('"allowed": true') == 2, (shlex.quote(command), done.stdout)
+        assert done.stdout.count('"allowed": false') == 1
+        # 6: server-filesystem with a directory it can't access: WOULD EXIT in every tab.
+        choice = page.locator(".lfe-bar-server select option",
+                              has_text="server-filesystem").inner_text()
+        page.select_option(".lfe-bar-server select", label=choice)
+        page.fill(".lfe-dir-input input", str(base / "gone"))
+        page.press(".lfe-dir-input input", "Enter")
+        expect(page.locator(".lfe-header")).to_contain_text("✘ WOULD EXIT")
+        expect(page.locator(".lfe-dir-chips")).to_contain_text("✘ skipped: can't access it")
+        expect(page.locator(".lfe-panel-paths .lfe-exit-banner")).to_contain_text(
+            "✘ WOULD EXIT at startup")
+        page.get_by_role("tab", name="Tool call").click()
+        expect(page.locator(".lfe-panel-tool .lfe-exit-banner")).to_contain_text(
+            "✘ WOULD EXIT at startup")
+        page.get_by_role("tab", name="Hangar").click()
+        assert _before(page, ".lfe-hangar-upload") == '"Upload YAML"'
+        page.get_by_role("tab", name="Compare").click()
+        assert _before(page, ".lfe-compare-env-upload") == '"Upload the other .env"'
+        shot(page, "round3-majors.png")
+        assert SECRET not in page.content()

@@ -9,6 +9,10 @@ widgets reachable as they are drawn and redrawn:
   which :func:`~localfs_explorer.ui.panel.no_null_tooltips` and the panels set, or its
   placeholder), since ipywidgets names only the ones with a description;
 - toggle buttons say whether they are pressed (``aria-pressed``), not only by colour;
+- a button showing only a sign (a chip's ×) is named by its tooltip, and a grid's
+  rows-per-page select is named too;
+- Enter on a chip's × or in the box adding a chip keeps the focus in that box when the
+  chips are drawn again (not on ``<body>``);
 - the rows of a results grid are reached with Tab (one row at a time is in the tab
   order, the selected one or the first), moved through with the arrow keys, Home and End,
   and opened with Enter or Space, as a click opens them; the row's detail (its trace and
@@ -39,6 +43,17 @@ function nameOf(el) {
 }
 
 function label(root) {
+  // A grid's rows-per-page select (DataTables draws it without a name).
+  for (const el of root.querySelectorAll('.dt-length select')) {
+    if (!nameOf(el)) el.setAttribute('aria-label', 'rows per page');
+  }
+  // A button showing only a sign (a chip's ×) is named by its tooltip ("remove /data").
+  for (const b of root.querySelectorAll('button[title]')) {
+    const words = b.getAttribute('title');
+    if (words && b.textContent.trim().length <= 2 && b.getAttribute('aria-label') !== words) {
+      b.setAttribute('aria-label', words);
+    }
+  }
   for (const el of root.querySelectorAll('input, textarea, select')) {
     if (el.type === 'hidden' || el.type === 'file' || nameOf(el)) continue;
     const host = el.closest('[title]');
@@ -116,7 +131,27 @@ function watch(el, title) {
   if (root.dataset.lfeAccess) return;
   root.dataset.lfeAccess = '1';
   let queued = false;
-  const run = () => { queued = false; label(root); };
+  // Enter (or Space) on a chip's × or in the box adding a chip redraws the chips: the
+  // focused element goes with them. Focus comes back to the box adding one, not <body>.
+  const CHIPS = '.lfe-root-chips, .lfe-dir-chips';
+  let restore = null;
+  root.addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter' && event.key !== ' ') return;
+    const chips = event.target.closest && event.target.closest(CHIPS);
+    if (chips) {
+      const kind = chips.classList.contains('lfe-root-chips') ? '.lfe-root-chips'
+                                                              : '.lfe-dir-chips';
+      restore = { kind, until: Date.now() + 5000 };
+    }
+  }, true);
+  const refocus = () => {
+    if (!restore || Date.now() > restore.until) { restore = null; return; }
+    const active = document.activeElement;
+    if (active && active !== document.body && root.contains(active)) return;
+    const box = root.querySelector(restore.kind + ' input[type="text"]');
+    if (box) { box.focus(); restore = null; }
+  };
+  const run = () => { queued = false; label(root); refocus(); };
   new MutationObserver(() => {
     if (!queued) { queued = true; requestAnimationFrame(run); }
   }).observe(root, {subtree: true, childList: true, attributes: true,
