@@ -137,6 +137,10 @@ body[data-jp-theme-light="false"] .lfe-app, .lfe-app.lfe-dark {
     width: 100% !important; }
   .lfe-app .widget-hbox { flex-wrap: wrap; }
   .lfe-app .lfe-verdict-big .lfe-big { font-size: 17px; }
+  /* A grid fits the window: long words (paths, messages) wrap rather than push the
+     columns past the edge. */
+  .lfe-app .lfe-grid-table td:not(.lfe-nowrap), .lfe-app .lfe-grid-table th {
+    white-space: normal !important; overflow-wrap: anywhere; word-break: break-word; }
 }
 </style>
 """

@@ -138,6 +138,7 @@ def _before(page, selector: str) -> str:
 
 
 def test_commands_uploads_provenance_exit_and_keyboard(browser_page, tmp_path) -> None:
+    import json
     import os
     import shlex
     import subprocess
@@ -213,5 +214,28 @@ def test_commands_uploads_provenance_exit_and_keyboard(browser_page, tmp_path) -
         assert _before(page, ".lfe-hangar-upload") == '"Upload YAML"'
         page.get_by_role("tab", name="Compare").click()
         assert _before(page, ".lfe-compare-env-upload") == '"Upload the other .env"'
+        # 7: at 768 px the Batch grid fits: no column is cut at the window's edge.
+        page.set_viewport_size({"width": 768, "height": 900})
+        page.get_by_role("tab", name="Batch").click()
+        calls = "\n".join(json.dumps({"name": "read_file", "arguments": {
+            "path": f"{data}/a-long-directory-name/for-a-long-path/file-{i}.csv"}})
+            for i in range(30))
+        page.locator(".lfe-batch-paste textarea").evaluate(
+            "(el, t) => { el.value = t; el.dispatchEvent(new Event('input', {bubbles: true})); }",
+            calls)
+        page.click(".lfe-batch-paste-run")
+        expect(page.locator(".lfe-batch-calls tbody tr").first).to_contain_text("read_file")
+        page.wait_for_timeout(500)
+        fit = page.locator(".lfe-batch-calls table.dataTable").evaluate(
+            "(t) => [t.getBoundingClientRect().right, "
+            "t.closest('.lfe-batch-calls').getBoundingClientRect().right]")
+        assert fit[0] <= fit[1] + 1, fit
+        selects = page.locator(".dt-length select")
+        assert selects.count() >= 1
+        named = [selects.nth(i).evaluate(
+            "(el) => el.getAttribute('aria-label') || Array.from(el.labels || [])"
+            ".map((l) => l.offsetParent !== null ? l.textContent.trim() : '').join('')")
+            for i in range(selects.count())]
+        assert all(named), named
         shot(page, "round3-majors.png")
         assert SECRET not in page.content()
