@@ -190,7 +190,8 @@ _CSS = """
   clip: rect(0 0 0 0) !important; white-space: nowrap !important; border: 0 !important; }
 .lfe-page-access { height: 0; overflow: hidden; }
 /* A focus ring that can be seen: 2 px in the theme's accent, outside the element. */
-.lfe-app :focus-visible, .lfe-app .lfe-grid-table tbody tr:focus {
+.lfe-app :focus-visible, .lfe-app .lfe-grid-table tbody tr:focus,
+.lfe-app input:focus, .lfe-app textarea:focus, .lfe-app select:focus {
   outline: 2px solid var(--jp-brand-color1, #1967d2) !important; outline-offset: 1px; }
 .lfe-app .lfe-grid-table tbody tr:focus td { background: var(--lfe-selected-bg); }
 /* Tab labels: the inactive ones at full text colour, so they read at 4.5:1 or better;

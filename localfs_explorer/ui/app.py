@@ -153,7 +153,8 @@ class Explorer(widgets.VBox):
         self.tabs.observe(self.model.guarded(lambda c: self._opened(c["new"]), where="app"),
                           names="selected_index")
         self.model.observe(self.model.guarded(lambda _c: self._refresh_steps(), where="app"),
-                           names=["config_rev", "paths_rev", "batch_rev", "export_done"])
+                           names=["config_rev", "paths_rev", "batch_rev", "export_done",
+                                  "client_entry"])
         self.model.observe(self.model.guarded(lambda _c: self._refresh_error(), where="app"),
                            names=["last_error"])
         # "Copy as command": the command line reproducing this screen, and a link to it.
@@ -239,7 +240,11 @@ class Explorer(widgets.VBox):
             loaded and bool(m.decisions or m.batch_verdicts),
             bool(m.export_done),
         ]
-        names = ["1 · load a .env", "2 · probe paths and calls", "3 · export the .env"]
+        # A client-config entry is the server's configuration: the steps say so, not ".env".
+        entry = bool(m.client_entry)
+        names = ["1 · use a client-config entry" if entry else "1 · load a .env",
+                 "2 · probe paths and calls",
+                 "3 · write the entry back" if entry else "3 · export the .env"]
         steps = "".join(
             f'<span class="lfe-step{" lfe-step-done" if ok else ""}">'
             f'{"✔ " if ok else ""}{render.esc(name)}</span>'

@@ -271,6 +271,7 @@ class ServerPanel(Panel):
     def _pasted_env(self) -> None:
         if self.env_paste.value.strip():
             self.model.load_env_upload("pasted .env", self.env_paste.value)
+            self.env_paste.value = ""  # its secrets in clear stay in the kernel only
 
     def _uploaded_spec(self) -> None:
         got = self.upload_contents(self.spec_upload)
