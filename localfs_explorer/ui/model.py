@@ -432,7 +432,11 @@ class ExplorerModel(StagedModel, HangarTraits):
                 "the directory the page was started in (the .env was not read from disk)")
 
     def default_export_dest(self) -> str:
-        """``<name>.new`` beside the loaded ``.env`` (``.env.new`` in the base otherwise)."""
+        """``<name>.new`` beside the loaded ``.env`` (``.env.new`` in the base otherwise);
+        "" for a visitor's upload, which has no place on this machine: the page offers it
+        as a download rather than a file in the directory the dashboard runs from."""
+        if self.env_text is not None and not self.env_from_operator:
+            return ""
         folder, _ = self.export_base()
         name = os.path.basename(self.env_path or self.env_name or ".env") or ".env"
         return os.path.join(folder, f"{name}.new")

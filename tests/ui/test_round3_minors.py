@@ -51,3 +51,13 @@ def test_what_a_tilde_meant_is_said_under_the_paths(layout):
     assert "~/ is not expanded by this server" in note and resolved in note
     app.model.paths_text = str(layout.data / "report.csv")
     assert "~/" not in text_of(paths.counts.value)
+
+
+def test_an_uploaded_env_is_offered_as_a_download_not_a_file_here(layout):
+    app = Explorer(host_cwd=str(layout.app), debounce=0)
+    app.model.load_env_upload("prod.env", b"LOCAL_FILE_ACCESS=full\n")
+    export = app.show("export")
+    assert export.dest.value == ""
+    assert "download it" in text_of(export.dest_info.value)
+    app.model.load_env_path(str(layout.app / ".env"))
+    assert export.dest.value == str(layout.app / ".env.new")

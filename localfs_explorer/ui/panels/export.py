@@ -257,7 +257,11 @@ class ExportPanel(Panel):
         from ..inputs import executable_name
 
         if not self.dest.value.strip():
-            self.dest_info.value = self.dest_diff.value = ""
+            self.dest_diff.value = ""
+            self.dest_info.value = render.box(
+                "note", "The uploaded .env has no place on this machine: download it "
+                "(Prepare download), or type where to write it.", "lfe-export-upload-note") \
+                if m.env_text is not None and not m.env_from_operator else ""
             return
         folder, what = m.export_base()
         path = m.export_path(self.dest.value)
