@@ -239,3 +239,30 @@ def test_commands_uploads_provenance_exit_and_keyboard(browser_page, tmp_path) -
         assert all(named), named
         shot(page, "round3-majors.png")
         assert SECRET not in page.content()
+
+
+def test_a_grid_header_click_sorts_every_row(browser_page, tmp_path) -> None:
+    from playwright.sync_api import expect
+
+    page = browser_page
+    base = tmp_path.resolve()
+    env = base / ".env"
+    (base / "data").mkdir()
+    env.write_text(f"LOCAL_FILE_ACCESS=roots\nLOCAL_FILE_ROOTS={base / 'data'}\n")
+    # Refusals first by default: the refused path (line 3) opens the grid.
+    paths = [str(base / "data" / f"f-{i}.csv") for i in range(2)] + ["/etc/hostname"]
+    with serve(tmp_path / "voila.log", "--env", str(env)) as url:
+        open_page(page, url)
+        page.get_by_role("tab", name="Paths").click()
+        page.fill(".lfe-paths-input textarea", "\n".join(paths))
+        first = page.locator(".lfe-verdicts tbody tr").first.locator("td").first
+        expect(first).to_have_text("3")
+        header = page.locator(".lfe-verdicts thead th", has_text="#").first
+        expect(header).to_have_attribute("aria-sort", "none")
+        header.click()
+        expect(first).to_have_text("1")
+        expect(header).to_have_attribute("aria-sort", "ascending")
+        header.focus()
+        page.keyboard.press("Enter")  # the same column again: the other way round
+        expect(first).to_have_text("3")
+        expect(header).to_have_attribute("aria-sort", "descending")

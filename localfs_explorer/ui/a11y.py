@@ -8,6 +8,8 @@ widgets reachable as they are drawn and redrawn:
 - every text box, text area and drop-down has an accessible name (its widget's tooltip,
   which :func:`~localfs_explorer.ui.panel.no_null_tooltips` and the panels set, or its
   placeholder), since ipywidgets names only the ones with a description;
+- a grid's column headers sort it (click, or Enter on a focused header), through the
+  grid's own sort control, and say how it is sorted (``aria-sort``);
 - toggle buttons say whether they are pressed (``aria-pressed``), not only by colour;
 - a button showing only a sign (a chip's ×) is named by its tooltip, and a grid's
   rows-per-page select is named too;
@@ -73,6 +75,51 @@ function label(root) {
   for (const body of root.querySelectorAll('.lfe-grid-table table.dataTable tbody')) {
     rows(body);
   }
+  for (const grid of root.querySelectorAll('.lfe-grid')) headers(grid);
+}
+
+// A grid's column headers sort it: a click (or Enter) picks the column in the grid's own
+// "sort by" control, which sorts every row in the kernel (not only the page's window);
+// a second one on the same column flips the order. Each header says its state.
+function headers(grid) {
+  const sort = grid.querySelector('.lfe-grid-sort select');
+  if (!sort) return;
+  const names = Array.from(sort.options).map((o) => o.textContent);
+  const current = sort.selectedIndex >= 0 ? names[sort.selectedIndex] : '';
+  const desc = grid.querySelector('.lfe-grid-descending input');
+  for (const th of grid.querySelectorAll('table.dataTable thead th')) {
+    const name = th.textContent.trim();
+    if (!names.includes(name)) continue;
+    if (th.getAttribute('tabindex') !== '0') th.setAttribute('tabindex', '0');
+    const state = name !== current ? 'none' : (desc && desc.checked ? 'descending'
+                                                                   : 'ascending');
+    if (th.getAttribute('aria-sort') !== state) th.setAttribute('aria-sort', state);
+    th.classList.add('lfe-sortable');
+  }
+  if (grid.dataset.lfeSort) return;
+  grid.dataset.lfeSort = '1';
+  const pick = (th) => {
+    const options = Array.from(sort.options).map((o) => o.textContent);
+    const at = options.indexOf(th.textContent.trim());
+    if (at < 0) return;
+    if (sort.selectedIndex === at) {
+      if (desc) desc.click();
+    } else {
+      sort.selectedIndex = at;
+      sort.dispatchEvent(new Event('change', { bubbles: true }));
+    }
+  };
+  grid.addEventListener('click', (event) => {
+    const th = event.target.closest && event.target.closest('thead th');
+    if (th && grid.contains(th) && th.classList.contains('lfe-sortable')) pick(th);
+  });
+  grid.addEventListener('keydown', (event) => {
+    const th = event.target.closest && event.target.closest('thead th.lfe-sortable');
+    if (th && (event.key === 'Enter' || event.key === ' ')) {
+      event.preventDefault();
+      pick(th);
+    }
+  });
 }
 
 function rows(body) {
@@ -194,6 +241,7 @@ _CSS = """
 .lfe-app input:focus, .lfe-app textarea:focus, .lfe-app select:focus {
   outline: 2px solid var(--jp-brand-color1, #1967d2) !important; outline-offset: 1px; }
 .lfe-app .lfe-grid-table tbody tr:focus td { background: var(--lfe-selected-bg); }
+.lfe-app .lfe-grid-table thead th.lfe-sortable { cursor: pointer; }
 /* Tab labels: the inactive ones at full text colour, so they read at 4.5:1 or better;
    each as wide as its words, the strip wrapping onto a second line when narrow. */
 .lfe-app .widget-tab > .lm-TabBar .lm-TabBar-tab {
