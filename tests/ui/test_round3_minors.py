@@ -61,3 +61,17 @@ def test_an_uploaded_env_is_offered_as_a_download_not_a_file_here(layout):
     assert "download it" in text_of(export.dest_info.value)
     app.model.load_env_path(str(layout.app / ".env"))
     assert export.dest.value == str(layout.app / ".env.new")
+
+
+def test_an_empty_path_in_a_tool_call_is_not_a_quiet_ok(layout):
+    app = Explorer(host_cwd=str(layout.app), debounce=0, server="server-filesystem",
+                   server_options={"directories": [str(layout.app)]})
+    tool = app.show("tool")
+    m = app.model
+    m.tool_name = "read_file"
+    m.tool_args_text = json.dumps({"path": ""})
+    shown = text_of(tool.verdict.value)
+    assert "path is empty: the server takes an empty path as its startup directory" in shown
+    assert str(layout.app) in shown
+    m.tool_args_text = json.dumps({"path": str(layout.app / ".env")})
+    assert "is empty" not in text_of(tool.verdict.value)
