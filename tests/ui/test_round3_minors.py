@@ -75,3 +75,57 @@ def test_an_empty_path_in_a_tool_call_is_not_a_quiet_ok(layout):
     assert str(layout.app) in shown
     m.tool_args_text = json.dumps({"path": str(layout.app / ".env")})
     assert "is empty" not in text_of(tool.verdict.value)
+
+
+def _walked(app):
+    panel = app.show("exposure")
+    panel.start(wait=True)
+    assert panel.error == "" and panel.inventory is not None
+    return panel
+
+
+def test_the_exposure_walk_fills_its_bar_filters_and_says_cancelled(layout, monkeypatch):
+    app = Explorer(host_cwd=str(layout.app), debounce=0, target="example:traps",
+                   package_dir="/app",
+                   overrides=[("LOCAL_FILE_ACCESS", "roots"), ("LOCAL_FILE_ROOTS", "/data")])
+    panel = _walked(app)
+    inv = panel.inventory
+    assert inv.complete and len(inv.findings) >= 2
+    # Done: a full bar, whatever the cap it ran up to.
+    assert panel.progress.value == panel.progress.max == max(inv.entries, 1)
+    assert "done" in text_of(panel.progress_label.value)
+    severities = {f.severity for f in inv.findings}
+    one = sorted(severities)[0]
+    panel.severity_filter.value = one
+    assert {f.severity for f in panel.shown_findings()} == {one}
+    assert f"{len(panel.shown_findings())} of {len(inv.findings)} findings" in text_of(
+        panel.findings.value)
+    panel.severity_filter.value = "(all)"
+    path = inv.findings[0].path
+    panel.text_filter.value = path
+    assert panel.shown_findings() and all(path in f.path or path in f.why
+                                          for f in panel.shown_findings())
+    # A new walk doesn't show the old one's summary while it runs.
+    import localfs_explorer.exposure as walker
+
+    seen = []
+    real = walker.exposure
+
+    def watched(*args, **kwargs):
+        seen.append((panel.summary.value, panel.findings.value, panel.chart.value))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(walker, "exposure", watched)
+    panel.start(wait=True)
+    assert seen == [("", "", "")]
+    assert panel.summary.value  # and shows its own once done
+    # A cancelled walk says so, never "done".
+    import dataclasses
+
+    panel.inventory = dataclasses.replace(inv, cancelled=True, complete=False,
+                                          stopped=["cancelled"]) \
+        if dataclasses.is_dataclass(inv) else inv.model_copy(
+            update={"cancelled": True, "complete": False, "stopped": ["cancelled"]})
+    panel.refresh()
+    assert "cancelled" in text_of(panel.progress_label.value)
+    assert "done" not in text_of(panel.progress_label.value)
