@@ -266,3 +266,22 @@ def test_a_grid_header_click_sorts_every_row(browser_page, tmp_path) -> None:
         page.keyboard.press("Enter")  # the same column again: the other way round
         expect(first).to_have_text("3")
         expect(header).to_have_attribute("aria-sort", "descending")
+
+
+def test_a_browser_preferring_dark_gets_the_dark_theme(playwright, tmp_path) -> None:
+    from test_browser import CHROMIUM, CHROMIUM_ARGS
+
+    context = playwright.chromium.launch_persistent_context(
+        str(tmp_path / "chromium-profile"), executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+        headless=True, color_scheme="dark", viewport={"width": 1280, "height": 900})
+    try:
+        page = context.pages[0] if context.pages else context.new_page()
+        with serve(tmp_path / "voila.log") as url:
+            open_page(page, url)
+            assert page.evaluate("document.body.dataset.jpThemeLight") == "false"
+            assert "theme=dark" in page.url
+            # A theme named in the address wins over the browser's preference.
+            open_page(page, url + ("&" if "?" in url else "?") + "theme=light")
+            assert page.evaluate("document.body.dataset.jpThemeLight") == "true"
+    finally:
+        context.close()
