@@ -129,3 +129,15 @@ def test_the_exposure_walk_fills_its_bar_filters_and_says_cancelled(layout, monk
     panel.refresh()
     assert "cancelled" in text_of(panel.progress_label.value)
     assert "done" not in text_of(panel.progress_label.value)
+
+
+def test_process_environment_rows_have_names_of_their_own(layout):
+    app = Explorer(host_cwd=str(layout.app), debounce=0,
+                   overrides=[("LOCAL_FILE_ACCESS", "roots"), ("API_TOKEN", SECRET)])
+    editor = app.panel("server").overrides
+    names = [w.tooltip for row in editor._rows for w in row]
+    assert len(names) == len(set(names)) == 6
+    assert "remove process-environment variable 2 (API_TOKEN)" in names
+    assert all(SECRET not in n for n in names)
+    editor._rows[0][0].value = "LOCAL_FILE_ROOTS"
+    assert editor._rows[0][2].tooltip == "remove process-environment variable 1 (LOCAL_FILE_ROOTS)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from ...envfile.load import EnvFileError
-from ...secrets import MASK, is_secret_key
+from ...secrets import MASK, is_secret_key, scrub_hidden
 from ...servers.gee_sweet.policy import TRANSPORTS
 from .. import render
 from ..model import EXAMPLE_PREFIX, HOST_TARGET, UPLOAD_TARGET, ExplorerModel
@@ -98,6 +98,7 @@ class OverridesEditor(widgets.VBox):
             key_w.observe(self.model.guarded(lambda c: self._key_changed(new_row, c["new"]),
                                              where="overrides"), names="value")
             self._layout()
+        self._name_rows()
         self._to_model()
 
     def _remove(self, row: tuple) -> None:
@@ -109,6 +110,15 @@ class OverridesEditor(widgets.VBox):
     def _layout(self) -> None:
         rows = [widgets.HBox(list(r), layout=wide()) for r in self._rows]
         self.children = [*rows, self.add_button]
+        self._name_rows()
+
+    def _name_rows(self) -> None:
+        """Give each row's fields and × a name of their own (a screen reader lists them)."""
+        for number, (key_w, value_w, remove) in enumerate(self._rows, 1):
+            name = scrub_hidden(key_w.value.strip()) or "no name yet"
+            key_w.tooltip = f"process-environment variable {number}: name"
+            value_w.tooltip = f"process-environment variable {number} ({name}): value"
+            remove.tooltip = f"remove process-environment variable {number} ({name})"
 
     def rows(self) -> list[tuple[str, str]]:
         """The rows as (key, value), in order; blank keys are kept out."""
