@@ -313,6 +313,8 @@ def _page_from_query(values: dict[str, list[str]], problems: list[str]) -> dict[
     out: dict[str, Any] = {}
     edits: dict[str, Any] = {}
     for item in values.get("dotenv", []):
+        if item == "":
+            continue  # the sender's page had an empty .env, or none: nothing to set
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep or not key:
@@ -389,6 +391,9 @@ def page_query(model: Any) -> tuple[str, list[str]]:
                 pairs.append(("secret", key))
             else:
                 pairs.append(("dotenv", f"{key}={value}"))
+    if not any(k in ("dotenv", "secret") for k, _v in pairs):
+        # Said even when empty: the page the link opens must not keep a .env of its own.
+        pairs.append(("dotenv", ""))
     for key, value in options.get("overrides") or ():
         if not key:
             continue

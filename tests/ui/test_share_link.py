@@ -74,6 +74,11 @@ def test_process_settings_and_the_server_travel_too(layout):
     options, _ = options_from_query(page_query(m)[0])
     assert dict(options["overrides"])["API_TOKEN"] == "<your API_TOKEN>"
     assert options["link_secrets"] == ["API_TOKEN"]
+    # No .env on the sender's page: the opened page drops the one it was started with.
+    opened = ExplorerModel(**{"env_path": str(layout.app / ".env"), **options},
+                           host_cwd=str(layout.app), debounce=0)
+    assert opened.env_path == "" and opened.policy.mode.value == "roots"
+    assert opened.file_value("CREDENTIALS_CONFIG") is None
 
     fs = ExplorerModel(host_cwd=str(layout.app), debounce=0)
     with fs.hold():
