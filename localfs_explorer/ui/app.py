@@ -340,7 +340,9 @@ class Explorer(widgets.VBox):
 
     def _fill_secret(self, key: str, box: widgets.Password) -> None:
         value, box.value = box.value, ""  # not kept in the box (nor synced back) once used
-        self.model.fill_link_secret(key, value)
+        from .entry_model import fill_link_secret
+
+        fill_link_secret(self.model, key, value)
 
     def _announce(self) -> None:
         """Have the live region say the verdict, when it turned (not on every recompute)."""

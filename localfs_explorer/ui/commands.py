@@ -28,14 +28,36 @@ def _setting(key: str, value: str) -> list[str]:
     return ["--set", f"{key}={shown}"]
 
 
+def reads_env(model: ExplorerModel) -> bool:
+    """Whether the model's server takes its settings from a ``.env`` and variables (the
+    filesystem server takes directories on its command line, and refuses ``--env``)."""
+    from .fsbar import FILESYSTEM_SERVER
+
+    return model.server != FILESYSTEM_SERVER
+
+
+def env_stdin_text(model: ExplorerModel) -> str | None:
+    """The uploaded or pasted ``.env`` as a command reads it from stdin: the bar's edits
+    written in, each secret setting's value a placeholder (None: no such text)."""
+    if model.env_text is None:
+        return None
+    from ..envfile.edit import edit_env_text
+    from ..envfile.load import parse_env_text
+
+    text = model._edited_text(None, model.env_text) or ""
+    secret = {k: f"<your {k}>" for k, v in parse_env_text(text, strict=False)[0]
+              if v is not None and (is_secret_setting(k, v) or holds_secret(v, hidden_values()))}
+    return edit_env_text(text, secret, []).text if secret else text
+
+
 def _join(argv: Sequence[str], model: ExplorerModel | None = None) -> str:
     """``argv`` as a command to copy: any other word holding a secret the page hides (a
     directory named after a token) has it replaced by a placeholder. With ``model``, an
     uploaded or pasted ``.env`` the command reads from stdin follows as a here-document."""
     hidden = hidden_values()
     line = shlex.join(scrub(word, hidden, PLACEHOLDER) if hidden else word for word in argv)
-    reads = model is not None and model.reads_env() and model.env_text is not None
-    text = model.env_text_for_command() if reads and model is not None else None
+    reads = model is not None and reads_env(model) and model.env_text is not None
+    text = env_stdin_text(model) if reads and model is not None else None
     if text is None:
         return line
     if hidden:
@@ -55,8 +77,8 @@ def environment_options(model: ExplorerModel, *, keep: Collection[str] = ()) -> 
     """
     m = model
     argv: list[str] = []
-    reads_env = m.reads_env()
-    if not reads_env:
+    from_env = reads_env(m)
+    if not from_env:
         pass  # its settings are its directories: a .env is refused, not ignored
     elif m.env_text is None and m.env_path:
         argv += ["--env", os.path.abspath(os.path.expanduser(m.env_path))]
@@ -65,7 +87,7 @@ def environment_options(model: ExplorerModel, *, keep: Collection[str] = ()) -> 
         # text from stdin (see :func:`with_stdin`), the bar's edits written in.
         argv += ["--env", "-"]
     for key, value in m.file_edits.items():
-        if not key or not reads_env or m.env_text is not None:
+        if not key or not from_env or m.env_text is not None:
             continue
         if value is not None:
             argv += _setting(key, value)

@@ -37,20 +37,13 @@ from traitlets import Bool, Dict, Enum, Int, List, Unicode, observe
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..fs.spec import list_example_hosts
 from ..probe.calls_file import Call, parse_calls
-from ..secrets import (
-    hidden_values,
-    hide_everywhere,
-    holds_secret,
-    is_secret_setting,
-    scrub,
-    secret_values,
-)
+from ..secrets import hide_everywhere, scrub, secret_values
 from ..sensitive import split_patterns
 from ..server import DEFAULT_SERVER, server_of
 from ..servers.gee_sweet.policy import TRANSPORTS
 from ..userfiles import read_text
 from ..vocab import OPS
-from . import hangar_model
+from . import entry_model, hangar_model
 from .forms import server_catalog, starting_arguments
 from .hangar_model import HangarTraits
 from .inputs import (
@@ -107,7 +100,7 @@ def _example_hosts() -> list[str]:
     return list(list_example_hosts())
 
 
-class ExplorerModel(StagedModel, HangarTraits):
+class ExplorerModel(StagedModel, HangarTraits, entry_model.EntryTraits):
     """State and results of one Explorer; see the module docstring."""
 
     STAGES: ClassVar[tuple[str, ...]] = ("config", "paths", "tool", "batch")
@@ -168,25 +161,6 @@ class ExplorerModel(StagedModel, HangarTraits):
     batch_path = Unicode("")
     batch_text = Unicode(None, allow_none=True)
     batch_name = Unicode("")
-
-    # ---- a client-config entry in use ("Use this entry"): the bar edits its own settings
-    #: The config's path on this machine ("" for an upload), its name and its text.
-    client_config_path = Unicode("")
-    client_config_name = Unicode("")
-    client_config_text = Unicode(None, allow_none=True)
-    #: The entry in use ("" for none) and its settings as the file gives them: the
-    #: process environment's rows that differ from these are what a write-back writes.
-    client_entry = Unicode("")
-    entry_settings: Dict[str, Any] = Dict()
-    #: The write-back of the edited entry (``deployments.writeback.WriteBackPlan``).
-    writeback_plan = AnyTrait(None, allow_none=True)
-    writeback_error = Unicode("")
-
-    # ---- what a share link could not carry (the page opened from one says so)
-    #: Secret settings the link named only: a placeholder stands in until filled in.
-    link_secrets: List[Any] = List()
-    #: Other parts of the sender's configuration the link could not carry, in words.
-    link_missing: List[Any] = List()
 
     # ---- settings (and ``debounce``, from StagedModel)
     #: May the kernel read this machine's files (target host, .env and batch paths, writes)?
@@ -289,7 +263,7 @@ class ExplorerModel(StagedModel, HangarTraits):
         if self.env is not None:
             found |= secret_values(self.env.values)
         found |= secret_values(dict(self.overrides))
-        return self._real(found)
+        return entry_model.real_secrets(self, found)
 
     def clean(self, text: str) -> str:
         """``text`` with every known secret value masked."""
@@ -333,42 +307,6 @@ class ExplorerModel(StagedModel, HangarTraits):
             self.spec_name = name or "uploaded host"
             self.spec_text = text
             self.target = UPLOAD_TARGET
-
-    def reads_env(self) -> bool:
-        """Whether the selected server takes its settings from a ``.env`` and variables
-        (the filesystem server takes directories on its command line instead)."""
-        from .fsbar import FILESYSTEM_SERVER
-
-        return self.server != FILESYSTEM_SERVER
-
-    def env_text_for_command(self) -> str | None:
-        """The uploaded or pasted ``.env`` as a command reads it from stdin: the bar's
-        edits written in, each secret setting's value a placeholder (None: no such text)."""
-        if self.env_text is None:
-            return None
-        from ..envfile.edit import edit_env_text
-        from ..envfile.load import parse_env_text
-
-        text = self._edited_text(None, self.env_text) or ""
-        secret = {k: f"<your {k}>" for k, v in parse_env_text(text, strict=False)[0]
-                  if v is not None and (is_secret_setting(k, v)
-                                        or holds_secret(v, hidden_values()))}
-        return edit_env_text(text, secret, []).text if secret else text
-
-    def fill_link_secret(self, key: str, value: str) -> None:
-        """Put the real value of a secret setting a share link named only (where the
-        sender's page had it: the ``.env`` or the process environment)."""
-        if key not in self.link_secrets:
-            raise ExplorerError(f"{key} is not a setting the link left to fill in")
-        if not value:
-            raise ExplorerError(f"type {key}'s value first")
-        hide_everywhere({value})
-        with self.hold():
-            if key in self.file_edits:
-                self.set_file_value(key, value)
-            else:
-                self.set_override(key, value)
-            self.link_secrets = [k for k in self.link_secrets if k != key]
 
     def set_override(self, key: str, value: str) -> None:
         """Set (or replace) one override row."""
@@ -433,8 +371,7 @@ class ExplorerModel(StagedModel, HangarTraits):
 
     def default_export_dest(self) -> str:
         """``<name>.new`` beside the loaded ``.env`` (``.env.new`` in the base otherwise);
-        "" for a visitor's upload, which has no place on this machine: the page offers it
-        as a download rather than a file in the directory the dashboard runs from."""
+        "" for a visitor's upload, which has no place here: the page offers a download."""
         if self.env_text is not None and not self.env_from_operator:
             return ""
         folder, _ = self.export_base()
@@ -597,10 +534,10 @@ class ExplorerModel(StagedModel, HangarTraits):
                 raise
             self.target_label, self.target_description = label, description
             config = self.server_config()
-            hide_everywhere(self._real(secret_values(dict(config.settings))))
+            hide_everywhere(entry_model.real_secrets(self, secret_values(config.settings)))
             resolved = resolve_config(config)
             env = resolved.env
-            hide_everywhere(self._real(secret_values(env.values)))
+            hide_everywhere(entry_model.real_secrets(self, secret_values(env.values)))
         except (ExplorerError, ConfigError, ValueError, OSError) as exc:
             # ValueError covers a bad row or host spec (HostSpecError) and the like.
             self.env = env
@@ -611,42 +548,16 @@ class ExplorerModel(StagedModel, HangarTraits):
             self.auth_error = ""
             self.export_plan = None
             self.export_error = self.config_error
-            self._compute_writeback()  # its own validation says why it would be refused
+            entry_model.compute_writeback(self)  # its own validation says why it is refused
             self.config_rev += 1
             return
-        policy = resolved.policy
-        env, policy = self._edits_not_from_file(env, policy)
+        env, policy = entry_model.credit_edits_to_bar(self, env, resolved.policy)
         self.env = env
         self.policy = policy
         self.registration = resolved.registration
         self._compute_auth()
         self._compute_export(config, resolved)
         self.config_rev += 1
-
-    def _real(self, values: set[str]) -> set[str]:
-        """``values`` without the placeholders standing in for secrets a share link
-        named only: they are no secret, and masking them would mangle every command."""
-        from .share import secret_placeholder
-
-        return values - {secret_placeholder(k) for k in self.link_secrets}
-
-    def edited_keys(self) -> set[str]:
-        """The keys whose value the policy bar set (or took out) rather than the file."""
-        return {k for k in self.file_edits if k}
-
-    def _edits_not_from_file(self, env: Any, policy: Any) -> tuple[Any, Any]:
-        """``env`` and ``policy`` with no ``.env`` line credited for a value the policy bar
-        set: the edits are written into the text the server is given, but a trace saying
-        "at .env line 3" would send the reader to a line that doesn't hold it."""
-        edited = self.edited_keys()
-        lines = getattr(env, "lines", None)
-        if not edited or not lines or not edited & set(lines):
-            return env, policy
-        env = env.model_copy(update={"lines": {k: n for k, n in lines.items()
-                                               if k not in edited}})
-        if getattr(policy, "env", None) is not None and hasattr(policy, "model_copy"):
-            policy = policy.model_copy(update={"env": env})
-        return env, policy
 
     def _edited_text(self, source: str | None, text: str | None) -> str | None:
         """The ``.env`` text with the policy bar's edits written in (None: read the file)."""
@@ -669,19 +580,8 @@ class ExplorerModel(StagedModel, HangarTraits):
         """Edit ``key`` in the ``.env`` being prepared (None takes it out of the file); with
         a client-config entry in use, in that entry's environment."""
         if self.client_entry:
-            rows = [(k, v) for k, v in self.overrides if k != key]
-            self.overrides = rows if value is None else [*rows, (key, str(value))]
-            return
+            return entry_model.set_entry_value(self, key, value)
         self.file_edits = {**self.file_edits, key: value}
-
-    def entry_changes(self) -> tuple[dict[str, str], list[str]]:
-        """(set, unset) of the entry in use: the edits a write-back writes into it."""
-        now = {k: v for k, v in self.overrides if k}
-        before = self.entry_settings
-        changed = {k: v for k, v in now.items() if before.get(k) != v
-                   and "${input:" not in before.get(k, "")}  # a prompt's answer stays out
-        removed = [k for k in before if k not in now or k in self.unset]
-        return changed, removed
 
     def file_value(self, key: str, *, expanded: bool = False) -> str | None:
         """``key``'s value in the ``.env`` being prepared (edits applied; None: absent), as
@@ -729,14 +629,9 @@ class ExplorerModel(StagedModel, HangarTraits):
         return value
 
     def change_destinations(self) -> list[tuple[str, str]]:
-        """Each pending change as (key, where it goes): the ``.env`` or the process only
-        (with a client-config entry in use: the entry, written back)."""
+        """Each pending change as (key, where it goes): the ``.env``, the process, an entry."""
         if self.client_entry:
-            changed, removed = self.entry_changes()
-            where = (f"{self.client_config_name} entry {self.client_entry!r} "
-                     "(write back)")
-            return ([(k, where) for k in changed]
-                    + [(k, f"{where}: taken out") for k in removed])
+            return entry_model.entry_destinations(self)
         rows = [(key, ".env (policy bar)") for key in self.file_edits if key]
         for key, _value in self.overrides:
             if not key:
@@ -752,68 +647,8 @@ class ExplorerModel(StagedModel, HangarTraits):
         # The server's own status answer (mcp-gee-sweet's auth-status resource).
         self.auth_status = server_of(self.policy).status(self.policy, self.registration)
 
-    def _compute_writeback(self) -> None:
-        """The write-back plan of the entry in use, as ``export-env --client-config``."""
-        self.writeback_plan, self.writeback_error = None, ""
-        if not self.client_entry:
-            return
-        from ..deployments import DeploymentError
-        from ..deployments.writeback import plan_write_back
-
-        changed, removed = self.entry_changes()
-        try:
-            self.writeback_plan = plan_write_back(
-                self.client_config_path or self.client_config_name, self.client_entry,
-                set=changed, unset=removed,
-                text=None if self.client_config_path else self.client_config_text,
-                environ=None if self.host_access else {},
-                read_files=self.host_access,
-                config_changes=self._writeback_changes())
-        except (DeploymentError, ValueError, OSError) as exc:
-            self.writeback_error = self.clean(str(exc))
-
-    def _writeback_changes(self) -> dict[str, Any]:
-        """What informs the write-back's validation, as ``export-env``'s options do."""
-        changes: dict[str, Any] = {"transport": self.transport,
-                                   "platform": self.platform, "lenient": self.lenient}
-        for name in ("cwd", "package_dir"):
-            if getattr(self, name).strip():
-                changes[name] = getattr(self, name).strip()
-        if self.target.startswith(EXAMPLE_PREFIX):
-            changes["host"] = self.target[len(EXAMPLE_PREFIX):]
-        return changes
-
-    def write_back(self) -> list[str]:
-        """Write the edited entry back into its client config, in place (a backup kept),
-        exactly as ``export-env --client-config FILE --entry NAME --in-place`` does."""
-        if not self.host_access:
-            raise ExplorerError(
-                "writing files on the serving machine is off for a page served to other "
-                "machines (serve --allow-host-fs turns it on); use the download link")
-        self.recompute()
-        if not self.client_config_path:
-            raise ExplorerError("the client config was uploaded: download the new file")
-        plan = self.writeback_plan
-        if plan is None:
-            raise ExplorerError(self.writeback_error or "no client-config entry in use")
-        from ..deployments import DeploymentError
-
-        changed, removed = self.entry_changes()
-        try:
-            done = plan.write(in_place=True)
-        except DeploymentError as exc:
-            raise ExplorerError(self.clean(str(exc))) from None
-        with self.hold():  # what is in the file now is what later edits are changes to
-            base = {**self.entry_settings, **changed}
-            self.entry_settings = {k: v for k, v in base.items() if k not in removed}
-            self.client_config_text = plan.text
-            self.export_done = plan.path
-        self._compute_writeback()
-        self.config_rev += 1  # the views show the new plan: nothing left to write
-        return done
-
     def _compute_export(self, config: ServerConfig, resolved: ResolvedConfig) -> None:
-        self._compute_writeback()
+        entry_model.compute_writeback(self)
         self.export_error = ""
         # The loaded .env as it is: the edits (and, when asked, the overrides) are the
         # changes written into it; the overrides otherwise stay the process environment.

@@ -10,7 +10,7 @@ import pytest
 from conftest import run_cli
 
 from localfs_explorer.ui import Explorer
-from localfs_explorer.ui.commands import check_command, screen_command
+from localfs_explorer.ui.commands import check_command, reads_env, screen_command
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -75,7 +75,7 @@ def test_every_copied_command_gives_the_rows_verdict(layout, kind):
     kind(layout, app)
     m = app.model
     # The bar edits the configuration too: their effect must be in the command.
-    if m.reads_env():
+    if reads_env(m):
         app.bar.add_root(str(layout.outside))
     m.paths_text = "\n".join([str(layout.data / "report.csv"),
                               str(layout.outside / "other.txt"),

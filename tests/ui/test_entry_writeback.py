@@ -13,6 +13,7 @@ from ui_support import text_of
 
 from localfs_explorer.secrets import MASK
 from localfs_explorer.ui import Explorer
+from localfs_explorer.ui.entry_model import entry_changes, write_back
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -65,7 +66,7 @@ def test_the_bar_shows_and_edits_the_entrys_own_settings(opened, layout):
     # Applied, not only shown: the policy now allows the new root.
     assert m.policy.check(str(layout.outside / "other.txt"), "read").allowed
     assert dict(m.overrides)["LOCAL_FILE_ROOTS"].endswith(str(layout.outside))
-    assert m.entry_changes() == ({"LOCAL_FILE_ROOTS": dict(m.overrides)["LOCAL_FILE_ROOTS"]},
+    assert entry_changes(m) == ({"LOCAL_FILE_ROOTS": dict(m.overrides)["LOCAL_FILE_ROOTS"]},
                                  [])
 
 
@@ -83,7 +84,7 @@ def test_export_writes_back_exactly_as_the_command_line(opened, layout):
     assert SECRET not in panel.entry_diff.value and SECRET not in panel.entry_status.value
     assert panel.entry_write.description == "Write back to .mcp.json"
     assert not panel.entry_write.disabled
-    pending = m.entry_changes()
+    pending = entry_changes(m)
     panel.entry_write.click()
     assert "lfe-writeback-written" in panel.entry_result.value
     assert SECRET not in panel.entry_result.value
@@ -98,7 +99,7 @@ def test_export_writes_back_exactly_as_the_command_line(opened, layout):
     assert json.loads(path.read_text())["mcpServers"]["files"]["args"][1] == "/w"
     assert SECRET in path.read_text()  # the file itself keeps its secret
     # Written: nothing is pending, and a second write keeps the first backup.
-    assert m.entry_changes() == ({}, [])
+    assert entry_changes(m) == ({}, [])
     assert panel.entry_write.disabled
     assert "No changes yet" in panel.entry_changes.value
 
@@ -123,7 +124,7 @@ def test_a_refused_entry_is_blocked_with_the_servers_reason(opened, layout):
     assert "lfe-writeback-blocked" in panel.entry_status.value
     assert panel.entry_write.disabled
     with pytest.raises(Exception, match="would not start"):
-        app.model.write_back()
+        write_back(app.model)
     assert path.read_text() == _config(layout)  # nothing written
     assert not path.with_name(".mcp.json.bak").exists()
     assert MASK not in path.read_text()

@@ -10,6 +10,7 @@ from urllib.parse import parse_qsl
 import pytest
 
 from localfs_explorer.ui import Explorer
+from localfs_explorer.ui.entry_model import fill_link_secret
 from localfs_explorer.ui.model import ExplorerModel
 from localfs_explorer.ui.share import options_from_query, page_query
 
@@ -55,7 +56,7 @@ def test_the_link_opens_the_same_policy_and_verdicts(sender, layout, tmp_path):
     # The secret travelled by name only; a placeholder stands in, to fill in.
     assert opened.link_secrets == ["CREDENTIALS_CONFIG"]
     assert opened.file_value("CREDENTIALS_CONFIG") == "<your CREDENTIALS_CONFIG>"
-    opened.fill_link_secret("CREDENTIALS_CONFIG", "the-real-one")
+    fill_link_secret(opened, "CREDENTIALS_CONFIG", "the-real-one")
     assert opened.file_value("CREDENTIALS_CONFIG") == "the-real-one"
     assert opened.link_secrets == []
     assert _verdicts(opened) == sent

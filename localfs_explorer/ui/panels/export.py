@@ -137,10 +137,11 @@ class ExportPanel(Panel):
         return [self.entry_box, self.env_box]
 
     def _write_back(self) -> None:
+        from ..entry_model import write_back
         from ..inputs import ExplorerError
 
         try:
-            done = self.model.write_back()
+            done = write_back(self.model)
         except ExplorerError as exc:
             self.entry_result.value = render.box("error", f"Not written: {render.esc(exc)}",
                                                  "lfe-writeback-refused")

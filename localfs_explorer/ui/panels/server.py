@@ -8,6 +8,7 @@ from ...envfile.load import EnvFileError
 from ...secrets import MASK, is_secret_key, scrub_hidden
 from ...servers.gee_sweet.policy import TRANSPORTS
 from .. import render
+from ..entry_model import edited_keys
 from ..model import EXAMPLE_PREFIX, HOST_TARGET, UPLOAD_TARGET, ExplorerModel
 from ..panel import Panel, button, css, heading, html, label_style, layout, style, wide
 
@@ -343,7 +344,7 @@ class ServerPanel(Panel):
                 "unknown until the configuration loads</div>")
             self.roots.value = ""
             self.messages.value = ""
-            self.env_view.value = render.env_table(m.env, m.edited_keys())
+            self.env_view.value = render.env_table(m.env, edited_keys(m))
             return
         self.cwd.placeholder = f"default: {policy.cwd}"
         # A server with no .env (server-filesystem) has no package directory or roots list:
@@ -360,7 +361,7 @@ class ServerPanel(Panel):
                               [*policy.env.warnings, *policy.warnings, *registration_warnings],
                               "warning", "lfe-warnings")
         )
-        self.env_view.value = render.env_table(policy.env, m.edited_keys())
+        self.env_view.value = render.env_table(policy.env, edited_keys(m))
 
 
 def _reproduces_line(server: str, policy) -> str:
