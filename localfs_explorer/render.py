@@ -120,6 +120,9 @@ body[data-jp-theme-light="false"] .lfe-app, .lfe-app.lfe-dark {
 .lfe-app .lfe-shadow-log::before { content: "Upload log"; }
 .lfe-app .lfe-shadow-config::before { content: "Upload client config"; }
 .lfe-app .lfe-scenarios-upload::before { content: "Upload TOML"; }
+.lfe-app .lfe-client-upload::before { content: "Upload client config"; }
+.lfe-app .lfe-hangar-upload::before { content: "Upload YAML"; }
+.lfe-app .lfe-compare-env-upload::before { content: "Upload the other .env"; }
 .lfe-app .widget-upload i { display: none; }
 /* The results grid: full width, numbers and verdicts on one line. */
 .lfe-app .lfe-grid-table table.dataTable { width: 100% !important; margin: 0; }
@@ -136,6 +139,10 @@ body[data-jp-theme-light="false"] .lfe-app, .lfe-app.lfe-dark {
     width: 100% !important; }
   .lfe-app .widget-hbox { flex-wrap: wrap; }
   .lfe-app .lfe-verdict-big .lfe-big { font-size: 17px; }
+  /* A grid fits the window: long words (paths, messages) wrap rather than push the
+     columns past the edge. */
+  .lfe-app .lfe-grid-table td:not(.lfe-nowrap), .lfe-app .lfe-grid-table th {
+    white-space: normal !important; overflow-wrap: anywhere; word-break: break-word; }
 }
 </style>
 """
@@ -293,14 +300,16 @@ def messages(kind: str, items: Sequence[str], label: str, css_class: str) -> str
     return box(kind, body, css_class)
 
 
-def env_table(env: Any) -> str:
-    """Every key the simulated server sees, where it came from, secrets masked."""
+def env_table(env: Any, edited: Any = ()) -> str:
+    """Every key the simulated server sees, where it came from, secrets masked
+    (``edited``: keys an edit set, not the file as it is on disk)."""
     if env is None or not env.values:
         return '<div class="lfe-muted">The server sees no variables (no .env, no overrides).</div>'
     rows = []
     for key in sorted(env.values):
         value = shown_value(key, env.values[key])
-        origin = "override" if key in env.from_process else "file"
+        origin = ("override" if key in env.from_process
+                  else "edit (policy bar)" if key in edited else "file")
         shown = esc(value) if not is_secret_key(key) else f"{esc(value)} (secret, hidden)"
         rows.append([f"<code>{esc(key)}</code>", shown, origin])
     return table(["variable", "value", "from"], rows, css_class="lfe-env-table")

@@ -112,7 +112,8 @@ def plan_write_back(path: str | os.PathLike[str], entry: str | None = None, *,
                     set: Mapping[str, str] | None = None, unset: Iterable[str] = (),
                     format: str | None = None, environ: Mapping[str, str] | None = None,
                     config_changes: Mapping[str, Any] | None = None,
-                    force: bool = False) -> WriteBackPlan:
+                    force: bool = False, text: str | None = None,
+                    read_files: bool = True) -> WriteBackPlan:
     """Plan writing ``set``/``unset`` into entry ``entry`` of the client config at ``path``.
 
     ``config_changes`` are :class:`~localfs_explorer.config.ServerConfig` fields that
@@ -120,7 +121,9 @@ def plan_write_back(path: str | os.PathLike[str], entry: str | None = None, *,
     :class:`DeploymentError` for a file or entry that can't be edited, and, unless
     ``force``, for an edit that would write outside the config's own folder (an
     ``envFile`` naming ``/etc/environment``) or put a plain value where VS Code prompts
-    for one (``${input:...}``); with ``force`` those are warnings.
+    for one (``${input:...}``); with ``force`` those are warnings. ``text``: the file's
+    contents when they came from elsewhere (an upload; the plan's ``text`` is the new
+    file to hand back); ``read_files``: whether the entry's ``envFile`` may be read.
     """
     from ..config import resolve_config
     from ..errors import LocalfsError
@@ -132,7 +135,7 @@ def plan_write_back(path: str | os.PathLike[str], entry: str | None = None, *,
         if not _is_name(key):
             raise DeploymentError(f"{key!r} is not a valid variable name (letters, digits and "
                                   "'_', not starting with a digit)")
-    config = read_client_config(name, format)
+    config = read_client_config(name, format, text=text)
     if config.tree is None:
         raise DeploymentError(f"{name}: writing back into an mcp-hangar YAML config is not "
                               "supported; edit its env by hand")
@@ -141,7 +144,8 @@ def plan_write_back(path: str | os.PathLike[str], entry: str | None = None, *,
     # written, and only the keys being edited need values.
     prompted = [k for k, v in chosen.env.items() if "${input:" in v]
     found = load_deployment(name, chosen.name, config.format, environ=environ,
-                            overridden=[*edits, *prompted])
+                            overridden=[*edits, *prompted], text=text,
+                            read_files=read_files)
     if found.container:
         raise DeploymentError(f"{found.where}: entry {found.entry!r} runs docker: its env is "
                               "the docker command's, not the server's; edit its -e options")
@@ -173,6 +177,9 @@ def plan_write_back(path: str | os.PathLike[str], entry: str | None = None, *,
                                       "write it anyway)")
             forced.append(f"{what}: written because of --force")
 
+    if (to_file or (drop_file and found.env_file)) and not read_files:
+        raise DeploymentError(f"{found.where}: entry {found.entry!r}: these settings live in "
+                              "its envFile, which is not read here; edit it by hand")
     env_file_plan = None
     if to_file or (drop_file and found.env_file):
         from ..envfile.export import ExportError, export_env

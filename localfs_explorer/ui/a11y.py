@@ -8,7 +8,13 @@ widgets reachable as they are drawn and redrawn:
 - every text box, text area and drop-down has an accessible name (its widget's tooltip,
   which :func:`~localfs_explorer.ui.panel.no_null_tooltips` and the panels set, or its
   placeholder), since ipywidgets names only the ones with a description;
+- a grid's column headers sort it (click, or Enter on a focused header), through the
+  grid's own sort control, and say how it is sorted (``aria-sort``);
 - toggle buttons say whether they are pressed (``aria-pressed``), not only by colour;
+- a button showing only a sign (a chip's ×) is named by its tooltip, and a grid's
+  rows-per-page select is named too;
+- Enter on a chip's × or in the box adding a chip keeps the focus in that box when the
+  chips are drawn again (not on ``<body>``);
 - the rows of a results grid are reached with Tab (one row at a time is in the tab
   order, the selected one or the first), moved through with the arrow keys, Home and End,
   and opened with Enter or Space, as a click opens them; the row's detail (its trace and
@@ -39,6 +45,17 @@ function nameOf(el) {
 }
 
 function label(root) {
+  // A grid's rows-per-page select (DataTables draws it without a name).
+  for (const el of root.querySelectorAll('.dt-length select')) {
+    if (!nameOf(el)) el.setAttribute('aria-label', 'rows per page');
+  }
+  // A button showing only a sign (a chip's ×) is named by its tooltip ("remove /data").
+  for (const b of root.querySelectorAll('button[title]')) {
+    const words = b.getAttribute('title');
+    if (words && b.textContent.trim().length <= 2 && b.getAttribute('aria-label') !== words) {
+      b.setAttribute('aria-label', words);
+    }
+  }
   for (const el of root.querySelectorAll('input, textarea, select')) {
     if (el.type === 'hidden' || el.type === 'file' || nameOf(el)) continue;
     const host = el.closest('[title]');
@@ -58,6 +75,51 @@ function label(root) {
   for (const body of root.querySelectorAll('.lfe-grid-table table.dataTable tbody')) {
     rows(body);
   }
+  for (const grid of root.querySelectorAll('.lfe-grid')) headers(grid);
+}
+
+// A grid's column headers sort it: a click (or Enter) picks the column in the grid's own
+// "sort by" control, which sorts every row in the kernel (not only the page's window);
+// a second one on the same column flips the order. Each header says its state.
+function headers(grid) {
+  const sort = grid.querySelector('.lfe-grid-sort select');
+  if (!sort) return;
+  const names = Array.from(sort.options).map((o) => o.textContent);
+  const current = sort.selectedIndex >= 0 ? names[sort.selectedIndex] : '';
+  const desc = grid.querySelector('.lfe-grid-descending input');
+  for (const th of grid.querySelectorAll('table.dataTable thead th')) {
+    const name = th.textContent.trim();
+    if (!names.includes(name)) continue;
+    if (th.getAttribute('tabindex') !== '0') th.setAttribute('tabindex', '0');
+    const state = name !== current ? 'none' : (desc && desc.checked ? 'descending'
+                                                                   : 'ascending');
+    if (th.getAttribute('aria-sort') !== state) th.setAttribute('aria-sort', state);
+    th.classList.add('lfe-sortable');
+  }
+  if (grid.dataset.lfeSort) return;
+  grid.dataset.lfeSort = '1';
+  const pick = (th) => {
+    const options = Array.from(sort.options).map((o) => o.textContent);
+    const at = options.indexOf(th.textContent.trim());
+    if (at < 0) return;
+    if (sort.selectedIndex === at) {
+      if (desc) desc.click();
+    } else {
+      sort.selectedIndex = at;
+      sort.dispatchEvent(new Event('change', { bubbles: true }));
+    }
+  };
+  grid.addEventListener('click', (event) => {
+    const th = event.target.closest && event.target.closest('thead th');
+    if (th && grid.contains(th) && th.classList.contains('lfe-sortable')) pick(th);
+  });
+  grid.addEventListener('keydown', (event) => {
+    const th = event.target.closest && event.target.closest('thead th.lfe-sortable');
+    if (th && (event.key === 'Enter' || event.key === ' ')) {
+      event.preventDefault();
+      pick(th);
+    }
+  });
 }
 
 function rows(body) {
@@ -116,7 +178,27 @@ function watch(el, title) {
   if (root.dataset.lfeAccess) return;
   root.dataset.lfeAccess = '1';
   let queued = false;
-  const run = () => { queued = false; label(root); };
+  // Enter (or Space) on a chip's × or in the box adding a chip redraws the chips: the
+  // focused element goes with them. Focus comes back to the box adding one, not <body>.
+  const CHIPS = '.lfe-root-chips, .lfe-dir-chips';
+  let restore = null;
+  root.addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter' && event.key !== ' ') return;
+    const chips = event.target.closest && event.target.closest(CHIPS);
+    if (chips) {
+      const kind = chips.classList.contains('lfe-root-chips') ? '.lfe-root-chips'
+                                                              : '.lfe-dir-chips';
+      restore = { kind, until: Date.now() + 5000 };
+    }
+  }, true);
+  const refocus = () => {
+    if (!restore || Date.now() > restore.until) { restore = null; return; }
+    const active = document.activeElement;
+    if (active && active !== document.body && root.contains(active)) return;
+    const box = root.querySelector(restore.kind + ' input[type="text"]');
+    if (box) { box.focus(); restore = null; }
+  };
+  const run = () => { queued = false; label(root); refocus(); };
   new MutationObserver(() => {
     if (!queued) { queued = true; requestAnimationFrame(run); }
   }).observe(root, {subtree: true, childList: true, attributes: true,
@@ -155,9 +237,11 @@ _CSS = """
   clip: rect(0 0 0 0) !important; white-space: nowrap !important; border: 0 !important; }
 .lfe-page-access { height: 0; overflow: hidden; }
 /* A focus ring that can be seen: 2 px in the theme's accent, outside the element. */
-.lfe-app :focus-visible, .lfe-app .lfe-grid-table tbody tr:focus {
+.lfe-app :focus-visible, .lfe-app .lfe-grid-table tbody tr:focus,
+.lfe-app input:focus, .lfe-app textarea:focus, .lfe-app select:focus {
   outline: 2px solid var(--jp-brand-color1, #1967d2) !important; outline-offset: 1px; }
 .lfe-app .lfe-grid-table tbody tr:focus td { background: var(--lfe-selected-bg); }
+.lfe-app .lfe-grid-table thead th.lfe-sortable { cursor: pointer; }
 /* Tab labels: the inactive ones at full text colour, so they read at 4.5:1 or better;
    each as wide as its words, the strip wrapping onto a second line when narrow. */
 .lfe-app .widget-tab > .lm-TabBar .lm-TabBar-tab {

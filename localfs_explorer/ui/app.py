@@ -24,7 +24,7 @@ from . import render
 from .a11y import PageAccess, verdict_words
 from .grid import copy_button
 from .model import ExplorerModel
-from .panel import button, css, html, layout, no_null_tooltips
+from .panel import button, css, html, layout, no_null_tooltips, style
 
 Factory = Callable[[ExplorerModel], widgets.Widget]
 
@@ -153,7 +153,8 @@ class Explorer(widgets.VBox):
         self.tabs.observe(self.model.guarded(lambda c: self._opened(c["new"]), where="app"),
                           names="selected_index")
         self.model.observe(self.model.guarded(lambda _c: self._refresh_steps(), where="app"),
-                           names=["config_rev", "paths_rev", "batch_rev", "export_done"])
+                           names=["config_rev", "paths_rev", "batch_rev", "export_done",
+                                  "client_entry"])
         self.model.observe(self.model.guarded(lambda _c: self._refresh_error(), where="app"),
                            names=["last_error"])
         # "Copy as command": the command line reproducing this screen, and a link to it.
@@ -164,12 +165,21 @@ class Explorer(widgets.VBox):
                                                       where="app"))
         self.model.observe(self.model.guarded(lambda _c: self._refresh_share(), where="app"),
                            names=["config_rev", "paths_text", "op"])
+        #: On a page opened from a share link: what the link could not carry, and a box
+        #: per secret setting it named only, for the recipient to fill in.
+        self.link_note = html("lfe-link-note")
+        self.link_fill = css(widgets.VBox(layout=layout(width="100%")), "lfe-link-fill")
+        self.model.observe(self.model.guarded(lambda _c: self._refresh_link_note(),
+                                              where="app"),
+                           names=["link_secrets", "link_missing"])
+        self._refresh_link_note()
         self.children = [
             html("", render.STYLE), self.access, self.title,
             widgets.HBox([self.steps, self.traps],
                          layout=layout(width="100%", flex_flow="row wrap",
                                        align_items="center")),
-            self.traps_ask, self.bar, self.error_row, self.share_button, self.share,
+            self.link_note, self.link_fill, self.traps_ask, self.bar, self.error_row,
+            self.share_button, self.share,
             self.tabs,
         ]
         self._refresh_steps()
@@ -230,7 +240,11 @@ class Explorer(widgets.VBox):
             loaded and bool(m.decisions or m.batch_verdicts),
             bool(m.export_done),
         ]
-        names = ["1 · load a .env", "2 · probe paths and calls", "3 · export the .env"]
+        # A client-config entry is the server's configuration: the steps say so, not ".env".
+        entry = bool(m.client_entry)
+        names = ["1 · use a client-config entry" if entry else "1 · load a .env",
+                 "2 · probe paths and calls",
+                 "3 · write the entry back" if entry else "3 · export the .env"]
         steps = "".join(
             f'<span class="lfe-step{" lfe-step-done" if ok else ""}">'
             f'{"✔ " if ok else ""}{render.esc(name)}</span>'
@@ -260,6 +274,7 @@ class Explorer(widgets.VBox):
         self._close_traps_ask()
         with m.hold():
             m.clear_env()
+            m.client_entry = ""  # the example is a .env of its own
             m.target = "example:traps"
             m.package_dir = "/app"
             m.file_edits = {"LOCAL_FILE_ACCESS": "roots", "LOCAL_FILE_ROOTS": "/data",
@@ -272,20 +287,62 @@ class Explorer(widgets.VBox):
         if not (show or self.share.value):
             return
         from .commands import screen_command
-        from .share import model_options, query_string
+        from .share import page_query
 
-        options = model_options(self.model)
-        query = query_string(options)
+        query, missing = page_query(self.model)
         command = screen_command(self.model)
-        edits = (" The link doesn't carry the policy bar's edits: the command does."
-                 if self.model.file_edits else "")
+        cannot = ("" if not missing else
+                  " It can't carry: " + "; ".join(render.esc(m) for m in missing)
+                  + " (the page it opens says so).")
         self.share.value = (
             render.pre(command, "lfe-share-command") + copy_button(command)
             + f'<div class="lfe-muted">The command asks every path above with the '
               f"configuration on screen (the bar's edits included); secret settings are "
               f'named as placeholders. <a class="lfe-share-link" href="?{render.esc(query)}" '
               f'target="_blank">This configuration as a link</a> (for the served '
-              f"dashboard).{edits}</div>")
+              f"dashboard): it carries every setting the page uses, the .env's as values "
+              f"and the bar's edits included; a secret setting only by its name, for the "
+              f"recipient to fill in.{cannot}</div>"
+              '<div class="lfe-muted lfe-share-token">The link holds no login token. In '
+              "this browser it opens as it is; anyone else needs the page's token too: it "
+              "is the <code>?token=…</code> part of the address "
+              "<code>localfs-explorer serve</code> printed (<code>jupyter server list</code> "
+              "shows it again), and the login page asks for it.</div>")
+
+    def _refresh_link_note(self) -> None:
+        """What the share link this page was opened from could not carry, in view."""
+        m = self.model
+        items = [render.esc(m.clean(x)) for x in m.link_missing]
+        if m.link_secrets:
+            items.append("secret settings, named only: "
+                         + ", ".join(f"<code>{render.esc(k)}</code>" for k in m.link_secrets)
+                         + " (a placeholder stands in for each; fill in the real value "
+                         "below if it matters to you)")
+        if not items:
+            self.link_note.value = ""
+            self.link_fill.children = []
+            return
+        self.link_note.value = render.box(
+            "warning", "<b>Opened from a share link.</b> The link could not carry: "
+            + "; ".join(items) + ".", "lfe-link-missing")
+        rows = []
+        for key in m.link_secrets:
+            box = css(widgets.Password(
+                description=key, placeholder=f"your {key}",
+                style=style(widgets.Password, description_width="initial"),
+                layout=layout(width="420px")), "lfe-link-secret")
+            use = button(f"Use this {key}", "lfe-link-secret-use",
+                         layout=layout(width="auto"))
+            use.on_click(self.model.guarded(
+                lambda _b, k=key, w=box: self._fill_secret(k, w), where="share link"))
+            rows.append(widgets.HBox([box, use], layout=layout(align_items="center")))
+        self.link_fill.children = rows
+
+    def _fill_secret(self, key: str, box: widgets.Password) -> None:
+        value, box.value = box.value, ""  # not kept in the box (nor synced back) once used
+        from .entry_model import fill_link_secret
+
+        fill_link_secret(self.model, key, value)
 
     def _announce(self) -> None:
         """Have the live region say the verdict, when it turned (not on every recompute)."""

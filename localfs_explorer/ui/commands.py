@@ -28,11 +28,45 @@ def _setting(key: str, value: str) -> list[str]:
     return ["--set", f"{key}={shown}"]
 
 
-def _join(argv: Sequence[str]) -> str:
+def reads_env(model: ExplorerModel) -> bool:
+    """Whether the model's server takes its settings from a ``.env`` and variables (the
+    filesystem server takes directories on its command line, and refuses ``--env``)."""
+    from .fsbar import FILESYSTEM_SERVER
+
+    return model.server != FILESYSTEM_SERVER
+
+
+def env_stdin_text(model: ExplorerModel) -> str | None:
+    """The uploaded or pasted ``.env`` as a command reads it from stdin: the bar's edits
+    written in, each secret setting's value a placeholder (None: no such text)."""
+    if model.env_text is None:
+        return None
+    from ..envfile.edit import edit_env_text
+    from ..envfile.load import parse_env_text
+
+    text = model._edited_text(None, model.env_text) or ""
+    secret = {k: f"<your {k}>" for k, v in parse_env_text(text, strict=False)[0]
+              if v is not None and (is_secret_setting(k, v) or holds_secret(v, hidden_values()))}
+    return edit_env_text(text, secret, []).text if secret else text
+
+
+def _join(argv: Sequence[str], model: ExplorerModel | None = None) -> str:
     """``argv`` as a command to copy: any other word holding a secret the page hides (a
-    directory named after a token) has it replaced by a placeholder."""
+    directory named after a token) has it replaced by a placeholder. With ``model``, an
+    uploaded or pasted ``.env`` the command reads from stdin follows as a here-document."""
     hidden = hidden_values()
-    return shlex.join(scrub(word, hidden, PLACEHOLDER) if hidden else word for word in argv)
+    line = shlex.join(scrub(word, hidden, PLACEHOLDER) if hidden else word for word in argv)
+    reads = model is not None and reads_env(model) and model.env_text is not None
+    text = env_stdin_text(model) if reads and model is not None else None
+    if text is None:
+        return line
+    if hidden:
+        text = scrub(text, hidden, PLACEHOLDER)
+    end = "ENV"
+    while end in text.splitlines():
+        end += "_END"
+    body = text if text.endswith("\n") or not text else text + "\n"
+    return f"{line} <<'{end}'\n{body}{end}"
 
 
 def environment_options(model: ExplorerModel, *, keep: Collection[str] = ()) -> list[str]:
@@ -43,12 +77,17 @@ def environment_options(model: ExplorerModel, *, keep: Collection[str] = ()) -> 
     """
     m = model
     argv: list[str] = []
-    if m.env_text is None and m.env_path:
+    from_env = reads_env(m)
+    if not from_env:
+        pass  # its settings are its directories: a .env is refused, not ignored
+    elif m.env_text is None and m.env_path:
         argv += ["--env", os.path.abspath(os.path.expanduser(m.env_path))]
     elif m.env_text is not None:
-        argv += ["--env", m.env_name or ".env"]
+        # An uploaded or pasted .env is no file where the command runs: it reads the
+        # text from stdin (see :func:`with_stdin`), the bar's edits written in.
+        argv += ["--env", "-"]
     for key, value in m.file_edits.items():
-        if not key:
+        if not key or not from_env or m.env_text is not None:
             continue
         if value is not None:
             argv += _setting(key, value)
@@ -142,7 +181,7 @@ def screen_command(model: ExplorerModel) -> str:
     paths = model.path_lines()
     if paths:
         argv += ["--", *paths]
-    return _join(argv)
+    return _join(argv, model)
 
 
 def check_command(model: ExplorerModel, decision: Any, *,
@@ -159,7 +198,7 @@ def check_command(model: ExplorerModel, decision: Any, *,
     batch = ["--batch"] if getattr(decision, "_batch", False) else []
     argv = [PROGRAM, "check", *options, *batch, "--op", decision.op,
             *_over_http(model), "--", decision.path]
-    return _join(argv)
+    return _join(argv, model)
 
 
 def probe_command(model: ExplorerModel, call: dict[str, Any], *,
@@ -172,7 +211,7 @@ def probe_command(model: ExplorerModel, call: dict[str, Any], *,
         options = environment_options(model)
     argv = [PROGRAM, "probe", *options, *_over_http(model), *access_options(model)]
     argv += ["--call", json.dumps(call, ensure_ascii=False)]
-    return _join(argv)
+    return _join(argv, model)
 
 
 #: The file names a session command expects the session and access lists saved under.
@@ -216,7 +255,7 @@ def replay_command(model: ExplorerModel, answers: str) -> str:
     argv = [PROGRAM, "replay", *environment_options(model), *_over_http(model),
             *access_options(model)]
     argv += ["--answers", answers, "--", SESSION_FILE]
-    return _join(argv)
+    return _join(argv, model)
 
 
 def changed_config(config: Any, set_: Mapping[str, str] = {}, unset: Sequence[str] = (),

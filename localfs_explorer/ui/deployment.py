@@ -38,17 +38,31 @@ class ClientConfigPicker(widgets.VBox):
         self.entries = css(widgets.Dropdown(options=[], description="entry",
                                             layout=layout(width="60%")), "lfe-client-entry")
         self.use = button("Use this entry", "lfe-client-use", layout=layout(width="140px"))
+        # A config on this machine can be written back in place; an upload only downloaded.
+        self.path = css(widgets.Text(
+            placeholder="or its path on this machine", continuous_update=False,
+            tooltip="the client config's path on the serving machine (written back there)",
+            layout=layout(width="300px")), "lfe-client-path")
+        self.path_load = button("Open", "lfe-client-open", layout=layout(width="70px"))
+        self.path_load.on_click(model.guarded(lambda _b: self.load_path(self.path.value),
+                                              where="client config"))
+        self.path.observe(model.guarded(lambda c: self.load_path(c["new"]),
+                                        where="client config"), names="value")
         self.info = html("lfe-client-info")
         self.use.disabled = True
-        #: The uploaded file's name and text; the deployment last put into the model.
+        #: The uploaded file's name and text (and its path here, when opened by path); the
+        #: deployment last put into the model.
         self.name = ""
+        self.source_path = ""
         self.text: str | None = None
         self.deployment: Deployment | None = None
         self.upload.observe(model.guarded(lambda _c: self._uploaded(), where="client config"),
                             names="value")
         self.use.on_click(model.guarded(lambda _b: self.apply(), where="client config"))
-        self.children = [widgets.HBox([self.upload, self.entries, self.use],
-                                      layout=layout(width="100%")), self.info]
+        row = [self.upload, *([self.path, self.path_load] if model.host_access else [])]
+        self.children = [widgets.HBox(row, layout=layout(width="100%", flex_flow="row wrap")),
+                         widgets.HBox([self.entries, self.use], layout=layout(width="100%")),
+                         self.info]
 
     def _uploaded(self) -> None:
         value: Any = self.upload.value
@@ -64,9 +78,32 @@ class ClientConfigPicker(widgets.VBox):
             return
         self.load_text(str(item.get("name") or "client config"), text)
 
-    def load_text(self, name: str, text: str) -> None:
-        """List the entries of an uploaded config (the upload's handler, and tests')."""
+    def load_path(self, path: str) -> None:
+        """List the entries of the client config at ``path`` on the serving machine."""
+        import os
+
+        from ..deployments.readers import MAX_CONFIG_BYTES
+        from ..userfiles import read_text
+
+        if not path.strip():
+            return
+        if not self.model.host_access:
+            self._error("reading files on the serving machine is off for a page served to "
+                        "other machines; upload the config instead")
+            return
+        full = os.path.abspath(os.path.expanduser(path.strip()))
+        try:
+            text = read_text(full, DeploymentError, MAX_CONFIG_BYTES)
+        except DeploymentError as exc:
+            self._error(str(exc))
+            return
+        self.load_text(full, text, path=full)
+
+    def load_text(self, name: str, text: str, *, path: str = "") -> None:
+        """List the entries of an uploaded config (the upload's handler, and tests');
+        ``path``: where it is on this machine, for a write-back in place."""
         self.name, self.text, self.deployment = name, text, None
+        self.source_path = path
         try:
             rows = list_entries(name, text=text, environ=self._environ(),
                                 read_files=self.model.host_access)
@@ -116,6 +153,16 @@ class ClientConfigPicker(widgets.VBox):
         # Variables given here for prompts the file leaves open stay as given.
         kept = {k: v for k, v in m.overrides if "${input:" in found.env.get(k, "")}
         with m.hold():
+            # The entry's environment is the server's whole environment (as with
+            # --client-config): no .env of the page's own, no edits meant for one.
+            m.clear_env()
+            m.file_edits = {}
+            m.unset = []
+            m.client_config_path = self.source_path
+            m.client_config_name = self.name
+            m.client_config_text = self.text
+            m.client_entry = found.entry
+            m.entry_settings = dict(found.settings())
             m.server = config.server
             m.server_version = config.server_version or ""
             m.server_options = dict(config.server_options)

@@ -170,6 +170,32 @@ class FilesystemSettings(DirectorySettings):
         self.chips.children = [*self._chips(), self.dir_input, self.dir_add]
         no_null_tooltips(self)
 
+    def _chips(self) -> list[widgets.Widget]:
+        chips: list[widgets.Widget] = []
+        policy = self.model.policy
+        for entry in self.directories():
+            state = directory_badge(policy, entry) if policy is not None else ""
+            chips.append(chip(
+                f'<span class="lfe-chip-path">{render.path_html(entry)}</span> {state}',
+                f"remove {scrub_hidden(entry)}",
+                self._guard(lambda _b, e=entry: self.remove_directory(e))))
+        return chips_or_none(chips)
+
+
+def directory_badge(policy: Any, entry: str) -> str:
+    """The badge of one allowed directory as the server takes it: allowed, or skipped
+    (the server's own warning names it) -- all skipped is why it would exit."""
+    import posixpath
+
+    absolute = posixpath.expanduser(entry) if entry.startswith("~") else entry
+    if not posixpath.isabs(absolute):
+        absolute = posixpath.normpath(posixpath.join(getattr(policy, "cwd", "/"), absolute))
+    for warning in getattr(policy, "warnings", ()):
+        if f" {absolute}," in warning or warning.endswith(f" {absolute}"):
+            return render.badge("refused", "✘ skipped: can't access it")
+    return render.badge("ok", "✔ allowed")
+
+
 def badge(model: ExplorerModel, policy: Any) -> str:
     """WOULD START / WOULD EXIT as the server decides it, and the directories it allows."""
     if policy.serves:

@@ -200,7 +200,13 @@ def batch_frame(verdicts: Sequence[Any], known: frozenset[str] | None = None) ->
     import pandas as pd
 
     columns = call_columns(verdicts, known if known is not None else known_tools())
-    return pd.DataFrame(columns, columns=list(BATCH_COLUMNS))
+    names = list(BATCH_COLUMNS)
+    if columns["line"] == columns["#"]:
+        # Every call on the line of its number (no blank or comment lines): one column
+        # says both, and the detail still names the line.
+        names.remove("line")
+        del columns["line"]
+    return pd.DataFrame(columns, columns=names)
 
 
 #: Columns holding paths: they wrap after a ``/`` and nowhere else.

@@ -43,7 +43,7 @@ from ..server import DEFAULT_SERVER, server_of
 from ..servers.gee_sweet.policy import TRANSPORTS
 from ..userfiles import read_text
 from ..vocab import OPS
-from . import hangar_model
+from . import entry_model, hangar_model
 from .forms import server_catalog, starting_arguments
 from .hangar_model import HangarTraits
 from .inputs import (
@@ -100,7 +100,7 @@ def _example_hosts() -> list[str]:
     return list(list_example_hosts())
 
 
-class ExplorerModel(StagedModel, HangarTraits):
+class ExplorerModel(StagedModel, HangarTraits, entry_model.EntryTraits):
     """State and results of one Explorer; see the module docstring."""
 
     STAGES: ClassVar[tuple[str, ...]] = ("config", "paths", "tool", "batch")
@@ -263,7 +263,7 @@ class ExplorerModel(StagedModel, HangarTraits):
         if self.env is not None:
             found |= secret_values(self.env.values)
         found |= secret_values(dict(self.overrides))
-        return found
+        return entry_model.real_secrets(self, found)
 
     def clean(self, text: str) -> str:
         """``text`` with every known secret value masked."""
@@ -276,6 +276,7 @@ class ExplorerModel(StagedModel, HangarTraits):
         with self.hold():
             if path.strip() != self.env_path or self.env_text is not None:
                 self.file_edits = {}  # the bar's edits were to the other file
+            self.client_entry = ""  # a .env now: the bar edits it, not the entry
             self.env_text = None
             self.env_name = ""
             self.env_path = path.strip()
@@ -286,6 +287,7 @@ class ExplorerModel(StagedModel, HangarTraits):
         text = upload_text(name, content)
         with self.hold():
             self.file_edits = {}  # a new file: the bar's edits were to the other one
+            self.client_entry = ""
             self.env_path = ""
             self.env_name = name or "uploaded .env"
             self.env_from_operator = False
@@ -368,7 +370,10 @@ class ExplorerModel(StagedModel, HangarTraits):
                 "the directory the page was started in (the .env was not read from disk)")
 
     def default_export_dest(self) -> str:
-        """``<name>.new`` beside the loaded ``.env`` (``.env.new`` in the base otherwise)."""
+        """``<name>.new`` beside the loaded ``.env`` (``.env.new`` in the base otherwise);
+        "" for a visitor's upload, which has no place here: the page offers a download."""
+        if self.env_text is not None and not self.env_from_operator:
+            return ""
         folder, _ = self.export_base()
         name = os.path.basename(self.env_path or self.env_name or ".env") or ".env"
         return os.path.join(folder, f"{name}.new")
@@ -529,10 +534,10 @@ class ExplorerModel(StagedModel, HangarTraits):
                 raise
             self.target_label, self.target_description = label, description
             config = self.server_config()
-            hide_everywhere(secret_values(dict(config.settings)))
+            hide_everywhere(entry_model.real_secrets(self, secret_values(config.settings)))
             resolved = resolve_config(config)
             env = resolved.env
-            hide_everywhere(secret_values(env.values))
+            hide_everywhere(entry_model.real_secrets(self, secret_values(env.values)))
         except (ExplorerError, ConfigError, ValueError, OSError) as exc:
             # ValueError covers a bad row or host spec (HostSpecError) and the like.
             self.env = env
@@ -543,10 +548,12 @@ class ExplorerModel(StagedModel, HangarTraits):
             self.auth_error = ""
             self.export_plan = None
             self.export_error = self.config_error
+            entry_model.compute_writeback(self)  # its own validation says why it is refused
             self.config_rev += 1
             return
+        env, policy = entry_model.credit_edits_to_bar(self, env, resolved.policy)
         self.env = env
-        self.policy = resolved.policy
+        self.policy = policy
         self.registration = resolved.registration
         self._compute_auth()
         self._compute_export(config, resolved)
@@ -570,13 +577,18 @@ class ExplorerModel(StagedModel, HangarTraits):
         return [k for k, v in self.file_edits.items() if k and v is None]
 
     def set_file_value(self, key: str, value: str | None) -> None:
-        """Edit ``key`` in the ``.env`` being prepared (None takes it out of the file)."""
+        """Edit ``key`` in the ``.env`` being prepared (None takes it out of the file); with
+        a client-config entry in use, in that entry's environment."""
+        if self.client_entry:
+            return entry_model.set_entry_value(self, key, value)
         self.file_edits = {**self.file_edits, key: value}
 
     def file_value(self, key: str, *, expanded: bool = False) -> str | None:
         """``key``'s value in the ``.env`` being prepared (edits applied; None: absent), as
         the file spells it (``${VAR}`` kept: an edit built on it must not write a secret in
         clear); ``expanded``: as the server reads it."""
+        if self.client_entry:  # the entry's environment is the server's: no .env
+            return dict(self.overrides).get(key)
         env = self.env
         if expanded and env is not None and key not in env.from_process:
             return env.values.get(key)  # read from the edited text: edits included
@@ -617,7 +629,9 @@ class ExplorerModel(StagedModel, HangarTraits):
         return value
 
     def change_destinations(self) -> list[tuple[str, str]]:
-        """Each pending change as (key, where it goes): the ``.env`` or the process only."""
+        """Each pending change as (key, where it goes): the ``.env``, the process, an entry."""
+        if self.client_entry:
+            return entry_model.entry_destinations(self)
         rows = [(key, ".env (policy bar)") for key in self.file_edits if key]
         for key, _value in self.overrides:
             if not key:
@@ -634,6 +648,7 @@ class ExplorerModel(StagedModel, HangarTraits):
         self.auth_status = server_of(self.policy).status(self.policy, self.registration)
 
     def _compute_export(self, config: ServerConfig, resolved: ResolvedConfig) -> None:
+        entry_model.compute_writeback(self)
         self.export_error = ""
         # The loaded .env as it is: the edits (and, when asked, the overrides) are the
         # changes written into it; the overrides otherwise stay the process environment.

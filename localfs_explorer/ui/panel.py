@@ -122,6 +122,8 @@ class Panel(widgets.VBox):
     title = "Panel"
     #: Model traits whose change re-renders this panel.
     watches: Sequence[str] = ("config_rev",)
+    #: A results tab: it says so at its top when the server would exit at startup.
+    shows_exit = False
 
     def __init__(self, model: ExplorerModel) -> None:
         super().__init__(layout=wide(padding="4px 2px"))
@@ -132,13 +134,21 @@ class Panel(widgets.VBox):
         # A heading per tab, for moving through the page by headings (the tab strip shows
         # the same words, so it is for screen readers only).
         title = html("lfe-panel-heading", f'<h2 class="lfe-sr-only">{esc(self.title)}</h2>')
-        self.children = (title, *self.build())
+        self.exit_note = html("lfe-exit-note")
+        self.children = (title, *([self.exit_note] if self.shows_exit else []), *self.build())
+        if self.shows_exit:
+            model.observe(self.model.guarded(lambda _c: self._refresh_exit(),
+                                             where=f"{self.name} panel"), names="config_rev")
+            self._refresh_exit()
         no_null_tooltips(self)
         if self.watches:
             model.observe(self.model.guarded(lambda _change: self.refresh(),
                                              where=f"{self.name} panel"),
                           names=list(self.watches))
         self.model.guarded(self.refresh, where=f"{self.name} panel")()
+
+    def _refresh_exit(self) -> None:
+        self.exit_note.value = exit_banner(self.model.policy)
 
     def build(self) -> list[widgets.Widget]:
         """Create the panel's widgets; returns its children."""
@@ -191,3 +201,15 @@ class Panel(widgets.VBox):
 def _set_if_different(widget: widgets.Widget, value: Any) -> None:
     if widget.value != value:
         widget.value = value
+
+
+def exit_banner(policy: Any) -> str:
+    """The server's WOULD EXIT, for a results tab: no call reaches a server that exited,
+    whatever its checks would answer (every server, said the same way)."""
+    from .render import box, esc
+
+    if policy is None or policy.serves:
+        return ""
+    return box("error", "<b>✘ WOULD EXIT</b> at startup: "
+               f"{esc(policy.exit_message or '')}. No call reaches the server: every answer "
+               "below is what its checks would say if it ran.", "lfe-exit-banner")

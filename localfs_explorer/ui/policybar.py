@@ -212,7 +212,7 @@ class PolicyBar(widgets.VBox):
         self.chips.children = [*self._chips(policy), self.root_input, self.root_add]
         no_null_tooltips(self.chips)
         notes = []
-        process = dict(m.overrides)
+        process = {} if m.client_entry else dict(m.overrides)
         for key in (ACCESS_KEY, ROOTS_KEY):
             if key in process:
                 notes.append(f"The process environment sets <code>{key}</code>, which wins "
@@ -221,7 +221,12 @@ class PolicyBar(widgets.VBox):
             notes.append(f"The .env's <code>{ACCESS_KEY}</code> is "
                          f"<code>{render.esc(configured)}</code>, not one of "
                          "full, roots, off.")
-        notes.append("Changes here go into the .env being prepared (see Export).")
+        if m.client_entry:
+            notes.append(f"These are the settings of entry <code>{render.esc(m.client_entry)}"
+                         f"</code> in <code>{render.esc(m.clean(m.client_config_name))}</code>:"
+                         " changes here go into that entry (Export writes them back).")
+        else:
+            notes.append("Changes here go into the .env being prepared (see Export).")
         self.note.value = '<div class="lfe-muted">' + " ".join(notes) + "</div>"
         if m.env_text is not None and not m.package_dir.strip() and policy is not None:
             # An upload has no directory: the page has to assume where the server keeps

@@ -22,6 +22,7 @@ secret settings' own values.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -49,7 +50,8 @@ PLATFORMS = ("posix", "windows")
 #: ``roots=1`` (the client advertises MCP roots, even none), ``root`` (one of them) and
 #: ``home`` carry the server's own settings.
 QUERY_KEYS = ("transport", "fs", "cwd", "package_dir", "platform", "lenient", "op", "set",
-              "unset", "path", "server", "server_version", "dir", "roots", "root", "home")
+              "unset", "path", "server", "server_version", "dir", "roots", "root", "home",
+              "dotenv", "secret", "secret_process", "missing")
 
 #: The model options a shared configuration carries.
 OPTION_NAMES = ("env_path", "env_name", "env_text", "overrides", "unset", "transport",
@@ -184,6 +186,13 @@ def query_string(options: Mapping[str, Any], *, secrets: Iterable[str] | None = 
     """A URL query opening the served dashboard on ``options`` (secrets and files left
     out: a part holding a secret in any spelling is not in the link at all)."""
     known = known_secrets(options, secrets)
+    return urlencode([(k, v) for k, v in _query_pairs(options, known)
+                      if not holds_secret(v, known)])
+
+
+def _query_pairs(options: Mapping[str, Any], known: frozenset[str] = frozenset()
+                 ) -> list[tuple[str, str]]:
+    """The query pairs of ``options`` (non-secret overrides only), in order."""
     pairs: list[tuple[str, str]] = []
     transport = options.get("transport") or "stdio"
     if transport != "stdio":
@@ -205,7 +214,7 @@ def query_string(options: Mapping[str, Any], *, secrets: Iterable[str] | None = 
     pairs += [("unset", k) for k in options.get("unset") or ()]
     pairs += _server_pairs(options)
     pairs += [("path", p) for p in _paths(options)]
-    return urlencode([(k, v) for k, v in pairs if not holds_secret(v, known)])
+    return pairs
 
 
 def _one(values: dict[str, list[str]], key: str, allowed: Iterable[str] | None,
@@ -282,7 +291,120 @@ def options_from_query(query: str) -> tuple[dict[str, Any], list[str]]:
     if values.get("path"):
         options["paths_text"] = "\n".join(values["path"])
     options.update(_server_from_query(values, problems))
+    page = _page_from_query(values, problems)
+    if page.get("overrides"):
+        page["overrides"] = [*options.get("overrides", []), *page["overrides"]]
+    options.update(page)
     return options, problems
+
+
+#: What stands in for a secret setting a link could not carry, until the recipient fills
+#: it in: present, so that what depends on the setting being there answers as it did.
+def secret_placeholder(key: str) -> str:
+    """The value standing in for secret setting ``key`` on a page opened from a link."""
+    return f"<your {key}>"
+
+
+def _page_from_query(values: dict[str, list[str]], problems: list[str]) -> dict[str, Any]:
+    """The ``.env`` the sender's page used (``dotenv``), the secret settings it left out
+    (``secret`` in the file, ``secret_process`` in the process environment: each stands
+    in as a placeholder the recipient is asked to fill) and what it could not carry
+    (``missing``)."""
+    out: dict[str, Any] = {}
+    edits: dict[str, Any] = {}
+    for item in values.get("dotenv", []):
+        if item == "":
+            continue  # the sender's page had an empty .env, or none: nothing to set
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            problems.append(f"dotenv={item!r} is not KEY=VALUE")
+        elif is_secret_key(key):
+            problems.append(f"{key} is a secret setting: not taken from a URL")
+        else:
+            edits[key] = value
+    asked: list[str] = []
+    process: list[tuple[str, str]] = []
+    for name in ("secret", "secret_process"):
+        for key in (k.strip() for k in values.get(name, [])):
+            if not _KEY.fullmatch(key):
+                problems.append(f"{name}={key!r} is not a setting's name")
+                continue
+            asked.append(key)
+            if name == "secret":
+                edits[key] = secret_placeholder(key)
+            else:
+                process.append((key, secret_placeholder(key)))
+    if "dotenv" in values or "secret" in values:
+        # The link carries the whole .env the sender's page used: a file this page was
+        # started with must not add settings the sender never had.
+        out.update(env_path="", env_text=None, env_name="", file_edits=edits)
+    if process:
+        out["overrides"] = process
+    if asked:
+        out["link_secrets"] = asked
+    missing = [m for m in values.get("missing", []) if m.strip()]
+    if missing:
+        out["link_missing"] = missing
+    return out
+
+
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+
+
+def page_query(model: Any) -> tuple[str, list[str]]:
+    """A URL query carrying every non-secret setting ``model``'s page uses, and what it
+    could not carry (said on both pages).
+
+    Unlike :func:`query_string` it carries the settings themselves, not the name of a
+    file the recipient may not have: the ``.env`` as the page read it (the policy bar's
+    edits in, ``${VAR}`` references expanded as the server expands them), the process
+    environment, and the directories the page assumed (startup and package directory)
+    spelled out. A secret setting travels as its name only (a placeholder the recipient
+    fills in); a word holding a secret is left out and named in ``missing``.
+    """
+    options = model_options(model)
+    known = known_secrets(options)
+    pairs: list[tuple[str, str]] = []
+    missing: list[str] = []
+    policy = getattr(model, "policy", None)
+    env = getattr(model, "env", None)
+    cwd = str(options.get("cwd") or "").strip() or str(getattr(policy, "cwd", "") or "")
+    package_dir = (str(options.get("package_dir") or "").strip()
+                   or str(getattr(policy, "package_dir", "") or ""))
+    page = {**options, "cwd": cwd, "package_dir": package_dir, "overrides": ()}
+    target = options.get("target") or HOST_TARGET
+    if target == UPLOAD_TARGET:
+        missing.append(f"the uploaded host description {options.get('spec_name') or ''}"
+                       .strip() + ": upload it again")
+    for key, value in _query_pairs(page):
+        if holds_secret(value, known):
+            missing.append(f"{key} (it holds a secret)")
+        else:
+            pairs.append((key, value))
+    process = {k for k, _v in options.get("overrides") or () if k}
+    if env is not None:
+        for key, value in env.values.items():
+            if key in env.from_process or key in process:
+                continue
+            if is_secret_setting(key, value) or holds_secret(value, known):
+                pairs.append(("secret", key))
+            else:
+                pairs.append(("dotenv", f"{key}={value}"))
+    if not any(k in ("dotenv", "secret") for k, _v in pairs):
+        # Said even when empty: the page the link opens must not keep a .env of its own.
+        pairs.append(("dotenv", ""))
+    for key, value in options.get("overrides") or ():
+        if not key:
+            continue
+        if is_secret_setting(key, value) or holds_secret(str(value), known):
+            pairs.append(("secret_process", key))
+        else:
+            pairs.append(("set", f"{key}={value}"))
+    if env is None and (options.get("env_path") or options.get("env_text") is not None):
+        missing.append("the .env's settings (it could not be read)")
+    pairs += [("missing", m) for m in missing]
+    return urlencode(pairs), missing
 
 
 def _server_from_query(values: dict[str, list[str]], problems: list[str]) -> dict[str, Any]:

@@ -233,13 +233,19 @@ def test_copy_as_command_answers_as_the_screen_with_the_bars_edits(layout) -> No
     argv = shlex.split(command)
     assert argv[argv.index("--cwd") + 1] == argv[argv.index("--package-dir") + 1] == \
         str(layout.app)
-    # The uploaded file, saved where the command names it, gives the screen's verdicts.
-    saved = layout.base / "elsewhere"
-    saved.mkdir()
-    (saved / ".env").write_text(f"CREDENTIALS_CONFIG={SECRET}\n")
-    argv[argv.index("--env") + 1] = str(saved / ".env")
-    argv.insert(argv.index("--"), "--json")
-    code, out, err = run_cli(*argv[1:])
+    # The uploaded file travels in the command (stdin, its secret a placeholder), and the
+    # command run as shown gives the screen's verdicts.
+    import html
+    import re
+
+    shown = html.unescape(re.sub(r"<[^>]+>", "", app.share.value.split("</pre>")[0]))
+    line, _, heredoc = shown.partition(" <<'ENV'\n")
+    assert argv[argv.index("--env") + 1] == "-" and heredoc.endswith("\nENV")
+    stdin = heredoc[: -len("ENV")]
+    assert "CREDENTIALS_CONFIG='<your CREDENTIALS_CONFIG>'" in stdin
+    words = shlex.split(line)
+    words.insert(words.index("--"), "--json")
+    code, out, err = run_cli(*words[1:], stdin=stdin)
     assert code == 1  # some refused
     answers = {json.loads(line)["path"]: json.loads(line)["allowed"]
                for line in out.splitlines() if line.strip()}

@@ -53,6 +53,10 @@ def test_call_rows_label_every_shape_of_call() -> None:
     frame = batch_frame(_verdicts(), known)
     assert list(frame.columns) == list(BATCH_COLUMNS)
     assert frame.to_dict("records") == rows
+    # Each call on the line of its number: no second column saying the same number.
+    plain = [v for v in _verdicts() if v.index is not None and v.line == v.index + 1]
+    frame = batch_frame(plain, known)
+    assert "line" not in frame.columns and list(frame["#"]) == [1, 2, 3, 6]
 
 
 def test_filters_offer_single_operations_and_reasons_that_match_rows() -> None:
@@ -87,5 +91,5 @@ def test_the_pages_options_survive_every_update() -> None:
         assert ["drawCallback"] in args["keys_to_be_evaluated"]
         assert args["drawCallback"].startswith("function (settings)")
         assert "off('deselect')" in args["drawCallback"]
-    assert json.loads(grid.table._dt_args["data_json"])[0][:4] == [
-        2, 2, "sync_folder", "◐ PARTIAL · unknown tool"]
+    assert json.loads(grid.table._dt_args["data_json"])[0][:3] == [
+        2, "sync_folder", "◐ PARTIAL · unknown tool"]  # each call on its own line: no "line"

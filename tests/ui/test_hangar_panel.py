@@ -174,3 +174,22 @@ def test_pinned_answers_run_as_a_scenario(app, tmp_path) -> None:
     result = run_scenario_text(text, base_dir=tmp_path)
     failed = [c.name for s in result.scenarios for c in s.cases if not c.passed]
     assert failed == ["hangar get_file_metadata"]
+
+
+def test_the_tool_list_filters_by_what_the_route_does(app) -> None:
+    panel = app.panel("hangar")
+    panel.example.click()
+    answers = app.model.hangar_answers
+    kinds = {"visible": sum(1 for a in answers if a.visible and not a.held),
+             "held": sum(1 for a in answers if a.held),
+             "hidden": sum(1 for a in answers if not a.visible)}
+    assert all(kinds.values())  # the example has each kind
+    for kind, count in kinds.items():
+        panel.state_filter.value = kind
+        rows = panel.table.value.count("<tr") - 1  # less the header
+        assert rows == count, kind
+    panel.state_filter.value = "all"
+    assert panel.table.value.count("<tr") - 1 == len(answers)
+    # No emoji a page without the font would draw as a box; the label isn't cut short.
+    assert panel.pin.description == "Pin answers"
+    assert panel.use.layout.width == "auto"

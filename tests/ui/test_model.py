@@ -339,4 +339,6 @@ def test_export_paths_resolve_against_the_env_directory(roots_model, layout) -> 
     roots_model.host_cwd = str(layout.home)
     assert roots_model.export_base()[0] == str(layout.home)
     assert roots_model.export_download_name() == "prod.env"
-    assert roots_model.default_export_dest() == str(layout.home / "prod.env.new")
+    # An upload has no place here: no file is proposed in the dashboard's own directory.
+    assert roots_model.default_export_dest() == ""
+    assert roots_model.export_path("prod.env.new") == str(layout.home / "prod.env.new")

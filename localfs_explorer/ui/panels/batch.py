@@ -22,6 +22,7 @@ class BatchPanel(Panel):
 
     name = "batch"
     title = "Batch"
+    shows_exit = True
     watches = ("batch_rev",)
 
     def build(self) -> list[widgets.Widget]:

@@ -111,14 +111,101 @@ class ExportPanel(Panel):
                 "keeps secret settings as they are in your own uploaded file (secret "
                 "overrides are not written into it), and the .env this page was started "
                 "with is not offered if it holds secrets.</div>")))
-        return [
+        # A client-config entry in use: its settings are written back into the config.
+        self.entry_heading = html("lfe-writeback-heading")
+        self.entry_status = html("lfe-writeback-status")
+        self.entry_changes = html("lfe-writeback-changes")
+        self.entry_diff = html("lfe-writeback-diff")
+        self.entry_write = button("Write back", "lfe-writeback-write", button_style="warning",
+                                  layout=layout(width="auto"))
+        self.entry_download = html("lfe-writeback-download")
+        self.entry_result = html("lfe-writeback-result")
+        self.on_click(self.entry_write, self._write_back)
+        self.entry_box = css(widgets.VBox([
+            self.entry_heading, self.entry_status, self.entry_changes, self.entry_diff,
+            widgets.HBox([self.entry_write, self.entry_download], layout=layout()),
+            self.entry_result], layout=widgets.Layout(width="100%", display="none")),
+            "lfe-writeback")
+        self.env_box = widgets.VBox([
             intro, self.status, self.warnings, heading("Changes and where they go"),
             self.include_overrides, self.changes,
             heading("Diff against the loaded .env"), self.diff,
             heading("Save"), widgets.HBox([self.prepare, self.download], layout=layout()),
             *write_row,
             self.result,
-        ]
+        ], layout=widgets.Layout(width="100%"))
+        return [self.entry_box, self.env_box]
+
+    def _write_back(self) -> None:
+        from ..entry_model import write_back
+        from ..inputs import ExplorerError
+
+        try:
+            done = write_back(self.model)
+        except ExplorerError as exc:
+            self.entry_result.value = render.box("error", f"Not written: {render.esc(exc)}",
+                                                 "lfe-writeback-refused")
+            return
+        self.entry_result.value = render.box(
+            "ok", "<br>".join(render.esc(self.model.clean(line)) for line in done),
+            "lfe-writeback-written")
+
+    def _refresh_entry(self) -> bool:
+        """Show the write-back of the entry in use (True), or hide it (False)."""
+        m = self.model
+        entry = bool(m.client_entry)
+        self.entry_box.layout.display = "" if entry else "none"
+        self.env_box.layout.display = "none" if entry else ""
+        if not entry:
+            return False
+        name = m.client_config_path or m.client_config_name
+        where = f"{render.esc(m.clean(name))}"
+        self.entry_heading.value = (
+            f'<h3 class="lfe-heading">Write back to <code>{where}</code></h3>'
+            f'<div class="lfe-muted">Entry <code>{render.esc(m.client_entry)}</code>: the '
+            "bar's changes go into its own settings, as <code>localfs-explorer export-env "
+            "--client-config … --entry … --in-place</code> writes them (the file replaced "
+            "atomically, the previous one kept as a backup). Secret values are masked "
+            "here.</div>")
+        plan = m.writeback_plan
+        self.entry_download.value = ""
+        if m.export_done != m.client_config_path:
+            self.entry_result.value = ""
+        rows = "".join(f"<li><code>{render.esc(k)}</code> → {render.esc(w)}</li>"
+                       for k, w in m.change_destinations())
+        self.entry_changes.value = (f'<ul class="lfe-change-list">{rows}</ul>' if rows else
+                                    '<div class="lfe-muted">No changes yet: edit the mode '
+                                    "or roots in the bar above.</div>")
+        if plan is None:
+            self.entry_status.value = render.box(
+                "error", f"<b>Can't write back:</b> {render.esc(m.writeback_error)}",
+                "lfe-writeback-blocked")
+            self.entry_diff.value = ""
+            self.entry_write.disabled = True
+            return True
+        notes = render.messages("warning", list(plan.warnings), "warning",
+                                "lfe-writeback-warnings")
+        if plan.ok:
+            self.entry_status.value = render.box(
+                "ok", "✔ Valid: the server would start with this entry.",
+                "lfe-writeback-ok") + notes
+        else:
+            self.entry_status.value = render.box(
+                "error", "<b>Blocked</b> — the server would not start with this entry: "
+                + render.esc("; ".join(plan.errors)), "lfe-writeback-blocked") + notes
+        self.entry_diff.value = render.diff_html(plan.diff())
+        local = bool(m.client_config_path) and m.host_access
+        self.entry_write.description = f"Write back to {os.path.basename(name)}"
+        self.entry_write.layout.display = "" if local else "none"
+        self.entry_write.disabled = not plan.ok or plan.text == plan.original
+        if not local and plan.ok and plan.text != plan.original:
+            # An upload: the new file is handed back as a download, never written here.
+            base = os.path.basename(name) or "client-config.json"
+            self.entry_download.value = render.download_link(
+                plan.text.encode("utf-8"), base, "application/octet-stream",
+                f"⬇ Download the new {base}", "lfe-writeback-download-link",
+                mask_secrets=False)
+        return True
 
     def _prepare(self) -> None:
         data, note = self.model.download_text()
@@ -171,7 +258,11 @@ class ExportPanel(Panel):
         from ..inputs import executable_name
 
         if not self.dest.value.strip():
-            self.dest_info.value = self.dest_diff.value = ""
+            self.dest_diff.value = ""
+            self.dest_info.value = render.box(
+                "note", "The uploaded .env has no place on this machine: download it "
+                "(Prepare download), or type where to write it.", "lfe-export-upload-note") \
+                if m.env_text is not None and not m.env_from_operator else ""
             return
         folder, what = m.export_base()
         path = m.export_path(self.dest.value)
@@ -209,6 +300,8 @@ class ExportPanel(Panel):
 
     def refresh(self) -> None:
         m = self.model
+        if self._refresh_entry():
+            return
         self.download.value = ""
         if m.export_done != self.model.export_path(self.dest.value or "."):
             self.result.value = ""  # the plan moved on: an old "wrote ..." would mislead

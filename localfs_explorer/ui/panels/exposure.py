@@ -70,6 +70,18 @@ class ExposurePanel(Panel):
         self.chart = html("lfe-exposure-chart-view")
         self.summary = html("lfe-exposure-summary")
         self.findings = html("lfe-exposure-findings")
+        # Narrowing the findings table (a walk may find hundreds).
+        self.severity_filter = css(widgets.Dropdown(
+            options=["(all)", *SEVERITIES], value="(all)", description="severity",
+            tooltip="show only the findings of one severity",
+            style=label_style(widgets.Dropdown, "64px"), layout=layout(width="200px")),
+            "lfe-exposure-severity")
+        self.text_filter = css(widgets.Text(
+            placeholder="filter by path, op or why", tooltip="show only the findings "
+            "whose path, operation or reason holds this text", continuous_update=False,
+            layout=layout(width="300px")), "lfe-exposure-filter")
+        self.on_change(self.severity_filter, lambda _v: self._show_findings())
+        self.on_change(self.text_filter, lambda _v: self._show_findings())
         self.csv = html("lfe-exposure-csv")
         #: The last inventory and the error of the last run, for the page and for tests.
         self.inventory: Any = None
@@ -107,7 +119,9 @@ class ExposurePanel(Panel):
                           self.cancel_button], layout=wide()),
             widgets.HBox([self.progress, self.progress_label], layout=wide()),
             self.status, heading("Findings by severity"), self.chart, self.summary,
-            self.csv, heading("Findings"), self.findings,
+            self.csv, heading("Findings"),
+            widgets.HBox([self.severity_filter, self.text_filter], layout=wide()),
+            self.findings,
             heading("Least-privilege roots"), suggest_intro,
             widgets.HBox([self.required, self.suggest_button], layout=wide()),
             self.suggestion_view,
@@ -170,8 +184,16 @@ class ExposurePanel(Panel):
         self._walked_policy = policy
         self.cancel_button.disabled = False
         self.run_button.disabled = True
-        self.progress.value, self.progress.max = 0, self.max_entries.value
-        self.progress_label.value = '<span class="lfe-muted">walking…</span>'
+        # The bar runs up to the walk's cap (the number of entries isn't known before):
+        # said beside it, and filled when the walk is done.
+        self.progress.max = self.max_entries.value
+        self.progress.value = 0
+        self.progress_label.value = (f'<span class="lfe-muted">walking… (at most '
+                                     f"{self.max_entries.value:,} entries)</span>")
+        # What the last walk found goes: it would read as this walk's answer.
+        self.inventory = None
+        self.status.value = '<div class="lfe-muted">Walking…</div>'
+        self.chart.value = self.summary.value = self.findings.value = self.csv.value = ""
         args = (policy, scope, self.max_entries.value, self.sizes.value)
         if wait:
             self._run(*args)
@@ -239,9 +261,15 @@ class ExposurePanel(Panel):
         if inv is None:
             self.chart.value = self.summary.value = self.findings.value = self.csv.value = ""
             return
-        self.progress.value = min(inv.entries, self.progress.max)
+        if inv.cancelled or not inv.complete:
+            self.progress.value = min(inv.entries, self.progress.max)
+            state = "cancelled" if inv.cancelled else "cut short"
+        else:
+            self.progress.max = max(inv.entries, 1)  # done: a full bar, whatever the cap
+            self.progress.value = self.progress.max
+            state = "done"
         self.progress_label.value = (f'<span class="lfe-muted">{inv.entries:,} entries, '
-                                     "done</span>")
+                                     f"{state}</span>")
         self.chart.value = severity_chart(inv.counts())
         by_root = inv.counts_by_root()
         per_root = render.table(
@@ -252,20 +280,42 @@ class ExposurePanel(Panel):
         self.summary.value = "".join(
             f'<div class="lfe-muted">{render.esc(line)}</div>' for line in inv.summary()
         ) + per_root
+        self._show_findings()
+        self.csv.value = render.download_link(
+            self._csv(inv), "localfs-explorer-exposure.csv", "text/csv",
+            f"⬇ Download the findings as CSV ({len(inv.findings)})", "lfe-exposure-csv-link")
+
+    def shown_findings(self) -> list[Any]:
+        """The findings passing the severity and text filters."""
+        inv = self.inventory
+        if inv is None:
+            return []
+        severity = self.severity_filter.value
+        needle = self.text_filter.value.strip().lower()
+        return [f for f in inv.findings
+                if (severity == "(all)" or f.severity == severity)
+                and (not needle or needle in f"{f.path} {f.op} {f.why}".lower())]
+
+    def _show_findings(self) -> None:
+        inv = self.inventory
+        if inv is None:
+            self.findings.value = ""
+            return
+        shown = self.shown_findings()
         rows = [
             (render.badge("refused" if f.severity in ("critical", "high") else "warning",
                           f.severity.upper()) if f.severity != "info"
              else render.esc("info"),
              render.esc(f.op), f"<code>{render.esc(f.path)}</code>", render.esc(f.why),
              render.esc(f.fix))
-            for f in inv.findings[:MAX_ROWS]
+            for f in shown[:MAX_ROWS]
         ]
-        self.findings.value = render.table(
+        note = ("" if len(shown) == len(inv.findings) else
+                f'<div class="lfe-muted lfe-exposure-filtered">{len(shown)} of '
+                f"{len(inv.findings)} findings match the filters</div>")
+        self.findings.value = note + render.table(
             ("severity", "op", "path", "why", "what would remove it"), rows,
-            css_class="lfe-exposure-table", total=len(inv.findings))
-        self.csv.value = render.download_link(
-            self._csv(inv), "localfs-explorer-exposure.csv", "text/csv",
-            f"⬇ Download the findings as CSV ({len(inv.findings)})", "lfe-exposure-csv-link")
+            css_class="lfe-exposure-table", total=len(shown))
 
     def _csv(self, inv: Any) -> bytes:
         # The package's one CSV writer: no formulas, no line break inside a cell.

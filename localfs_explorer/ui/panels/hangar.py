@@ -63,10 +63,13 @@ class HangarPanel(Panel):
             placeholder="(no tenant)", description="Tenant", continuous_update=False,
             ensure_option=False, style={"description_width": "70px"}), "hangar_tenant"),
             "lfe-hangar-tenant")
+        # Its own width: the default cut the label short.
         self.use = css(self.bind(widgets.Checkbox(
             description="Tool call, Batch and Session use this route's tool access",
-            indent=False), "hangar_use"), "lfe-hangar-use")
-        self.pin = css(widgets.Button(description="📌 Pin answers",
+            indent=False, layout=widgets.Layout(width="auto"),
+            style={"description_width": "initial"}), "hangar_use"), "lfe-hangar-use")
+        # Words, not an emoji: a page offline may have no font that draws one.
+        self.pin = css(widgets.Button(description="Pin answers",
                                       layout=widgets.Layout(width="130px"),
                                       tooltip="a scenario expecting these answers (Scenarios "
                                       "tab), reading the config saved as hangar.yaml beside it"),
@@ -74,6 +77,12 @@ class HangarPanel(Panel):
         self.status = html("lfe-hangar-status")
         self.findings = html("lfe-hangar-findings")
         self.table = html("lfe-hangar-table")
+        self.state_filter = css(widgets.ToggleButtons(
+            options=["all", "visible", "held", "hidden"], value="all",
+            tooltips=["every tool", "tools the route shows as they are",
+                      "tools held for approval", "tools the route hides"],
+            style={"button_width": "70px"}), "lfe-hangar-state-filter")
+        self.on_change(self.state_filter, lambda _v: self.refresh())
         self.on_change(self.upload, lambda _v: self._uploaded())
         self.on_click(self.example, self._example)
         self.on_click(self.pin, self._pin)
@@ -93,6 +102,7 @@ class HangarPanel(Panel):
             heading("Findings"),
             self.findings,
             heading("Every tool"),
+            self.state_filter,
             self.table,
         ]
 
@@ -175,11 +185,17 @@ class HangarPanel(Panel):
             css_class="lfe-hangar-findings-table") if found else (
             '<div class="lfe-muted">None: hangar keeps its documented rule here.</div>'
             if answers else "")
+        shown = [a for a in answers if self.state_filter.value in ("all", _kind(a))]
         self.table.value = render.table(
             ["tool", "hangar", "documented", "decided by"],
             [[render.esc(a.tool), render.esc(_state(a)), render.esc(_documented(a)),
-              render.esc(a.scope)] for a in answers],
+              render.esc(a.scope)] for a in shown],
             css_class="lfe-hangar-answers") if answers else ""
+
+
+def _kind(answer: object) -> str:
+    """visible, held or hidden: what the route does with the tool."""
+    return _state(answer).split(" ")[0]
 
 
 def _state(answer: object) -> str:

@@ -22,13 +22,15 @@ class PathsPanel(Panel):
 
     name = "paths"
     title = "Paths"
+    shows_exit = True
     watches = ("paths_rev", "config_rev")
 
     def build(self) -> list[widgets.Widget]:
         label = label_style()
         self.paths = css(self.bind(widgets.Textarea(
-            placeholder="one path per line: absolute, relative to the startup directory, "
-                        "or ~/...",
+            placeholder="one path per line: absolute, or relative to the server's startup "
+                        "directory (whether ~/ means the home directory is the server's to "
+                        "say: see the note under the box)",
             rows=7, continuous_update=True, layout=wide(),
             tooltip="paths to check, one per line"), "paths_text"), "lfe-paths-input")
         self.op = css(self.bind(widgets.ToggleButtons(
@@ -92,13 +94,29 @@ class PathsPanel(Panel):
             summary += f" ({refused})"
         if m.paths_error:
             summary += f" — {m.paths_error}"
-        self.counts.value = f"<div><b>{render.esc(summary)}</b></div>"
+        self.counts.value = f"<div><b>{render.esc(summary)}</b></div>" + _tilde_note(decisions)
         self._show(decisions)
 
     def _show(self, decisions: list) -> None:
         if self._shown is not decisions:  # not on a mere change of the selected row
             self._shown = decisions
             self.grid.set_frame(paths_frame(decisions))
+
+
+def _tilde_note(decisions: list) -> str:
+    """What ``~/`` meant to this server, said when a path starts with it: a server that
+    doesn't expand it takes ``~`` as a folder of that name in its startup directory."""
+    for d in decisions:
+        path, resolved = str(d.path), str(getattr(d, "resolved", "") or "")
+        if path.startswith("~/") and resolved:
+            kept = "/~/" in resolved or resolved.endswith("/~")
+            what = ("is not expanded by this server: it means a folder named “~” in its "
+                    "startup directory" if kept else "is expanded by this server to its "
+                    "HOME")
+            return (f'<div class="lfe-muted lfe-tilde-note">~/ {what} ('
+                    f"<code>{render.path_html(path)}</code> → "
+                    f"<code>{render.path_html(resolved)}</code>).</div>")
+    return ""
 
 
 def _pinned_note(model) -> str:

@@ -7,9 +7,10 @@ from typing import Any
 import ipywidgets as widgets
 
 from ...envfile.load import EnvFileError
-from ...secrets import MASK, is_secret_key
+from ...secrets import MASK, is_secret_key, scrub_hidden
 from ...servers.gee_sweet.policy import TRANSPORTS
 from .. import render
+from ..entry_model import edited_keys
 from ..model import EXAMPLE_PREFIX, HOST_TARGET, UPLOAD_TARGET, ExplorerModel
 from ..panel import Panel, button, css, heading, html, label_style, layout, style, wide
 
@@ -173,6 +174,7 @@ class OverridesEditor(widgets.VBox):
             key_w.observe(self.model.guarded(lambda c: self._key_changed(new_row, c["new"]),
                                              where="overrides"), names="value")
             self._layout()
+        self._name_rows()
         self._to_model()
 
     def _remove(self, row: tuple) -> None:
@@ -184,6 +186,15 @@ class OverridesEditor(widgets.VBox):
     def _layout(self) -> None:
         rows = [widgets.HBox(list(r), layout=wide()) for r in self._rows]
         self.children = [*rows, self.add_button]
+        self._name_rows()
+
+    def _name_rows(self) -> None:
+        """Give each row's fields and × a name of their own (a screen reader lists them)."""
+        for number, (key_w, value_w, remove) in enumerate(self._rows, 1):
+            name = scrub_hidden(key_w.value.strip()) or "no name yet"
+            key_w.tooltip = f"process-environment variable {number}: name"
+            value_w.tooltip = f"process-environment variable {number} ({name}): value"
+            remove.tooltip = f"remove process-environment variable {number} ({name})"
 
     def rows(self) -> list[tuple[str, str]]:
         """The rows as (key, value), in order; blank keys are kept out."""
@@ -348,6 +359,7 @@ class ServerPanel(Panel):
     def _pasted_env(self) -> None:
         if self.env_paste.value.strip():
             self.model.load_env_upload("pasted .env", self.env_paste.value)
+            self.env_paste.value = ""  # its secrets in clear stay in the kernel only
 
     def _uploaded_spec(self) -> None:
         got = self.upload_contents(self.spec_upload)
@@ -409,7 +421,7 @@ class ServerPanel(Panel):
                 "unknown until the configuration loads</div>")
             self.roots.value = ""
             self.messages.value = ""
-            self.env_view.value = render.env_table(m.env)
+            self.env_view.value = render.env_table(m.env, edited_keys(m))
             return
         self.cwd.placeholder = f"default: {policy.cwd}"
         # A server with no .env (server-filesystem) has no package directory or roots list:
@@ -426,7 +438,7 @@ class ServerPanel(Panel):
                               [*policy.env.warnings, *policy.warnings, *registration_warnings],
                               "warning", "lfe-warnings")
         )
-        self.env_view.value = render.env_table(policy.env)
+        self.env_view.value = render.env_table(policy.env, edited_keys(m))
 
 
 def _reproduces_line(server: str, policy) -> str:

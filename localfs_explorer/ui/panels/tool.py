@@ -32,6 +32,7 @@ class ToolCallPanel(Panel):
 
     name = "tool"
     title = "Tool call"
+    shows_exit = True
     watches = ("tool_rev", "config_rev")
 
     @property
@@ -258,6 +259,7 @@ class ToolCallPanel(Panel):
                                             "lfe-call-error")
         elif m.call_verdict is not None:
             self.verdict.value = (unknown_tool_note(m.call_verdict, known_tools(m.server))
+                                  + empty_path_note(m.call_verdict)
                                   + render.call_verdict_html(m.call_verdict))
         else:
             self.verdict.value = ""
@@ -279,3 +281,17 @@ class ToolCallPanel(Panel):
             elif reg.is_registered(m.tool_name):
                 parts.append(render.badge("ok", "registered"))
         return "<div>" + " ".join(parts) + "</div>" if parts else ""
+
+
+def empty_path_note(verdict: Any) -> str:
+    """A warning for each path argument left empty: the server takes ``""`` as its
+    startup directory, so an allowed verdict is about that directory, not a file."""
+    empty = [p for p in getattr(verdict, "paths", ()) or () if str(p.path) == ""]
+    if not empty:
+        return ""
+    names = ", ".join(f"<code>{render.esc(p.argument)}</code>" for p in empty)
+    where = render.path_html(str(empty[0].resolved or "its startup directory"))
+    return render.box("warning", f"⚠ {names} is empty: the server takes an empty path as "
+                      f"its startup directory (<code>{where}</code>), so the verdict below "
+                      "is about that directory, not about a file you meant.",
+                      "lfe-call-empty-path")
