@@ -333,8 +333,9 @@ class ResultsGrid(widgets.VBox):
         self.next = button("next ▶", "lfe-grid-next", layout=layout(width="110px"))
         self.previous.on_click(self._guard(lambda _b: self.move(-WINDOW)))
         self.next.on_click(self._guard(lambda _b: self.move(WINDOW)))
+        # Their own layouts: each grid shows and hides its pager and actions.
         self.pager = widgets.HBox([self.previous, self.next],
-                                  layout=layout(width="100%", display="none"))
+                                  layout=widgets.Layout(width="100%", display="none"))
         self.count = html("lfe-grid-count")
         self.table = self._new_table()
         self.detail = html("lfe-grid-detail")
@@ -347,8 +348,8 @@ class ResultsGrid(widgets.VBox):
         self.command_view = html("lfe-grid-command")
         self.pin_note = html("lfe-grid-pin-note")
         actions = [b for b, fn in ((self.cli_button, command), (self.pin_button, pin)) if fn]
-        self.actions = widgets.HBox(actions, layout=layout(width="100%", flex_flow="row wrap",
-                                                           display="none"))
+        self.actions = widgets.HBox(actions, layout=widgets.Layout(
+            width="100%", flex_flow="row wrap", display="none"))
         self.children = [self.filter_row, self.count, self.pager, self.table, self.actions,
                          self.command_view, self.pin_note, self.detail]
 

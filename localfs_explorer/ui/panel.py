@@ -36,7 +36,32 @@ def _shared(cls: type, **kwargs: Any) -> Any:
     found = _SHARED.get(key)
     if found is None or getattr(found, "comm", None) is None:  # closed: make a new one
         found = _SHARED[key] = cls(**kwargs)
+        # Changing a shared one would change every widget laid out alike (hiding one
+        # Select once hid the whole page), so a change is refused where it is made.
+        found.observe(_refuse_change)
     return found
+
+
+_RESTORING: dict[int, bool] = {}
+
+
+class SharedLayoutChanged(RuntimeError):
+    """A shared Layout or Style was changed after it was made."""
+
+
+def _refuse_change(change: dict[str, Any]) -> None:
+    owner, name = change["owner"], change["name"]
+    if name.startswith("_") or name in ("comm", "keys", "log") or _RESTORING.get(id(owner)):
+        return
+    # Put the old value back first: the refusal must not leave every widget changed.
+    _RESTORING[id(owner)] = True
+    try:
+        setattr(owner, name, change["old"])
+    finally:
+        _RESTORING.pop(id(owner), None)
+    raise SharedLayoutChanged(
+        f"{type(change['owner']).__name__}.{change['name']} changed on a shared object: "
+        "give the widget its own (widgets.Layout(...)) before changing it")
 
 
 def layout(**kwargs: Any) -> widgets.Layout:

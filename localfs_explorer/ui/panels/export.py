@@ -117,7 +117,7 @@ class ExportPanel(Panel):
         self.entry_changes = html("lfe-writeback-changes")
         self.entry_diff = html("lfe-writeback-diff")
         self.entry_write = button("Write back", "lfe-writeback-write", button_style="warning",
-                                  layout=layout(width="auto"))
+                                  layout=widgets.Layout(width="auto"))  # its own: hidden
         self.entry_download = html("lfe-writeback-download")
         self.entry_result = html("lfe-writeback-result")
         self.on_click(self.entry_write, self._write_back)

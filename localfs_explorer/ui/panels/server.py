@@ -30,7 +30,9 @@ class DeploymentTable(widgets.VBox):
         self.model: ExplorerModel = picker.model
         self.table = html("lfe-deployment-table")
         self.rows = css(widgets.Select(options=[], rows=4, description="load entry",
-                                       layout=wide(), style=label_style(widgets.Select)),
+                                       # its own layout: the rows are shown and hidden
+                                       layout=widgets.Layout(width="100%", display="none"),
+                                       style=label_style(widgets.Select)),
                         "lfe-deployment-rows")
         #: The answer shown (None before an upload, or when the file can't be read).
         self.answer: Any = None
@@ -39,8 +41,8 @@ class DeploymentTable(widgets.VBox):
         # table: the picker's own loading is followed by this answer.
         loaded = picker.load_text
 
-        def load_text(name: str, text: str) -> None:
-            loaded(name, text)
+        def load_text(name: str, text: str, *, path: str = "") -> None:
+            loaded(name, text, path=path)
             self.model.guarded(self.refresh, where="client config")()
 
         picker.load_text = load_text
