@@ -26,7 +26,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-import tomllib
+from ..userfiles import parse_toml
 
 __all__ = ["Unwrapped", "package_words", "unwrap"]
 
@@ -97,15 +97,21 @@ def _package_json(path: str) -> tuple[str, str | None] | None:
     return data["name"], version if isinstance(version, str) else None
 
 
+class _NotAProject(ValueError):
+    """A pyproject.toml that can't be read: the launch is then not recognised by it."""
+
+
 def _pyproject(directory: str) -> tuple[str, str | None] | None:
     """``(name, version)`` of the project in ``directory``, or None."""
     text = _read_small(os.path.join(directory, "pyproject.toml"))
     if text is None:
         return None
     try:
-        project = tomllib.loads(text).get("project")
-    except tomllib.TOMLDecodeError:
+        # The shared reader: tomllib, or tomli on Python 3.10, with the nesting bounds.
+        data = parse_toml(text, "pyproject.toml", _NotAProject)
+    except _NotAProject:
         return None
+    project = data.get("project") if isinstance(data, dict) else None
     if not isinstance(project, dict) or not isinstance(project.get("name"), str):
         return None
     version = project.get("version")
