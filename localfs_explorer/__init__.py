@@ -12,11 +12,11 @@ Importing this package loads neither pandas nor anything Jupyter.
 
 from typing import TYPE_CHECKING
 
-from .check import Decision, TraceStep
 from .config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from .envfile.load import EnvFileError, ServerEnv, load_env
 from .errors import LocalfsError
 from .fs import FileSystem, HostFS
+from .servers.gee_sweet.check import Decision, TraceStep
 from .servers.gee_sweet.policy import DenyDir, DenyEntry, Policy, PolicyError, Root, resolve_policy
 from .servers.gee_sweet.profile import ServerProfile, load_profile
 from .vocab import Mode

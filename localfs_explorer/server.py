@@ -93,8 +93,9 @@ subclass (its :attr:`~Server.id`, :attr:`~Server.versions`, options model, CLI o
 status), one line in :data:`_BUILTIN`, and its tests. Nothing else in the tree changes.
 
 :class:`BasicVerdict` is a ready-made :class:`Verdict` for a server that needs no lazily
-computed explanation; mcp-gee-sweet's :class:`~localfs_explorer.check.Decision` is one
-too (it computes ``trace`` and ``hint`` on first read).
+computed explanation; mcp-gee-sweet's
+:class:`~localfs_explorer.servers.gee_sweet.check.Decision` is one too (it computes
+``trace`` and ``hint`` on first read).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import argparse
 import json
 from typing import Any, TextIO
 
-from ..check import Decision, UnsupportedPathError
+from ..servers.gee_sweet.check import Decision, UnsupportedPathError
 from ..servers.gee_sweet.policy import Policy
 from ..textsafe import one_line
 from ..vocab import OPS

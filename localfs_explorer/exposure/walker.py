@@ -281,7 +281,8 @@ class _Walker(_WalkBase):
 
         The directory is decided at once when its listing holds no symlink and no
         mount point, every file in it is allowed for read and write with the same
-        resolved directory (:class:`~localfs_explorer.check.DirVerdicts`), no inode
+        resolved directory
+        (:class:`~localfs_explorer.servers.gee_sweet.check.DirVerdicts`), no inode
         in it repeats, was met entry by entry before or is a known credential's, and no
         rule looks at its files by more than their names. Then each file is counted
         once, readable and writable, and only the names a sensitive-name glob matches

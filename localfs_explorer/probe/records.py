@@ -20,7 +20,7 @@ from ..vocab import Gate, Outcome
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..check import Decision
+    from ..servers.gee_sweet.check import Decision
 
 
 class ProbeError(LocalfsError):

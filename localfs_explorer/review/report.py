@@ -41,8 +41,8 @@ from ..textsafe import csv_table, table_text
 from ..userfiles import write_output
 
 if TYPE_CHECKING:
-    from ..check import Decision
     from ..exposure import Inventory
+    from ..servers.gee_sweet.check import Decision
     from ..servers.gee_sweet.policy import Policy
     from .diff import DiffResult
     from .scenarios import RunResult
@@ -236,7 +236,7 @@ def batch_report(
 
     ``calls`` is :func:`~localfs_explorer.probe.probe_calls`'s DataFrame, a list of
     :class:`~localfs_explorer.probe.CallVerdict`, or rows in its columns; ``decisions``
-    are :class:`~localfs_explorer.check.Decision` objects from ``policy.check``.
+    are :class:`~localfs_explorer.servers.gee_sweet.check.Decision` objects from ``policy.check``.
     """
     rows = _batch_rows(calls)
     rows.extend(decision_row(d) for d in decisions)

@@ -243,9 +243,9 @@ def pin_asked(model: ExplorerModel, name: str, config: Any, *,
     afresh of ``config`` resolved as a scenario run resolves it, so the expectation is the
     one that scenario meets, whatever the row it came from showed alongside.
     """
-    from ..check import check_path
     from ..probe import probe_call
     from ..review.scenarios import pin_scenario, policy_from_config
+    from ..servers.gee_sweet.check import check_path
     from ..vocab import Op
 
     built = policy_from_config(config)

@@ -48,8 +48,8 @@ from .results import (
 
 if TYPE_CHECKING:
     from ...catalog import Catalog, Registration
-    from ...check import Decision
     from ...probe import CallVerdict
+    from ...servers.gee_sweet.check import Decision
     from ...servers.gee_sweet.policy import Policy
 
 # A test runner reports an engine that raises as that case's error and goes on, the way

@@ -5,7 +5,7 @@ Its settings and how they resolve into a policy (:mod:`.policy`, with the assump
 registers (:mod:`.registration`), its ``server://auth-status`` resource
 (:mod:`.auth_status`), its shipped tool catalog (``data/``) and the :class:`Server` the
 registry hands out (:mod:`.server`). The verdict machinery it runs on is
-:mod:`localfs_explorer.check`.
+:mod:`.check`.
 
 Kept light: importing the package imports none of its modules.
 """

@@ -6,7 +6,7 @@ The order is the server's (mcp-gee-sweet 0.9.5) and matters:
 2. ``off`` refuses (naming the invalid setting, when that is why);
 3. resolve: a single check takes ``realpath`` of the whole string (a relative one against
    the startup directory); a batch resolves the parent once and joins the name (see
-   :class:`~localfs_explorer.check.batch.BatchChecker`). No stat of the target comes
+   :class:`.batch.BatchChecker`). No stat of the target comes
    first, so a refusal reads the same whether the path exists. A path ``realpath``
    raises on (NUL byte, lone surrogate) is refused with the error's text;
 4. ``roots`` requires ``Path(resolved).is_relative_to(root)`` for some resolved root;
@@ -29,9 +29,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import LocalfsError
-from ..paths import _irregular, fold, is_within, normcase
-from ..servers.gee_sweet.messages import (
+from ....errors import LocalfsError
+from ....paths import _irregular, fold, is_within, normcase
+from ....vocab import OPS, Mode, Op, Reason
+from ..messages import (
     DENIED,
     DENY_VERBS,
     INVALID_TYPE,
@@ -39,7 +40,6 @@ from ..servers.gee_sweet.messages import (
     TRIPWIRE,
     UNUSABLE,
 )
-from ..vocab import OPS, Mode, Op, Reason
 
 if TYPE_CHECKING:
     from .tables import CompiledPolicy, PolicyLike
@@ -100,7 +100,7 @@ class Decision:
 
     def _repr_html_(self) -> str:
         """Rich display in a notebook (the dashboard's renderer)."""
-        from ..render import decision_repr
+        from ....render import decision_repr
 
         return decision_repr(self)
 
@@ -137,7 +137,7 @@ class Decision:
         """JSON-ready fields, as ``localfs-explorer check --json`` prints them.
 
         ``other`` is the checker whose answer the trace compares with (a batch for a
-        single check; see :func:`~localfs_explorer.check.explain.explain`): a caller
+        single check; see :func:`.explain.explain`): a caller
         describing many paths passes one, so each path is not checked by a new one.
         """
         trace = self._policy.explain(self, other=other) if other is not None else self.trace
