@@ -76,13 +76,15 @@ The contract, in the order the machinery uses it:
    catalog can't express (a second check after the path checks, per-item errors,
    walks that check each entry) answers here, so ``probe``, batches and the dashboard
    give the tool's real answer.
-9. **Exposure.** :meth:`Server.exposure_scope` says what ``exposure`` walks for a
-   policy: the directories a tool call can reach into (each spelling the server allows)
-   and the home directory the credential and start-up-file rules are read against, as an
-   :class:`ExposureScope`. The walk asks the policy's own ``many_checks()`` about every
-   entry for read and write, and the server's :meth:`~Server.findings` join the
-   inventory. None (the default) keeps mcp-gee-sweet's walk (its roots, else the
-   account's home and the startup directory, and its deny-list findings).
+9. **Exposure.** :meth:`Server.exposure_walk` says which walk ``exposure`` runs. None
+   (the default) is the shared allowed-directories walk over
+   :meth:`Server.exposure_scope`: the directories a tool call can reach into (each
+   spelling the server allows) and the home directory the credential and start-up-file
+   rules are read against, as an :class:`ExposureScope`. That walk asks the policy's own
+   ``many_checks()`` about every entry for read and write, and the server's
+   :meth:`~Server.findings` join the inventory. A server with a walk of its own returns
+   an :class:`ExposureWalk` instead; a server with neither has no ``exposure`` (the
+   command says so).
 
 A shared module that holds a resolved policy finds its server with :func:`server_of`
 (by the policy's ``server_id``), never by importing a server package.
@@ -126,6 +128,7 @@ __all__ = [
     "CallAnswer",
     "CallCheck",
     "ExposureScope",
+    "ExposureWalk",
     "Server",
     "ServerError",
     "ServerOptions",
@@ -276,6 +279,21 @@ class CallAnswer:
     def __post_init__(self) -> None:
         if self.outcome not in CALL_OUTCOMES:
             raise ValueError(f"a call answer's outcome is one of {', '.join(CALL_OUTCOMES)}")
+
+
+class ExposureWalk(Protocol):
+    """A server's own exposure walk (:meth:`Server.exposure_walk`).
+
+    ``starts`` are the directories it walks when given no scope, resolved; ``walk`` is
+    the inventory (a :class:`~localfs_explorer.exposure.Inventory`) of ``policy`` with
+    ``scope`` walked besides them, ``limits`` being
+    :func:`~localfs_explorer.exposure.exposure`'s keyword arguments.
+    """
+
+    def starts(self, policy: Any) -> list[str]: ...  # pragma: no cover - protocol
+
+    def walk(self, policy: Any, scope: list[str] | None,
+             **limits: Any) -> Any: ...  # pragma: no cover - protocol
 
 
 @dataclass(frozen=True)
@@ -499,8 +517,13 @@ class Server:
         return None
 
     def exposure_scope(self, policy: ServerPolicy) -> ExposureScope | None:
-        """What ``exposure`` walks for ``policy`` (None, the default: mcp-gee-sweet's
-        walk of its roots, else the account's home and the startup directory)."""
+        """What the allowed-directories walk covers for ``policy`` (None, the default:
+        nothing to say, so without an :meth:`exposure_walk` there is no ``exposure``)."""
+        return None
+
+    def exposure_walk(self, policy: ServerPolicy) -> ExposureWalk | None:
+        """The server's own exposure walk, or None (the default) for the shared
+        allowed-directories walk over :meth:`exposure_scope`."""
         return None
 
     def places(self, policy: ServerPolicy) -> list[tuple[str, str]]:

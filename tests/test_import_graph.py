@@ -38,6 +38,7 @@ LAYERS: dict[str, int] = {
     "envfile": 2, "config": 2, "server": 2, "servers": 2,
     # tool calls and the review of whole configurations; a running server's live answers
     "probe": 3, "review": 3, "exposure": 3, "live": 3,
+    "servers.gee_sweet.server": 3, "servers.gee_sweet.exposure": 3,
     # deployments read from MCP client configs, and written back into them
     "deployments": 3,
     # the dashboard
@@ -60,7 +61,6 @@ FOUNDATIONS: dict[str, set[str]] = {
     "localfs_explorer.review.scenarios.format": {"localfs_explorer.review.scenarios.locator"},
     "localfs_explorer.discovery.words": set(),
     "localfs_explorer.exposure.records": set(),
-    "localfs_explorer.exposure.host": set(),
     "localfs_explorer.exposure.rules": {"localfs_explorer.exposure.records"},
     "localfs_explorer.catalog.locations": set(),
     "localfs_explorer.catalog.model": {"localfs_explorer.catalog.locations"},

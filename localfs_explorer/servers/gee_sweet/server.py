@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import LocalfsError
-from ...server import Server, ServerError, Setup
+from ...server import ExposureWalk, Server, ServerError, Setup
 from ...vocab import REASONS, TRANSPORTS
 
 if TYPE_CHECKING:
@@ -75,6 +75,12 @@ class GeeSweetServer(Server):
         from .places import call_places
 
         return list(call_places(policy))
+
+    def exposure_walk(self, policy: Any) -> ExposureWalk:
+        """Its own walk: the roots, else home and startup directory (see :mod:`.exposure`)."""
+        from .exposure import RootsWalk
+
+        return RootsWalk()
 
     def predict(self, policy: Any, catalog: Catalog | None = None) -> dict[str, Any]:
         """``server://auth-status``'s ``local_file_access`` object and the registration,
