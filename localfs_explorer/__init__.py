@@ -44,10 +44,10 @@ if TYPE_CHECKING:  # what a type checker sees of the names loaded on first use
     from .review.diff import compare_policies, diff_policies
     from .review.scenarios import run_scenarios
     from .review.sessions import LedgerRules, load_session, replay_session
-    from .review.suggest import Suggestion, suggest_roots
     from .sensitive import sensitive_reason
     from .servers.gee_sweet.auth_status import auth_status_preview, local_file_access
     from .servers.gee_sweet.registration import register_tools
+    from .servers.gee_sweet.suggest import Suggestion, suggest_roots
 
 
 def _installed_version() -> str:
@@ -102,8 +102,8 @@ _LAZY: dict[str, str] = {
     "diff_policies": "localfs_explorer.review.diff",
     "Inventory": "localfs_explorer.exposure",
     "Finding": "localfs_explorer.exposure",
-    "suggest_roots": "localfs_explorer.review.suggest",
-    "Suggestion": "localfs_explorer.review.suggest",
+    "suggest_roots": "localfs_explorer.servers.gee_sweet.suggest",
+    "Suggestion": "localfs_explorer.servers.gee_sweet.suggest",
 }
 
 __all__ = [

@@ -63,9 +63,12 @@ The contract, in the order the machinery uses it:
    configuration worth asking about when two are compared (``diff``'s generated set:
    its roots or allowed directories and their look-alikes, the home and startup
    directories).
-7. **Live checks.** :meth:`Server.predict` is what ``verify`` expects a running server to
-   report for a policy, as a JSON-ready mapping the server's :attr:`Server.live_fields`
-   name; the driver reads the live answer and compares field by field.
+7. **Live checks.** :meth:`Server.verify` asks a running server (a :class:`LiveTarget`:
+   a URL, or a command line to start) and compares what it answers with the prediction
+   for a policy, as a :class:`LiveReport` (``agree``, ``to_dict()``, ``lines()``); a
+   server that can't be reached is a :class:`LiveError`. :meth:`Server.predict` is the
+   prediction alone, as a JSON-ready mapping the server's :attr:`Server.live_fields`
+   name. A server without live checks keeps the default, which says so.
 8. **Tool calls by the server's own rules.** :meth:`Server.answer_call` may answer a
    whole tool call (after the shared probe has found the tool registered and visible):
    a :class:`CallAnswer` with the outcome, the exact text the model gets and every
@@ -129,12 +132,17 @@ __all__ = [
     "CallCheck",
     "ExposureScope",
     "ExposureWalk",
+    "LaunchArgs",
+    "LiveError",
+    "LiveReport",
+    "LiveTarget",
     "Server",
     "ServerError",
     "ServerOptions",
     "ServerPolicy",
     "Setup",
     "SingleChecks",
+    "Suggestion",
     "TraceLine",
     "Verdict",
     "get_server",
@@ -142,6 +150,7 @@ __all__ = [
     "list_servers",
     "register_server",
     "server_of",
+    "summary_tail",
     "unregister_server",
 ]
 
@@ -162,6 +171,10 @@ class ServerError(LocalfsError):
     def __init__(self, message: str, *, part: str = "server") -> None:
         super().__init__(message)
         self.part = part
+
+
+class LiveError(ServerError):
+    """A running server could not be asked (not started, not listening, no SDK)."""
 
 
 # --- what a server answers ---------------------------------------------------------------
@@ -313,6 +326,70 @@ class ExposureScope:
     same_for_write: bool = False
 
 
+@dataclass(frozen=True)
+class LaunchArgs:
+    """What a server's own command-line arguments say (:meth:`Server.read_args`).
+
+    ``transport`` is the transport they select (None: not given); ``env`` the settings
+    the server takes from its arguments over its environment, each with the option that
+    gives it in ``env_from`` (mcp-gee-sweet's ``--include-tools`` is its
+    ``ENABLED_TOOLS``); ``options`` the server's own options they give (the filesystem
+    server's directories); ``notes`` what a reader should know (an argument the server
+    reads otherwise than it looks).
+    """
+
+    transport: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    env_from: Mapping[str, str] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LiveTarget:
+    """Where ``verify`` finds a running server (:meth:`Server.verify`).
+
+    Either ``url`` (an HTTP endpoint; ``token`` its bearer token) or ``argv`` (a command
+    line to start over stdio; ``command`` as the user wrote it, for messages; ``env``
+    its environment, None: this process's; ``cwd`` its working directory, None: this
+    one). ``timeout`` is how long to wait, in seconds (None: :attr:`Server.verify_timeout`).
+    """
+
+    url: str | None = None
+    argv: tuple[str, ...] | None = None
+    command: str | None = None
+    env: Mapping[str, str] | None = None
+    cwd: str | None = None
+    token: str | None = None
+    timeout: float | None = None
+
+
+class LiveReport(Protocol):
+    """The outcome of :meth:`Server.verify`: do the running server and the prediction
+    agree, the whole report as JSON-ready data, and as lines for people."""
+
+    @property
+    def agree(self) -> bool: ...  # pragma: no cover - protocol
+
+    def to_dict(self) -> dict[str, Any]: ...  # pragma: no cover - protocol
+
+    def lines(self) -> list[str]: ...  # pragma: no cover - protocol
+
+
+class Suggestion(Protocol):
+    """What :meth:`Server.suggest` proposes: whether every required check passes
+    (``ok``), JSON-ready data and lines for people. A server with a ``.env``
+    (:attr:`Server.env_file`) also gives ``diff`` (the masked change, "" for none) and
+    ``plan`` (the change to write, None when none could be planned)."""
+
+    @property
+    def ok(self) -> bool: ...  # pragma: no cover - protocol
+
+    def to_dict(self) -> dict[str, Any]: ...  # pragma: no cover - protocol
+
+    def lines(self) -> list[str]: ...  # pragma: no cover - protocol
+
+
 class BatchChecks(Protocol):
     """The checks of a walk (what :meth:`ServerPolicy.many_checks` yields)."""
 
@@ -450,6 +527,12 @@ class Server:
     reasons: ClassVar[tuple[str, ...]] = ()
     #: The fields :meth:`predict` fills and ``verify`` compares, in report order.
     live_fields: ClassVar[tuple[str, ...]] = ()
+    #: Whether the server reads a ``.env`` (``--env``); one that doesn't refuses it.
+    env_file: ClassVar[bool] = True
+    #: The variants of its status answer ``auth-status --branch`` may name.
+    status_variants: ClassVar[tuple[str, ...]] = ()
+    #: How long ``verify`` waits for a running server by default, in seconds.
+    verify_timeout: ClassVar[float] = 15.0
 
     # -- settings
 
@@ -488,22 +571,39 @@ class Server:
 
     def resolve(self, setup: Setup) -> ServerPolicy:
         """The policy the server would enforce, started as ``setup`` describes."""
-        raise NotImplementedError
+        raise ServerError(f"{self.id} can't resolve a configuration")
 
     # -- tools and status
 
     def catalog(self, path: str | None = None) -> Catalog:
-        """The server's tool catalog: the shipped one, or one read from ``path``."""
-        raise NotImplementedError
+        """The server's tool catalog: the shipped one, or one read from ``path``
+        (default: none, which the commands that need one say)."""
+        raise ServerError(f"{self.id} has no tool catalog")
 
     def register_tools(self, policy: ServerPolicy, catalog: Catalog) -> Registration:
         """Which of ``catalog``'s tools the server registers under ``policy``."""
-        raise NotImplementedError
+        raise ServerError(f"{self.id} has no tool registration")
 
-    def status(self, policy: ServerPolicy, registration: Registration | None = None
-               ) -> dict[str, Any]:
-        """What the server's own status answer shows for ``policy`` (JSON-ready)."""
-        raise NotImplementedError
+    def status(self, policy: ServerPolicy, registration: Registration | None = None,
+               variant: str | None = None) -> dict[str, Any]:
+        """What the server's own status answer shows for ``policy`` (JSON-ready; ``variant``
+        one of :attr:`status_variants`, None: the plain answer; default: none, which
+        ``auth-status`` says)."""
+        raise ServerError(f"{self.id} has no status answer")
+
+    def summary_lines(self, policy: ServerPolicy) -> list[str]:
+        """``validate``'s text: the configuration as the server resolves it, its warnings
+        and errors, and whether it would start. Default: the fields of
+        :meth:`ServerPolicy.summary`, one a line."""
+        import json
+
+        from .textsafe import one_line
+
+        out = [f"server: {policy.server_id} {policy.server_version}"]
+        out += [f"{key}: {one_line(json.dumps(value, ensure_ascii=False))}"
+                for key, value in policy.summary().items()
+                if key not in ("errors", "warnings", "serves", "exit_message", "exit_line")]
+        return [*out, *summary_tail(policy, policy.warnings)]
 
     def findings(self, policy: ServerPolicy) -> list[dict[str, Any]]:
         """What is risky in ``policy``'s configuration (default: nothing to say)."""
@@ -539,12 +639,43 @@ class Server:
         catalog tool once per place). Default: the home and startup directories."""
         return [(_home(policy), "home directory"), (policy.cwd, "startup directory")]
 
+    def suggest(self, policy: ServerPolicy, require: Sequence[Any], *, calls: Any = None,
+                session: Any = None, env_file: str | None = None,
+                env_text: str | None = None, delta: bool = True,
+                max_entries: int = 200_000) -> Suggestion:
+        """A narrower configuration that still allows every check of ``require``
+        (requirements or ``OP:PATH`` texts), of the tool ``calls`` and of an approval
+        ``session``. ``env_file``/``env_text`` are the ``.env`` a server with one edits;
+        ``delta`` compares what both configurations expose. Default: no suggest."""
+        raise ServerError(f"{self.id} has no suggest: it can't propose a narrower "
+                          "configuration")
+
+    def read_args(self, args: Sequence[str]) -> LaunchArgs:
+        """What the server's own command-line arguments ``args`` say (default: nothing)."""
+        return LaunchArgs()
+
     # -- live checks
 
     def predict(self, policy: ServerPolicy, catalog: Catalog | None = None
                 ) -> dict[str, Any]:
         """What ``verify`` expects the running server to report, by :attr:`live_fields`."""
-        raise NotImplementedError
+        raise ServerError(f"{self.id} has no live prediction")
+
+    def verify(self, policy: ServerPolicy, target: LiveTarget,
+               catalog: Catalog | None = None) -> LiveReport:
+        """Ask the running server at ``target`` and compare it with ``policy``'s
+        prediction. Raises :class:`LiveError` when it can't be asked, and
+        :class:`ServerError` for a target it can't use (default: no live checks)."""
+        raise ServerError(f"{self.id} has no live check: verify can't compare it with a "
+                          "running server")
+
+
+def summary_tail(policy: ServerPolicy, warnings: Sequence[str]) -> list[str]:
+    """The end of ``validate``'s text: warnings, errors, whether the server starts."""
+    out = [f"warning: {w}" for w in warnings] + [f"error: {e}" for e in policy.errors]
+    out.append("the server would start" if policy.serves
+               else f"the server would exit, printing: {policy.exit_line}")
+    return out
 
 
 def _home(policy: ServerPolicy) -> str:

@@ -39,6 +39,8 @@ LAYERS: dict[str, int] = {
     # tool calls and the review of whole configurations; a running server's live answers
     "probe": 3, "review": 3, "exposure": 3, "live": 3,
     "servers.gee_sweet.server": 3, "servers.gee_sweet.exposure": 3,
+    "servers.gee_sweet.suggest": 3, "servers.filesystem.server": 3,
+    "servers.filesystem.suggest": 3,
     # deployments read from MCP client configs, and written back into them
     "deployments": 3,
     # the dashboard

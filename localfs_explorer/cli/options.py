@@ -17,8 +17,15 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..errors import LocalfsError
-from ..server import DEFAULT_SERVER, ServerError, get_server, iter_servers, list_servers
-from ..servers.gee_sweet.policy import Policy
+from ..server import (
+    DEFAULT_SERVER,
+    Server,
+    ServerError,
+    ServerPolicy,
+    get_server,
+    iter_servers,
+    list_servers,
+)
 from ..textsafe import one_line
 from ..userfiles import parse_json_line, read_stream, read_text
 from ..vocab import PLATFORMS, TRANSPORTS
@@ -184,6 +191,27 @@ def apply_deployment(args: argparse.Namespace) -> None:
         args.filesystem_home = found.env["HOME"]
 
 
+def no_env(server: Server) -> str:
+    """Why ``--env`` is refused for a server that reads no ``.env``: its own options say
+    its configuration instead."""
+    group = argparse.ArgumentParser(add_help=False).add_argument_group()
+    server.add_cli_options(group)
+    given = [a.option_strings[0] for a in group._group_actions if a.option_strings]
+    return f"{server.id} has no .env" + (f": give {', '.join(given)}" if given else "")
+
+
+def refuse_env(args: argparse.Namespace) -> None:
+    """A ``.env`` given for a server that reads none is a usage error (it would silently
+    change nothing)."""
+    if getattr(args, "env", None):
+        try:
+            server = get_server(getattr(args, "server", None))
+        except ServerError:
+            return  # an unknown server: resolving says so
+        if not server.env_file:
+            raise UsageError(no_env(server))
+
+
 def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
     """The :class:`ServerConfig` the shared options describe (``changes`` on top).
 
@@ -217,6 +245,8 @@ def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
         "base_dir": os.getcwd(),
     }
     fields.update(changes)
+    if fields["env"]:
+        refuse_env(argparse.Namespace(env=fields["env"], server=fields["server"]))
     return ServerConfig(**fields)
 
 
@@ -251,7 +281,7 @@ def resolve(config: ServerConfig) -> ResolvedConfig:
         raise UsageError(str(exc)) from None
 
 
-def build_policy(args: argparse.Namespace) -> Policy:
+def build_policy(args: argparse.Namespace) -> Any:
     """Resolve the policy the shared options describe."""
     return resolve(server_config(args)).policy
 
@@ -348,7 +378,7 @@ def read_paths_file(name: str) -> list[str]:
     return paths
 
 
-def warn_config(policy: Policy, err: TextIO) -> None:
+def warn_config(policy: ServerPolicy, err: TextIO) -> None:
     """Print loading warnings, policy warnings and a refusal to serve to ``err``."""
     for warning in (*policy.env.warnings, *policy.warnings):
         err.write(f"warning: {one_line(warning)}\n")

@@ -29,7 +29,6 @@ from ..server import DEFAULT_SERVER, get_server, iter_servers, list_servers
 from ..textsafe import one_line
 from ..userfiles import write_output
 from ..vocab import OPS, PLATFORMS, TRANSPORTS
-from . import filesystem as fs_cli
 from . import options as cli
 
 
@@ -397,8 +396,8 @@ def _cli_side(args: argparse.Namespace, side: str) -> _Side:
     version = (getattr(args, f"{side}_server_version") or args.server_version
                or (found.modelled_version() if found else None))
     env = getattr(args, f"{side}_env") or args.env
-    if env and server_id == fs_cli.SERVER_ID:
-        raise cli.UsageError(fs_cli.NO_ENV)
+    if env and not server.env_file:
+        raise cli.UsageError(cli.no_env(server))
     # The entry is read here (per side): the shared reader must not read --entry again.
     plain = argparse.Namespace(**{**vars(args), "client_config": None, "entry": None,
                                   "client_format": None, "server": server_id})
@@ -627,7 +626,7 @@ def write_diff_junit(result: Any, path: str, *, allow_new_access: bool = False,
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    fs_cli.refuse_env(args)
+    cli.refuse_env(args)
     from ..probe import ProbeError, iter_call_verdicts
     from ..review.report import ReportError, batch_report, write_reports
 

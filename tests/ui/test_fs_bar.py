@@ -87,8 +87,8 @@ def test_would_exit_as_the_server_when_no_directory_is_usable(app, tree) -> None
                               "missing", "--json", tree / "x")
     assert code == 2
     said = err.strip().splitlines()
-    exit_message = said[-1].split("the server would not serve: ", 1)[1]
-    warning = said[0].split("the server would print: ", 1)[1]
+    exit_message = said[-1].split("the server would refuse to serve: ", 1)[1]
+    warning = said[0].split("warning: ", 1)[1]
     badge = text_of(bar.badge.value)
     assert f"✘ WOULD EXIT at startup: {exit_message}" in badge
     assert warning in badge

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from ...server import (
@@ -18,6 +18,9 @@ from ...server import (
     CallAnswer,
     CallCheck,
     ExposureScope,
+    LaunchArgs,
+    LiveReport,
+    LiveTarget,
     Server,
     ServerOptions,
     Setup,
@@ -157,6 +160,10 @@ class FilesystemServer(Server):
     transports: ClassVar[tuple[str, ...]] = ("stdio",)
     live_fields: ClassVar[tuple[str, ...]] = ("allowed_directories", "tools")
     reasons: ClassVar[tuple[str, ...]] = REASONS
+    #: No ``.env``: its configuration is its command line and its client's roots.
+    env_file: ClassVar[bool] = False
+    #: Its command line often fetches the package first (``npx -y ...``).
+    verify_timeout: ClassVar[float] = 90.0
 
     def add_cli_options(self, group: argparse._ArgumentGroup) -> None:
         group.add_argument("--allowed-dir", dest="filesystem_directories", metavar="DIR",
@@ -220,8 +227,8 @@ class FilesystemServer(Server):
         catalog = catalog if catalog is not None else self.catalog()
         return Registration(mode="always", registered=list(catalog.names()))
 
-    def status(self, policy: Any, registration: Registration | None = None
-               ) -> dict[str, Any]:
+    def status(self, policy: Any, registration: Registration | None = None,
+               variant: str | None = None) -> dict[str, Any]:
         """What ``list_allowed_directories`` answers."""
         return {"tool": "list_allowed_directories",
                 "text": policy.policy.list_allowed_directories(),
@@ -324,6 +331,28 @@ class FilesystemServer(Server):
         fs_policy: FilesystemPolicy = policy.policy
         out = [(d, f"allowed directory {d}") for d in fs_policy.directories]
         return [*out, (fs_policy.home, "home directory"), (fs_policy.cwd, "startup directory")]
+
+    def read_args(self, args: Sequence[str]) -> LaunchArgs:
+        """Every argument is an allowed directory (the server takes no options)."""
+        return LaunchArgs(options={"directories": tuple(a for a in args if a)})
+
+    def suggest(self, policy: Any, require: Sequence[Any], *, calls: Any = None,
+                session: Any = None, env_file: str | None = None,
+                env_text: str | None = None, delta: bool = True,
+                max_entries: int = 200_000) -> Any:
+        """Narrower directories, their real spelling, a release without the trimming
+        escape; each change re-checked (see :mod:`.suggest`)."""
+        from .suggest import requirements, suggest_filesystem
+
+        return suggest_filesystem(requirements(policy, require, calls, session), policy)
+
+    def verify(self, policy: Any, target: LiveTarget,
+               catalog: Catalog | None = None) -> LiveReport:
+        """``tools/list``, ``list_allowed_directories`` and a few ``get_file_info``
+        probes of the running server against each release (see :mod:`.verify`)."""
+        from .verify import verify_target
+
+        return verify_target(policy, target)
 
     def predict(self, policy: Any, catalog: Catalog | None = None) -> dict[str, Any]:
         from .verify import _tool_hints

@@ -8,10 +8,20 @@ is empty and it adds no command-line option of its own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import LocalfsError
-from ...server import ExposureWalk, Server, ServerError, Setup
+from ...server import (
+    ExposureWalk,
+    LaunchArgs,
+    LiveReport,
+    LiveTarget,
+    Server,
+    ServerError,
+    Setup,
+    Suggestion,
+)
 from ...vocab import REASONS, TRANSPORTS
 
 if TYPE_CHECKING:
@@ -29,6 +39,9 @@ class GeeSweetServer(Server):
     live_fields: ClassVar[tuple[str, ...]] = ("mode", "explicit", "roots",
                                               "unregistered_tools")
     reasons: ClassVar[tuple[str, ...]] = REASONS
+    #: The three branches of ``server://auth-status`` (``auth_status.BRANCHES``).
+    status_variants: ClassVar[tuple[str, ...]] = ("unauthorized", "service_account",
+                                                  "full_access")
 
     def resolve(self, setup: Setup) -> Policy:
         from .policy import resolve_policy
@@ -58,11 +71,44 @@ class GeeSweetServer(Server):
 
         return register_tools(policy, catalog)
 
-    def status(self, policy: Any, registration: Registration | None = None
-               ) -> dict[str, Any]:
+    def status(self, policy: Any, registration: Registration | None = None,
+               variant: str | None = None) -> dict[str, Any]:
+        """``server://auth-status`` as far as it is modelled (``variant``: one of its
+        three branches, which show the same local-file object)."""
         from .auth_status import auth_status_preview
 
-        return auth_status_preview(policy, registration=registration)
+        return auth_status_preview(policy, variant, registration=registration)
+
+    def suggest(self, policy: Any, require: Sequence[Any], *, calls: Any = None,
+                session: Any = None, env_file: str | None = None,
+                env_text: str | None = None, delta: bool = True,
+                max_entries: int = 200_000) -> Suggestion:
+        """The narrowest ``LOCAL_FILE_ROOTS`` allowing the checks (see :mod:`.suggest`)."""
+        from .suggest import suggest
+
+        return suggest(policy, require, calls=calls, session=session, env_file=env_file,
+                       env_text=env_text, delta=delta, max_entries=max_entries)
+
+    def summary_lines(self, policy: Any) -> list[str]:
+        """The mode and how it was reached, each root, the deny-list, then warnings,
+        errors and whether it would start."""
+        from ...server import summary_tail
+        from ...textsafe import one_line
+
+        how = "explicit" if policy.explicit else f"defaulted for {policy.transport}"
+        out = [f"server: {policy.profile.name} {policy.profile.server_version}",
+               f"LOCAL_FILE_ACCESS resolves to {policy.mode.value} ({how})"]
+        for root in policy.roots:
+            state = f"-> {root.resolved}" if not root.problem else f"({root.problem})"
+            out.append(f"  root {one_line(root.configured)} {one_line(state)}")
+        out.append("deny-list:")
+        for e in policy.deny_list:
+            flag = "exists " if e.exists else "missing"
+            out.append(f"  [{flag}] {one_line(e.resolved)}  "
+                       f"({e.setting}{', default' if e.default else ''})")
+        out += [f"  [dir    ] {dd.resolved}/  ({dd.setting}, default)"
+                for dd in policy.deny_dirs]
+        return [*out, *summary_tail(policy, (*policy.env.warnings, *policy.warnings))]
 
     def places(self, policy: Any) -> list[tuple[str, str]]:
         """Roots and their prefix siblings, the deny-list and its look-alikes, home,
@@ -81,6 +127,21 @@ class GeeSweetServer(Server):
         from .exposure import RootsWalk
 
         return RootsWalk()
+
+    def read_args(self, args: Sequence[str]) -> LaunchArgs:
+        """Its ``--transport`` (the value after the last ``--transport`` word) and
+        ``--include-tools`` (the first, which it takes over ``ENABLED_TOOLS``)."""
+        from .launch import read_args
+
+        return read_args(args)
+
+    def verify(self, policy: Any, target: LiveTarget,
+               catalog: Catalog | None = None) -> LiveReport:
+        """``server://auth-status`` and ``tools/list`` of the running server against the
+        prediction (see :mod:`.verify`)."""
+        from .verify import verify_target
+
+        return verify_target(policy, target, catalog)
 
     def predict(self, policy: Any, catalog: Catalog | None = None) -> dict[str, Any]:
         """``server://auth-status``'s ``local_file_access`` object and the registration,
