@@ -140,6 +140,7 @@ __all__ = [
     "ServerError",
     "ServerOptions",
     "ServerPolicy",
+    "SettingField",
     "Setup",
     "SingleChecks",
     "Suggestion",
@@ -487,9 +488,10 @@ class Setup:
     target host, ``cwd`` the startup directory (None: the host's own default),
     ``package_dir`` where a server keeps its own files (None: not given), ``base_dir``
     the directory relative names on this machine mean, ``transport``/``platform`` as
-    configured, ``profile`` a file replacing the server's shipped assumptions (None:
-    the shipped ones), ``version`` the release asked for (None: the server's default)
-    and ``options`` the server's own validated :attr:`Server.options_model`.
+    configured, ``profile`` a file replacing the server's shipped assumptions, or such
+    assumptions already read (None: the shipped ones), ``version`` the release asked for
+    (None: the server's default) and ``options`` the server's own validated
+    :attr:`Server.options_model`.
     """
 
     env: ServerEnv
@@ -499,9 +501,28 @@ class Setup:
     package_dir: str | None = None
     transport: str = "stdio"
     platform: str = "posix"
-    profile: str | None = None
+    profile: Any = None
     version: str | None = None
     options: ServerOptions = field(default_factory=ServerOptions)
+
+
+@dataclass(frozen=True)
+class SettingField:
+    """One of a server's own settings as a form shows it (:attr:`Server.setting_fields`).
+
+    ``key`` is the :attr:`Server.options_model` field it edits; ``kind`` how it is
+    edited: ``paths`` an ordered list of paths without repeats (one added at a time,
+    each removable), ``optional_lines`` a list given one entry a line that may be absent
+    altogether (None: ``toggle`` unticked). ``label`` names it; ``help`` says what it
+    does (the inputs' accessible names); ``placeholder`` shows in an empty input.
+    """
+
+    key: str
+    label: str
+    kind: str
+    help: str
+    placeholder: str = ""
+    toggle: str = ""
 
 
 # --- the interface ----------------------------------------------------------------------
@@ -531,6 +552,9 @@ class Server:
     env_file: ClassVar[bool] = True
     #: The variants of its status answer ``auth-status --branch`` may name.
     status_variants: ClassVar[tuple[str, ...]] = ()
+    #: Its own settings as a form edits them (the dashboard renders these; a server
+    #: whose settings are its environment has none and is edited as a ``.env``).
+    setting_fields: ClassVar[tuple[SettingField, ...]] = ()
     #: How long ``verify`` waits for a running server by default, in seconds.
     verify_timeout: ClassVar[float] = 15.0
 
@@ -573,6 +597,14 @@ class Server:
         """The policy the server would enforce, started as ``setup`` describes."""
         raise ServerError(f"{self.id} can't resolve a configuration")
 
+    def with_settings(self, policy: ServerPolicy, set: Mapping[str, str],
+                      unset: Sequence[str] = (), *, transport: str | None = None
+                      ) -> ServerPolicy:
+        """``policy``'s server started the same way (host, directories) with ``set`` and
+        ``unset`` applied to its environment, and ``transport`` (None: the same). A
+        server whose settings are not its environment says so (the default)."""
+        raise ServerError(f"{self.id} takes no settings from its environment")
+
     # -- tools and status
 
     def catalog(self, path: str | None = None) -> Catalog:
@@ -604,6 +636,11 @@ class Server:
                 for key, value in policy.summary().items()
                 if key not in ("errors", "warnings", "serves", "exit_message", "exit_line")]
         return [*out, *summary_tail(policy, policy.warnings)]
+
+    def headline(self, policy: ServerPolicy) -> list[tuple[str, str]]:
+        """``(label, value)``: what a glance at ``policy`` should show beside whether the
+        server would start (the dashboard's badge; default: nothing more)."""
+        return []
 
     def findings(self, policy: ServerPolicy) -> list[dict[str, Any]]:
         """What is risky in ``policy``'s configuration (default: nothing to say)."""

@@ -24,8 +24,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from ..secrets import is_secret_key
 from ..server import DEFAULT_SERVER
-from ..servers.gee_sweet.policy import TRANSPORTS
-from ..vocab import OPS
+from ..vocab import OPS, TRANSPORTS
 
 HOST_TARGET = "host"
 EXAMPLE_PREFIX = "example:"

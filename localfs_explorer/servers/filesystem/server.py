@@ -23,6 +23,7 @@ from ...server import (
     LiveTarget,
     Server,
     ServerOptions,
+    SettingField,
     Setup,
     TraceLine,
 )
@@ -164,6 +165,15 @@ class FilesystemServer(Server):
     env_file: ClassVar[bool] = False
     #: Its command line often fetches the package first (``npx -y ...``).
     verify_timeout: ClassVar[float] = 90.0
+    setting_fields: ClassVar[tuple[SettingField, ...]] = (
+        SettingField("directories", "allowed directories", "paths",
+                     "add an allowed directory to the server's command line",
+                     placeholder="add an allowed directory"),
+        SettingField("roots", "MCP roots", "optional_lines",
+                     "the MCP roots the client advertises, one per line",
+                     placeholder="one root per line: file:// URI or path",
+                     toggle="client advertises MCP roots"),
+    )
 
     def add_cli_options(self, group: argparse._ArgumentGroup) -> None:
         group.add_argument("--allowed-dir", dest="filesystem_directories", metavar="DIR",
@@ -233,6 +243,10 @@ class FilesystemServer(Server):
         return {"tool": "list_allowed_directories",
                 "text": policy.policy.list_allowed_directories(),
                 "allowed_directories": list(policy.directories)}
+
+    def headline(self, policy: Any) -> list[tuple[str, str]]:
+        """The directories in force (argv's, or the roots that replaced them)."""
+        return [("Allowed directories", ", ".join(policy.directories) or "none")]
 
     def findings(self, policy: Any) -> list[dict[str, Any]]:
         """The trim siblings, symlinked directories and roots replacing argv (see

@@ -8,7 +8,7 @@ is empty and it adds no command-line option of its own.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import LocalfsError
@@ -48,8 +48,8 @@ class GeeSweetServer(Server):
         from .profile import load_profile
 
         self.version(setup.version)
-        profile = None
-        if setup.profile:
+        profile = None if isinstance(setup.profile, str) else setup.profile
+        if isinstance(setup.profile, str) and setup.profile:
             try:
                 profile = load_profile(setup.profile)
             except LocalfsError as exc:
@@ -60,6 +60,15 @@ class GeeSweetServer(Server):
                                   profile=profile, platform=setup.platform)
         except LocalfsError as exc:
             raise ServerError(str(exc), part="policy") from None
+
+    def with_settings(self, policy: Any, set: Mapping[str, str], unset: Sequence[str] = (),
+                      *, transport: str | None = None) -> Policy:
+        from .policy import resolve_policy
+
+        env = policy.env.with_changes(set=dict(set), unset=list(unset))
+        return resolve_policy(env, transport=transport or policy.transport, fs=policy.fs,
+                              cwd=policy.cwd, package_dir=policy.package_dir,
+                              profile=policy.profile, platform=policy.platform)
 
     def catalog(self, path: str | None = None) -> Catalog:
         from ...catalog import default_catalog, load_catalog

@@ -6,7 +6,7 @@ import ipywidgets as widgets
 
 from ...envfile.load import EnvFileError
 from ...secrets import MASK, is_secret_key
-from ...servers.gee_sweet.policy import TRANSPORTS
+from ...vocab import TRANSPORTS
 from .. import render
 from ..model import EXAMPLE_PREFIX, HOST_TARGET, UPLOAD_TARGET, ExplorerModel
 from ..panel import Panel, button, css, heading, html, label_style, layout, style, wide
