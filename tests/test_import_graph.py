@@ -35,7 +35,7 @@ LAYERS: dict[str, int] = {
     # the engine: env -> policy -> decisions, tools, the server's configuration, the
     # seam every server implements and the servers behind it
     "": 2, "catalog": 2, "access": 2, "discovery": 2,
-    "envfile": 2, "config": 2, "server": 2, "servers": 2,
+    "envfile": 2, "config": 2, "server": 2, "server_records": 2, "servers": 2,
     # tool calls and the review of whole configurations; a running server's live answers
     "probe": 3, "review": 3, "exposure": 3, "live": 3,
     "servers.gee_sweet.server": 3, "servers.gee_sweet.exposure": 3,

@@ -155,11 +155,11 @@ def deployment(args: argparse.Namespace) -> Deployment | None:
 
 
 def apply_deployment(args: argparse.Namespace) -> None:
-    """Fill the server options from the entry: ``--server`` (the server it starts) and,
-    for the filesystem server, ``--allowed-dir`` (its arguments), ``--cwd``,
-    ``--server-version`` (its pin, when modelled) and ``--home`` (its env's HOME), as
-    if given by hand; options given win. mcp-gee-sweet's environment, transport and
-    working directory are read by :func:`server_config`.
+    """Fill ``--server`` from the entry (the server it starts); ``--cwd`` and
+    ``--server-version`` (its pin, when modelled) for a server whose settings are its own
+    options, and those options (from its arguments) under the ones given by hand. A
+    server's environment, transport and working directory are read by
+    :func:`server_config`.
     """
     if getattr(args, "writes_client_config", False):
         return  # export-env reads the entry itself, to write it back
@@ -174,21 +174,15 @@ def apply_deployment(args: argparse.Namespace) -> None:
                          f"{found.path} starts {found.server}")
     if hasattr(args, "server"):
         args.server = found.server
-    if found.server != "server-filesystem" or not hasattr(args, "filesystem_directories"):
-        return  # (a command without the server's options takes the entry's in server_config)
-    if getattr(args, "launches_entry", False) and not args.url and not args.command:
-        # verify starts the filesystem server with --command: the entry's own words.
-        import shlex
-
-        args.command = shlex.join(found.argv)
-    if not getattr(args, "filesystem_directories", None):
-        args.filesystem_directories = list(found.allowed_dirs)
+    server = get_server(found.server)
+    if server.env_file or not hasattr(args, "server_version"):
+        return  # (a command without the shared options takes the entry's in server_config)
     if getattr(args, "cwd", None) is None and found.cwd:
         args.cwd = found.cwd
     if getattr(args, "server_version", None) is None:
         args.server_version = found.modelled_version()
-    if getattr(args, "filesystem_home", None) is None and found.env.get("HOME"):
-        args.filesystem_home = found.env["HOME"]
+    given = server.options_from_args(args)
+    args._entry_options = {k: v for k, v in found.server_options.items() if k not in given}
 
 
 def no_env(server: Server) -> str:
@@ -233,8 +227,11 @@ def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
         transport = transport or found.transport
         cwd = cwd or found.cwd
         version = version or found.modelled_version()
-        if found.server == server and not hasattr(args, "filesystem_directories"):
-            options = {**found.server_config().server_options, **options}
+        if found.server == server:
+            # The entry's own options (its arguments), under the ones given here.
+            entry = getattr(args, "_entry_options", None)
+            options = {**(found.server_config().server_options if entry is None else entry),
+                       **options}
     fields: dict[str, Any] = {
         "server": server, "server_version": version,
         "server_options": options,

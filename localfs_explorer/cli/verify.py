@@ -59,7 +59,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object: the whole report")
     # None: take the transport from --url / --command (a parser default beats the
     # shared option's own default).
-    p.set_defaults(handler=cmd_verify, transport=None, launches_entry=True)
+    p.set_defaults(handler=cmd_verify, transport=None)
 
 
 def transport_for_url(url: str) -> str:

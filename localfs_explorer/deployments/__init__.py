@@ -10,7 +10,7 @@ working directory, transport and pinned version, each value with where it came f
 into the entry, leaving every other byte of the file as it was.
 """
 
-from .launch import FILESYSTEM, GEE_SWEET, Mount
+from .launch import Mount
 from .load import (
     Deployment,
     Provenance,
@@ -28,9 +28,7 @@ from .readers import (
 )
 
 __all__ = [
-    "FILESYSTEM",
     "FORMATS",
-    "GEE_SWEET",
     "ClientConfigFile",
     "ClientEntry",
     "Deployment",

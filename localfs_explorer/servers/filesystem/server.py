@@ -19,6 +19,7 @@ from ...server import (
     CallCheck,
     ExposureScope,
     LaunchArgs,
+    Launcher,
     LiveReport,
     LiveTarget,
     Server,
@@ -161,6 +162,11 @@ class FilesystemServer(Server):
     transports: ClassVar[tuple[str, ...]] = ("stdio",)
     live_fields: ClassVar[tuple[str, ...]] = ("allowed_directories", "tools")
     reasons: ClassVar[tuple[str, ...]] = REASONS
+    launcher: ClassVar[Launcher] = Launcher(
+        npm=("@modelcontextprotocol/server-filesystem",), bins=("mcp-server-filesystem",),
+        scripts=("server-filesystem",),
+        # Docker's own catalogue publishes it as mcp/filesystem.
+        images=("mcp/filesystem", "server-filesystem"), image_names=("filesystem",))
     #: No ``.env``: its configuration is its command line and its client's roots.
     env_file: ClassVar[bool] = False
     #: Its command line often fetches the package first (``npx -y ...``).
@@ -348,7 +354,9 @@ class FilesystemServer(Server):
 
     def read_args(self, args: Sequence[str]) -> LaunchArgs:
         """Every argument is an allowed directory (the server takes no options)."""
-        return LaunchArgs(options={"directories": tuple(a for a in args if a)})
+        directories = tuple(a for a in args if a)
+        return LaunchArgs(options={"directories": directories},
+                          shown=tuple(("allowed dir", d) for d in directories))
 
     def suggest(self, policy: Any, require: Sequence[Any], *, calls: Any = None,
                 session: Any = None, env_file: str | None = None,

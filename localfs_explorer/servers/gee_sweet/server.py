@@ -15,6 +15,7 @@ from ...errors import LocalfsError
 from ...server import (
     ExposureWalk,
     LaunchArgs,
+    Launcher,
     LiveReport,
     LiveTarget,
     Server,
@@ -39,6 +40,13 @@ class GeeSweetServer(Server):
     live_fields: ClassVar[tuple[str, ...]] = ("mode", "explicit", "roots",
                                               "unregistered_tools")
     reasons: ClassVar[tuple[str, ...]] = REASONS
+    launcher: ClassVar[Launcher] = Launcher(
+        pypi=("mcp-gee-sweet",), bins=("mcp-gee-sweet",), modules=("mcp_gee_sweet",),
+        # 0.9.5's package has no __main__ module: only its console script serves.
+        module_note=("the mcp_gee_sweet package has no __main__ module (0.9.5): "
+                     "'{program} -m {module}' exits before serving; its console script "
+                     "mcp-gee-sweet starts it"),
+        image_names=("mcp-gee-sweet",))
     #: The three branches of ``server://auth-status`` (``auth_status.BRANCHES``).
     status_variants: ClassVar[tuple[str, ...]] = ("unauthorized", "service_account",
                                                   "full_access")
