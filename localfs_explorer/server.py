@@ -20,9 +20,7 @@ id                    server
 ===================== ==================================================================
 
 Adding a server is
-an added package plus one :func:`register_server` call (the shipped ones are listed by
-name in :data:`_BUILTIN` and imported on first use, so importing this module stays
-cheap).
+an added package plus one registration (see below).
 
 The contract, in the order the machinery uses it:
 
@@ -107,7 +105,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
@@ -427,6 +424,16 @@ class Server:
                 if key not in ("errors", "warnings", "serves", "exit_message", "exit_line")]
         return [*out, *summary_tail(policy, policy.warnings)]
 
+    def config_facts(self, policy: ServerPolicy) -> dict[str, Any]:
+        """The facts of ``policy`` a report lists, by name (``settings``: the process
+        environment, which the report masks). Default: its :meth:`ServerPolicy.summary`
+        (findings apart) and the environment it was given."""
+        values = {k.replace("_", " "): v for k, v in policy.summary().items()
+                  if k != "findings"}
+        if policy.env.values:
+            values["settings"] = dict(sorted(policy.env.values.items()))
+        return values
+
     def headline(self, policy: ServerPolicy) -> list[tuple[str, str]]:
         """``(label, value)``: what a glance at ``policy`` should show beside whether the
         server would start (the dashboard's badge; default: nothing more)."""
@@ -515,14 +522,24 @@ def _join(directory: str, name: str) -> str:
 
 # --- the registry -----------------------------------------------------------------------
 
-#: The shipped servers: id -> "module:attribute" of the :class:`Server` class, imported
-#: on first use (a server's package loads only when asked for).
-_BUILTIN: dict[str, str] = {
-    DEFAULT_SERVER: "localfs_explorer.servers.gee_sweet.server:GeeSweetServer",
-    "server-filesystem": "localfs_explorer.servers.filesystem.server:FilesystemServer",
-}
+#: The entry-point group servers register under (``[project.entry-points]`` of a
+#: package's ``pyproject.toml``: ``<id> = "module:ServerClass"``); the shipped ones too.
+ENTRY_POINT_GROUP = "localfs_explorer.servers"
 
+#: Servers made known in this process (:func:`register_server`), and those loaded from
+#: their entry points, by id.
 _REGISTRY: dict[str, Server] = {}
+_FOUND: dict[str, Any] = {}
+
+
+def _entry_points() -> dict[str, Any]:
+    """The installed servers' entry points by id, read once (none imported yet)."""
+    if not _FOUND:
+        from importlib.metadata import entry_points
+
+        for point in entry_points(group=ENTRY_POINT_GROUP):
+            _FOUND.setdefault(point.name, point)
+    return _FOUND
 
 
 def register_server(server: Server | type[Server], *, replace: bool = False) -> Server:
@@ -533,32 +550,40 @@ def register_server(server: Server | type[Server], *, replace: bool = False) -> 
     instance = server() if isinstance(server, type) else server
     if not instance.id:
         raise ServerError(f"{type(instance).__name__} has no id")
-    if not replace and (instance.id in _REGISTRY or instance.id in _BUILTIN):
+    if not replace and (instance.id in _REGISTRY or instance.id in _entry_points()):
         raise ServerError(f"a server with the id {instance.id!r} is already registered")
     _REGISTRY[instance.id] = instance
     return instance
 
 
 def unregister_server(server_id: str) -> None:
-    """Forget a server registered with :func:`register_server` (shipped ones stay)."""
+    """Forget a server registered with :func:`register_server` (an installed one is
+    loaded again from its entry point when next asked for)."""
     _REGISTRY.pop(server_id, None)
 
 
 def get_server(name: str | None = None) -> Server:
     """The server registered as ``name`` (None: :data:`DEFAULT_SERVER`).
 
-    Raises :class:`ServerError` naming the known ids for an unknown one.
+    Raises :class:`ServerError` naming the known ids for an unknown one, and saying why
+    for an installed one whose package can't be loaded.
     """
     key = name or DEFAULT_SERVER
     found = _REGISTRY.get(key)
     if found is not None:
         return found
-    target = _BUILTIN.get(key)
-    if target is None:
+    point = _entry_points().get(key)
+    if point is None:
         raise ServerError(f"unknown server {key!r}: use one of {', '.join(list_servers())}")
-    module, _, attribute = target.partition(":")
-    cls = getattr(importlib.import_module(module), attribute)
-    instance = _REGISTRY[key] = cls()
+    try:
+        cls = point.load()
+        instance = cls() if isinstance(cls, type) else cls
+    except Exception as exc:  # a third party's package: any import error is possible
+        raise ServerError(f"server {key!r} ({point.value}) can't be loaded: "
+                          f"{type(exc).__name__}: {exc}") from None
+    if not isinstance(instance, Server) or instance.id != key:
+        raise ServerError(f"server {key!r} ({point.value}) is not a Server with that id")
+    _REGISTRY[key] = instance
     return instance
 
 
@@ -570,11 +595,15 @@ def server_of(policy: Any) -> Server:
 
 def list_servers() -> list[str]:
     """Every known server id, the default first, the rest sorted."""
-    rest = sorted((set(_BUILTIN) | set(_REGISTRY)) - {DEFAULT_SERVER})
+    rest = sorted((set(_entry_points()) | set(_REGISTRY)) - {DEFAULT_SERVER})
     return [DEFAULT_SERVER, *rest]
 
 
 def iter_servers() -> Iterator[Server]:
-    """Every known server, in :func:`list_servers` order (importing each)."""
+    """Every known server that loads, in :func:`list_servers` order (importing each); one
+    that can't be loaded is left out here, and :func:`get_server` says why."""
     for name in list_servers():
-        yield get_server(name)
+        try:
+            yield get_server(name)
+        except ServerError:
+            continue

@@ -365,3 +365,49 @@ def test_a_server_answers_calls_and_names_what_exposure_walks(toy, tmp_path) -> 
     assert inv.mode == "allowed-directories" and inv.walked == [str(allowed)]
     assert inv.readable == frozenset({str(allowed / "notes.txt")})
     assert inv.writable == inv.readable
+
+
+def test_the_inline_toy_answers_auth_status_tools_and_exposure(toy, tmp_path) -> None:
+    """A server written against the seam's defaults: what it has answers, what it lacks
+    (an exposure walk) is one line and exit 2, never a traceback."""
+    from conftest import run_cli
+
+    _server, allowed = toy
+    given = ("--server", "toy", "--toy-allowed", str(allowed))
+    code, out, err = run_cli("auth-status", *given)
+    assert code == 0 and json.loads(out) == {"allowed_directories": [str(allowed)]}
+    code, out, err = run_cli("tools", *given, "--json")
+    assert code == 0 and json.loads(out)["registered"] == ["read_file"]
+    code, out, err = run_cli("exposure", *given)
+    assert code == 2 and out == ""
+    assert err == ("localfs-explorer exposure: a toy server has no exposure walk: the "
+                   "server names no directories a tool call can reach into\n")
+    code, _out, err = run_cli("verify", *given, "--command", "x")
+    assert code == 2 and err == ("localfs-explorer verify: toy has no live check: verify "
+                                 "can't compare it with a running server\n")
+
+
+def test_an_installed_server_that_cant_be_loaded_is_one_line(monkeypatch) -> None:
+    from importlib.metadata import EntryPoint
+
+    from localfs_explorer import server as registry
+
+    registry._entry_points()
+    broken = EntryPoint(name="broken", value="no_such_module_here:Server",
+                        group=registry.ENTRY_POINT_GROUP)
+    monkeypatch.setitem(registry._FOUND, "broken", broken)
+    with pytest.raises(ServerError, match=r"^server 'broken' \(no_such_module_here:Server\) "
+                                          r"can't be loaded: ModuleNotFoundError"):
+        get_server("broken")
+    assert "broken" in list_servers()
+    # The others still load: the command line is built from those.
+    from localfs_explorer.server import iter_servers
+
+    assert "broken" not in [s.id for s in iter_servers()]
+    assert "mcp-gee-sweet" in [s.id for s in iter_servers()]
+
+
+def test_the_auth_status_variants_are_the_resources_branches() -> None:
+    from localfs_explorer.servers.gee_sweet.auth_status import BRANCHES
+
+    assert get_server().status_variants == BRANCHES

@@ -113,7 +113,8 @@ def cmd_auth_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.branch is not None and args.branch not in server.status_variants:
         raise cli.UsageError(f"--branch {args.branch}: {server.id}'s status answer has no "
                              "such variant")
-    status = server.status(policy, variant=args.branch)
+    status = (server.status(policy, variant=args.branch) if args.branch is not None
+              else server.status(policy))
     write_json = getattr(out, "write_json", None)
     if write_json is not None:  # secrets masked inside the strings: the output stays JSON
         write_json(status)

@@ -58,15 +58,15 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
 
     p = sub.add_parser(
         "suggest", parents=[env_options],
-        help="the narrowest LOCAL_FILE_ROOTS that still allows the work that must succeed",
+        help="the narrowest configuration that still allows the work that must succeed",
         description="Give the checks that must pass (--require OP:PATH, --calls, "
-        "--session); get the deepest existing directories allowing all of them, what "
-        "can't be allowed and why, the exposure change against the current "
-        "configuration, and the .env change as a masked diff (written with -o or "
-        "--in-place). With --server server-filesystem: the allowed directories, their "
-        "spelling and the release to run instead, as a command line, each change "
-        "re-checked (no .env, no exposure walk). Exit 1 when some required check can't "
-        "be allowed.",
+        "--session); get the server's narrowest configuration allowing all of them, what "
+        "can't be allowed and why, each change re-checked by the server's own rules. For "
+        "a server with a .env (the default one: its LOCAL_FILE_ROOTS) also the exposure "
+        "change against the current configuration and the .env change as a masked diff "
+        "(written with -o or --in-place); for a server configured by its command line, "
+        "the command line to run instead. Exit 1 when some required check can't be "
+        "allowed.",
     )
     p.add_argument("--require", metavar="OP:PATH", action="append", default=[],
                    help="a check that must pass: read:/data/in.csv, write:..., "

@@ -43,7 +43,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
                        help="the server's HTTP endpoint, e.g. http://127.0.0.1:8000/mcp")
     where.add_argument("--command", metavar="CMD",
                        help='start a stdio server with this command line, e.g. '
-                       '"mcp-gee-sweet --include-tools ..."')
+                       '"my-server --its-option ..."')
     token = p.add_mutually_exclusive_group()
     token.add_argument("--token", metavar="TOKEN",
                        help="bearer token for --url (visible to other local users in the "

@@ -42,8 +42,8 @@ from ..userfiles import write_output
 
 if TYPE_CHECKING:
     from ..exposure import Inventory
-    from ..servers.gee_sweet.check import Decision
-    from ..servers.gee_sweet.policy import Policy
+    from ..server import ServerPolicy as Policy
+    from ..server import Verdict as Decision
     from .diff import DiffResult
     from .scenarios import RunResult
 
@@ -146,21 +146,6 @@ def _plain(value: Any) -> Any:
 # --------------------------------------------------------------------------- sections
 
 
-def _is_default_server(policy: Any) -> bool:
-    from ..server import DEFAULT_SERVER
-
-    return (getattr(policy, "server_id", None) or DEFAULT_SERVER) == DEFAULT_SERVER
-
-
-def _summary_section(policy: Any, title: str) -> Section:
-    """Another server's configuration: its own ``summary()`` (findings listed apart)."""
-    values = {k.replace("_", " "): v for k, v in policy.summary().items()
-              if k != "findings"}
-    if policy.env.values:
-        values["settings"] = masked(dict(sorted(policy.env.values.items())))
-    return Section(title=title, values=values)
-
-
 def server_findings(policy: Any) -> list[dict[str, Any]]:
     """What the policy's server finds risky in it (:meth:`Server.findings`), as rows."""
     from ..server import server_of
@@ -179,27 +164,13 @@ def _findings_summary(findings: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def config_section(policy: Policy, title: str = "Configuration") -> Section:
-    """The facts of one resolved configuration, secrets masked."""
-    if not _is_default_server(policy):
-        return _summary_section(policy, title)
-    env = policy.env
-    values: dict[str, Any] = {
-        "LOCAL_FILE_ACCESS": f"{policy.mode.value} "
-                             f"({'explicit' if policy.explicit else 'defaulted'})",
-        "transport": policy.transport,
-        "target host": getattr(policy.fs, "label", "filesystem"),
-        "startup directory": policy.cwd,
-        "package directory": policy.package_dir,
-        "the server would start": "yes" if policy.serves else f"no: {policy.exit_message}",
-        "roots": [r.configured for r in policy.roots],
-        "deny-list": [f"{e.setting}: {e.resolved}" for e in policy.deny_list]
-        + [f"{d.setting}: {d.resolved}/ (directory)" for d in policy.deny_dirs],
-        ".env": env.source or "(none)",
-        "settings": masked(dict(sorted(env.values.items()))),
-    }
-    warnings = [*env.warnings, *policy.warnings]
-    if warnings:
-        values["warnings"] = warnings
+    """The facts of one resolved configuration as its server states them
+    (:meth:`~localfs_explorer.server.Server.config_facts`), secrets masked."""
+    from ..server import server_of
+
+    values = dict(server_of(policy).config_facts(policy))
+    if "settings" in values:
+        values["settings"] = masked(dict(values["settings"]))
     return Section(title=title, values=values)
 
 

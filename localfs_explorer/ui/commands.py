@@ -245,14 +245,13 @@ def pin_asked(model: ExplorerModel, name: str, config: Any, *,
     """
     from ..probe import probe_call
     from ..review.scenarios import pin_scenario, policy_from_config
-    from ..servers.gee_sweet.check import check_path
     from ..vocab import Op
 
     built = policy_from_config(config)
     decisions, calls = [], []
     if path is not None:
         op = cast(Op, path[1])
-        decisions.append(check_path(built.policy, path[0], op, over_http=built.over_http))
+        decisions.append(built.policy.check(path[0], op, over_http=built.over_http))
     if call is not None:
         verdict = probe_call(built.policy, call[0], call[1], over_http=built.over_http,
                              access=built.access, catalog=built.catalog,

@@ -79,9 +79,10 @@ class GeeSweetServer(Server):
                               profile=policy.profile, platform=policy.platform)
 
     def catalog(self, path: str | None = None) -> Catalog:
-        from ...catalog import default_catalog, load_catalog
+        from ...catalog import load_catalog
+        from .shipped import shipped_catalog
 
-        return default_catalog() if path is None else load_catalog(path)
+        return shipped_catalog() if path is None else load_catalog(path)
 
     def register_tools(self, policy: Any, catalog: Catalog) -> Registration:
         from .registration import register_tools
@@ -126,6 +127,30 @@ class GeeSweetServer(Server):
         out += [f"  [dir    ] {dd.resolved}/  ({dd.setting}, default)"
                 for dd in policy.deny_dirs]
         return [*out, *summary_tail(policy, (*policy.env.warnings, *policy.warnings))]
+
+    def config_facts(self, policy: Any) -> dict[str, Any]:
+        """Mode and how it was reached, transport, host, directories, whether it starts,
+        roots, the deny-list, the ``.env`` and its settings, warnings."""
+        env = policy.env
+        values: dict[str, Any] = {
+            "LOCAL_FILE_ACCESS": f"{policy.mode.value} "
+                                 f"({'explicit' if policy.explicit else 'defaulted'})",
+            "transport": policy.transport,
+            "target host": getattr(policy.fs, "label", "filesystem"),
+            "startup directory": policy.cwd,
+            "package directory": policy.package_dir,
+            "the server would start": ("yes" if policy.serves
+                                       else f"no: {policy.exit_message}"),
+            "roots": [r.configured for r in policy.roots],
+            "deny-list": [f"{e.setting}: {e.resolved}" for e in policy.deny_list]
+            + [f"{d.setting}: {d.resolved}/ (directory)" for d in policy.deny_dirs],
+            ".env": env.source or "(none)",
+            "settings": dict(sorted(env.values.items())),
+        }
+        warnings = [*env.warnings, *policy.warnings]
+        if warnings:
+            values["warnings"] = warnings
+        return values
 
     def places(self, policy: Any) -> list[tuple[str, str]]:
         """Roots and their prefix siblings, the deny-list and its look-alikes, home,
