@@ -1,104 +1,106 @@
-"""The seam between the explorer and the servers it answers for.
+"""The seam between the explorer and the servers it answers for: the one description of
+the server contract.
 
 The explorer's shared machinery (filesystems and snapshots, path discovery, tool-call
-probing, review, exposure, the dashboard, the command line, ``verify``'s driver) asks
-every question of a server through this module and nothing else. What only one server
-decides -- how its settings resolve, its verdict rules and exact refusal texts, its tool
-catalog and which tools it registers, its status answer, the live probes ``verify``
-makes -- lives in that server's own package under ``localfs_explorer/servers/``.
+probing, review, exposure, deployments, the dashboard, the command line) asks every
+question of a server through this module and nothing else. What only one server decides
+-- its settings and where they live, how they resolve, its verdict rules and exact
+refusal texts, its tool catalog and which tools it registers, its status answer, its
+exposure walk, its suggest search, its live checks, how its launch reads in a client
+config -- lives in that server's own folder (``localfs_explorer/servers/<id>/``, or a
+package of its own). No module outside that folder imports it or spells its id (a test
+reads the imports and the strings and fails otherwise); the package's ``__init__``
+alone names the default server's engine, as its documented API.
 
-A server is one :class:`Server` object, known to the :func:`registry <list_servers>` by
-its id:
+**Finding servers.** A server is one :class:`Server` object, registered under the
+entry-point group :data:`ENTRY_POINT_GROUP` (``localfs_explorer.servers``) in its
+package's ``pyproject.toml``::
 
-===================== ==================================================================
-id                    server
-===================== ==================================================================
-``mcp-gee-sweet``     the default: mcp-gee-sweet's local-file policy
-                      (``localfs_explorer.servers.gee_sweet``)
-``server-filesystem`` the MCP reference filesystem server, ``validatePath`` per release
-                      (``localfs_explorer.servers.filesystem``)
-===================== ==================================================================
+    [project.entry-points."localfs_explorer.servers"]
+    my-server = "my_package.server:MyServer"
 
-Adding a server is
-an added package plus one registration (see below).
+The shipped servers register the same way (``mcp-gee-sweet``, the default,
+:data:`DEFAULT_SERVER`; ``server-filesystem``). The registry (:func:`get_server`,
+:func:`list_servers`, :func:`iter_servers`) reads the group once and imports a server
+when it is first asked for; one that can't be loaded is a one-line
+:class:`ServerError` for itself and leaves the others working. :func:`register_server`
+adds one in a running process (a test's stand-in). A shared module holding a resolved
+policy finds its server with :func:`server_of` (by the policy's ``server_id``).
 
-The contract, in the order the machinery uses it:
+**The contract**, in the order the machinery uses it. Only :meth:`Server.resolve` (and
+the class attributes :attr:`~Server.id` and :attr:`~Server.versions`) must be given;
+every other part has a default, and a command that needs a part the server lacks says
+so in one line (exit 2), never with a traceback.
 
 1. **Settings.** :attr:`Server.options_model` is the server's own configuration object (a
-   frozen pydantic model; the filesystem server's allowed directories and MCP roots, for
-   one). Everything every server shares -- the process environment (``.env`` + ``--set``),
-   the working directory, the target host, the transport -- stays in
+   frozen pydantic model; the filesystem server's allowed directories and MCP roots).
+   Everything servers share -- the process environment (``.env`` + ``--set``), the
+   working directory, the target host, the transport, the release -- stays in
    :class:`~localfs_explorer.config.ServerConfig`; the server's own part travels in
-   ``ServerConfig.server_options`` and is validated by :meth:`Server.options`.
-   :meth:`Server.add_cli_options` adds the server's own command-line options (under a
-   group of its own) and :meth:`Server.options_from_args` reads them back, so the command
-   line needs no edit for a new server. A server that has no ``.env`` or transport
-   simply ignores those inputs.
+   ``ServerConfig.server_options``, validated by :meth:`Server.options`.
+   :meth:`Server.add_cli_options` adds its command-line options (under a group of its
+   own) and :meth:`Server.options_from_args` reads them back. :attr:`Server.env_file`
+   says whether it reads a ``.env`` (one that doesn't refuses ``--env``);
+   :attr:`Server.transports` what ``--transport`` may say; :attr:`Server.setting_fields`
+   describe its own settings for the dashboard's form (:class:`SettingField`), and
+   :meth:`Server.headline` what its badge shows beside whether it would start.
 2. **Resolution.** :meth:`Server.resolve` turns a :class:`Setup` (everything the shared
-   configuration code already loaded: environment, target filesystem, startup directory,
-   version, options) into a :class:`ServerPolicy`. It never raises for a configuration
+   configuration code loaded: environment, target filesystem, startup directory,
+   release, options) into a :class:`ServerPolicy`. It never raises for a configuration
    the real server would accept or refuse at startup: a refusal to start is in
    ``errors`` (and ``exit_message``), as the server would print it.
+   :meth:`Server.with_settings` is the same server with its environment changed (the
+   comparison tab); :meth:`Server.summary_lines` and :meth:`Server.config_facts` state a
+   resolved policy for ``validate`` and for reports (default: its ``summary()``).
 3. **Verdicts.** :meth:`ServerPolicy.check` answers one path for one operation (``read``,
    ``write``, ``read_write``) with a :class:`Verdict`: at least ``path``, ``op``,
-   ``allowed``, ``reason``, ``message`` (exactly what the model would see; empty when
-   allowed) and ``resolved`` (the path the tool would do its I/O on; None when the
-   server stopped before resolving), plus ``trace``/``hint`` explanations and
-   ``to_dict()``. :meth:`ServerPolicy.many_checks` is the check a folder walk makes (a
-   server without a separate batch answer returns its single check, see
-   :class:`SingleChecks`).
+   ``allowed``, ``reason`` (one of :attr:`Server.reasons`, which scenario files are held
+   to), ``message`` (exactly what the model would see; empty when allowed) and
+   ``resolved`` (the path the tool would do its I/O on; None when the server stopped
+   before resolving), plus ``trace``/``hint`` and ``to_dict()``.
+   :meth:`ServerPolicy.many_checks` is the check a folder walk makes (a server without a
+   separate batch answer returns its single check, :class:`SingleChecks`).
+   :class:`BasicVerdict` is a ready-made verdict.
 4. **Tools.** :meth:`Server.catalog` is the server's tool catalog (the shared
    :class:`~localfs_explorer.catalog.Catalog` records: each tool's path parameters and
    annotations); :meth:`Server.register_tools` says which tools a policy registers.
    Tool-call probing reads these and checks each path through the policy.
-5. **Status.** :meth:`Server.status` is what the server's own status answer would show
-   for a policy (mcp-gee-sweet's ``server://auth-status`` resource; the filesystem
-   server's ``list_allowed_directories`` tool).
-6. **Findings.** :meth:`Server.findings` lists what is risky in a configuration as the
-   server reads it (a root of ``/``, an allowed directory holding credentials), as
-   JSON-ready mappings with at least ``severity``, ``kind``, ``path``, ``why``, ``fix``.
-   :meth:`Server.places` and :meth:`Server.call_places` name the places of a
-   configuration worth asking about when two are compared (``diff``'s generated set:
-   its roots or allowed directories and their look-alikes, the home and startup
-   directories).
-7. **Live checks.** :meth:`Server.verify` asks a running server (a :class:`LiveTarget`:
-   a URL, or a command line to start) and compares what it answers with the prediction
-   for a policy, as a :class:`LiveReport` (``agree``, ``to_dict()``, ``lines()``); a
-   server that can't be reached is a :class:`LiveError`. :meth:`Server.predict` is the
-   prediction alone, as a JSON-ready mapping the server's :attr:`Server.live_fields`
-   name. A server without live checks keeps the default, which says so.
-8. **Tool calls by the server's own rules.** :meth:`Server.answer_call` may answer a
-   whole tool call (after the shared probe has found the tool registered and visible):
-   a :class:`CallAnswer` with the outcome, the exact text the model gets and every
-   check the call makes, in order, each a :class:`CallCheck` saying how a refusal shows
-   (the call fails, an error line inside a successful result, or the entry left out
-   without a word). Return None (the default) to let the shared probe follow the
-   catalog's description of the tool's paths; a server whose tools have rules the
-   catalog can't express (a second check after the path checks, per-item errors,
-   walks that check each entry) answers here, so ``probe``, batches and the dashboard
-   give the tool's real answer.
-9. **Exposure.** :meth:`Server.exposure_walk` says which walk ``exposure`` runs. None
+   :meth:`Server.answer_call` may answer a whole tool call by the server's own rules (a
+   :class:`CallAnswer` with every :class:`CallCheck` in order: a second check after the
+   path checks, per-item errors, walks that check each entry); None (the default) lets
+   the probe follow the catalog.
+5. **Status.** :meth:`Server.status` is what the server's own status answer shows for a
+   policy (a status resource, or the tool listing its allowed directories), in one of
+   its :attr:`Server.status_variants` when it has several.
+6. **Findings and places.** :meth:`Server.findings` lists what is risky in a
+   configuration as the server reads it, as JSON-ready mappings with at least
+   ``severity``, ``kind``, ``path``, ``why``, ``fix``. :meth:`Server.places` and
+   :meth:`Server.call_places` name the places worth asking about when two
+   configurations are compared (``diff``'s generated set).
+7. **Exposure.** :meth:`Server.exposure_walk` says which walk ``exposure`` runs: None
    (the default) is the shared allowed-directories walk over
-   :meth:`Server.exposure_scope`: the directories a tool call can reach into (each
-   spelling the server allows) and the home directory the credential and start-up-file
-   rules are read against, as an :class:`ExposureScope`. That walk asks the policy's own
-   ``many_checks()`` about every entry for read and write, and the server's
-   :meth:`~Server.findings` join the inventory. A server with a walk of its own returns
-   an :class:`ExposureWalk` instead; a server with neither has no ``exposure`` (the
-   command says so).
+   :meth:`Server.exposure_scope` (an :class:`ExposureScope`: the directories a tool call
+   can reach into, and the home the credential rules are read against), asking the
+   policy's own ``many_checks()`` about every entry; a server with a walk of its own
+   returns an :class:`ExposureWalk`. A server with neither has no ``exposure``.
+8. **Suggest.** :meth:`Server.suggest` proposes a narrower configuration that still
+   allows the required checks (the shared requirements of
+   :mod:`localfs_explorer.review.suggest`), as a :class:`Suggestion`, each change
+   re-checked by the server's own rules.
+9. **Live checks.** :meth:`Server.verify` asks a running server (a :class:`LiveTarget`:
+   a URL, or a command line to start) and compares its answers with the prediction for
+   a policy, as a :class:`LiveReport`; one that can't be reached is a
+   :class:`LiveError`. :meth:`Server.predict` is the prediction alone, by
+   :attr:`Server.live_fields`; :attr:`Server.verify_timeout` how long to wait.
+10. **Launches.** :attr:`Server.launcher` (a :class:`Launcher`: its PyPI and npm
+    packages, programs, ``python -m`` modules, scripts and docker images) is how an MCP
+    client config's command line is recognised as this server, and
+    :meth:`Server.read_args` what its own arguments say (:class:`LaunchArgs`: the
+    transport, settings that win over its environment, its own options).
 
-A shared module that holds a resolved policy finds its server with :func:`server_of`
-(by the policy's ``server_id``), never by importing a server package.
-
-To add a server: a package ``localfs_explorer/servers/<name>/`` with a :class:`Server`
-subclass (its :attr:`~Server.id`, :attr:`~Server.versions`, options model, CLI options,
-:meth:`~Server.resolve` returning a :class:`ServerPolicy`, catalog, registration,
-status), one line in :data:`_BUILTIN`, and its tests. Nothing else in the tree changes.
-
-:class:`BasicVerdict` is a ready-made :class:`Verdict` for a server that needs no lazily
-computed explanation; mcp-gee-sweet's
-:class:`~localfs_explorer.servers.gee_sweet.check.Decision` is one too (it computes
-``trace`` and ``hint`` on first read).
+**Adding a server** touches its folder (or package), its tests and one entry-point line
+in ``pyproject.toml``; nothing else in the tree changes. The records passed across the
+seam are defined in :mod:`localfs_explorer.server_records` and imported from here.
 """
 
 from __future__ import annotations
