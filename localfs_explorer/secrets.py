@@ -361,6 +361,11 @@ class ScrubbingWriter:
         self._stream.write(scrub(text, self._secrets) if self._secrets else text)
         return len(text)
 
+    def writelines(self, lines: Iterable[str]) -> None:
+        """Each line through :meth:`write` (masked), never straight to the stream."""
+        for line in lines:
+            self.write(line)
+
     def write_json(self, obj: Any, *, indent: int | None = 2) -> None:
         """Write ``obj`` as JSON with the secrets masked inside its strings, so the
         output stays JSON (see :func:`safe_json`), and a line break."""

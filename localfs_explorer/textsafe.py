@@ -179,6 +179,11 @@ class SafeWriter:
         self._stream.write(escape_controls(text))
         return len(text)
 
+    def writelines(self, lines: Iterable[str]) -> None:
+        """Each line through :meth:`write` (escaped), never straight to the stream."""
+        for line in lines:
+            self.write(line)
+
     def rewrite_line(self, text: str) -> None:
         """Return to the start of the line and write ``text`` there (a progress line).
 

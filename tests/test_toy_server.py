@@ -154,6 +154,7 @@ reason = "secret"
     assert code == 2 and "'tripwire' is not one of toy-folder's reasons" in out + err
 
 
+@pytest.mark.slow  # starts the stand-in's processes
 def test_verify_against_a_stand_in(folder: Path, tmp_path: Path) -> None:
     standin = shlex.join([sys.executable, "-m", "toy_server.standin", str(folder)])
     code, out, err = run_cli("verify", *_toy(folder), "--command", standin)

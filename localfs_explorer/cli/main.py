@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO, cast
 
 from .. import __version__
@@ -211,6 +211,10 @@ class _StdinNamed:
     def write(self, text: str) -> int:
         self._stream.write(text.replace(self._saved, "<stdin>"))
         return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
