@@ -5,21 +5,19 @@ from __future__ import annotations
 import json
 
 import pytest
+from toy_server import ToyOptions
+from toy_server import ToyPolicy as FolderPolicy
 
 from localfs_explorer.catalog import Argument, Catalog, PathParam, Registration, Tool, ToolHints
 from localfs_explorer.config import ConfigError, ServerConfig, resolve_config
 from localfs_explorer.server import (
     DEFAULT_SERVER,
-    BasicVerdict,
     CallAnswer,
     CallCheck,
     ExposureScope,
     Server,
     ServerError,
-    ServerOptions,
     Setup,
-    SingleChecks,
-    TraceLine,
     Verdict,
     get_server,
     list_servers,
@@ -111,61 +109,15 @@ def test_the_prediction_through_the_interface_is_what_an_off_server_reports(tmp_
 #
 # The toy server has two rules and one tool: a path must be inside its one allowed
 # directory (its own setting, given by its own command-line option), and a name ending
-# in ".secret" is refused wherever it is. It has no .env, no transport and no HTTP.
+# in ".secret" is refused wherever it is. It has no .env, no transport and no HTTP. Its
+# policy is the installed toy package's; the server class here is written against the
+# seam's defaults only (no exposure walk, no live check), registered in the process.
 
 
-class ToyOptions(ServerOptions):
-    allowed: str = "/nowhere"
+class ToyPolicy(FolderPolicy):
+    """The installed toy's policy (tests/toy_server_pkg), under this test's id."""
 
-
-class ToyPolicy:
     server_id = "toy"
-    server_version = "1.0"
-    over_http_default = False
-
-    def __init__(self, setup: Setup) -> None:
-        self.warnings: list[str] = []
-        self.fs = setup.fs
-        self.cwd = setup.cwd or setup.base_dir
-        self.env = setup.env
-        options = setup.options
-        assert isinstance(options, ToyOptions)
-        self.allowed = self.fs.realpath(options.allowed)
-        self.errors = [] if self.fs.is_dir(self.allowed) else [
-            f"{options.allowed} is not a directory"]
-
-    @property
-    def serves(self) -> bool:
-        return not self.errors
-
-    @property
-    def exit_message(self) -> str | None:
-        return self.errors[0] if self.errors else None
-
-    @property
-    def exit_line(self) -> str | None:
-        return f"toy: {self.errors[0]}" if self.errors else None
-
-    def check(self, path, op="read", *, over_http=None) -> BasicVerdict:
-        absolute = path if path.startswith("/") else f"{self.cwd}/{path}"
-        resolved = self.fs.realpath(absolute)
-        if not (resolved == self.allowed or resolved.startswith(self.allowed + "/")):
-            return BasicVerdict(path=path, op=op, allowed=False, reason="outside",
-                                message=f"toy refuses {path}: outside {self.allowed}",
-                                resolved=resolved, hint=f"put it under {self.allowed}")
-        if resolved.endswith(".secret"):
-            return BasicVerdict(path=path, op=op, allowed=False, reason="secret",
-                                message=f"toy refuses {path}: a secret", resolved=resolved,
-                                trace=(TraceLine("secret", "refused", "a .secret name"),))
-        return BasicVerdict(path=path, op=op, allowed=True, reason="allowed", message="",
-                            resolved=resolved)
-
-    def many_checks(self) -> SingleChecks:
-        return SingleChecks(self)
-
-    def summary(self) -> dict:
-        return {"allowed": self.allowed, "serves": self.serves, "errors": self.errors,
-                "warnings": []}
 
 
 class ToyServer(Server):

@@ -11,7 +11,7 @@ policies of one server expose over the same walked directories.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,6 +26,7 @@ __all__ = [
     "SuggestError",
     "Unmet",
     "exposure_delta",
+    "gather_requirements",
     "parse_requirement",
     "requirements_from_calls",
     "requirements_from_session",
@@ -113,6 +114,21 @@ def requirements_from_session(session: Any, twin: Any, *, catalog: Any = None
         raise SuggestError(str(exc)) from None
     calls = [{"name": c.name, "arguments": c.arguments} for _a, _c, c in loaded.iter_calls()]
     return requirements_from_calls(calls, twin, catalog=catalog)
+
+
+def gather_requirements(require: Sequence[Requirement | str], twin: Callable[[], Any], *,
+                        calls: Any = None, session: Any = None) -> list[Requirement]:
+    """The checks that must pass: ``require`` (requirements or ``OP:PATH`` texts), then
+    the local paths of ``calls`` and of an approval ``session``, probed under ``twin()``
+    (a policy of the server that allows everything, made only when there are calls)."""
+    reqs = [r if isinstance(r, Requirement) else parse_requirement(r) for r in require]
+    if calls or session:
+        opened = twin()
+        if calls:
+            reqs.extend(requirements_from_calls(calls, opened))
+        if session:
+            reqs.extend(requirements_from_session(session, opened))
+    return reqs
 
 
 class Unmet(BaseModel):

@@ -23,6 +23,16 @@ from .model import ExplorerModel
 from .panel import button, chip, chips_or_none, css, html, layout, no_null_tooltips, style
 
 
+def _set_quietly(owner: Any, widget: widgets.Widget, value: Any) -> None:
+    """Show ``value`` in ``widget`` without ``owner`` taking it for an edit."""
+    if widget.value != value:
+        owner._syncing = True
+        try:
+            widget.value = value
+        finally:
+            owner._syncing = False
+
+
 class _Field:
     """One setting of the form, bound to ``model.server_options[spec.key]``."""
 
@@ -34,12 +44,7 @@ class _Field:
         self.box: widgets.Widget = widgets.HBox()
 
     def _set(self, widget: widgets.Widget, value: Any) -> None:
-        if widget.value != value:
-            self._syncing = True
-            try:
-                widget.value = value
-            finally:
-                self._syncing = False
+        _set_quietly(self, widget, value)
 
     def value(self) -> Any:
         return self.model.server_options.get(self.spec.key)
@@ -174,12 +179,7 @@ class ServerSettings(widgets.VBox):
         self.refresh()
 
     def _set(self, widget: widgets.Widget, value: Any) -> None:
-        if widget.value != value:
-            self._syncing = True
-            try:
-                widget.value = value
-            finally:
-                self._syncing = False
+        _set_quietly(self, widget, value)
 
     def _cwd_typed(self, change: dict[str, Any]) -> None:
         if not self._syncing and change["new"] != self.model.cwd:

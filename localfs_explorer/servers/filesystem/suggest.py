@@ -316,14 +316,10 @@ def requirements(server_policy: Any, required: Sequence[Requirement | str], call
                  session: Any = None) -> list[Requirement]:
     """The checks that must pass: ``OP:PATH`` texts, then the local paths of ``calls``
     and of an approval ``session`` (probed with every directory allowed)."""
-    from ...review.suggest import requirements_from_calls, requirements_from_session
+    from ...review.suggest import gather_requirements
 
-    reqs = [r if isinstance(r, Requirement) else parse_requirement(r) for r in required]
-    opened = seam_twin(server_policy)
-    if calls:
-        reqs.extend(requirements_from_calls(calls, opened))
-    if session:
-        reqs.extend(requirements_from_session(session, opened))
+    reqs = gather_requirements(required, lambda: seam_twin(server_policy), calls=calls,
+                               session=session)
     if not reqs and (calls or session):
         raise SuggestError("the calls touch no local path")
     return reqs

@@ -40,6 +40,7 @@ from ...review.suggest import (
     SuggestError,
     Unmet,
     exposure_delta,
+    gather_requirements,
     parse_requirement,
 )
 from ...review.suggest import requirements_from_calls as _from_calls
@@ -309,10 +310,7 @@ def suggest(policy: Policy, require: Sequence[Requirement | str], *, calls: Any 
             delta: bool = True, max_entries: int = 200_000) -> Suggestion:
     """:meth:`GeeSweetServer.suggest`: the requirements from ``--require``, calls and a
     session, then :func:`suggest_roots`."""
-    required = [r if isinstance(r, Requirement) else parse_requirement(r) for r in require]
-    if calls:
-        required.extend(requirements_from_calls(policy, calls))
-    if session:
-        required.extend(requirements_from_session(policy, session))
+    required = gather_requirements(require, lambda: _full_twin(policy), calls=calls,
+                                   session=session)
     return suggest_roots(required, policy, env_file=env_file, env_text=env_text,
                          delta=delta, max_entries=max_entries)
