@@ -128,10 +128,14 @@ def test_diff_report_and_test(folder: Path, tmp_path: Path) -> None:
     changes = {c["probe"]: c for c in json.loads(out)["changes"]}
     assert code == 1 and changes[f"read {outside}"]["change"] == "new_access"
     report = tmp_path / "r.json"
-    code, _out, err = run_cli("report", *_toy(folder), "--path", outside, "-o", report)
+    code, _out, err = run_cli("report", *_toy(folder), "--path", folder / "keys.secret",
+                              "--path", folder / "notes.txt", "--path", outside, "-o", report)
     _clean(code, err)
     data = json.loads(report.read_text())
     assert data["configurations"][0]["values"]["allowed"] == str(folder)
+    # The reasons chart follows the toy's own list of reasons.
+    (chart,) = [c for c in data["charts"] if c["title"] == "Verdicts by reason"]
+    assert list(chart["counts"]) == ["allowed", "outside", "secret"]
     scenario = tmp_path / "toy.toml"
     scenario.write_text(f"""
 [config]

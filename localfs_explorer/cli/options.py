@@ -75,7 +75,7 @@ def environment_options() -> argparse.ArgumentParser:
                        "instead of stopping")
     # No parser default: a --client-config entry's own transport applies unless one is
     # given here (server_config fills in stdio).
-    group.add_argument("--transport", choices=TRANSPORTS, default=None,
+    group.add_argument("--transport", choices=server_transports(), default=None,
                        help="the server's --transport (default: the --client-config entry's, "
                        "else stdio)")
     group.add_argument("--cwd", metavar="DIR",
@@ -101,6 +101,13 @@ def environment_options() -> argparse.ArgumentParser:
     client_config_options(parent, "--server, --set/--unset/--transport/--cwd and the "
                           "server's own options given here win")
     return parent
+
+
+def server_transports() -> list[str]:
+    """Every transport a known server speaks (``--transport``'s choices), stdio first (a
+    server without transports of its own has no use for one and ignores it)."""
+    spoken = {t for server in iter_servers() for t in server.transports}
+    return [t for t in TRANSPORTS if t in spoken] + sorted(spoken - set(TRANSPORTS))
 
 
 def client_config_options(parser: argparse.ArgumentParser, how: str) -> None:

@@ -28,7 +28,7 @@ from typing import Any, TextIO
 from ..server import DEFAULT_SERVER, get_server, iter_servers, list_servers
 from ..textsafe import one_line
 from ..userfiles import write_output
-from ..vocab import OPS, PLATFORMS, TRANSPORTS
+from ..vocab import OPS, PLATFORMS
 from . import options as cli
 
 
@@ -251,7 +251,7 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
                         type=cli.key_value, help="a process variable on both sides")
     shared.add_argument("--unset", metavar="KEY", action="append", default=[],
                         help="remove KEY on both sides (repeatable)")
-    shared.add_argument("--transport", choices=TRANSPORTS,
+    shared.add_argument("--transport", choices=cli.server_transports(),
                         help="the --transport of both servers")
     shared.add_argument("--inherit-env", action="store_true",
                         help="also give both servers this shell's environment")
@@ -291,7 +291,7 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
                        help=f"a process variable of the {side} server (repeatable)")
         g.add_argument(f"--{side}-unset", metavar="KEY", action="append", default=[],
                        help=f"remove KEY on the {side} side (repeatable)")
-        g.add_argument(f"--{side}-transport", choices=TRANSPORTS,
+        g.add_argument(f"--{side}-transport", choices=cli.server_transports(),
                        help=f"the {side} server's --transport")
         g.add_argument(f"--{side}-scenario", metavar="FILE[::NAME]",
                        help="take this side's configuration from a scenario file (the "

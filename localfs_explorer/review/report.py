@@ -229,7 +229,7 @@ def batch_report(
     report = Report(
         kind="batch", title=title, summary=summary, findings=findings,
         configurations=[config_section(policy)],
-        charts=[Chart(title="Verdicts by reason", counts=_ordered_reasons(reasons)),
+        charts=[Chart(title="Verdicts by reason", counts=_ordered_reasons(reasons, policy)),
                 Chart(title="Calls by tool", counts=dict(by_tool.most_common())),
                 Chart(title="Calls by outcome", counts=dict(by_outcome.most_common()))],
         columns=list(BATCH_COLUMNS), rows=rows,
@@ -237,10 +237,11 @@ def batch_report(
     return _scrubbed(report, secret_values(policy.env.values))
 
 
-def _ordered_reasons(counts: Mapping[str, int]) -> dict[str, int]:
-    from ..vocab import REASONS
+def _ordered_reasons(counts: Mapping[str, int], policy: Any) -> dict[str, int]:
+    """``counts`` in the order the policy's server lists its reasons, others after."""
+    from ..server import server_of
 
-    ordered = {r: counts[r] for r in REASONS if counts.get(r)}
+    ordered = {r: counts[r] for r in server_of(policy).reasons if counts.get(r)}
     ordered.update({k: v for k, v in counts.items() if k not in ordered and v})
     return ordered
 
@@ -282,7 +283,7 @@ def diff_report(
             Chart(title="Changes by category",
                   counts={k: v for k, v in counts.items() if k != "unchanged"}),
             Chart(title="Changed path verdicts by reason (after)",
-                  counts=_ordered_reasons(reasons)),
+                  counts=_ordered_reasons(reasons, after)),
             Chart(title="Changed calls by tool", counts=dict(tools.most_common())),
         ],
         columns=list(COLUMNS), rows=[c.row() for c in changes],
