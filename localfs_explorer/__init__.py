@@ -16,6 +16,7 @@ from .config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from .envfile.load import EnvFileError, ServerEnv, load_env
 from .errors import LocalfsError
 from .fs import FileSystem, HostFS
+from .optional import lazy_names as _lazy_names
 from .servers.gee_sweet.check import Decision, TraceStep
 from .servers.gee_sweet.policy import DenyDir, DenyEntry, Policy, PolicyError, Root, resolve_policy
 from .servers.gee_sweet.profile import ServerProfile, load_profile
@@ -169,15 +170,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'localfs_explorer' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_names(globals(), _LAZY)
 
 
 def __dir__() -> list[str]:

@@ -8,7 +8,9 @@ ImportError whose message names what to install.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Mapping, MutableMapping
 from types import ModuleType
+from typing import Any
 
 from .errors import LocalfsError
 
@@ -36,3 +38,21 @@ def require(module: str, feature: str) -> ModuleType:
 def pandas(feature: str) -> ModuleType:
     """pandas, for ``feature`` (a DataFrame view)."""
     return require("pandas", feature)
+
+
+def lazy_names(namespace: MutableMapping[str, Any], names: Mapping[str, str]
+               ) -> Callable[[str], object]:
+    """A module's ``__getattr__`` (PEP 562) that imports each of ``names`` from the module
+    it maps to on first use and keeps it in ``namespace`` (the module's ``globals()``), so
+    a package can name its whole API without loading it."""
+    package = namespace["__name__"]
+
+    def __getattr__(name: str) -> object:
+        module = names.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        namespace[name] = value
+        return value
+
+    return __getattr__

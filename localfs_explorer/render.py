@@ -337,26 +337,6 @@ def deny_dirs_table(policy: Any) -> str:
 # ---------------------------------------------------------------------- paths
 
 
-def decisions_table(decisions: Sequence[Any], selected: int | None = None) -> str:
-    """One row per checked path: verdict, the resolved path, the model-visible message."""
-    rows = []
-    for i, d in enumerate(decisions[:MAX_TABLE_ROWS]):
-        rows.append([
-            str(i + 1),
-            f"<code>{esc(d.path)}</code>",
-            verdict_badge(d.allowed, d.reason),
-            f"<code>{esc(d.resolved or '—')}</code>",
-            esc(d.message) if d.message else '<span class="lfe-muted">—</span>',
-        ])
-    return table(
-        ["#", "path", "verdict", "resolves to", "what the model sees"],
-        rows,
-        css_class="lfe-verdicts",
-        selected=selected,
-        total=len(decisions),
-    )
-
-
 def trace_table(steps: Sequence[Any]) -> str:
     """The check's steps in order, each with what it found."""
     kinds = {"refused": "refused", "passed": "allowed", "done": "ok", "skipped": "absent",

@@ -12,11 +12,13 @@ a location, which the policy has to show; a location word anywhere else in the n
 
 A secret is hidden in every spelling the tool itself derives from it: upper or lower case
 (case-variant probes), a path normalised (repeated slashes collapsed, a trailing slash
-dropped), split into path components or list items, escaped for JSON or HTML.
+dropped), split into path components or list items, escaped for JSON or HTML,
+percent-encoded as in a URL, or (whole) base64-encoded.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import functools
 import html
@@ -26,6 +28,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from typing import Any, TextIO
+from urllib.parse import quote, quote_plus
 
 #: What a hidden value is shown as. Fixed, so it reveals nothing, not even the length.
 MASK = "••••••"
@@ -128,9 +131,10 @@ def secret_values(values: Mapping[str, str | None]) -> set[str]:
     }
 
 
-def scrub(text: str, secrets: Iterable[str]) -> str:
+def scrub(text: str, secrets: Iterable[str], mask: str = MASK) -> str:
     """``text`` with every occurrence of a known secret value, in any spelling the tool
-    derives from it (see :func:`_spellings`) and in any case, replaced by :data:`MASK`.
+    derives from it (see :func:`_spellings`) and in any case, replaced by ``mask``
+    (:data:`MASK`; a command to copy puts a placeholder there instead).
 
     A second line of defence for free text (a comment, a malformed line, an error from
     another library) that might quote a secret outside its own setting. Overlapping
@@ -141,7 +145,7 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
         return text
     pieces, done = [], 0
     for begin, finish in spans:
-        pieces += [text[done:begin], MASK]
+        pieces += [text[done:begin], mask]
         done = finish
     pieces.append(text[done:])
     return "".join(pieces)
@@ -269,7 +273,7 @@ def _spellings(value: str) -> set[str]:
     it into (``LOCAL_FILE_ROOTS`` splits at commas), as a path normalised (slashes
     collapsed, trailing slash dropped, ``.`` and ``..`` resolved), as the ancestors a
     path check walks (``a/b`` of ``a/b/c``) and the components a view shows apart, each in
-    upper, lower and folded case, and as inside JSON or HTML.
+    upper, lower and folded case, and as inside JSON, HTML or a URL (percent-encoded).
 
     In a secret holding JSON or a URL, components and trailing parts count only from
     :data:`MIN_PART_LENGTH` characters: an OAuth client's JSON holds ``.../oauth2/auth``,
@@ -277,7 +281,15 @@ def _spellings(value: str) -> set[str]:
     """
     structured = "://" in value or value.lstrip().startswith(("{", "["))
     part_length = MIN_PART_LENGTH if structured else MIN_SCRUB_LENGTH
-    pieces = {value, *_LIST_SEPARATORS.split(value)}
+    # A URL's scheme ("http") is a piece of it, and no secret: list pieces of JSON or a
+    # URL count from the longer length too; a URL's password counts on its own.
+    pieces = {value, *(piece for piece in _LIST_SEPARATORS.split(value)
+                       if len(piece) >= part_length)}
+    if is_secret_value(value):
+        match = _URL_PASSWORD.match(value)
+        password = match.group(0).rsplit(":", 1)[-1].rstrip("@") if match else ""
+        if len(password) >= MIN_SCRUB_LENGTH:
+            pieces.add(password)
     for piece in list(pieces):
         collapsed = _REPEATED_SLASHES.sub("/", piece.replace("\\", "/"))
         pieces |= {collapsed, collapsed.rstrip("/"), posixpath.normpath(collapsed or ".")}
@@ -285,7 +297,8 @@ def _spellings(value: str) -> set[str]:
         parts = trimmed.split("/")
         for i in range(1, len(parts)):
             head, tail = "/".join(parts[:i]), "/".join(parts[i:])
-            pieces.add(head)
+            if not structured or len(head) >= part_length:
+                pieces.add(head)  # (a URL's "http:" is no secret)
             if len(tail) >= part_length:
                 pieces.add(tail)
         pieces |= {part for part in parts if len(part) >= part_length}
@@ -295,7 +308,14 @@ def _spellings(value: str) -> set[str]:
     forms = set()
     for piece in cased:
         forms |= {piece, json.dumps(piece)[1:-1], json.dumps(piece, ensure_ascii=False)[1:-1],
-                  html.escape(piece), html.escape(piece, quote=False)}
+                  html.escape(piece), html.escape(piece, quote=False),
+                  # as a URL carries it (a link's query, a proxy's userinfo)
+                  quote(piece, safe=""), quote(piece), quote_plus(piece)}
+    # The whole value base64-encoded (an Authorization header, a data: URL), without the
+    # padding, which depends on what follows it.
+    raw = value.encode("utf-8", errors="surrogatepass")
+    forms |= {base64.b64encode(raw).decode().rstrip("="),
+              base64.urlsafe_b64encode(raw).decode().rstrip("=")}
     return {form for form in forms if len(form) >= MIN_SCRUB_LENGTH}
 
 
@@ -317,6 +337,14 @@ def note_secrets(values: Mapping[str, str | None]) -> None:
         bag |= secret_values(values)  # scrub() derives their other spellings
 
 
+def note_secret_values(values: Iterable[str]) -> None:
+    """Add ``values``, each secret whatever it is called (a secret-named variable's value
+    expanded into another setting), to the active :func:`collecting` set, if any."""
+    bag = _collected.get()
+    if bag is not None:
+        bag |= {v for v in values if v and len(v) >= MIN_SCRUB_LENGTH}
+
+
 #: Secret values a long-lived view (the dashboard) has seen; see :func:`hide_everywhere`.
 _hidden: set[str] = set()
 
@@ -331,6 +359,16 @@ def hide_everywhere(values: Iterable[str]) -> None:
     for value in values:
         if value and len(value) >= MIN_SCRUB_LENGTH:
             _hidden.add(value)  # scrub() derives its other spellings
+
+
+def hidden_values() -> frozenset[str]:
+    """The values passed to :func:`hide_everywhere` so far."""
+    return frozenset(_hidden)
+
+
+def holds_secret(text: str, secrets: Iterable[str]) -> bool:
+    """Whether ``text`` holds one of ``secrets`` in any spelling :func:`scrub` knows."""
+    return bool(_spans(text, secrets))
 
 
 def scrub_hidden(text: str) -> str:
@@ -362,7 +400,7 @@ class ScrubbingWriter:
         return len(text)
 
     def writelines(self, lines: Iterable[str]) -> None:
-        """Each line through :meth:`write` (masked), never straight to the stream."""
+        """Each line through :meth:`write`, masked (the wrapped stream's own would not be)."""
         for line in lines:
             self.write(line)
 

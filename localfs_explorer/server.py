@@ -51,7 +51,8 @@ so in one line (exit 2), never with a traceback.
    ``errors`` (and ``exit_message``), as the server would print it.
    :meth:`Server.with_settings` is the same server with its environment changed (the
    comparison tab); :meth:`Server.summary_lines` and :meth:`Server.config_facts` state a
-   resolved policy for ``validate`` and for reports (default: its ``summary()``).
+   resolved policy for ``validate`` and for reports (default: its ``summary()``), and
+   :meth:`Server.verdict_lines` one verdict for ``check``.
 3. **Verdicts.** :meth:`ServerPolicy.check` answers one path for one operation (``read``,
    ``write``, ``read_write``) with a :class:`Verdict`: at least ``path``, ``op``,
    ``allowed``, ``reason`` (one of :attr:`Server.reasons`, which scenario files are held
@@ -85,7 +86,7 @@ so in one line (exit 2), never with a traceback.
    returns an :class:`ExposureWalk`. A server with neither has no ``exposure``.
 8. **Suggest.** :meth:`Server.suggest` proposes a narrower configuration that still
    allows the required checks (the shared requirements of
-   :mod:`localfs_explorer.review.suggest`), as a :class:`Suggestion`, each change
+   :mod:`localfs_explorer.review.suggest`), as a :class:`SuggestResult`, each change
    re-checked by the server's own rules.
 9. **Live checks.** :meth:`Server.verify` asks a running server (a :class:`LiveTarget`:
    a URL, or a command line to start) and compares its answers with the prediction for
@@ -126,7 +127,7 @@ from .server_records import (
     LiveReport,
     LiveTarget,
     SettingField,
-    Suggestion,
+    SuggestResult,
     TraceLine,
     Verdict,
 )
@@ -159,7 +160,7 @@ __all__ = [
     "SettingField",
     "Setup",
     "SingleChecks",
-    "Suggestion",
+    "SuggestResult",
     "TraceLine",
     "Verdict",
     "get_server",
@@ -426,6 +427,20 @@ class Server:
                 if key not in ("errors", "warnings", "serves", "exit_message", "exit_line")]
         return [*out, *summary_tail(policy, policy.warnings)]
 
+    def verdict_lines(self, verdict: Verdict) -> list[str]:
+        """``check``'s text for one verdict (default: ``ALLOWED`` with the path it
+        resolves to, or ``REFUSED`` with the reason, the model's message and the hint)."""
+        from .textsafe import one_line
+
+        shown = one_line(verdict.path)
+        if verdict.allowed:
+            return [f"ALLOWED  {verdict.op:<10} {shown} -> {one_line(verdict.resolved or '')}"]
+        lines = [f"REFUSED  {verdict.op:<10} {shown}  [{verdict.reason}]",
+                 f"    message: {one_line(verdict.message)}"]
+        if verdict.hint:
+            lines.append(f"    hint:    {one_line(verdict.hint)}")
+        return lines
+
     def config_facts(self, policy: ServerPolicy) -> dict[str, Any]:
         """The facts of ``policy`` a report lists, by name (``settings``: the process
         environment, which the report masks). Default: its :meth:`ServerPolicy.summary`
@@ -478,7 +493,7 @@ class Server:
     def suggest(self, policy: ServerPolicy, require: Sequence[Any], *, calls: Any = None,
                 session: Any = None, env_file: str | None = None,
                 env_text: str | None = None, delta: bool = True,
-                max_entries: int = 200_000) -> Suggestion:
+                max_entries: int = 200_000) -> SuggestResult:
         """A narrower configuration that still allows every check of ``require``
         (requirements or ``OP:PATH`` texts), of the tool ``calls`` and of an approval
         ``session``. ``env_file``/``env_text`` are the ``.env`` a server with one edits;

@@ -22,7 +22,7 @@ __all__ = [
     "LiveReport",
     "LiveTarget",
     "SettingField",
-    "Suggestion",
+    "SuggestResult",
     "TraceLine",
     "Verdict",
 ]
@@ -255,7 +255,7 @@ class LiveReport(Protocol):
     def lines(self) -> list[str]: ...  # pragma: no cover - protocol
 
 
-class Suggestion(Protocol):
+class SuggestResult(Protocol):
     """What :meth:`Server.suggest` proposes: whether every required check passes
     (``ok``), JSON-ready data and lines for people. A server with a ``.env``
     (:attr:`Server.env_file`) also gives ``diff`` (the masked change, "" for none) and

@@ -180,7 +180,7 @@ class SafeWriter:
         return len(text)
 
     def writelines(self, lines: Iterable[str]) -> None:
-        """Each line through :meth:`write` (escaped), never straight to the stream."""
+        """Each line through :meth:`write` (the wrapped stream's own would skip it)."""
         for line in lines:
             self.write(line)
 

@@ -6,7 +6,9 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-REAL_MODULES = ("test_conformance.py", "test_tool_conformance.py", "test_live_server.py",
+REAL_MODULES = ("servers/gee_sweet/test_conformance.py",
+                "servers/gee_sweet/test_tool_conformance.py",
+                "servers/gee_sweet/test_live_server.py",
                 "cli/test_verify_cli.py", "servers/filesystem/test_fs_differential.py")
 
 

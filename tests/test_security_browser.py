@@ -101,3 +101,33 @@ def test_the_exposed_page_needs_its_token_and_leaks_nothing(browser_page,  # noq
     assert SECRET not in log and TOKEN_SECRET not in log
     token = url.split("?token=", 1)[1]
     assert log.count(token) == 1  # printed once, in the URL
+
+
+HANGAR_SECRET = "wJalrXUtnFEMI-served-3a9c"
+
+
+def test_the_exposed_hangar_panel_expands_nothing_from_the_serving_machine(
+        browser_page, tmp_path, monkeypatch) -> None:  # noqa: F811
+    """Pasted hangar YAML asking for the serving machine's secret gets nothing of it."""
+    from playwright.sync_api import expect
+
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", HANGAR_SECRET)  # the kernel inherits it
+    yaml_text = ("mcp_servers:\n  gee:\n    command: [mcp-gee-sweet]\n    tools:\n"
+                 "      deny_list: [\"${AWS_SECRET_ACCESS_KEY:-x}\"]\n"
+                 "      approval_timeout_seconds: ${AWS_SECRET_ACCESS_KEY}\n")
+    page = browser_page
+    with serve(tmp_path / "voila.log", "--host", "0.0.0.0") as url:
+        page.goto(url, timeout=PAGE_TIMEOUT_MS)
+        page.wait_for_selector(".lfe-mode", timeout=PAGE_TIMEOUT_MS)
+        page.get_by_role("tab", name="Hangar").click()
+        page.fill(".lfe-hangar-text textarea", yaml_text)
+        page.locator(".lfe-hangar-text textarea").blur()
+        status = page.locator(".lfe-hangar-status")
+        expect(status).to_contain_text("${AWS_SECRET_ACCESS_KEY} is not set")
+        expect(status).to_contain_text(
+            "This page expands nothing from the serving machine's environment")
+        shot(page, "exposed-hangar-expands-nothing.png")
+        values = page.evaluate(
+            "() => Array.from(document.querySelectorAll('input, textarea'))"
+            ".map(e => e.value).join('\\n')")
+        assert HANGAR_SECRET not in page.content() + values

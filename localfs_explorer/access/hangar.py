@@ -26,7 +26,7 @@ carries a finding that names the tools, the scopes and the cause.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -270,11 +270,6 @@ def answer_tools(config: HangarConfig, route: CallRoute, tools: Iterable[str]) -
         finding = _finding(tool, route, config, answer, doc, scope)
         answers.append(ToolAnswer(tool, *answer, channel, scope, doc, finding))
     return answers
-
-
-def catalog_tools(config: HangarConfig, server: str, fallback: Sequence[str] = ()) -> list[str]:
-    """The tool names a server's own ``tools`` list declares, else ``fallback``."""
-    return list(config.catalogs.get(server) or fallback)
 
 
 # -- the route as tool access, for the probe, replay, scenarios and the dashboard ------------

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..secrets import is_secret_setting, note_secret_values, scrub
 from ..userfiles import read_text
 from .hangar_policy import DEFAULT_TIMEOUT, ScopeBlock
 from .lists import AccessListError
@@ -146,6 +147,9 @@ class HangarConfig:
     global_block: ScopeBlock | None = None
     lines: Mapping[str, int] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    #: Values filled in from a secret variable (``${AWS_SECRET_ACCESS_KEY}``): masked in
+    #: every message, and by any view that shows a name or pattern holding one.
+    secrets: frozenset[str] = field(default=frozenset(), repr=False)
 
     def owning_groups(self, server: str) -> tuple[str, ...]:
         """The groups that have ``server`` as a member, in configuration order."""
@@ -176,13 +180,15 @@ class _Reader:
         self.mapped: set[tuple[str, str]] = set()
         self.catalogs: dict[str, tuple[str, ...]] = {}
         self.lines: dict[str, int] = {}
+        self.secrets: set[str] = set()
 
     def fail(self, line: int, message: str) -> HangarConfigError:
         where = f"{self.source}:{line}" if line else self.source
-        return HangarConfigError(f"{where}: {message}")
+        return HangarConfigError(scrub(f"{where}: {message}", self.secrets))
 
     def warn(self, line: int, message: str) -> None:
-        self.warnings.append(f"{self.source}:{line}: {message}" if line else message)
+        self.warnings.append(scrub(f"{self.source}:{line}: {message}" if line else message,
+                                   self.secrets))
 
     # -- shapes -------------------------------------------------------------------
 
@@ -391,25 +397,49 @@ def _defines_a_server(entry: LineDict) -> bool:
     return required is None or any(entry.get(key) for key in required)
 
 
-def _interpolate(value: Any, environ: Mapping[str, str], fail: Any, line: int) -> Any:
-    """``${VAR}`` and ``${VAR:-default}`` in every string value, in place."""
-    if isinstance(value, str):
-        def one(match: re.Match[str]) -> str:
-            found = environ.get(match.group(1))
-            if found is not None:
-                return found
-            if match.group(2) is not None:
-                return match.group(2)
-            raise fail(line, f"${{{match.group(1)}}} is not set and has no default "
-                       f"(write ${{{match.group(1)}:-default}})")
-        return _ENV_VAR.sub(one, value)
-    if isinstance(value, LineDict):
-        for key in list(value):
-            value[key] = _interpolate(value[key], environ, fail, value.line_of(key))
-    elif isinstance(value, LineList):
-        for index, item in enumerate(value):
-            value[index] = _interpolate(item, environ, fail, value.line_of(index))
-    return value
+@dataclass
+class _Filler:
+    """``${VAR}`` and ``${VAR:-default}`` in every string value, in place.
+
+    The values of secret variables used (by name or value, or holding one of
+    ``environ_secrets``: ``ALIAS=$AWS_SECRET_ACCESS_KEY``) are added to ``secrets``. A
+    container reached again through an alias is filled once: filling it again would
+    expand text a variable's value brought in, and walk it once per alias.
+    """
+
+    environ: Mapping[str, str]
+    fail: Any
+    secrets: set[str]
+    unset_hint: str = ""
+    environ_secrets: frozenset[str] = frozenset()
+    seen: set[int] = field(default_factory=set)
+
+    def fill(self, value: Any, line: int) -> Any:
+        if isinstance(value, str):
+            return _ENV_VAR.sub(lambda match: self.one(match, line), value)
+        if isinstance(value, (LineDict, LineList)):
+            if id(value) in self.seen:
+                return value
+            self.seen.add(id(value))
+        if isinstance(value, LineDict):
+            for key in list(value):
+                value[key] = self.fill(value[key], value.line_of(key))
+        elif isinstance(value, LineList):
+            for index, item in enumerate(value):
+                value[index] = self.fill(item, value.line_of(index))
+        return value
+
+    def one(self, match: re.Match[str], line: int) -> str:
+        name, default = match.group(1), match.group(2)
+        found = self.environ.get(name)
+        if found is not None:
+            if is_secret_setting(name, found) or found in self.environ_secrets:
+                self.secrets.add(found)
+            return found
+        if default is not None:
+            return default
+        raise self.fail(line, f"${{{name}}} is not set and has no default "
+                        f"(write ${{{name}:-default}}){self.unset_hint}")
 
 
 def _check_sections(reader: _Reader, document: LineDict) -> None:
@@ -431,24 +461,45 @@ def _check_sections(reader: _Reader, document: LineDict) -> None:
         reader.unknown_keys(section, allowed | extra, name)
 
 
+#: What an unset variable's refusal adds when nothing is expanded (a served page).
+NOTHING_EXPANDED = ("; this page expands nothing from the serving machine's environment: "
+                    "write the value itself")
+
+
 def read_hangar(text: str, *, source: str = "<hangar config>",
                 environ: Mapping[str, str] | None = None,
-                global_block: ScopeBlock | None = None) -> HangarConfig:
+                global_block: ScopeBlock | None = None,
+                expand_environ: bool = True) -> HangarConfig:
     """Parse hangar configuration text into the policies it registers.
 
     ``global_block`` is the ``_global`` policy hangar's agent sets at run time (a
     configuration file cannot: ``_global`` is not a server id hangar accepts).
+    ``expand_environ=False`` fills ``${VAR}`` from no environment at all (only
+    ``${VAR:-default}`` has a value), and says so when one is missing: what a page
+    served to other machines does, so that nothing of the serving machine's environment
+    reaches the page. The values of secret variables used are masked in every message
+    and noted for the command line's masking.
     """
     reader = _Reader(source)
+    repeated: list[tuple[Any, int, int]] = []
     try:
-        document = load_with_lines(text)
+        document = load_with_lines(text, repeated)
     except YamlProblem as exc:
         raise reader.fail(exc.line, str(exc)) from None
     if not document:
         raise reader.fail(1, "missing 'mcp_servers' section (the configuration is empty)")
     if not isinstance(document, LineDict):
         raise reader.fail(1, f"the configuration must be a mapping, not {_kind(document)}")
-    _interpolate(document, os.environ if environ is None else environ, reader.fail, 1)
+    if expand_environ:
+        given = os.environ if environ is None else environ
+        _Filler(given, reader.fail, reader.secrets, environ_secrets=frozenset(
+            v for k, v in given.items() if v and is_secret_setting(k, v))).fill(document, 1)
+    else:
+        _Filler({}, reader.fail, reader.secrets, NOTHING_EXPANDED).fill(document, 1)
+    note_secret_values(reader.secrets)
+    for key, first, later in repeated:
+        reader.warn(later, f"{key!r} is given twice in one mapping (lines {first} and "
+                    f"{later}): hangar keeps the last, the one answered for here")
     _check_sections(reader, document)
     if "mcp_servers" not in document:
         discovery = document.get("discovery")
@@ -503,6 +554,7 @@ def read_hangar(text: str, *, source: str = "<hangar config>",
         member_blocks=reader.member_blocks, tenant_blocks=reader.tenant_blocks,
         mapped=frozenset(reader.mapped), catalogs=reader.catalogs,
         global_block=global_block, lines=reader.lines, warnings=tuple(reader.warnings),
+        secrets=frozenset(reader.secrets),
     )
 
 

@@ -10,27 +10,13 @@ import argparse
 import json
 from typing import Any, TextIO
 
-from ..server import ServerPolicy, Verdict, server_of
-from ..textsafe import one_line
+from ..server import ServerPolicy, server_of
 from ..vocab import OPS
 from .options import UsageError, build_policy, deployment, read_paths_file, warn_config
 
 
 def _emit_json(obj: Any, out: TextIO) -> None:
     out.write(json.dumps(obj, ensure_ascii=False) + "\n")
-
-
-def _print_decision(d: Verdict, out: TextIO) -> None:
-    shown = one_line(d.path)
-    if d.allowed:
-        out.write(f"ALLOWED  {d.op:<10} {shown} -> {one_line(d.resolved or '')}\n")
-        if d.hint:  # what an allowed answer still hides (a trimmed spelling, say)
-            out.write(f"    hint:    {one_line(d.hint)}\n")
-        return
-    out.write(f"REFUSED  {d.op:<10} {shown}  [{d.reason}]\n")
-    out.write(f"    message: {one_line(d.message)}\n")
-    if d.hint:
-        out.write(f"    hint:    {one_line(d.hint)}\n")
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -56,7 +42,8 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if args.json:
                 _emit_json(d.to_dict(other=None if args.batch else batch), out)
             else:
-                _print_decision(d, out)
+                for line in server_of(policy).verdict_lines(d):
+                    out.write(line + "\n")
     if policy.errors:
         return 2
     return 0 if all(d.allowed for d in decisions) else 1

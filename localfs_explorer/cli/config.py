@@ -28,7 +28,9 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     how.add_argument("--dry-run", action="store_true",
                      help="print a unified diff (secrets masked); write nothing")
     p.add_argument("--force", action="store_true",
-                   help="replace an existing OUT (a backup of it is kept)")
+                   help="replace an existing OUT (a backup of it is kept); with "
+                   "--client-config, also write an envFile outside the config's folder or "
+                   "a value over a VS Code ${input:...} prompt")
     p.add_argument("--follow-symlinks", action="store_true",
                    help="when OUT is a symlink, replace its target and keep the link")
     p.add_argument("--json", action="store_true",

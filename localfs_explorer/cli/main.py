@@ -19,7 +19,7 @@ from .. import __version__
 from ..errors import LocalfsError
 from ..secrets import ScrubbingWriter, collecting
 from ..textsafe import SafeWriter, one_line
-from .options import apply_deployment, environment_options, stdin_to_file
+from .options import apply_deployment, deployment_warnings, environment_options, stdin_to_file
 
 #: The exit statuses every command uses, shown at the end of each ``--help``.
 EXIT_STATUS = (
@@ -230,6 +230,8 @@ def _run(handler: Command, args: argparse.Namespace, stdin: TextIO | None, out: 
                 # Per-line errors (``FILE:LINE: ...``) name stdin, not the scratch file.
                 out, err = _StdinNamed(out, saved), _StdinNamed(err, saved)
             apply_deployment(args)
+            for warning in deployment_warnings(args):
+                err.write(f"warning: {one_line(warning)}\n")
             return handler(args, out, err)
         except LocalfsError as exc:  # every user-facing error, UsageError included
             message = str(exc)

@@ -161,6 +161,12 @@ def deployment(args: argparse.Namespace) -> Deployment | None:
     return found
 
 
+def deployment_warnings(args: argparse.Namespace) -> list[str]:
+    """What the entry read by :func:`apply_deployment` warns about (a key given twice)."""
+    found = getattr(args, "_deployment", None)
+    return list(found.warnings) if found is not None else []
+
+
 def apply_deployment(args: argparse.Namespace) -> None:
     """Fill ``--server`` from the entry (the server it starts); ``--cwd`` and
     ``--server-version`` (its pin, when modelled) for a server whose settings are its own

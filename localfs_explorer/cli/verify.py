@@ -129,9 +129,11 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     policy = cli.build_policy(args)
     cli.warn_config(policy, err)
     if found is not None:
-        # Exactly the entry's command line, with the environment the entry gives it.
+        # Exactly the entry's command line, with the environment its client gives it.
+        from ..deployments.launch_env import launch_environment
+
         target = LiveTarget(argv=tuple(found.argv), command=shlex.join(found.argv),
-                            env=found.env,
+                            env=launch_environment(found),
                             cwd=os.path.abspath(args.cwd) if args.cwd else found.cwd,
                             timeout=args.timeout)
     else:

@@ -25,6 +25,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..secrets import is_secret_setting
+
 __all__ = ["Expander", "Unresolved"]
 
 #: ``${NAME}`` and ``${NAME:-default}`` (Claude Code, mcp-hangar).
@@ -63,6 +65,25 @@ class Expander:
     unresolved: list[Unresolved] = field(default_factory=list)
     #: Variables that were used, by field, for the provenance.
     used: dict[str, list[str]] = field(default_factory=dict)
+    #: Values taken from a secret variable (``${GITHUB_TOKEN}``, a URL with a password):
+    #: secret wherever they land (a root, a working directory), so masked everywhere.
+    secrets: set[str] = field(default_factory=set)
+    _secret_values: frozenset[str] | None = field(default=None, repr=False)
+
+    def _from_environ(self, name: str) -> str | None:
+        value = self.environ.get(name)
+        if value is not None and (is_secret_setting(name, value)
+                                  or value in self._environ_secrets()):
+            self.secrets.add(value)
+        return value
+
+    def _environ_secrets(self) -> frozenset[str]:
+        """The values of the environment's secret variables: another variable holding
+        one of them (``ALIAS=$GITHUB_TOKEN``) holds a secret too."""
+        if self._secret_values is None:
+            self._secret_values = frozenset(
+                v for k, v in self.environ.items() if v and is_secret_setting(k, v))
+        return self._secret_values
 
     def expand(self, text: str, where: str) -> str:
         if self.format in ("claude-code", "hangar"):
@@ -77,7 +98,7 @@ class Expander:
     def _shell(self, match: re.Match[str], where: str) -> str:
         name, default = match.group(1), match.group(2)
         self._note(where, match.group(0))
-        value = self.environ.get(name)
+        value = self._from_environ(name)
         if value is not None:
             return value
         if default is not None:
@@ -93,7 +114,7 @@ class Expander:
         kind, _, arg = body.partition(":")
         if kind == "env" and arg:
             self._note(where, variable)
-            return self.environ.get(arg, "")
+            return self._from_environ(arg) or ""
         if body in ("workspaceFolder", "workspaceFolderBasename"):
             self._note(where, variable)
             if self.workspace is None:

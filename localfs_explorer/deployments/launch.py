@@ -147,15 +147,7 @@ def _identify(launch: Launch, argv: list[str], environ: Mapping[str, str], depth
         return
     if program in ("sh", "bash", "zsh", "dash") and rest[:1] in (["-c"], ["-lc"]) \
             and len(rest) > 1:
-        import shlex
-
-        try:
-            words = shlex.split(rest[1])
-        except ValueError:
-            return
-        while words and words[0] == "exec":
-            words = words[1:]
-        _identify(launch, words, environ, depth + 1)
+        _shell(launch, program, rest[1], environ, depth)
         return
     own = _known(lambda ln: program in ln.bins)
     if own is not None:
@@ -237,6 +229,75 @@ def _identify(launch: Launch, argv: list[str], environ: Mapping[str, str], depth
 def _known(matches: Callable[[Launcher], bool]) -> Server | None:
     """The first registered server whose launcher ``matches``."""
     return next((s for s in iter_servers() if matches(s.launcher)), None)
+
+
+_SHELL_OPERATORS = frozenset(";&|()")
+
+
+def _shell_commands(line: str) -> tuple[list[list[str]], bool] | None:
+    """The simple commands of a shell line (split at ``;``, ``&&``, ``||``, ``|``, ``&``
+    and parentheses; redirections dropped), and whether the line substitutes a command
+    (``$(...)``, backquotes). None when the line can't be split into words."""
+    import shlex
+
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    commands: list[list[str]] = [[]]
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return None
+    skip = False
+    for token in tokens:
+        if skip:
+            skip = False
+        elif token and set(token) <= set("<>&|;()") and ("<" in token or ">" in token):
+            skip = not token.endswith("&")  # the redirection's target (2>&1 has none)
+            if commands[-1] and commands[-1][-1].isdigit():
+                commands[-1].pop()  # the descriptor of 2>file
+        elif token and set(token) <= _SHELL_OPERATORS:
+            commands.append([])
+        else:
+            commands[-1].append(token)
+    simple = []
+    for words in commands:
+        while words and (words[0] == "exec" or re.fullmatch(r"[A-Za-z_]\w*=.*", words[0])):
+            words = words[1:]  # `exec`, and VAR=value before the program
+        if words:
+            simple.append(words)
+    return simple, "$(" in line or "`" in line
+
+
+def _shell(launch: Launch, program: str, line: str, environ: Mapping[str, str],
+           depth: int) -> None:
+    """``sh -c LINE``: the server one of its commands starts, and what else the line runs
+    (by program name only: the rest of a command may hold a secret)."""
+    found = _shell_commands(line)
+    if found is None:
+        return
+    commands, substitutes = found
+    chosen = None
+    for words in commands:
+        probe = Launch(argv=list(words))
+        _identify(probe, words, environ, depth + 1)
+        if probe.server is not None:
+            chosen = words
+            break
+    if chosen is None:
+        return
+    _identify(launch, chosen, environ, depth + 1)
+    launch.how = f"{program} -c, which runs {launch.how}"
+    others = [_base(words[0]) for words in commands if words is not chosen]
+    also = []
+    if others:
+        also.append("also runs " + ", ".join(dict.fromkeys(others)))
+    if substitutes:
+        also.append("substitutes commands ($(...) or backquotes)")
+    launch.notes.append(
+        f"the entry runs a shell ({program} -c) that starts {launch.server}"
+        + (f"; the line {' and '.join(also)}" if also else "")
+        + ": the client runs the whole line, with the shell's own environment and "
+        "quoting rules")
 
 
 def _start(launch: Launch, server: Server, args: list[str], how: str) -> None:

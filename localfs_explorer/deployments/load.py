@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..secrets import note_secrets, shown_value
+from ..secrets import note_secret_values, note_secrets, scrub, secret_values, shown_value
 from ..server import get_server, list_servers
 from .expand import Expander, Unresolved
 from .launch import Mount, identify
@@ -98,6 +98,13 @@ class Deployment(BaseModel):
     mounts: list[Mount] = Field(default_factory=list)
     provenance: list[Provenance] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    #: How the file may be read otherwise (a repeated key, a byte-order mark), each
+    #: ``FILE:LINE: ...``: what the answers assume about it.
+    warnings: list[str] = Field(default_factory=list)
+    #: Secret values the entry's settings hold, secret-named or expanded from a secret
+    #: variable into another setting (``cwd: /tmp/${GITHUB_TOKEN}``): masked wherever
+    #: they land.
+    secrets: frozenset[str] = Field(default=frozenset(), repr=False, exclude=True)
 
     @property
     def client(self) -> str:
@@ -108,8 +115,10 @@ class Deployment(BaseModel):
         return f"{self.path}:{self.line}" if self.line else self.path
 
     def masked_env(self) -> dict[str, str | None]:
-        """The entry's environment with secret values masked, for display."""
-        return {k: shown_value(k, v) for k, v in self.env.items()}
+        """The entry's environment with secret values masked, for display (a secret
+        expanded into another value too)."""
+        return {k: None if v is None else scrub(v, self.secrets)
+                for k, v in ((k, shown_value(k, v)) for k, v in self.env.items())}
 
     def settings(self) -> dict[str, str]:
         """The server process's variables the entry sets, with the settings its
@@ -382,7 +391,7 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
             launch.notes.append(
                 "the entry's env sets " + ", ".join(dropped) + " for the docker command, "
                 "not for the server: the container sees only what -e/--env-file pass in")
-    note_secrets(env)
+    note_secrets(without_prompts(env))
     for key in sorted(env):
         source, detail, at = origin[key]
         provenance.append(Provenance(setting=f"env {key}", value=shown_value(key, env[key]),
@@ -441,13 +450,30 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
                             "container's" + (", and reach the host only through the mounts"
                                              if launch.mounts else " (no host folder is "
                                              "mounted)"))
+    # A secret expanded into any value (a root, the working directory) is masked in
+    # everything shown from here, and by the command line in everything it prints.
+    secrets = frozenset({*expander.secrets, *secret_values(without_prompts(env)),
+                         *secret_values(without_prompts(entry_env))})
+    note_secret_values(secrets)
+    if secrets:
+        provenance = [p.model_copy(update={
+            "value": None if p.value is None else scrub(p.value, secrets),
+            "detail": scrub(p.detail, secrets)}) for p in provenance]
+        launch.notes = [scrub(note, secrets) for note in launch.notes]
     return Deployment(
         path=path, format=fmt, entry=entry.name, line=entry.line, server=launch.server,
         server_version=launch.version, argv=argv, transport=transport, env=env,
         env_file=env_file, cwd=cwd, arg_settings=launch.settings,
         server_options=launch.options, container=launch.container,
         mounts=launch.mounts, provenance=provenance, notes=launch.notes,
+        warnings=list(config.warnings), secrets=secrets,
     )
+
+
+def without_prompts(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` without the values still a VS Code prompt (``${input:ID}``): the text of a
+    prompt is no secret, and masking it would hide ``${input`` in every message."""
+    return {k: v for k, v in env.items() if "${input:" not in v}
 
 
 def _shown_url(url: str) -> str:
@@ -482,6 +508,8 @@ def _read_env_file(path: str, where: str, allowed: bool = True) -> dict[str, str
     if not allowed:
         raise DeploymentError(f"{where}: the entry reads {path} from this machine, which "
                               "this page may not do; give those variables as overrides")
+    if os.path.isdir(path):
+        raise DeploymentError(f"{where}: envFile {path} is a folder, not a file")
     if not os.path.isfile(path):
         raise DeploymentError(f"{where}: envFile {path}: no such file")
     try:

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import LocalfsError
 from ..userfiles import read_text
-from .jsonc import JsonSyntaxError, Node, parse, plain
+from .jsonc import JsonSyntaxError, Node, collector_paused, parse, plain, repeated_keys
 
 __all__ = [
     "FORMATS",
@@ -101,8 +101,12 @@ class ClientConfigFile(BaseModel):
     text: str = Field(default="", repr=False)
     #: The parsed JSON tree (None for YAML), for the write-back.
     tree: Any = Field(default=None, repr=False, exclude=True)
+    #: What the client reads differently than a reader might expect (a key given twice,
+    #: a byte-order mark), one ``FILE:LINE: ...`` line each.
+    warnings: list[str] = Field(default_factory=list)
 
     def entry(self, name: str) -> ClientEntry | None:
+        """The entry named ``name`` (names are unique: a repeated one is its last)."""
         return next((e for e in self.entries if e.name == name), None)
 
 
@@ -164,6 +168,11 @@ def read_client_config(path: str | os.PathLike[str], format: str | None = None, 
     looks_yaml = name.endswith((".yaml", ".yml")) or format == "hangar"
     if looks_yaml:
         return _read_yaml(name, text, format)
+    with collector_paused():  # linear in the file's size (see collector_paused)
+        return _read_json(name, text, format)
+
+
+def _read_json(name: str, text: str, format: str | None) -> ClientConfigFile:
     try:
         # Comments are read first whatever the format, so the format can be told; a
         # client that reads strict JSON then has the file refused below.
@@ -174,6 +183,11 @@ def read_client_config(path: str | os.PathLike[str], format: str | None = None, 
     fmt: ClientFormat = format or detect_format(name, data)  # type: ignore[assignment]
     if fmt == "hangar":
         return _read_yaml(name, text, fmt)
+    warnings = []
+    if text.startswith("\ufeff") and fmt not in JSONC_FORMATS:
+        warnings.append(f"{name}:1: the file starts with a byte-order mark, which node's "
+                        f"JSON.parse refuses: {CLIENT_NAMES[fmt]} may not read this file at "
+                        "all; save it as UTF-8 without one")
     if fmt not in JSONC_FORMATS:
         try:
             parse(text, comments=False)
@@ -192,7 +206,21 @@ def read_client_config(path: str | os.PathLike[str], format: str | None = None, 
                               "keeps its servers in")
     if servers.kind != "object":
         raise DeploymentError(f"{name}:{servers.line}: {key!r} must be an object of entries")
-    entries = [_json_entry(name, m.key, m.value, m.key_start, text) for m in servers.members]
+    # A name given twice: the client keeps the last definition (JSON.parse, VS Code),
+    # at the place of the first.
+    last = {m.key: m for m in servers.members}
+    entries = [_json_entry(name, key, last[key].value, last[key].key_line)
+               for key in dict.fromkeys(m.key for m in servers.members)]
+    client = CLIENT_NAMES[fmt]
+    for holder_node, key, first, later in repeated_keys(tree):
+        if holder_node is servers:
+            warnings.append(f"{name}:{later}: entry {key!r} is defined twice (lines {first} "
+                            f"and {later}): {client} runs the last one, the one answered "
+                            "for here")
+        else:
+            warnings.append(f"{name}:{later}: key {key!r} appears twice in one object (lines "
+                            f"{first} and {later}): {client} keeps the last value, the one "
+                            "used here")
     inputs: dict[str, dict[str, Any]] = {}
     inputs_node = holder.get("inputs")
     if fmt == "vscode" and inputs_node is not None and inputs_node.kind == "array":
@@ -201,7 +229,7 @@ def read_client_config(path: str | os.PathLike[str], format: str | None = None, 
             if isinstance(value, dict) and isinstance(value.get("id"), str):
                 inputs[value["id"]] = value
     return ClientConfigFile(path=name, format=fmt, entries=entries, inputs=inputs, text=text,
-                            tree=tree)
+                            tree=tree, warnings=warnings)
 
 
 def servers_holder(tree: Node, fmt: str) -> Node:
@@ -212,10 +240,6 @@ def servers_holder(tree: Node, fmt: str) -> Node:
             and nested.kind == "object":
         return nested
     return tree
-
-
-def _line(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
 
 
 def _strings(value: Any) -> str | None:
@@ -229,8 +253,7 @@ def _strings(value: Any) -> str | None:
     return None
 
 
-def _json_entry(path: str, name: str, node: Node, key_start: int, text: str) -> ClientEntry:
-    line = _line(text, key_start)
+def _json_entry(path: str, name: str, node: Node, line: int) -> ClientEntry:
     if node.kind != "object":
         return ClientEntry(name=name, line=line, problems=[
             f"{_where(path, line)}: entry {name!r} is not an object"])
@@ -295,12 +318,15 @@ def _read_yaml(path: str, text: str, format: str | None) -> ClientConfigFile:
         raise DeploymentError(f"{path}: nests deeper than {MAX_YAML_DEPTH} levels; not a "
                               "client config")
 
+    from ..access.yaml_lines import YamlProblem, check_expanded_size, parse_problem
+
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
+        check_expanded_size(root)
+    except YamlProblem as exc:
+        raise DeploymentError(f"{_where(path, exc.line)}: {exc}") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        problem, line = parse_problem(exc, text)
         raise DeploymentError(f"{_where(path, line)}: not valid YAML: {problem}") from None
     if root is None or not isinstance(root, yaml.MappingNode):
         raise DeploymentError(f"{path}: not an mcp-hangar config (the top level is not a "
@@ -315,13 +341,24 @@ def _read_yaml(path: str, text: str, format: str | None) -> ClientConfigFile:
     if not isinstance(servers, yaml.MappingNode):
         raise DeploymentError(f"{path}:{servers.start_mark.line + 1}: 'mcp_servers' must be "
                               "a mapping of server ids")
-    loader_value = _yaml_plain
-    entries = []
+    # A server id given twice: hangar (yaml.safe_load) keeps the last definition.
+    chosen: dict[str, tuple[int, Any]] = {}
+    warnings = []
     for key_node, value_node in servers.value:
-        name = str(key_node.value)
         line = key_node.start_mark.line + 1
-        entries.append(_yaml_entry(path, name, line, value_node, loader_value))
-    return ClientConfigFile(path=path, format="hangar", entries=entries, text=text)
+        if not isinstance(key_node, yaml.ScalarNode):
+            raise DeploymentError(f"{path}:{line}: a server id under 'mcp_servers' must be a "
+                                  "plain name, not a list or mapping")
+        name = str(key_node.value)
+        if name in chosen:
+            warnings.append(f"{path}:{line}: server {name!r} is defined twice (lines "
+                            f"{chosen[name][0]} and {line}): mcp-hangar keeps the last one, "
+                            "the one answered for here")
+        chosen[name] = (line, value_node)
+    entries = [_yaml_entry(path, name, line, node, _yaml_plain, text)
+               for name, (line, node) in chosen.items()]
+    return ClientConfigFile(path=path, format="hangar", entries=entries, text=text,
+                            warnings=warnings)
 
 
 def _yaml_get(node: Any, key: str) -> Any:
@@ -339,15 +376,25 @@ def _yaml_plain(node: Any) -> Any:
         loader.dispose()
 
 
-def _yaml_entry(path: str, name: str, line: int, node: Any, to_plain: Any) -> ClientEntry:
+def _yaml_entry(path: str, name: str, line: int, node: Any, to_plain: Any,
+                text: str) -> ClientEntry:
     if not isinstance(node, yaml.MappingNode):
         return ClientEntry(name=name, line=line, problems=[
             f"{path}:{line}: mcp_servers.{name} is not a mapping"])
+    for k, _ in node.value:
+        if not isinstance(k, yaml.ScalarNode):
+            return ClientEntry(name=name, line=line, problems=[
+                f"{path}:{k.start_mark.line + 1}: mcp_servers.{name}: a key must be a plain "
+                "name, not a list or mapping"])
     lines = {str(k.value): v.start_mark.line + 1 for k, v in node.value}
     try:
         value = to_plain(node)
     except yaml.YAMLError as exc:
-        return ClientEntry(name=name, line=line, problems=[f"{path}:{line}: {exc}"])
+        from ..access.yaml_lines import parse_problem
+
+        problem, at = parse_problem(exc, text)
+        return ClientEntry(name=name, line=line, problems=[
+            f"{_where(path, at or line)}: mcp_servers.{name}: {problem}"])
     problems: list[str] = []
     fields: dict[str, Any] = {"type": str(value.get("mode") or "subprocess")}
     command = value.get("command")

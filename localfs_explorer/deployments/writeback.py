@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..secrets import is_secret_key, note_secrets, scrub, secret_values
 from .jsonc import Node
-from .load import choose_entry, load_deployment
+from .load import choose_entry, load_deployment, without_prompts
 from .readers import DeploymentError, read_client_config, servers_holder
 
 __all__ = ["WriteBackPlan", "git_checkout_of", "plan_write_back"]
@@ -111,12 +111,16 @@ class WriteBackPlan(BaseModel):
 def plan_write_back(path: str | os.PathLike[str], entry: str | None = None, *,
                     set: Mapping[str, str] | None = None, unset: Iterable[str] = (),
                     format: str | None = None, environ: Mapping[str, str] | None = None,
-                    config_changes: Mapping[str, Any] | None = None) -> WriteBackPlan:
+                    config_changes: Mapping[str, Any] | None = None,
+                    force: bool = False) -> WriteBackPlan:
     """Plan writing ``set``/``unset`` into entry ``entry`` of the client config at ``path``.
 
     ``config_changes`` are :class:`~localfs_explorer.config.ServerConfig` fields that
     only inform the validation (a target host, a profile). Raises
-    :class:`DeploymentError` for a file or entry that can't be edited.
+    :class:`DeploymentError` for a file or entry that can't be edited, and, unless
+    ``force``, for an edit that would write outside the config's own folder (an
+    ``envFile`` naming ``/etc/environment``) or put a plain value where VS Code prompts
+    for one (``${input:...}``); with ``force`` those are warnings.
     """
     from ..config import resolve_config
     from ..errors import LocalfsError
@@ -150,6 +154,24 @@ def plan_write_back(path: str | os.PathLike[str], entry: str | None = None, *,
     to_file = {k: v for k, v in edits.items() if k not in to_env}
     drop_env = [k for k in removed if k in chosen.env]
     drop_file = [k for k in removed if found.env_file is not None]
+    forced: list[str] = []
+    replaced_prompts = [k for k in to_env if "${input:" in chosen.env.get(k, "")]
+    if replaced_prompts:
+        what = (f"{found.where}: entry {found.entry!r}: {', '.join(replaced_prompts)} "
+                "is a VS Code prompt (${input:...}), whose answer VS Code keeps to itself; "
+                "writing the value replaces the prompt with it in the file")
+        if not force:
+            raise DeploymentError(f"{what}: refused (give --force to write it anyway)")
+        forced.append(what)
+    if (to_file or drop_file) and found.env_file is not None:
+        own = _own_folder(name)
+        if not _inside(found.env_file, own):
+            what = (f"{found.where}: entry {found.entry!r}: its envFile {found.env_file} is "
+                    f"outside the config's own folder {own}")
+            if not force:
+                raise DeploymentError(f"{what}: writing there is refused (give --force to "
+                                      "write it anyway)")
+            forced.append(f"{what}: written because of --force")
 
     env_file_plan = None
     if to_file or (drop_file and found.env_file):
@@ -174,12 +196,14 @@ def plan_write_back(path: str | os.PathLike[str], entry: str | None = None, *,
         raise DeploymentError(str(exc)) from None
     policy = resolved.policy
     # Every entry's secrets: a diff's context lines may show a neighbouring entry.
-    others = [value for each in config.entries for value in secret_values(each.env)]
+    others = [value for each in config.entries
+              for value in secret_values(without_prompts(each.env))]
     for each in config.entries:
-        note_secrets(each.env)
-    secrets = frozenset([*secret_values(settings), *secret_values(found.env), *others])
+        note_secrets(without_prompts(each.env))
+    secrets = frozenset([*secret_values(without_prompts(settings)),
+                         *secret_values(without_prompts(found.env)), *others])
     errors = tuple(scrub(e, secrets) for e in policy.errors)
-    warnings = [scrub(w, secrets) for w in policy.warnings]
+    warnings = [scrub(w, secrets) for w in [*config.warnings, *forced, *policy.warnings]]
 
     text = config.text
     if to_env or drop_env:
@@ -203,6 +227,24 @@ def plan_write_back(path: str | os.PathLike[str], entry: str | None = None, *,
         env_file_plan=env_file_plan, set_in_entry=tuple(to_env), unset_in_entry=tuple(drop_env),
         errors=errors, warnings=tuple(warnings), secrets=secrets, policy=policy,
     )
+
+
+def _own_folder(path: str) -> str:
+    """The folder a config's edits may reach: the workspace for a file in its ``.vscode``
+    or ``.cursor`` folder, else the config's own folder."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.basename(folder) in (".vscode", ".cursor"):
+        folder = os.path.dirname(folder)
+    return os.path.realpath(folder)
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether ``path`` (its real location, symlinks followed) is inside ``folder``."""
+    real = os.path.realpath(path)
+    try:
+        return os.path.commonpath([real, folder]) == folder
+    except ValueError:  # another drive
+        return False
 
 
 def _is_name(key: str) -> bool:
@@ -320,7 +362,7 @@ def run_write_back(args: Any, out: Any, err: Any, config_changes: Mapping[str, A
     """``export-env --client-config``: plan, show or write, like a ``.env`` export."""
     plan = plan_write_back(args.client_config, args.entry, set=dict(args.set),
                            unset=list(args.unset), format=args.client_format,
-                           config_changes=config_changes)
+                           config_changes=config_changes, force=args.force)
     for warning in plan.warnings:
         err.write(f"warning: {warning}\n")
     where = f"{plan.path} entry {plan.entry!r}"

@@ -49,9 +49,9 @@ from ..errors import LocalfsError
 from ..secrets import MASK, is_secret_key, mentions_secret_key, scrub, secret_values
 
 __all__ = [
-    "Change",
     "EditResult",
     "ExportError",
+    "KeyChange",
     "edit_env_text",
     "encode_value",
     "plan_edit",
@@ -83,7 +83,7 @@ class ExportError(LocalfsError):
 Action = Literal["updated", "added", "removed", "unchanged", "not_present"]
 
 
-class Change(BaseModel):
+class KeyChange(BaseModel):
     """What the export did to one key (values are never recorded here)."""
 
     model_config = ConfigDict(frozen=True)
@@ -109,7 +109,7 @@ class EditResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     text: str = Field(repr=False)
-    changes: tuple[Change, ...] = ()
+    changes: tuple[KeyChange, ...] = ()
     warnings: tuple[str, ...] = ()
 
 
@@ -365,7 +365,7 @@ def edit_env_text(
 
     edits: dict[int, str] = {}
     removals: builtins.set[int] = {i for key in unset_keys for i in occurrences.get(key, [])}
-    changes: list[Change] = []
+    changes: list[KeyChange] = []
     appended: list[str] = []
     all_exported = bool(occurrences) and all(
         _EXPORT_PREFIX.match(spans[i].body) for idx in occurrences.values() for i in idx
@@ -380,17 +380,17 @@ def edit_env_text(
             action: Action = "unchanged" if new_body == span.body else "updated"
             if action == "updated":
                 edits[index] = new_body
-            changes.append(Change(key=key, action=action, lines=(span.line,), secret=secret))
+            changes.append(KeyChange(key=key, action=action, lines=(span.line,), secret=secret))
         else:
             appended.append(f"{'export ' if all_exported else ''}{key}={value}")
-            changes.append(Change(key=key, action="added", secret=secret))
+            changes.append(KeyChange(key=key, action="added", secret=secret))
     for key in unset_keys:
         removed = tuple(spans[i].line for i in occurrences.get(key, []))
         if removed:
-            changes.append(Change(key=key, action="removed", lines=removed,
+            changes.append(KeyChange(key=key, action="removed", lines=removed,
                                   secret=is_secret_key(key)))
         else:
-            changes.append(Change(key=key, action="not_present", secret=is_secret_key(key)))
+            changes.append(KeyChange(key=key, action="not_present", secret=is_secret_key(key)))
             warnings.append(f"{key} is not in the file; nothing to remove")
 
     touched = _set_of(set) | _set_of(unset_keys)

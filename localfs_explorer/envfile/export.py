@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import LocalfsError
 from ..secrets import scrub, secret_values
-from .edit import Change, ExportError, edit_env_text, secret_values_in, unified_diff
+from .edit import ExportError, KeyChange, edit_env_text, secret_values_in, unified_diff
 from .load import EnvFileError, load_env, read_env_text
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ class ExportPlan(BaseModel):
     source_mode: int | None = Field(default=None, repr=False)
     original: str = Field(default="", repr=False)
     text: str = Field(repr=False)
-    changes: tuple[Change, ...] = ()
+    changes: tuple[KeyChange, ...] = ()
     #: The engine's :class:`~localfs_explorer.Policy` for the new text (or what the
     #: ``validate`` callable returned).
     policy: Any = Field(default=None, repr=False, exclude=True)

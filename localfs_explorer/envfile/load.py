@@ -33,23 +33,6 @@ from ..secrets import (
 from ..textsafe import one_line
 from ..userfiles import read_bytes
 
-#: The settings the policy reads. Every other key in the file is kept too.
-KNOWN_SETTINGS: tuple[str, ...] = (
-    "LOCAL_FILE_ACCESS",
-    "LOCAL_FILE_ROOTS",
-    "CREDENTIALS_PATH",
-    "TOKEN_PATH",
-    "SERVICE_ACCOUNT_PATH",
-    "GOOGLE_APPLICATION_CREDENTIALS",
-    "CLOUDSDK_CONFIG",
-    "CACHE_DB_PATH",
-    "LOG_FILE",
-    "ACCESS_LOG_FILE",
-    "ENABLED_TOOLS",
-    "HOME",
-    "APPDATA",
-)
-
 #: A .env larger than this is refused rather than parsed: no real one comes close, and a
 #: huge upload should fail fast with a message instead of exhausting memory.
 MAX_ENV_BYTES = 4 * 1024 * 1024

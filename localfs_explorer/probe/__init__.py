@@ -38,11 +38,12 @@ caller declared or expects the call to touch (``declared``/``expected`` tiers) d
 Discovery's caveats about a path (``~user`` left unexpanded, a host in a ``file:`` URI)
 and any bound that cut its search short are in the call's notes.
 
-Each tool's path work follows its code in the server (``tests/test_tool_conformance.py``
-compares the two): a directory destination gets the tool's default file name, checked
-too; folder walks list what the tool lists (top-level files for ``upload_local_folder``,
-the Drive folder's files for ``download_folder``, subfolders only with ``recursive`` for
-``sync_folder``). Not modelled: image sources inside the files
+Each tool's path work follows its code in the server
+(``tests/servers/gee_sweet/test_tool_conformance.py`` compares the two): a directory
+destination gets the tool's default file name, checked too; folder walks list what the
+tool lists (top-level files for ``upload_local_folder``, the Drive folder's files for
+``download_folder``, subfolders only with ``recursive`` for ``sync_folder``). Not
+modelled: image sources inside the files
 ``create_doc_from_file``/``update_doc_from_file`` read (a note says so), Workspace files
 on the Drive side, and ``export_revision`` of a Sheet (the probe takes the Doc case).
 

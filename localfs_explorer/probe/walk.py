@@ -165,7 +165,7 @@ def run_walk(probe: ProbeState, param: PathParam, label: str, root: Any, tier: s
             "local entry is checked as a file the download could overwrite"
         )
     with probe.policy.many_checks() as batch:
-        walker = _Walker(probe, label, tier, batch, root_d.resolved)
+        walker = _CallFolderWalker(probe, label, tier, batch, root_d.resolved)
         if param.op == "write" and probe.drive is not None:
             walker.write_drive_files(root, probe.drive)
         elif probe.policy.fs.is_dir(absolute):
@@ -249,7 +249,7 @@ def run_sync(probe: ProbeState, tool: Tool, checked: set[str]) -> None:
         probe.notes.append("with resolve, the server plans the sync twice: each entry "
                            "is checked twice, with the same verdict")
     with probe.policy.many_checks() as batch:
-        walker = _Walker(probe, label, "catalog", batch, root_d.resolved)
+        walker = _CallFolderWalker(probe, label, "catalog", batch, root_d.resolved)
         walker.sync_level(root, _absolute(probe.policy, root), probe.drive, direction, 0,
                           recursive=probe.arg("recursive") is True,
                           skip_system=probe.arg("skip_system_files") is not False)
@@ -262,7 +262,7 @@ def run_sync(probe: ProbeState, tool: Tool, checked: set[str]) -> None:
 # -- Markdown/HTML images --
 
 
-class _Walker:
+class _CallFolderWalker:
     """A bounded walk of a folder on the target filesystem, inside ``many_checks()``."""
 
     def __init__(

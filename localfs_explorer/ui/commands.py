@@ -12,16 +12,27 @@ import shlex
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, cast
 
-from ..secrets import is_secret_key
+from ..secrets import hidden_values, holds_secret, is_secret_key, is_secret_setting, scrub
 from ..server import DEFAULT_SERVER
 from .model import EXAMPLE_PREFIX, HOST_TARGET, UPLOAD_TARGET, ExplorerModel
+from .share import PLACEHOLDER
 
 PROGRAM = "localfs-explorer"
 
 
 def _setting(key: str, value: str) -> list[str]:
-    shown = f"<your {key}>" if is_secret_key(key) else value
+    # Secret by its name, by its value (a URL with a password), or holding a secret the
+    # page hides (a token placed inside a root): a placeholder, never the value.
+    secret = is_secret_setting(key, value) or holds_secret(value, hidden_values())
+    shown = f"<your {key}>" if secret else value
     return ["--set", f"{key}={shown}"]
+
+
+def _join(argv: Sequence[str]) -> str:
+    """``argv`` as a command to copy: any other word holding a secret the page hides (a
+    directory named after a token) has it replaced by a placeholder."""
+    hidden = hidden_values()
+    return shlex.join(scrub(word, hidden, PLACEHOLDER) if hidden else word for word in argv)
 
 
 def environment_options(model: ExplorerModel, *, keep: Collection[str] = ()) -> list[str]:
@@ -125,7 +136,7 @@ def screen_command(model: ExplorerModel) -> str:
     paths = model.path_lines()
     if paths:
         argv += ["--", *paths]
-    return shlex.join(argv)
+    return _join(argv)
 
 
 def check_command(model: ExplorerModel, decision: Any, *,
@@ -142,7 +153,7 @@ def check_command(model: ExplorerModel, decision: Any, *,
     batch = ["--batch"] if getattr(decision, "_batch", False) else []
     argv = [PROGRAM, "check", *options, *batch, "--op", decision.op,
             *_over_http(model), "--", decision.path]
-    return shlex.join(argv)
+    return _join(argv)
 
 
 def probe_command(model: ExplorerModel, call: dict[str, Any], *,
@@ -155,7 +166,7 @@ def probe_command(model: ExplorerModel, call: dict[str, Any], *,
         options = environment_options(model)
     argv = [PROGRAM, "probe", *options, *_over_http(model), *access_options(model)]
     argv += ["--call", json.dumps(call, ensure_ascii=False)]
-    return shlex.join(argv)
+    return _join(argv)
 
 
 #: The file names a session command expects the session and access lists saved under.
@@ -199,7 +210,7 @@ def replay_command(model: ExplorerModel, answers: str) -> str:
     argv = [PROGRAM, "replay", *environment_options(model), *_over_http(model),
             *access_options(model)]
     argv += ["--answers", answers, "--", SESSION_FILE]
-    return shlex.join(argv)
+    return _join(argv)
 
 
 def changed_config(config: Any, set_: Mapping[str, str] = {}, unset: Sequence[str] = (),

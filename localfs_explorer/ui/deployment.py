@@ -17,7 +17,7 @@ import ipywidgets as widgets
 
 from ..deployments import Deployment, DeploymentError, list_entries, load_deployment
 from ..deployments.view import deployment_lines
-from ..secrets import hide_everywhere, secret_values
+from ..secrets import hide_everywhere
 from . import render
 from .model import ExplorerModel
 from .panel import button, css, html, layout, style
@@ -109,7 +109,7 @@ class ClientConfigPicker(widgets.VBox):
         except DeploymentError as exc:
             self._error(str(exc))
             return
-        hide_everywhere(secret_values(found.env))
+        hide_everywhere(found.secrets)  # secret-named, and expanded from secret variables
         m = self.model
         config = found.server_config()
         # Variables given here for prompts the file leaves open stay as given.

@@ -63,9 +63,14 @@ def compute(model: Any) -> None:
     if not model.hangar_text.strip():
         return
     from ..access import HangarConfigError, answer_tools, read_hangar
+    from ..secrets import hide_everywhere
 
     try:
-        config = read_hangar(model.hangar_text, source=model.hangar_name or "hangar config")
+        # A page served to other machines fills ${VAR} from nothing: the serving
+        # machine's environment (its secrets) must not reach the page.
+        config = read_hangar(model.hangar_text, source=model.hangar_name or "hangar config",
+                             expand_environ=model.host_access)
+        hide_everywhere(config.secrets)
         model.hangar_config = config
         if not model.hangar_server:
             return

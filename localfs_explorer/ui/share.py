@@ -11,8 +11,13 @@ and :func:`options_from_query` carry them in a URL, so
 dashboard on that configuration (Voila hands the page's query to the kernel in the
 ``QUERY_STRING`` environment variable).
 
-Values of secret settings never leave: they are left out of both, named in a trailing
-comment of the command, and refused when a URL carries them.
+Secret values never leave: a setting secret by its name, by its value (a URL with a
+password) or because its value holds another secret's value (a root built from a token)
+is left out of both, named in a trailing comment of the command, and refused when a URL
+carries it; any other word holding a known secret (a directory, a path) is left out of
+the link and shown as ``<secret>`` in the command. Known secrets are those the page
+has been told to hide (:func:`~localfs_explorer.secrets.hide_everywhere`) and the
+secret settings' own values.
 """
 
 from __future__ import annotations
@@ -22,7 +27,14 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from ..secrets import is_secret_key
+from ..secrets import (
+    MIN_SCRUB_LENGTH,
+    hidden_values,
+    holds_secret,
+    is_secret_key,
+    is_secret_setting,
+    scrub,
+)
 from ..server import DEFAULT_SERVER
 from ..vocab import OPS, TRANSPORTS
 
@@ -88,11 +100,29 @@ def _server_pairs(options: Mapping[str, Any]) -> list[tuple[str, str]]:
     return pairs
 
 
-def _overrides(options: Mapping[str, Any]) -> tuple[list[tuple[str, str]], list[str]]:
-    """(kept, secret keys left out) of the options' overrides."""
+#: What stands for a secret inside a word of a command to copy.
+PLACEHOLDER = "<secret>"
+
+
+def known_secrets(options: Mapping[str, Any],
+                  secrets: Iterable[str] | None = None) -> frozenset[str]:
+    """The secret values ``options`` must not carry: ``secrets`` (default: every value
+    the page hides) and the values of its secret overrides."""
+    bag = set(hidden_values() if secrets is None else secrets)
+    bag |= {str(v) for k, v in options.get("overrides") or () if is_secret_setting(k, v)}
+    return frozenset(v for v in bag if v and len(v) >= MIN_SCRUB_LENGTH)
+
+
+def _overrides(options: Mapping[str, Any], known: frozenset[str] = frozenset()
+               ) -> tuple[list[tuple[str, str]], list[str]]:
+    """(kept, secret keys left out) of the options' overrides: secret by name, by value,
+    or holding a known secret's value."""
     kept, secret = [], []
     for key, value in options.get("overrides") or ():
-        (secret.append(key) if is_secret_key(key) else kept.append((key, value)))
+        if is_secret_setting(key, value) or holds_secret(str(value), known):
+            secret.append(key)
+        else:
+            kept.append((key, value))
     return kept, secret
 
 
@@ -100,12 +130,15 @@ def _paths(options: Mapping[str, Any]) -> list[str]:
     return [p for p in str(options.get("paths_text") or "").splitlines() if p.strip()]
 
 
-def command_line(options: Mapping[str, Any], command: str = "check") -> str:
-    """The ``localfs-explorer`` command reproducing ``options`` (secrets left out).
+def command_line(options: Mapping[str, Any], command: str = "check", *,
+                 secrets: Iterable[str] | None = None) -> str:
+    """The ``localfs-explorer`` command reproducing ``options`` (secrets left out, see
+    :func:`known_secrets` for ``secrets``).
 
     An uploaded ``.env`` or host spec is named by its file name, which the person running
     the command is expected to have beside them.
     """
+    known = known_secrets(options, secrets)
     argv = ["localfs-explorer", command]
     env = options.get("env_path") or (options.get("env_name") if options.get("env_text")
                                       is not None else "")
@@ -113,7 +146,7 @@ def command_line(options: Mapping[str, Any], command: str = "check") -> str:
         argv += ["--env", env]
     if options.get("lenient"):
         argv.append("--lenient")
-    kept, secret = _overrides(options)
+    kept, secret = _overrides(options, known)
     for key, value in kept:
         argv += ["--set", f"{key}={value}"]
     for key in options.get("unset") or ():
@@ -140,14 +173,16 @@ def command_line(options: Mapping[str, Any], command: str = "check") -> str:
         if paths:
             argv.append("--")
             argv += paths
-    line = shlex.join(argv)
+    line = shlex.join(scrub(word, known, PLACEHOLDER) for word in argv)
     if secret:
         line += f"  # left out (secret): {', '.join(sorted(set(secret)))}"
     return line
 
 
-def query_string(options: Mapping[str, Any]) -> str:
-    """A URL query opening the served dashboard on ``options`` (secrets and files left out)."""
+def query_string(options: Mapping[str, Any], *, secrets: Iterable[str] | None = None) -> str:
+    """A URL query opening the served dashboard on ``options`` (secrets and files left
+    out: a part holding a secret in any spelling is not in the link at all)."""
+    known = known_secrets(options, secrets)
     pairs: list[tuple[str, str]] = []
     transport = options.get("transport") or "stdio"
     if transport != "stdio":
@@ -164,12 +199,12 @@ def query_string(options: Mapping[str, Any]) -> str:
         pairs.append(("lenient", "1"))
     if (options.get("op") or "read") != "read":
         pairs.append(("op", options["op"]))
-    kept, _secret = _overrides(options)
+    kept, _secret = _overrides(options, known)
     pairs += [("set", f"{k}={v}") for k, v in kept]
     pairs += [("unset", k) for k in options.get("unset") or ()]
     pairs += _server_pairs(options)
     pairs += [("path", p) for p in _paths(options)]
-    return urlencode(pairs)
+    return urlencode([(k, v) for k, v in pairs if not holds_secret(v, known)])
 
 
 def _one(values: dict[str, list[str]], key: str, allowed: Iterable[str] | None,

@@ -5,8 +5,8 @@ and by hangar 2.34.4 (``prepare_config`` + ``build_config``), and every tool is 
 every route (named directly with the groups that own it, or through a group; no tenant
 or one of two), sometimes under a run-time ``_global`` policy. Visible, held, the
 approval timeout and the channel must agree on every answer. ``LOCALFS_HANGAR_CONFIGS``
-sets how many configurations (default 100; the README gives the larger count run before
-a release).
+sets how many configurations (default 100; docs/hangar.md gives the larger count run
+before a release).
 """
 
 from __future__ import annotations

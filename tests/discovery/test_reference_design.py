@@ -8,8 +8,9 @@ by a small oracle written from the design's rules (below, independent of the
 explorer's code); the explorer must find every path the oracle finds, but for the
 differences the explorer makes on purpose, each named where it is allowed.
 
-``LOCALFS_DISCOVERY_CALLS`` sets how many calls are generated (default 300; the README
-gives the larger figure to run before a release), ``LOCALFS_DISCOVERY_SEED`` the seed.
+``LOCALFS_DISCOVERY_CALLS`` sets how many calls are generated (default 300;
+docs/tool-calls.md gives the larger figure to run before a release),
+``LOCALFS_DISCOVERY_SEED`` the seed.
 """
 
 from __future__ import annotations

@@ -214,14 +214,14 @@ def test_limits_cancel_and_progress(layout: Layout):
     seen = []
     from localfs_explorer.servers.gee_sweet.exposure import walker as module
 
-    module._Walker.PROGRESS_EVERY = 4
+    module._InventoryWalker.PROGRESS_EVERY = 4
     try:
         exposure(layout.roots(), progress=seen.append)
         event = threading.Event()
         event.set()
         cancelled = exposure(layout.roots(), cancel=event)
     finally:
-        module._Walker.PROGRESS_EVERY = 4096
+        module._InventoryWalker.PROGRESS_EVERY = 4096
     assert seen and seen[-1].entries >= seen[0].entries and seen[0].current
     assert cancelled.cancelled and not cancelled.complete
     assert cancelled.stopped[0].startswith("cancelled after ")
@@ -520,12 +520,12 @@ def test_dashboard_panel_walks_cancels_and_marks_stale(layout: Layout):
         panel.cancel_button.click()
 
     panel._on_progress = press_cancel
-    module._Walker.PROGRESS_EVERY = 1
+    module._InventoryWalker.PROGRESS_EVERY = 1
     try:
         panel.start()
         panel.wait(30)
     finally:
-        module._Walker.PROGRESS_EVERY = 4096
+        module._InventoryWalker.PROGRESS_EVERY = 4096
     assert panel.inventory.cancelled and "Cancelled" in text_of(panel.status.value)
     assert panel.run_button.disabled is False and panel.cancel_button.disabled is True
     # Changing the configuration marks the result stale.
@@ -592,13 +592,13 @@ def test_cli_progress_line_only_on_a_terminal(layout: Layout):
         def isatty(self) -> bool:
             return True
 
-    module._Walker.PROGRESS_EVERY = 1
+    module._InventoryWalker.PROGRESS_EVERY = 1
     try:
         tty, plain = Terminal(), io.StringIO()
         main(["exposure", *env_args(layout)], out=io.StringIO(), err=tty)
         main(["exposure", *env_args(layout)], out=io.StringIO(), err=plain)
     finally:
-        module._Walker.PROGRESS_EVERY = 4096
+        module._InventoryWalker.PROGRESS_EVERY = 4096
     assert re.search(r"\rwalked \d+ entries in 1 directories", tty.getvalue())
     assert tty.getvalue().endswith("\r")  # the line is cleared before the results
     assert "walked" not in plain.getvalue()
@@ -749,11 +749,11 @@ def _entry_by_entry(*args, **options) -> Inventory:
     """``exposure(*args, **options)`` with no directory decided at once."""
     from localfs_explorer.servers.gee_sweet.exposure import walker as module
 
-    module._Walker.BULK = False
+    module._InventoryWalker.BULK = False
     try:
         return exposure(*args, **options)
     finally:
-        module._Walker.BULK = True
+        module._InventoryWalker.BULK = True
 
 
 def test_plain_directories_are_decided_at_once(layout: Layout, monkeypatch):
@@ -767,13 +767,13 @@ def test_plain_directories_are_decided_at_once(layout: Layout, monkeypatch):
         (plain / f"f{i}.csv").write_text("x")
         (plain / "sub" / f"g{i}.csv").write_text("x")
     one_by_one: list[str] = []
-    entrywise = walker._Walker._directory
+    entrywise = walker._InventoryWalker._directory
 
     def spy(self, directory, *args):
         one_by_one.append(directory)
         return entrywise(self, directory, *args)
 
-    monkeypatch.setattr(walker._Walker, "_directory", spy)
+    monkeypatch.setattr(walker._InventoryWalker, "_directory", spy)
     inv = exposure(layout.roots(), sizes=False)
     assert inv.entries >= 12
     assert str(plain) not in one_by_one and str(plain / "sub") not in one_by_one
@@ -822,7 +822,7 @@ def test_the_walk_without_sizes_reports_progress_and_can_be_cancelled(layout: La
         for j in range(5):
             (sub / f"f{j}.txt").write_text("")
     seen: list = []
-    module._Walker.PROGRESS_EVERY = 4
+    module._InventoryWalker.PROGRESS_EVERY = 4
     try:
         done = exposure(layout.roots(), sizes=False, progress=seen.append)
         event = threading.Event()
@@ -836,7 +836,7 @@ def test_the_walk_without_sizes_reports_progress_and_can_be_cancelled(layout: La
 
         halfway = exposure(layout.roots(), sizes=False, cancel=stop_at_second)
     finally:
-        module._Walker.PROGRESS_EVERY = 4096
+        module._InventoryWalker.PROGRESS_EVERY = 4096
     assert done.complete and seen and all(p.current for p in seen)
     assert [p.entries for p in seen] == sorted(p.entries for p in seen)
     assert cancelled.cancelled and not cancelled.complete and cancelled.entries < done.entries
@@ -881,15 +881,15 @@ def test_hardlinks_between_directories_decided_at_once_send_the_walk_round_again
             (layout.data / d / f"{d}{i}.txt").write_text("x")
     os.link(layout.data / "a" / "a0.txt", layout.data / "b" / "same.txt")
     walks: list[bool] = []
-    run = module._Walker.run
+    run = module._InventoryWalker.run
 
     def counted(self, scope):
         walks.append(self.again)
         return run(self, scope)
 
     progress: list = []
-    monkeypatch.setattr(module._Walker, "run", counted)
-    monkeypatch.setattr(module._Walker, "PROGRESS_EVERY", 2)
+    monkeypatch.setattr(module._InventoryWalker, "run", counted)
+    monkeypatch.setattr(module._InventoryWalker, "PROGRESS_EVERY", 2)
     twice = exposure(layout.roots(), sizes=False, keep_paths=True, progress=progress.append)
     monkeypatch.undo()
     assert walks == [False, True]
@@ -919,7 +919,7 @@ def test_a_cancelled_walk_with_a_repeated_file_says_what_that_means(layout: Layo
     def after_sub() -> bool:  # the tick after the one for sub (sub/deeper's)
         return str(layout.data / "sub") in reported
 
-    monkeypatch.setattr(module._Walker, "PROGRESS_EVERY", 1)
+    monkeypatch.setattr(module._InventoryWalker, "PROGRESS_EVERY", 1)
     cut = exposure(layout.roots(), sizes=False, cancel=after_sub,
                    progress=lambda p: reported.append(p.current))
     assert cut.cancelled

@@ -143,7 +143,7 @@ def _walk_deep(levels: int) -> None:
     fs = VirtualFS()
     bottom = _deep_tree(fs, "/srv/data", levels)
     policy = resolve_policy({"LOCAL_FILE_ACCESS": "full"}, fs=fs)
-    walker = walk._Walker(_probe_for(policy), "local_path", "catalog", _Batch(policy),
+    walker = walk._CallFolderWalker(_probe_for(policy), "local_path", "catalog", _Batch(policy),
                           "/srv/data")
     with little_stack():
         walker.walk_local("/srv/data", "/srv/data", "read", 0)

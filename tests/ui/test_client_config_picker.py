@@ -97,3 +97,23 @@ def test_a_served_page_reads_no_file_and_no_environment_of_its_host(layout, monk
     picker.load_text("mcp.json", text)
     picker.use.click()
     assert "which this page may not do" in text_of(picker.info.value)
+
+
+def test_a_secret_variable_expanded_into_a_root_is_masked_on_the_page(layout, monkeypatch):
+    token = "ghp_pickerRound3Token77"
+    monkeypatch.setenv("GITHUB_TOKEN", token)
+    (layout.data / token).mkdir()
+    model = ExplorerModel(debounce=0, host_access=True)
+    picker = ClientConfigPicker(model)
+    picker.load_text(".mcp.json", json.dumps({"mcpServers": {"s": {
+        "command": "mcp-gee-sweet", "env": {
+            "LOCAL_FILE_ACCESS": "roots",
+            "LOCAL_FILE_ROOTS": f"{layout.data}/${{GITHUB_TOKEN}}"}}}}))
+    picker.use.click()
+    assert dict(model.overrides)["LOCAL_FILE_ROOTS"] == f"{layout.data}/{token}"
+    shown = text_of(picker.info.value)
+    assert f"LOCAL_FILE_ROOTS = {layout.data}/{MASK}" in shown and token not in shown
+    # Every other view of the page masks it too (a root shown in the policy bar).
+    from localfs_explorer.ui import render
+
+    assert render.esc(f"root {layout.data}/{token}") == f"root {layout.data}/{MASK}"

@@ -11,7 +11,7 @@ from .policy import (
     AllowedDirectories,
     FilesystemConfig,
     FilesystemPolicy,
-    PathVerdict,
+    ValidatePathVerdict,
     resolve_allowed_directories,
 )
 
@@ -25,6 +25,6 @@ __all__ = [
     "AllowedDirectories",
     "FilesystemConfig",
     "FilesystemPolicy",
-    "PathVerdict",
+    "ValidatePathVerdict",
     "resolve_allowed_directories",
 ]

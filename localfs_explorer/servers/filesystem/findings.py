@@ -19,14 +19,14 @@ from typing import Any
 
 from .policy import FilesystemPolicy
 
-__all__ = ["TRIM_SUFFIXES", "Finding", "findings"]
+__all__ = ["TRIM_SUFFIXES", "FsConfigFinding", "findings"]
 
 #: The sibling spellings probed: each quote, and whitespace JavaScript's trim removes.
 TRIM_SUFFIXES: tuple[str, ...] = ("'", '"', " ", "\t", "\u00a0", "\ufeff", "\u3000")
 
 
 @dataclass(frozen=True)
-class Finding:
+class FsConfigFinding:
     """One finding: a stable ``code``, ``severity`` (high/medium/low), one-line
     ``message``, the ``paths`` it is about and what to change (``fix``)."""
 
@@ -48,8 +48,8 @@ def _shown(path: str) -> str:
     return path.encode("unicode_escape").decode("ascii") if not path.isprintable() else path
 
 
-def _trim_siblings(policy: FilesystemPolicy) -> list[Finding]:
-    out: list[Finding] = []
+def _trim_siblings(policy: FilesystemPolicy) -> list[FsConfigFinding]:
+    out: list[FsConfigFinding] = []
     for directory in policy.directories:
         if directory == "/":
             continue
@@ -70,7 +70,7 @@ def _trim_siblings(policy: FilesystemPolicy) -> list[Finding]:
             if exists:
                 writable.append(v.resolved or sibling)
         if readable:
-            out.append(Finding(
+            out.append(FsConfigFinding(
                 "trim-sibling", "high",
                 f"{len(readable)} existing sibling(s) of the allowed directory {directory} "
                 f"pass the check only because it compares a trimmed spelling: "
@@ -78,7 +78,7 @@ def _trim_siblings(policy: FilesystemPolicy) -> list[Finding]:
                 tuple(readable), _trim_fix(policy.version)))
         new = [p for p in writable if p not in readable]
         if new:
-            out.append(Finding(
+            out.append(FsConfigFinding(
                 "trim-sibling", "high",
                 f"a write through server-filesystem {policy.version} can create "
                 f"{len(new)} sibling(s) of the allowed directory {directory} (quote or "
@@ -96,12 +96,12 @@ def _trim_fix(version: str) -> str:
             "refuses these siblings")
 
 
-def _symlinked(policy: FilesystemPolicy) -> list[Finding]:
-    out: list[Finding] = []
+def _symlinked(policy: FilesystemPolicy) -> list[FsConfigFinding]:
+    out: list[FsConfigFinding] = []
     for entry, spellings in policy.allowed.argv_spellings:
         if len(spellings) == 2 and all(s in policy.directories for s in spellings):
             link, real = spellings
-            out.append(Finding(
+            out.append(FsConfigFinding(
                 "symlinked-directory", "medium",
                 f"{entry} is given through a symlink: both {link} and its target {real} "
                 "are allowed, and the target stays allowed if the link is re-pointed",
@@ -109,7 +109,7 @@ def _symlinked(policy: FilesystemPolicy) -> list[Finding]:
     return out
 
 
-def _roots(policy: FilesystemPolicy) -> list[Finding]:
+def _roots(policy: FilesystemPolicy) -> list[FsConfigFinding]:
     allowed = policy.allowed
     if not allowed.roots_replace_argv or not allowed.from_argv:
         return []
@@ -120,7 +120,7 @@ def _roots(policy: FilesystemPolicy) -> list[Finding]:
         parts.append(f"drops {', '.join(dropped)}")
     if added:
         parts.append(f"allows {', '.join(added)}")
-    return [Finding(
+    return [FsConfigFinding(
         "roots-replace-argv", "high" if added else "medium",
         "the client's MCP roots replace the command-line directories without a word"
         + (f" ({'; '.join(parts)})" if parts else ""),
@@ -129,7 +129,7 @@ def _roots(policy: FilesystemPolicy) -> list[Finding]:
         "have the client advertise no roots")]
 
 
-def findings(policy: FilesystemPolicy) -> list[Finding]:
+def findings(policy: FilesystemPolicy) -> list[FsConfigFinding]:
     """Every finding for ``policy``, most severe first."""
     found = _trim_siblings(policy) + _symlinked(policy) + _roots(policy)
     order = {"high": 0, "medium": 1, "low": 2}

@@ -165,6 +165,9 @@ def normalize_path_format(path: str) -> str:
 def strip_surroundings(path: str) -> str:
     """The trim the server applies before comparing (2026.x ``normalizePath``):
     JavaScript whitespace, then one leading and one trailing quote (``'`` or ``"``)."""
+    # mirrors server-filesystem 2026.8.31 path-utils.js normalizePath: trimmed before every
+    # comparison, which is what lets a quote or whitespace sibling of an allowed directory pass
+    # (2.0.1 doesn't)
     path = js_trim(path)
     if path and path[0] in _QUOTES:
         path = path[1:]

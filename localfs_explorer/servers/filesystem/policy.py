@@ -49,11 +49,11 @@ __all__ = [
     "FilesystemConfig",
     "FilesystemPolicy",
     "FilesystemReason",
-    "PathVerdict",
+    "ValidatePathVerdict",
     "resolve_allowed_directories",
 ]
 
-#: Why ``validatePath`` allowed or refused a path (:attr:`PathVerdict.reason`).
+#: Why ``validatePath`` allowed or refused a path (:attr:`ValidatePathVerdict.reason`).
 FilesystemReason = Literal["inside", "outside", "symlink-outside", "windows-path",
                            "parent-missing", "ambiguous-unicode", "system-error",
                            "no-allowed-dirs"]
@@ -138,7 +138,7 @@ class AllowedDirectories:
 
 
 @dataclass(frozen=True)
-class PathVerdict:
+class ValidatePathVerdict:
     """``validatePath``'s answer for one path: allowed or the error it throws.
 
     ``message`` is the tool's error text exactly ("" when allowed); ``resolved`` the
@@ -162,7 +162,7 @@ class PathVerdict:
 
 
 class _Refused(LocalfsError):
-    """validatePath's refusal on its way out of the check (becomes a PathVerdict)."""
+    """validatePath's refusal on its way out of the check (becomes a ValidatePathVerdict)."""
 
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
@@ -223,6 +223,8 @@ def resolve_allowed_directories(config: FilesystemConfig, fs: FileSystem
     cwd = config.cwd if config.cwd is not None else fs.default_cwd()
     spellings: list[tuple[str, tuple[str, ...]]] = []
     flat: list[str] = []
+    # mirrors server-filesystem 2026.8.31 index.js (startup): each argv directory kept as spelled
+    # and as its realpath when the two differ, so /tmp and /private/tmp both match on macOS
     for entry in config.directories:
         absolute = resolve(expand_home(entry, home), cwd=cwd)
         original = normalize_path(absolute)
@@ -233,6 +235,8 @@ def resolve_allowed_directories(config: FilesystemConfig, fs: FileSystem
             found = (original,)
         spellings.append((entry, found))
         flat.extend(found)
+    # mirrors server-filesystem 2026.8.31 index.js (startup): what isn't a directory now is dropped
+    # with a warning, and the server exits only when nothing is left of a non-empty list
     warnings: list[str] = []
     accessible: list[str] = []
     for d in flat:
@@ -253,6 +257,8 @@ def resolve_allowed_directories(config: FilesystemConfig, fs: FileSystem
     exit_message = None
     if config.roots is not None:
         valid: list[str] = []
+        # mirrors server-filesystem 2026.8.31 roots-utils.js getValidRootDirectories: each root's
+        # realpath, kept only if it is a directory; the others are skipped with a line on stderr
         for uri in config.roots:
             try:
                 raw = file_url_to_path(uri) if uri.startswith("file://") else uri
@@ -271,9 +277,13 @@ def resolve_allowed_directories(config: FilesystemConfig, fs: FileSystem
             else:
                 warnings.append(f"Skipping non-directory root: {candidate}")
         from_roots = tuple(valid)
+        # mirrors server-filesystem 2026.8.31 index.js updateAllowedDirectoriesFromRoots: valid
+        # roots replace the whole list, argv included; none valid keeps the list as it was
         if valid:
             directories = from_roots
     elif not directories:
+        # mirrors server-filesystem 2026.8.31 index.js oninitialized: with no roots capability and
+        # no argv directory there is nothing to allow, so the server refuses to operate
         exit_message = CANNOT_OPERATE_2 if config.version == V_2 else CANNOT_OPERATE
     return AllowedDirectories(directories, tuple(accessible), from_roots, tuple(warnings),
                               exit_message, tuple(spellings))
@@ -311,6 +321,9 @@ class FilesystemPolicy:
 
     def _within(self, path: str, bounds: Sequence[tuple[str, str, bool]] | None = None
                 ) -> bool:
+        # mirrors server-filesystem 2026.8.31 path-validation.js isPathWithinAllowedDirectories:
+        # equal, or continuing with a separator ("/" holds everything), so /data-evil is outside
+        # /data
         if not path or "\0" in path:
             return False
         p = resolve(path)
@@ -332,14 +345,9 @@ class FilesystemPolicy:
         d = resolve(directory)
         return self._within(path, ((d, d + "/", d == "/"),))
 
-    def within(self, path: str) -> bool:
-        """Whether ``path`` is inside an allowed directory, compared as text (the
-        server's ``isPathWithinAllowedDirectories``, no trimming)."""
-        return self._within(path)
-
     # -- validatePath
 
-    def validate(self, requested: str) -> PathVerdict:
+    def validate(self, requested: str) -> ValidatePathVerdict:
         """``validatePath(requested)``: the verdict, its exact message, the path acted on."""
         # The common case first: a plainly spelled absolute path (nothing for the text
         # rules to change, nothing to trim) inside an allowed directory, which the
@@ -354,12 +362,12 @@ class FilesystemPolicy:
             and self._inside_plain(requested)
             and self.fs.is_own_realpath(requested)
         ):
-            return PathVerdict(requested, True, "", requested, "inside")
+            return ValidatePathVerdict(requested, True, "", requested, "inside")
         try:
             resolved, by_trim = self._validate(requested)
         except _Refused as exc:
-            return PathVerdict(requested, False, exc.message, None, exc.reason)
-        return PathVerdict(requested, True, "", resolved, "inside", by_trim)
+            return ValidatePathVerdict(requested, False, exc.message, None, exc.reason)
+        return ValidatePathVerdict(requested, True, "", resolved, "inside", by_trim)
 
     def _outside(self, absolute: str) -> _Refused:
         if self.version == V_2 and not self.directories:
@@ -373,6 +381,9 @@ class FilesystemPolicy:
                         f"directories: {real} not in {self._joined}")
 
     def _resolve_relative(self, rel: str) -> str:
+        # mirrors server-filesystem 2026.8.31 lib.js resolveRelativePathAgainstAllowedDirectories:
+        # the first allowed directory that keeps the path inside, else the first one; the working
+        # directory only when there is none
         if not self.directories:
             return resolve(rel, cwd=self.cwd)
         for d in self.directories:
@@ -383,6 +394,9 @@ class FilesystemPolicy:
 
     def _validate(self, requested: str) -> tuple[str, bool]:
         expanded = expand_home(requested, self.home)
+        # mirrors server-filesystem 2026.8.31 lib.js validatePath: a drive path on a POSIX host is
+        # refused, not created as a literal "C:\\..." name inside a root (2026.7.10 had no such
+        # check)
         if self.version != V_OLD and _DRIVE.match(expanded):
             raise _Refused("windows-path", "Access denied - Windows-style path received on "
                            f"a POSIX host: {requested}")
@@ -393,6 +407,9 @@ class FilesystemPolicy:
         if self.version == V_2 and not self._within(absolute):
             absolute = self._respell(absolute)
         normalized = self._norm(absolute)
+        # mirrors server-filesystem 2026.8.31 lib.js validatePath: a "// Security" check,
+        # containment before any file operation, on normalizePath's trimmed spelling, while the
+        # untrimmed one is used
         if not self._within(normalized):
             raise self._outside(absolute)
         by_trim = normalized != absolute and not self._within(absolute)
@@ -402,6 +419,9 @@ class FilesystemPolicy:
             if exc.code != "ENOENT":
                 raise _Refused("system-error", str(exc)) from None
             return self._missing(absolute), by_trim
+        # mirrors server-filesystem 2026.8.31 lib.js validatePath: a "// Security" check, the
+        # realpath must be inside too, so a symlink inside can't lead out; only ENOENT (above) falls
+        # through to the walk
         if not self._within(self._norm(real)):
             raise self._symlink_outside(real)
         return real, by_trim
@@ -410,6 +430,8 @@ class FilesystemPolicy:
         """A path whose realpath is ENOENT: 2026.7.10 checks its parent; later releases
         walk down from the allowed directory, name by name."""
         parent = dirname(absolute)
+        # mirrors server-filesystem 2026.7.10 lib.js validatePath: a missing path is judged by its
+        # parent's realpath, and one error text for a parent missing or outside
         if self.version == V_OLD:
             try:
                 real_parent = node_realpath(self.fs, parent)
@@ -450,6 +472,8 @@ class FilesystemPolicy:
                 else:
                     want = _nfc(part)
                     matches = [e for e in entries if _nfc(e) == want]
+            # mirrors server-filesystem 2026.8.31 lib.js resolveUnicodeEquivalentPath: two names
+            # equal under NFC can't be told apart, so the path is refused rather than one picked
             if len(matches) > 1:
                 raise _Refused("ambiguous-unicode", f"Ambiguous Unicode path component: {part}")
             if not matches:
@@ -459,6 +483,8 @@ class FilesystemPolicy:
             else:
                 name = matches[0]
             current = node_realpath(self.fs, join(current, name))
+            # mirrors server-filesystem 2026.8.31 lib.js resolveUnicodeEquivalentPath: each existing
+            # name is resolved and re-checked, so a symlink on the way to a new file can't lead out
             if not self._within(self._norm(current)):
                 raise self._symlink_outside(current)
         return current
@@ -531,7 +557,7 @@ class FilesystemBatch:
         self._parents[parent] = state
         return state
 
-    def validate(self, requested: str) -> PathVerdict:
+    def validate(self, requested: str) -> ValidatePathVerdict:
         """The same verdict as :meth:`FilesystemPolicy.validate`, faster in bulk."""
         # Only a plainly spelled absolute path inside, with nothing to trim, takes the
         # short way; every other one is the single check's.
@@ -552,7 +578,7 @@ class FilesystemBatch:
         name = requested[cut + 1:]
         if state is None or name not in state[1] or name in state[2] or not state[3]:
             return policy.validate(requested)
-        return PathVerdict(requested, True, "", f"{state[0]}/{name}", "inside")
+        return ValidatePathVerdict(requested, True, "", f"{state[0]}/{name}", "inside")
 
-    def check(self, path: str, op: str = "read") -> PathVerdict:
+    def check(self, path: str, op: str = "read") -> ValidatePathVerdict:
         return self.validate(path)

@@ -28,7 +28,7 @@ from ...server import (
     Setup,
     TraceLine,
 )
-from .policy import REASONS, VERSIONS, FilesystemConfig, FilesystemPolicy, PathVerdict
+from .policy import REASONS, VERSIONS, FilesystemConfig, FilesystemPolicy, ValidatePathVerdict
 
 if TYPE_CHECKING:
     from ...catalog.model import Catalog, Registration
@@ -49,7 +49,7 @@ class FilesystemOptions(ServerOptions):
     home: str | None = None
 
 
-def _verdict(v: PathVerdict, op: Op, directories: tuple[str, ...]) -> BasicVerdict:
+def _verdict(v: ValidatePathVerdict, op: Op, directories: tuple[str, ...]) -> BasicVerdict:
     if v.allowed:
         hint = ("only the trimmed spelling of this path is inside an allowed directory; "
                 "the tool acts on the path as given, beside it") if v.by_trim else ""
@@ -239,7 +239,8 @@ class FilesystemServer(Server):
     def register_tools(self, policy: Any, catalog: Catalog | None) -> Registration:
         from ...catalog.model import Registration
 
-        # Every tool is registered, whatever the configuration.
+        # mirrors server-filesystem 2026.8.31 index.js (startup): every tool is registered whatever
+        # the directories, since roots may supply them after the handshake
         catalog = catalog if catalog is not None else self.catalog()
         return Registration(mode="always", registered=list(catalog.names()))
 
@@ -249,6 +250,18 @@ class FilesystemServer(Server):
         return {"tool": "list_allowed_directories",
                 "text": policy.policy.list_allowed_directories(),
                 "allowed_directories": list(policy.directories)}
+
+    def verdict_lines(self, verdict: Any) -> list[str]:
+        """``ALLOWED`` with the path the tool acts on (and when only a trimmed spelling is
+        inside, so), or ``REFUSED`` with ``validatePath``'s error."""
+        from ...textsafe import one_line
+
+        if verdict.allowed:
+            note = "  (only its trimmed spelling is inside)" if verdict.hint else ""
+            return [f"ALLOWED  {verdict.op:<10} {one_line(verdict.path)} -> "
+                    f"{one_line(verdict.resolved or '')}{note}"]
+        return [f"REFUSED  {verdict.op:<10} {one_line(verdict.path)}  [{verdict.reason}]",
+                f"    message: {one_line(verdict.message)}"]
 
     def headline(self, policy: Any) -> list[tuple[str, str]]:
         """The directories in force (argv's, or the roots that replaced them)."""
@@ -314,7 +327,8 @@ class FilesystemServer(Server):
     def exposure_scope(self, policy: Any) -> ExposureScope:
         """Every allowed directory in force (argv's, both spellings of one given through a
         symlink, or the roots that replaced them), and the server's ``HOME``."""
-        # validatePath knows no operation: a tool reads or writes what it lets through.
+        # mirrors server-filesystem 2026.8.31 lib.js validatePath: it takes no operation, so a tool
+        # may read or write whatever it lets through
         return ExposureScope(tuple(policy.directories), policy.policy.home,
                              same_for_write=True)
 

@@ -39,13 +39,14 @@ from .findings import findings
 from .nodepath import dirname, resolve
 from .policy import V_2, FilesystemPolicy, expand_home
 
-__all__ = ["Change", "FilesystemSuggestion", "Unmet", "requirements", "suggest_filesystem", "twin"]
+__all__ = ["FilesystemSuggestion", "ProposedChange", "Unmet", "requirements",
+           "suggest_filesystem", "twin"]
 
 #: The npm package a suggested command line starts.
 PACKAGE = "@modelcontextprotocol/server-filesystem"
 
 
-class Change(BaseModel):
+class ProposedChange(BaseModel):
     """One proposed change: its ``kind`` (narrow, symlinked-directory, upgrade, roots),
     what to do, why, and the re-check that proves it."""
 
@@ -67,7 +68,7 @@ class FilesystemSuggestion(BaseModel):
     directories: list[str]
     current_version: str
     current_directories: list[str]
-    changes: list[Change] = Field(default_factory=list)
+    changes: list[ProposedChange] = Field(default_factory=list)
     requirements: list[Requirement] = Field(default_factory=list)
     #: Each suggested directory and the required checks it is there for.
     covers: dict[str, list[str]] = Field(default_factory=dict)
@@ -199,7 +200,7 @@ def suggest_filesystem(required: Iterable[Requirement | str], server_policy: Any
     """
     policy: FilesystemPolicy = server_policy.policy
     reqs = [r if isinstance(r, Requirement) else parse_requirement(r) for r in required]
-    changes: list[Change] = []
+    changes: list[ProposedChange] = []
     unmet: list[Unmet] = []
     warnings: list[str] = []
     config = policy.config
@@ -207,7 +208,7 @@ def suggest_filesystem(required: Iterable[Requirement | str], server_policy: Any
         in_force = list(policy.directories)
         check = twin(policy, directories=tuple(in_force), roots=None)
         if list(check.directories) == in_force:
-            changes.append(Change(
+            changes.append(ProposedChange(
                 kind="roots",
                 change=f"list the directories the roots allow on the command line: "
                        f"{', '.join(in_force)}",
@@ -232,7 +233,7 @@ def suggest_filesystem(required: Iterable[Requirement | str], server_policy: Any
             added = [d for d in directories if d not in base.config.directories]
             what = "; ".join(p for p in (f"drop {', '.join(dropped)}" if dropped else "",
                                          f"allow {', '.join(added)}" if added else "") if p)
-            changes.append(Change(
+            changes.append(ProposedChange(
                 kind="narrow", change=what,
                 why="the deepest existing directories holding the required paths (no "
                     "directory inside another)",
@@ -254,7 +255,7 @@ def suggest_filesystem(required: Iterable[Requirement | str], server_policy: Any
         command=command)
 
 
-def _unlink(policy: FilesystemPolicy, met: Sequence[Requirement], changes: list[Change],
+def _unlink(policy: FilesystemPolicy, met: Sequence[Requirement], changes: list[ProposedChange],
             warnings: list[str]) -> FilesystemPolicy:
     """Give each directory reached through a symlink as its target, when every required
     check still passes that way."""
@@ -273,7 +274,7 @@ def _unlink(policy: FilesystemPolicy, met: Sequence[Requirement], changes: list[
             continue
         if candidate.validate(link).allowed or not candidate.validate(real).allowed:
             continue  # pragma: no cover - the link given twice, or as a root as well
-        changes.append(Change(
+        changes.append(ProposedChange(
             kind="symlinked-directory", change=f"give {real} instead of {link}",
             why=f"{link} is a symlink: both spellings are allowed, and {real} stays allowed "
                 "if the link is re-pointed",
@@ -283,7 +284,7 @@ def _unlink(policy: FilesystemPolicy, met: Sequence[Requirement], changes: list[
     return current
 
 
-def _upgrade(policy: FilesystemPolicy, met: Sequence[Requirement], changes: list[Change],
+def _upgrade(policy: FilesystemPolicy, met: Sequence[Requirement], changes: list[ProposedChange],
              warnings: list[str]) -> FilesystemPolicy:
     """2.0.1 when the release's trimming lets siblings through and 2.0.1 keeps every
     required check passing."""
@@ -301,7 +302,7 @@ def _upgrade(policy: FilesystemPolicy, met: Sequence[Requirement], changes: list
                         f"siblings of its directories through, but {V_2} would refuse "
                         f"{labels}: not suggesting it")
         return policy
-    changes.append(Change(
+    changes.append(ProposedChange(
         kind="upgrade", change=f"run server-filesystem {V_2} instead of {policy.version} "
                                "(it needs node 24 or newer)",
         why=f"{policy.version} checks a trimmed spelling and acts on the path as given: "

@@ -2,12 +2,9 @@
 
 The tools, their annotation hints and their path arguments are data
 (``data/tools.json``). :func:`predict_call` answers a whole tool call the way the server
-would: a single-path tool fails with its path's refusal; ``move_file`` checks the source
-and then the destination, and refuses a destination that exists (2026.8.31 and later);
-``read_multiple_files`` turns each refused path into that file's ``Error - `` line
-inside a successful result; ``directory_tree`` checks every directory it enters, and
-one refusal fails the whole call; ``search_files`` skips, without a word, every entry
-below its start that fails the check.
+would: a single-path tool fails with its path's refusal, and the tools with a rule of
+their own (``read_multiple_files``, ``move_file``, ``directory_tree``, ``search_files``)
+say which, and why, where the rule is written.
 """
 
 from __future__ import annotations
@@ -21,7 +18,7 @@ from importlib import resources
 from typing import Any
 
 from .nodepath import join
-from .policy import V_OLD, FilesystemPolicy, PathVerdict
+from .policy import V_OLD, FilesystemPolicy, ValidatePathVerdict
 
 __all__ = ["CallCheckRecord", "CallPrediction", "FsTool", "load_tools", "predict_call"]
 
@@ -78,7 +75,7 @@ class CallCheckRecord:
 
     argument: str
     op: str
-    verdict: PathVerdict
+    verdict: ValidatePathVerdict
     kind: str = "path"
     step: str | None = None
 
@@ -96,9 +93,9 @@ class CallPrediction:
     refused: bool
     message: str
     targets: tuple[str, ...] = ()
-    verdicts: tuple[PathVerdict, ...] = ()
+    verdicts: tuple[ValidatePathVerdict, ...] = ()
     item_errors: tuple[str, ...] = ()
-    skipped: tuple[PathVerdict, ...] = field(default=())
+    skipped: tuple[ValidatePathVerdict, ...] = field(default=())
     checks: tuple[CallCheckRecord, ...] = field(default=(), compare=False)
     error: str | None = None
     stopped: bool = False
@@ -141,7 +138,9 @@ def predict_call(policy: FilesystemPolicy, tool: str, arguments: dict[str, Any],
     if problem is not None:
         return CallPrediction(tool, True, problem, error=problem)
     if tool == "read_multiple_files":
-        # Each path on its own: a refusal is that file's error line in the result.
+        # mirrors server-filesystem 2026.8.31 index.js (startup): read_multiple_files validates each
+        # path on its own and turns a refusal into that file's "Error - " line, so one bad path
+        # doesn't fail the call
         checks = tuple(CallCheckRecord(f"paths[{i}]", "read", policy.validate(p),
                                        step="item_error")
                        for i, p in enumerate(arguments["paths"]))
@@ -160,8 +159,8 @@ def predict_call(policy: FilesystemPolicy, tool: str, arguments: dict[str, Any],
     verdicts = tuple(c.verdict for c in done)
     targets = tuple(v.resolved for v in verdicts if v.resolved)
     if tool == "move_file" and policy.version != V_OLD:
-        # 2026.8.31 and later lstat the checked destination and refuse anything there (a
-        # file, a directory, a symlink), rather than let the rename replace it.
+        # mirrors server-filesystem 2026.8.31 lib.js moveFile: lstat of the checked destination
+        # refuses anything there (file, directory, symlink) rather than let the rename replace it
         dest = verdicts[1].resolved or ""
         try:
             policy.fs.lstat(dest)
@@ -225,6 +224,8 @@ def _tree(policy: FilesystemPolicy, start: str, first: list[CallCheckRecord],
     """directory_tree: each directory entered is checked again, spelled as the request
     spelled the start plus the names below it, depth first in listing order (the
     server's recursion); the first refusal is the call's error."""
+    # mirrors server-filesystem 2026.8.31 index.js (startup): directory_tree's buildTree calls
+    # validatePath on every directory it enters, and nothing catches its refusal
     checks = list(first)
     walk = _DepthFirst(policy, start, first[0].verdict.resolved or "")
     stopped = False
@@ -251,8 +252,10 @@ def _search(policy: FilesystemPolicy, first: list[CallCheckRecord],
     """search_files: every entry below the (resolved) start is checked, depth first in
     listing order; a refused one is skipped silently, and a directory is entered only
     when its check passes."""
+    # mirrors server-filesystem 2026.8.31 lib.js searchFilesWithValidation: each entry's
+    # validatePath error is caught and the entry skipped, so a refusal never reaches the caller
     checks = list(first)
-    skipped: list[PathVerdict] = []
+    skipped: list[ValidatePathVerdict] = []
     start = first[0].verdict.resolved or ""
     walk = _DepthFirst(policy, start, start)
     stopped = False

@@ -23,15 +23,15 @@ from .tools import load_tools
 if TYPE_CHECKING:
     from ...server import LiveTarget
 
-__all__ = ["Difference", "FsVerifyReport", "expected_answer", "probe_paths", "verify_live",
-           "verify_target"]
+__all__ = ["FsVerifyDifference", "FsVerifyReport", "expected_answer", "probe_paths",
+           "verify_live", "verify_target"]
 
 #: The probe that tells 2026.7.10 from later releases.
 DRIVE_PROBE = "C:\\localfs-explorer-probe"
 
 
 @dataclass(frozen=True)
-class Difference:
+class FsVerifyDifference:
     """One way the running server differs from the prediction."""
 
     field: str
@@ -57,7 +57,7 @@ class FsVerifyReport:
     tools_live: list[dict[str, Any]] = field(default_factory=list)
     probes: list[dict[str, Any]] = field(default_factory=list)
     behaves_as: list[str] = field(default_factory=list)
-    differences: list[Difference] = field(default_factory=list)
+    differences: list[FsVerifyDifference] = field(default_factory=list)
 
     @property
     def agree(self) -> bool:
@@ -126,7 +126,8 @@ def verify_target(server_policy: Any, target: LiveTarget) -> FsVerifyReport:
         raise ServerError("the server's command line is empty")
     base: FilesystemConfig = server_policy.policy.config
     fs = server_policy.policy.fs
-    env = {**os.environ, **(target.env or {})}
+    # The target's environment as given (an entry's: what its client passes), else ours.
+    env = dict(target.env) if target.env is not None else dict(os.environ)
     if base.home is not None:
         env["HOME"] = base.home
     base = replace(base, home=env.get("HOME") or None,
@@ -236,19 +237,20 @@ def _compare(report: FsVerifyReport, policy_for: Callable[[str], FilesystemPolic
     for tool in predicted_tools:
         got = live_by_name.get(tool["name"])
         if got is None:
-            diffs.append(Difference("tools", tool["name"], None,
+            diffs.append(FsVerifyDifference("tools", tool["name"], None,
                                     f"tool {tool['name']} is predicted but not listed"))
             continue
         for hint in ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"):
             if got.get(hint) != tool[hint]:
-                diffs.append(Difference(
+                diffs.append(FsVerifyDifference(
                     "tools", tool[hint], got.get(hint),
                     f"{tool['name']} {hint}: predicted {tool[hint]}, listed {got.get(hint)}"))
     known = {t["name"] for t in predicted_tools}
     for name in sorted(set(live_by_name) - known):
-        diffs.append(Difference("tools", None, name, f"tool {name} is listed, not predicted"))
+        diffs.append(FsVerifyDifference("tools", None, name,
+                                        f"tool {name} is listed, not predicted"))
     if report.allowed_live != report.allowed_predicted:
-        diffs.append(Difference(
+        diffs.append(FsVerifyDifference(
             "allowed_directories", report.allowed_predicted, report.allowed_live,
             "list_allowed_directories: predicted "
             f"{', '.join(report.allowed_predicted) or '(none)'}; the server has "
@@ -270,14 +272,14 @@ def _compare(report: FsVerifyReport, policy_for: Callable[[str], FilesystemPolic
             "live": {"is_error": actual[0], "text": actual[1] if actual[0] else None},
             "same": same})
         if not same:
-            diffs.append(Difference(
+            diffs.append(FsVerifyDifference(
                 "probe", expected[1] if expected[0] else "(answered)",
                 actual[1] if actual[0] else "(answered)",
                 f"get_file_info {path!r}: predicted "
                 f"{expected[1] if expected[0] else 'an answer'}, the server said "
                 f"{actual[1] if actual[0] else 'an answer'}"))
     if report.version not in matching and matching:
-        diffs.append(Difference("version", report.version, matching,
+        diffs.append(FsVerifyDifference("version", report.version, matching,
                                 f"the server behaves as {' or '.join(matching)}, not "
                                 f"{report.version}"))
 

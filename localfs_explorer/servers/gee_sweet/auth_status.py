@@ -74,12 +74,15 @@ def local_file_access(policy: Any, registration: RegistrationLike | None = None)
     off mode only; both are empty lists otherwise.
     """
     mode = _mode_name(policy)
+    # mirrors mcp-gee-sweet 0.9.5 server._local_file_access_status: the configured spellings, not
+    # the realpaths, so an operator recognises the roots they wrote
     roots = [root.configured for root in policy.roots] if mode == "roots" else []
     unregistered: list[str] = []
     if mode == "off":
         if registration is None:
             registration = _registration(policy)
-        # The server sorts the names (its registration order is not the report's).
+        # mirrors mcp-gee-sweet 0.9.5 server._local_file_access_status: the names sorted, not in
+        # registration order
         unregistered = sorted(registration.unregistered)
     return {
         "mode": mode,

@@ -216,7 +216,8 @@ class _Resolver:
         raw_cwd = cwd if cwd is not None else fs.default_cwd()
         if not posixpath.isabs(raw_cwd):
             raise PolicyError(f"the startup directory must be absolute: {raw_cwd!r}")
-        # getcwd() returns a resolved path, so relative paths resolve against the real cwd.
+        # mirrors mcp-gee-sweet 0.9.5 local_files._realpath: os.path.realpath joins a relative path
+        # to os.getcwd(), which is already resolved, so relative paths land in the real cwd
         self.cwd = self._realpath_or_none(raw_cwd) or raw_cwd
         if not fs.is_dir(self.cwd):
             self.warnings.append(
@@ -240,6 +241,8 @@ class _Resolver:
         """What ``os.path.expanduser("~")`` gives the server: ``$HOME`` when it is set
         (trailing slashes dropped, an empty value meaning ``/``), else the account's
         home directory."""
+        # mirrors mcp-gee-sweet 0.9.5 local_files._adc_default_path: os.path.expanduser("~") reads
+        # $HOME first, so a server's HOME moves its ADC file and default cache
         if self.env.is_set("HOME"):
             return (self.env.values["HOME"].rstrip("/")) or "/"
         return self.fs.home().rstrip("/") or "/"
@@ -256,17 +259,23 @@ class _Resolver:
         if raw is not None and not raw.strip() and self.profile.empty_access_means_unset:
             raw = None
         if raw is None:
+            # mirrors mcp-gee-sweet 0.9.5 local_files.resolve_policy: unset means full under stdio
+            # and off under a network transport, whose caller isn't the operator
             default = Mode.FULL if self.transport == "stdio" else Mode.OFF
             return default, False, None
         value = raw.strip().lower()
         try:
             return Mode(value), True, raw
         except ValueError:
+            # mirrors mcp-gee-sweet 0.9.5 local_files.resolve_policy: an unknown mode never raises;
+            # it resolves to off with the reason (the fail-safe for registration)
             self.errors.append(f"LOCAL_FILE_ACCESS={value!r} isn't valid (use full, roots, or off)")
             return Mode.OFF, True, raw
 
     def roots(self, mode: Mode) -> list[Root]:
         raw = self.env.get("LOCAL_FILE_ROOTS")
+        # mirrors mcp-gee-sweet 0.9.5 local_files.resolve_policy: split on os.pathsep, each entry
+        # stripped and empty ones dropped, so "a: b:" is two roots
         sep = ";" if self.platform == "windows" else ":"
         entries = []
         for part in (raw or "").split(sep):
@@ -280,6 +289,8 @@ class _Resolver:
                 )
             return [Root(configured=e) for e in entries]
         if not entries:
+            # mirrors mcp-gee-sweet 0.9.5 local_files._config_error: roots without a root would
+            # allow nothing, so it is an error (off), not an empty allow-list
             self.errors.append(
                 f"LOCAL_FILE_ACCESS=roots needs LOCAL_FILE_ROOTS, a {sep!r}-separated list "
                 "of directories"
@@ -292,13 +303,14 @@ class _Resolver:
             if "\0" in entry:
                 problem = "contains a NUL byte"
             elif not self.fs.is_dir(self.absolute(entry)):
-                # The server asks isdir() of the entry as spelled (relative: the startup
-                # directory), so a symlink to a directory counts and a loop doesn't.
+                # mirrors mcp-gee-sweet 0.9.5 local_files._config_error: os.path.isdir of the entry
+                # as spelled, so a symlink to a directory counts and a loop doesn't
                 problem = "isn't an existing directory"
             else:
                 resolved = self._realpath_or_none(self.absolute(entry))
             if problem and not self.errors:
-                # The server stops at the first bad entry and reports only that one.
+                # mirrors mcp-gee-sweet 0.9.5 local_files._config_error: it returns at the first bad
+                # entry, so only that one is reported
                 self.errors.append(f"LOCAL_FILE_ROOTS entry {entry!r} {problem}")
             roots.append(Root(configured=entry, resolved=resolved, problem=problem))
         return roots
@@ -326,6 +338,8 @@ class _Resolver:
 
     def _adc_file(self) -> tuple[str, str, bool]:
         """gcloud's default ADC file: (setting it follows, path, whether defaulted)."""
+        # mirrors mcp-gee-sweet 0.9.5 local_files._adc_default_path: google-auth falls back to this
+        # file when GOOGLE_APPLICATION_CREDENTIALS is unset, so it is the server's too
         prof = self.profile
         config_dir = self.env.get("CLOUDSDK_CONFIG")
         if config_dir:
@@ -347,12 +361,16 @@ class _Resolver:
         setting = prof.cache_base_setting.get(platform)
         value = self.env.get(setting) if setting else None
         if value and (platform == "windows" or posixpath.isabs(value)):
-            # A relative XDG_CACHE_HOME is ignored, as its specification says.
+            # mirrors mcp-gee-sweet 0.9.5 cache.default_db_path: a relative XDG_CACHE_HOME is
+            # ignored, as the XDG specification says
             base = value
         return posixpath.join(base, prof.cache_app_dir, prof.default_cache_db_name)
 
     def deny_list(self) -> tuple[list[DenyEntry], list[DenyDir]]:
         """The server's own files, in the server's order, and the denied directories."""
+        # mirrors mcp-gee-sweet 0.9.5 local_files._deny_list_paths: every file the server reads its
+        # identity or settings from, listed whether or not it exists yet, so a download can't plant
+        # a token the server then loads
         env, prof = self.env, self.profile
         planned: list[tuple[str, str, bool]] = []
         for setting in ("CREDENTIALS_PATH", "TOKEN_PATH", "SERVICE_ACCOUNT_PATH"):
@@ -365,12 +383,13 @@ class _Resolver:
         planned.append(self._adc_file())
         deny_dirs: list[DenyDir] = []
         default_cache = self.default_cache_path()
-        # An empty CACHE_DB_PATH falls back to the default, as the server reads it.
+        # mirrors mcp-gee-sweet 0.9.5 cache.db_path: an empty CACHE_DB_PATH means the default
         cache_path = env.get("CACHE_DB_PATH") or default_cache
         cache_default = not env.get("CACHE_DB_PATH")
         if cache_path == default_cache:
-            # Only while the cache is the default one is its whole directory the server's
-            # (an explicit path spelled exactly as the default counts too).
+            # mirrors mcp-gee-sweet 0.9.5 local_files._deny_list_dirs: only the default cache
+            # directory is the server's alone (GHSA-8jqx-w7j8-6xwm); an explicit one may be shared,
+            # so only its files are denied (spelled as the default, it counts too)
             cache_dir = posixpath.dirname(cache_path)
             absolute = self.absolute(cache_dir)
             deny_dirs.append(
@@ -379,6 +398,8 @@ class _Resolver:
             )
         for suffix in ("", *prof.sqlite_sidecars):
             planned.append(("CACHE_DB_PATH", cache_path + suffix, cache_default))
+        # mirrors mcp-gee-sweet 0.9.5 local_files._deny_list_paths: the pre-0.9.3 shared cache stays
+        # on disk with what it cached for every identity (GHSA-8jqx-w7j8-6xwm)
         for suffix in ("", *prof.sqlite_sidecars):
             planned.append(("legacy cache (pre-0.9.3)", prof.legacy_cache_db + suffix, True))
         for setting in ("GOOGLE_APPLICATION_CREDENTIALS", "LOG_FILE", "ACCESS_LOG_FILE"):
@@ -444,7 +465,9 @@ def resolve_policy(
     mode, explicit, configured = resolver.mode()
     roots = resolver.roots(mode)
     if resolver.errors:
-        mode = Mode.OFF  # the server's fail-safe: an invalid setting resolves to off
+        # mirrors mcp-gee-sweet 0.9.5 local_files.resolve_policy: an invalid setting resolves to off
+        # (the fail-safe), and only serving refuses to start on it (exit_if_invalid)
+        mode = Mode.OFF
     deny_list, deny_dirs = resolver.deny_list()
     return Policy(
         mode=mode,

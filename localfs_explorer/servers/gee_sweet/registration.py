@@ -23,6 +23,8 @@ def parse_enabled_tools(value: str | None) -> set[str] | None:
     items ignored, and names are matched exactly (case-sensitive). Unset, empty, or
     nothing but commas and spaces means no restriction: every tool is enabled (``None``).
     """
+    # mirrors mcp-gee-sweet 0.9.5 server._parse_enabled_tools: names stripped, empty items dropped,
+    # and a list naming nothing restricts nothing
     if value is None:
         return None
     names = {item.strip() for item in value.split(",")}
@@ -47,6 +49,8 @@ def register_tools(policy: Policy, catalog: Catalog | None = None) -> Registrati
     dropped: list[str] = []
     not_enabled: list[str] = []
     for tool in catalog.tools:
+        # mirrors mcp-gee-sweet 0.9.5 server.tool: ENABLED_TOOLS first, then off mode keeps
+        # local-only tools out, so only tools ENABLED_TOOLS allowed count as unregistered
         if enabled is not None and tool.name not in enabled:
             not_enabled.append(tool.name)
         elif tool.local_only and off:

@@ -21,7 +21,7 @@ from ...server import (
     Server,
     ServerError,
     Setup,
-    Suggestion,
+    SuggestResult,
 )
 from ...vocab import REASONS, TRANSPORTS
 
@@ -100,7 +100,7 @@ class GeeSweetServer(Server):
     def suggest(self, policy: Any, require: Sequence[Any], *, calls: Any = None,
                 session: Any = None, env_file: str | None = None,
                 env_text: str | None = None, delta: bool = True,
-                max_entries: int = 200_000) -> Suggestion:
+                max_entries: int = 200_000) -> SuggestResult:
         """The narrowest ``LOCAL_FILE_ROOTS`` allowing the checks (see :mod:`.suggest`)."""
         from .suggest import suggest
 

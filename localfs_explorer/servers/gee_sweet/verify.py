@@ -32,11 +32,11 @@ if TYPE_CHECKING:  # hints only: the engine and the catalog load on use
 
 __all__ = [
     "AUTH_STATUS_URI",
-    "Difference",
     "LiveServer",
     "MissingExtraError",
     "Prediction",
     "ServerUnreachableError",
+    "VerifyDifference",
     "VerifyReport",
     "compare",
     "predict",
@@ -96,7 +96,7 @@ class Prediction(_Model):
     reproduces: str = ""
 
 
-class Difference(_Model):
+class VerifyDifference(_Model):
     """One way the live server differs from the prediction."""
 
     #: ``serves``, ``mode``, ``explicit``, ``roots``, ``unregistered_tools`` or
@@ -113,7 +113,7 @@ class VerifyReport(_Model):
     """The outcome of one comparison."""
 
     agree: bool
-    differences: list[Difference]
+    differences: list[VerifyDifference]
     prediction: Prediction
     live: LiveServer
     #: Tools the server lists that the explorer's catalog doesn't describe; not
@@ -210,7 +210,7 @@ def _shown(value: Any) -> str:
 
 
 def compare(prediction: Prediction, live: LiveServer,
-            fields: Sequence[str] | None = None) -> tuple[list[Difference], list[str]]:
+            fields: Sequence[str] | None = None) -> tuple[list[VerifyDifference], list[str]]:
     """Each difference between ``prediction`` and ``live``, and the live tools the
     catalog doesn't describe.
 
@@ -227,9 +227,9 @@ def compare(prediction: Prediction, live: LiveServer,
         from ...server import get_server
 
         fields = get_server().live_fields
-    diffs: list[Difference] = []
+    diffs: list[VerifyDifference] = []
     if not prediction.serves:
-        diffs.append(Difference(
+        diffs.append(VerifyDifference(
             field="serves", expected=False, actual=True,
             message="the explorer predicts the server refuses to start "
             f"({prediction.exit_message}), but it is serving",
@@ -248,12 +248,12 @@ def compare(prediction: Prediction, live: LiveServer,
                             "--transport, e.g. by uvicorn directly, so it resolved as for "
                             "stdio; its tripwire still refuses local files to HTTP "
                             "requests; --transport stdio predicts it)")
-            diffs.append(Difference(field=name, expected=want, actual=got, message=message))
+            diffs.append(VerifyDifference(field=name, expected=want, actual=got, message=message))
     live_tools = set(live.tools)
     catalog = set(prediction.catalog)
     for tool in prediction.registered:
         if tool not in live_tools:
-            diffs.append(Difference(
+            diffs.append(VerifyDifference(
                 field="registered_tools", tool=tool, expected="registered", actual="absent",
                 message=f"{tool}: the explorer predicts it is registered, "
                 "the server doesn't list it",
@@ -263,14 +263,14 @@ def compare(prediction: Prediction, live: LiveServer,
     uncatalogued: list[str] = []
     for tool in sorted(live_tools):
         if tool in absent:
-            diffs.append(Difference(
+            diffs.append(VerifyDifference(
                 field="registered_tools", tool=tool, expected="absent", actual="registered",
                 message=f"{tool}: the explorer predicts it is not registered "
                 f"({_absence_reason(tool, prediction)}), the server lists it",
             ))
         elif tool not in catalog:
             if enabled is not None and tool not in enabled:
-                diffs.append(Difference(
+                diffs.append(VerifyDifference(
                     field="registered_tools", tool=tool, expected="absent",
                     actual="registered",
                     message=f"{tool}: not in ENABLED_TOOLS, yet the server lists it",

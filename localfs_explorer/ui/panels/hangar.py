@@ -149,14 +149,24 @@ class HangarPanel(Panel):
             self.via.options = via_options
         self.via.value = m.hangar_via
         self.tenant.options = list(config.tenants()) if config is not None else []
+        unexpanded = ""
+        if not m.host_access and "${" in m.hangar_text:
+            unexpanded = render.box("note", render.esc(
+                "This page expands nothing from the serving machine's environment: "
+                "${VAR} has only its default (${VAR:-default}) here."))
         if m.hangar_error:
-            self.status.value = render.box("error", render.esc(m.hangar_error))
+            self.status.value = unexpanded + render.box("error", render.esc(m.hangar_error))
         elif config is None:
             self.status.value = render.box("note", "Paste or upload a hangar configuration.")
         elif not m.hangar_server:
             self.status.value = render.box("note", "Pick the server the calls reach.")
         else:
             self.status.value = render.box("ok", render.esc(_summary(m.hangar_answers, m)))
+        if unexpanded and not m.hangar_error:
+            self.status.value = unexpanded + self.status.value
+        if config is not None and config.warnings:
+            self.status.value += render.box("warning", "<br>".join(
+                render.esc(w) for w in config.warnings))
         answers = m.hangar_answers
         found = [a for a in answers if a.finding]
         self.findings.value = render.table(

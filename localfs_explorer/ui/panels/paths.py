@@ -16,9 +16,6 @@ from ..commands import check_command, pin_row, pinned_toml
 from ..grid import ResultsGrid, paths_frame
 from ..panel import Panel, css, html, label_style, layout, style, wide
 
-#: What the Paths box holds when the Explorer opens: a path to try, not an empty box.
-SAMPLE_PATHS = "~/.ssh/id_rsa\n./reports/summary.csv"
-
 
 class PathsPanel(Panel):
     """Paste paths, pick the operation; a verdict grid, then message/trace/hint."""

@@ -4,7 +4,7 @@ Each tree (see fs_trees) gets its own server, started over stdio with the tree's
 directories; every path is asked with ``get_file_info`` and then ``write_file``, and each
 answer must be the explorer's: refused with the same text, or carried out on the path the
 explorer says. LOCALFS_FS_TREES sets how many trees (the suite's default is small; the
-README gives the larger figure run before a release). LOCALFS_FS_SEED moves the seeds.
+server's README gives the larger figure run before a release). LOCALFS_FS_SEED moves the seeds.
 
 A second, quicker comparison runs the package's own ``validatePath`` in node (no MCP
 round trip) on the same trees, for the pinned release, the one before it and 2.0.1 (whose

@@ -57,10 +57,9 @@ class BatchChecker:
     The deny-list is statted once when the batch starts. Each absolute path whose last
     component is not a symlink (asked with ``lstat`` of the path as spelled) resolves as
     its parent's realpath, cached by the parent's spelling as ``os.path.split`` gives it,
-    joined to the last component. The parent is never normalised lexically: collapsing
-    ``<symlink>/..`` before the symlink is resolved would check one directory and let
-    the walk write into another. Relative paths, NUL bytes and a last component of
-    ``.``, ``..`` or a symlink resolve whole, as a single check does.
+    joined to the last component, never normalised lexically. Relative paths, NUL bytes
+    and a last component of ``.``, ``..`` or a symlink resolve whole, as a single check
+    does.
 
     Where this differs from the single check (a symlink loop followed by ``//``, for
     one), the Decision's trace says so.
@@ -69,9 +68,9 @@ class BatchChecker:
     def __init__(self, policy: PolicyLike) -> None:
         self.policy = policy
         self._parents: dict[str, str] = {}
-        # Stat the deny-list once for this batch, as the server snapshots it, so a walk
-        # sees entries created since the policy was resolved (a token written after
-        # authorising, for instance) but not those created during the walk.
+        # mirrors mcp-gee-sweet 0.9.5 local_files.many_checks: the deny-list is statted once per
+        # block, so a walk sees entries created since the policy was resolved (a token written after
+        # authorising) but not hardlinks to those made mid-walk
         compiled = policy.compiled
         self._c = compiled.with_deny_ids(_fresh_deny_ids(compiled))
         self._lstat = compiled.fs.lstat
@@ -108,6 +107,8 @@ class BatchChecker:
         # The walk's hot path, written out: lstat the entry, resolve its parent once.
         cut = path.rfind("/") + 1
         name = path[cut:]
+        # mirrors mcp-gee-sweet 0.9.5 local_files._realpath: "", "." and ".." (and a symlink, below)
+        # resolve whole; only a plain last name joins its parent's realpath
         if name == "" or name == "." or name == "..":
             return _single._check(c, path, op, over_http, True)
         st: StatLike | None
@@ -118,6 +119,9 @@ class BatchChecker:
         else:
             if st.st_mode & 0o170000 == 0o120000:  # a symlink: resolve it fully
                 return _single._verdict(c, path, op, over_http, c.fs.realpath(path), _UNKNOWN, True)
+        # mirrors mcp-gee-sweet 0.9.5 local_files._realpath: the parent is cached by its raw
+        # spelling, never collapsed lexically, since <symlink>/.. is the parent of the link's target
+        # and collapsing it would check one directory and write into another (PR #1039 QA round 2)
         spelled = path[:cut]
         known = self._heads.get(spelled)
         if known is None:

@@ -247,8 +247,8 @@ def hint(d: Decision) -> str:
     sep = ";" if policy.platform == "windows" else ":"
     missing = ""
     if not policy.fs.is_dir(directory):
-        # The server exits at start-up on a root that isn't an existing directory, so
-        # "add it" alone would trade this refusal for a server that doesn't start.
+        # mirrors mcp-gee-sweet 0.9.5 local_files.exit_if_invalid: serving stops on a root that
+        # isn't a directory, so "add it" alone would trade this refusal for no server
         missing = (f" {directory} doesn't exist on the target, and the server exits at "
                    "start-up when a LOCAL_FILE_ROOTS entry isn't an existing directory: "
                    "create it first (its nearest existing parent is "

@@ -125,7 +125,8 @@ class CompiledPolicy:
         self.fs = policy.fs
         self.cwd = policy.cwd
         self.over_http_default = policy.transport != "stdio"
-        # A defaulted full mode refuses every HTTP request (the launch argv can't see).
+        # mirrors mcp-gee-sweet 0.9.5 local_files._tripped: armed only by a defaulted full; an
+        # explicit LOCAL_FILE_ACCESS=full is the operator's choice and serves HTTP
         self.tripwire_armed = policy.mode is Mode.FULL and not policy.explicit
         self.roots_mode = policy.mode is Mode.ROOTS
         roots = [r.resolved for r in policy.roots if r.resolved and not r.problem]
@@ -177,7 +178,7 @@ class EntryTables:
       ``head`` (:attr:`paths`);
     - ``identity in deny_ids``: the inode is one of the deny-listed ones on the entry's
       device (:attr:`inodes`);
-    - ``_folded_in(resolved.casefold())``: casefold works character by character, so the
+    - the folded path in or under a folded deny dir: casefold works character by character, so the
       folded path is ``head.casefold() + name.casefold()``, which starts with a deny-dir
       prefix (ending in ``/``) exactly when the folded head does, and equals a folded
       deny dir exactly when the folded name is its last part under that head

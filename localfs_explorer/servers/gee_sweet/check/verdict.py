@@ -1,20 +1,9 @@
 """The single check: one path in, the server's :class:`Decision` out.
 
-The order is the server's (mcp-gee-sweet 0.9.5) and matters:
-
-1. tripwire: a defaulted ``full`` mode refuses every request that arrived over HTTP;
-2. ``off`` refuses (naming the invalid setting, when that is why);
-3. resolve: a single check takes ``realpath`` of the whole string (a relative one against
-   the startup directory); a batch resolves the parent once and joins the name (see
-   :class:`.batch.BatchChecker`). No stat of the target comes
-   first, so a refusal reads the same whether the path exists. A path ``realpath``
-   raises on (NUL byte, lone surrogate) is refused with the error's text;
-4. ``roots`` requires ``Path(resolved).is_relative_to(root)`` for some resolved root;
-5. the deny-list, in every mode: the target is statted; an existing one matches an entry
-   by exact path or file identity (hardlinks, bind mounts, case variants), a missing one
-   by ``normcase``+``casefold`` of its realpath (the write case); deny dirs match by
-   case-folded containment, whatever the target. A single check stats the deny-list
-   entries again each time; a batch uses the stats taken when it started.
+The steps run in mcp-gee-sweet 0.9.5's order, which matters (each carries its reason
+where it is written): 1. the HTTP tripwire, 2. ``off``, 3. ``realpath``, 4. ``roots``
+containment, 5. the deny-list, in every mode. A batch resolves each parent once and
+joins the name (:class:`.batch.BatchChecker`).
 
 The refusal texts are the server's own (:mod:`localfs_explorer.servers.gee_sweet.messages`).
 A Decision's ``trace`` and ``hint`` are worked out only when read (by the policy that
@@ -155,11 +144,15 @@ class Decision:
 
 def _early(c: CompiledPolicy, path: str, op: Op, over_http: bool, batch: bool) -> Decision | None:
     """Steps 1 and 2, which need no filesystem at all."""
+    # mirrors mcp-gee-sweet 0.9.5 local_files._tripped: a defaulted full mode reached over HTTP
+    # means the server was launched some way argv didn't show, so it refuses
     if over_http and c.tripwire_armed:
         return Decision(
             path=path, op=op, allowed=False, reason="tripwire", message=TRIPWIRE, resolved=None,
             _policy=c.policy, _over_http=over_http, _deny_hit=None, _batch=batch,
         )
+    # mirrors mcp-gee-sweet 0.9.5 local_files._check: off refuses before any filesystem call, naming
+    # an invalid setting when that is why (_off_message)
     if c.mode is _OFF:
         return Decision(
             path=path, op=op, allowed=False, reason="off", message=c.off_message, resolved=None,
@@ -170,6 +163,8 @@ def _early(c: CompiledPolicy, path: str, op: Op, over_http: bool, batch: bool) -
 
 def _inside_roots(c: CompiledPolicy, resolved: str) -> bool:
     """``Path(resolved).is_relative_to(root)`` for some root, as the server asks it."""
+    # mirrors mcp-gee-sweet 0.9.5 local_files._check: containment by path components of the realpath
+    # against each root's realpath, so /data-evil is not inside /data
     if c.irregular_dirs or _irregular(resolved):
         return any(is_within(resolved, root) for root in c.root_reals)
     return resolved in c.root_dirs or resolved.startswith(c.root_prefixes)
@@ -177,6 +172,8 @@ def _inside_roots(c: CompiledPolicy, resolved: str) -> bool:
 
 def _in_deny_dir(c: CompiledPolicy, resolved: str) -> bool:
     """Whether the case-folded target sits in a case-folded deny dir (any target)."""
+    # mirrors mcp-gee-sweet 0.9.5 local_files._is_denied: the default cache directory is refused
+    # whole, case-folded so a case variant can't be planted in it (GHSA-8jqx-w7j8-6xwm)
     if not c.deny_dir_folded:
         return False
     folded = fold(resolved, c.platform)
@@ -185,13 +182,10 @@ def _in_deny_dir(c: CompiledPolicy, resolved: str) -> bool:
     return folded in c.deny_dir_folded or folded.startswith(c.deny_dir_prefixes)
 
 
-def _folded_in(folded: str, c: CompiledPolicy) -> bool:
-    """Whether a regular, case-folded path is a case-folded deny dir or under one."""
-    return folded in c.deny_dir_folded or folded.startswith(c.deny_dir_prefixes)
-
-
 def _fresh_deny_ids(c: CompiledPolicy) -> frozenset[tuple[int, int]]:
     """The deny-list entries' identities now: a single check stats them every time."""
+    # mirrors mcp-gee-sweet 0.9.5 local_files._deny_stats: outside many_checks the entries are
+    # statted per check, so a hardlink to a deny-listed file made a moment ago is caught
     return c.fs.identities(c.deny_entries)
 
 
@@ -211,6 +205,8 @@ def _verdict(
     """Steps 4 and 5 on a resolved path. ``identity`` is the target's (None: missing), or
     ``_UNKNOWN`` to stat it here; a batch uses its snapshot of the deny-list, a single
     check stats the deny-list again."""
+    # mirrors mcp-gee-sweet 0.9.5 local_files._check: roots before the deny-list, and no stat of the
+    # target before either, so a refusal reads the same whether it exists
     if c.roots_mode and not _inside_roots(c, resolved):
         message = OUTSIDE_ROOTS.format(path=path, roots=c.roots_text)
         return Decision(
@@ -224,8 +220,8 @@ def _verdict(
         except OSError:
             identity = None
         except ValueError as exc:
-            # A name the OS can't encode, met only here: the server's check lets this
-            # error escape rather than refusing, and the tool reports its text.
+            # mirrors mcp-gee-sweet 0.9.5 local_files._is_denied: os.stat's ValueError (a name the
+            # OS can't encode) isn't caught there; it escapes and the tool shows it
             return Decision(
                 path=path, op=op, allowed=False, reason="invalid", message=str(exc),
                 resolved=resolved, _policy=c.policy, _over_http=over_http,
@@ -271,11 +267,14 @@ def _deny_hit(
     if key in c.deny_paths:
         return _which_entry(c.policy, resolved, identity)
     if identity is not None:
-        # An existing target: exact path or file identity, never a case-folded string,
-        # so a distinct Token.json beside token.json on a case-sensitive disk is allowed.
+        # mirrors mcp-gee-sweet 0.9.5 local_files._is_denied: an existing target matches by exact
+        # path or os.path.samestat (hardlinks, bind mounts, case variants on a case-insensitive
+        # disk), never a folded string: a distinct Token.json is allowed
         if identity in deny_ids:
             return _which_entry(c.policy, resolved, identity)
     elif fold(resolved, c.platform) in c.deny_folded:
+        # mirrors mcp-gee-sweet 0.9.5 local_files._is_denied: a target not there yet (a write)
+        # matches case-folded, so TOKEN.JSON can't be planted where macOS reads token.json
         return _which_entry(c.policy, resolved, None)
     if _in_deny_dir(c, resolved):
         folded = fold(resolved, c.platform)
@@ -333,6 +332,8 @@ def _unusable(c: CompiledPolicy, text: str, op: Op, over_http: bool, exc: ValueE
               absolute: str, batch: bool) -> Decision:
     """The server's refusal of a path its realpath raised on (a NUL byte, a lone
     surrogate): the caller's spelling, repr'd, and the error's own text."""
+    # mirrors mcp-gee-sweet 0.9.5 local_files._check: realpath's ValueError becomes a refusal rather
+    # than an error, so a per-item tool fails that item, not the whole call
     if isinstance(exc, UnicodeEncodeError) and absolute != text:
         # The server resolved the relative spelling, so the error counts positions in
         # it, not in the startup directory joined in front of it here.
@@ -384,8 +385,9 @@ def _check(c: CompiledPolicy, path: Any, op: Op, over_http: bool | None,
     if text is None:
         return _invalid(c, path, op, over_http, INVALID_TYPE, batch)
     _refuse_windows_spelling(c, text)
-    # The server's single check: realpath of the whole string (a relative one against
-    # the startup directory), then a stat of the result.
+    # mirrors mcp-gee-sweet 0.9.5 local_files._realpath: realpath of the raw string (a relative one
+    # against the startup directory), never collapsed lexically first, since link/.. is the parent
+    # of link's target (PR #1039 QA round 2)
     absolute = text if text.startswith("/") else posixpath.join(c.cwd, text)
     try:
         resolved, st = c.fs.resolve(absolute)

@@ -19,10 +19,11 @@ class RootsWalk:
     """The :class:`~localfs_explorer.server.ExposureWalk` of mcp-gee-sweet."""
 
     def starts(self, policy: Any) -> list[str]:
-        from .walker import _Walker
+        from .walker import _InventoryWalker
 
-        walker = _Walker(policy, sizes=False, max_entries=1, max_depth=0, over_http=None,
-                         progress=None, cancel=None, keep_paths=False, server_dirs=())
+        walker = _InventoryWalker(policy, sizes=False, max_entries=1, max_depth=0,
+                                  over_http=None, progress=None, cancel=None,
+                                  keep_paths=False, server_dirs=())
         return [s.path for s in walker.starts(None)]
 
     def walk(self, policy: Any, scope: list[str] | None, **limits: Any) -> Any:

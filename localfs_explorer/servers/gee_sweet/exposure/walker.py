@@ -38,7 +38,7 @@ from .roots import root_findings
 
 
 def walk_exposure(policy: Policy, scope: Sequence[str] | None, **options: Any) -> Inventory:
-    """The inventory of mcp-gee-sweet's ``policy`` (``options`` as :class:`_Walker`'s).
+    """The inventory of mcp-gee-sweet's ``policy`` (``options`` as :class:`_InventoryWalker`'s).
 
     Most files have one name, and the walk notes the files of a directory decided at
     once without asking whether an earlier directory held one of them (see
@@ -49,14 +49,14 @@ def walk_exposure(policy: Policy, scope: Sequence[str] | None, **options: Any) -
     once under its first name. A cancelled walk is not walked again (its inventory says
     what that may mean).
     """
-    walker = _Walker(policy, **options)
+    walker = _InventoryWalker(policy, **options)
     inventory = walker.run(scope)
     if walker.repeated and not walker.cancelled:
-        inventory = _Walker(policy, suspects=walker.repeated, **options).run(scope)
+        inventory = _InventoryWalker(policy, suspects=walker.repeated, **options).run(scope)
     return inventory
 
 
-class _Walker(_WalkBase):
+class _InventoryWalker(_WalkBase):
     """One inventory: walks the starts, checks every entry, collects findings."""
 
     #: Whether directories may be decided at a time (tests turn it off to compare).

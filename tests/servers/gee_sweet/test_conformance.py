@@ -571,7 +571,7 @@ def _placeholders(value, base: str, package_dir: str):
 def record(seeds: range, path: Path = RECORDING) -> None:
     """Ask the real server about the trees of ``seeds`` and store its answers, with the
     tree's base and the server's package directory as placeholders, for the replay test
-    (tests/test_conformance_replay.py), which needs no server."""
+    (test_conformance_replay.py), which needs no server."""
     oracle = Oracle()
     cases = []
     try:
@@ -599,7 +599,7 @@ def record(seeds: range, path: Path = RECORDING) -> None:
     path.write_bytes(gzip.compress(text.encode("ascii"), mtime=0))
 
 
-if __name__ == "__main__":  # python tests/test_conformance.py [FIRST_SEED COUNT]
+if __name__ == "__main__":  # python tests/servers/gee_sweet/test_conformance.py [FIRST COUNT]
     first, count = (int(a) for a in (sys.argv[1:3] if len(sys.argv) > 2 else (1000, 16)))
     record(range(first, first + count))
     print(f"recorded {count} trees in {RECORDING}")

@@ -1,12 +1,13 @@
 """The real server's recorded answers, replayed against the engine without the server.
 
-``tests/data/server_answers.json.gz`` holds what ``mcp_gee_sweet.local_files`` (the
-release it names) answered for a set of random trees from ``test_conformance.py``: the
-resolved policy and every check, single and inside ``many_checks()``. Each tree is built
-again under tmp_path and the engine must give the same answers. This is the conformance
-suite's fast half: it runs where the server can't be installed (Python 3.10) and inside
-the mutation run. Record again with ``python tests/test_conformance.py FIRST COUNT``
-(needs the server) whenever the server release changes.
+``data/server_answers.json.gz`` beside this file holds what ``mcp_gee_sweet.local_files``
+(the release it names) answered for a set of random trees from ``test_conformance.py``:
+the resolved policy and every check, single and inside ``many_checks()``. Each tree is
+built again under tmp_path and the engine must give the same answers. This is the
+conformance suite's fast half: it runs where the server can't be installed (Python 3.10)
+and inside the mutation run. Record again with
+``python tests/servers/gee_sweet/test_conformance.py FIRST COUNT`` (needs the server)
+whenever the server release changes.
 
 One thing can't survive the move to another directory: the character position an
 encoding error names counts from the start of the absolute path, so it is compared with
