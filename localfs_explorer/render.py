@@ -117,6 +117,8 @@ body[data-jp-theme-light="false"] .lfe-app, .lfe-app.lfe-dark {
 .lfe-app .lfe-spec-upload::before { content: "Upload host spec"; }
 .lfe-app .lfe-batch-upload::before { content: "Upload JSONL"; }
 .lfe-app .lfe-session-upload::before { content: "Upload JSON"; }
+.lfe-app .lfe-shadow-log::before { content: "Upload log"; }
+.lfe-app .lfe-shadow-config::before { content: "Upload client config"; }
 .lfe-app .lfe-scenarios-upload::before { content: "Upload TOML"; }
 .lfe-app .widget-upload i { display: none; }
 /* The results grid: full width, numbers and verdicts on one line. */

@@ -97,7 +97,15 @@ so in one line (exit 2), never with a traceback.
     packages, programs, ``python -m`` modules, scripts and docker images) is how an MCP
     client config's command line is recognised as this server, and
     :meth:`Server.read_args` what its own arguments say (:class:`LaunchArgs`: the
-    transport, settings that win over its environment, its own options).
+    transport, settings that win over its environment, its own options);
+    :attr:`Server.desktop_extensions` the Claude Desktop built-in extensions that run it.
+11. **Refusals read back.** :meth:`Server.refusal_directories` reads the directories a
+    refusal text names (the list the server says it enforces) beside the configured
+    ones, so a recorded session (``shadow``) can show a stale or replaced list;
+    :meth:`Server.after_call` gives the policy a call that changes the server's settings
+    at run time leaves in force for the calls after it.
+12. **Commands of its own.** :meth:`Server.run_command` may answer a command-line
+    command by the server's own rules when the shared one can't say it.
 
 **Adding a server** touches its folder (or package), its tests and one entry-point line
 in ``pyproject.toml``; nothing else in the tree changes. The records passed across the
@@ -347,6 +355,10 @@ class Server:
     launcher: ClassVar[Launcher] = Launcher()
     #: How long ``verify`` waits for a running server by default, in seconds.
     verify_timeout: ClassVar[float] = 15.0
+    #: Claude Desktop built-in extensions that run this server: the extension's id (its
+    #: settings file's name) -> (a command line that starts the same server, the
+    #: ``userConfig`` key whose list is appended to it as arguments).
+    desktop_extensions: ClassVar[Mapping[str, tuple[tuple[str, ...], str]]] = {}
 
     # -- settings
 
@@ -386,6 +398,12 @@ class Server:
     def resolve(self, setup: Setup) -> ServerPolicy:
         """The policy the server would enforce, started as ``setup`` describes."""
         raise ServerError(f"{self.id} can't resolve a configuration")
+
+    def cli_words(self, options: Mapping[str, Any]) -> list[str]:
+        """Its own ``options`` (``server_options``) as its command-line options spell
+        them: the inverse of :meth:`options_from_args`, so a screen can offer the command
+        that reproduces it (default: none)."""
+        return []
 
     def with_settings(self, policy: ServerPolicy, set: Mapping[str, str],
                       unset: Sequence[str] = (), *, transport: str | None = None
@@ -467,6 +485,23 @@ class Server:
         the entries a walking tool checks (say so in a note when it stops the walk)."""
         return None
 
+    def refusal_directories(self, policy: ServerPolicy, message: str
+                            ) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """The directories a refusal text of this server names as the ones it enforces,
+        beside the ones ``policy`` configures: ``(named, configured)``; None (the
+        default) when the text names none. A recorded session's refusal read this way
+        shows a server enforcing a list other than its configuration (a stale list, or
+        one that roots replaced)."""
+        return None
+
+    def after_call(self, policy: ServerPolicy, name: str, arguments: Mapping[str, Any]
+                   ) -> ServerPolicy | None:
+        """The policy in force after the call ``name(arguments)`` succeeded, when the call
+        changes the server's own settings at run time (a tool that edits its allowed
+        directories); None (the default): the call changes no setting. A recorded
+        session (``shadow``) predicts the calls after it under the policy returned."""
+        return None
+
     def exposure_scope(self, policy: ServerPolicy) -> ExposureScope | None:
         """What the allowed-directories walk covers for ``policy`` (None, the default:
         nothing to say, so without an :meth:`exposure_walk` there is no ``exposure``)."""
@@ -504,6 +539,13 @@ class Server:
     def read_args(self, args: Sequence[str]) -> LaunchArgs:
         """What the server's own command-line arguments ``args`` say (default: nothing)."""
         return LaunchArgs()
+    def run_command(self, name: str, policy: ServerPolicy, args: argparse.Namespace,
+                    out: Any, err: Any) -> int | None:
+        """Answer the command-line command ``name`` (``tools``, ``auth-status``,
+        ``verify``, ``suggest``) for ``policy`` (built from the shared options) by this
+        server's own rules, returning its exit status; None lets the shared command
+        answer. A server that doesn't override it is never asked (no policy is built)."""
+        return None
 
     # -- live checks
 

@@ -276,7 +276,8 @@ class SettingField:
     ``key`` is the :attr:`Server.options_model` field it edits; ``kind`` how it is
     edited: ``paths`` an ordered list of paths without repeats (one added at a time,
     each removable), ``optional_lines`` a list given one entry a line that may be absent
-    altogether (None: ``toggle`` unticked). ``label`` names it; ``help`` says what it
+    altogether (None: ``toggle`` unticked), ``text`` one value typed in a line (blank:
+    not given, the server's default). ``label`` names it; ``help`` says what it
     does (the inputs' accessible names); ``placeholder`` shows in an empty input.
     """
 

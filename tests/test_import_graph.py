@@ -40,6 +40,8 @@ LAYERS: dict[str, int] = {
     "probe": 3, "review": 3, "exposure": 3,
     # deployments read from MCP client configs, and written back into them
     "deployments": 3,
+    # recorded sessions held against predictions: reads logs, asks probe and deployments
+    "sessions": 3,
     # the dashboard
     "ui": 4,
     # the command line, serve included

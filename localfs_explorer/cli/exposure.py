@@ -54,7 +54,8 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="one JSON object per finding")
     fmt.add_argument("--csv", action="store_true", help="one CSV row per finding")
-    p.set_defaults(handler=cmd_exposure)
+    # --client-config without --entry walks every modelled entry (see _every_entry).
+    p.set_defaults(handler=cmd_exposure, every_entry=True)
 
     p = sub.add_parser(
         "suggest", parents=[env_options],
@@ -155,26 +156,18 @@ def _print_findings(inv: Any, out: TextIO) -> None:
 
 
 def cmd_exposure(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..exposure import FINDING_COLUMNS, ExposureError, exposure, severity_at_least
+    from ..exposure import FINDING_COLUMNS, severity_at_least
 
     if args.max_entries < 1 or args.max_depth < 0:
         raise cli.UsageError("--max-entries must be at least 1 and --max-depth at least 0")
     for name in args.report:
         if os.path.lexists(name) and not args.force:
             raise cli.UsageError(f"{name} exists; pass --force to replace it (a backup is kept)")
+    if args.client_config is not None and args.entry is None:
+        return _every_entry(args, out, err)
     policy = cli.build_policy(args)
     cli.warn_config(policy, err)
-    cancel = threading.Event()
-    show, clear = _progress(err)
-    try:
-        with _interruptible(cancel):
-            inv = exposure(policy, args.scope, sizes=args.sizes, max_entries=args.max_entries,
-                           max_depth=args.max_depth, over_http=args.over_http,
-                           progress=show, cancel=cancel, server_dirs=args.server_dir)
-    except ExposureError as exc:
-        raise cli.UsageError(str(exc)) from None
-    finally:
-        clear()
+    inv = _walk(args, policy, err)
     if args.report:
         _write_reports(inv, policy, args.report, args.force, err)
     if args.json:
@@ -199,6 +192,110 @@ def cmd_exposure(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 1 if any(severity_at_least(f.severity, args.fail_on) for f in inv.findings) else 0
 
 
+def _walk(args: argparse.Namespace, policy: Any, err: TextIO) -> Any:
+    """The exposure walk the options ask for, Ctrl-C and progress handled."""
+    from ..exposure import ExposureError, exposure
+
+    cancel = threading.Event()
+    show, clear = _progress(err)
+    try:
+        with _interruptible(cancel):
+            return exposure(policy, args.scope, sizes=args.sizes,
+                            max_entries=args.max_entries, max_depth=args.max_depth,
+                            over_http=args.over_http, progress=show, cancel=cancel,
+                            server_dirs=args.server_dir)
+    except ExposureError as exc:
+        raise cli.UsageError(str(exc)) from None
+    finally:
+        clear()
+
+
+def _every_entry(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``--client-config`` without ``--entry``: walk every entry that starts a modelled
+    server on this machine, and report the union of the findings, each naming the
+    entries it comes from (``deployment`` answers for the others)."""
+    import copy
+
+    from ..deployments import DeploymentError
+    from ..deployments.reach import answer_deployment
+    from ..exposure import severity_at_least
+
+    try:
+        answer = answer_deployment(args.client_config, args.client_format,
+                                   platform=args.platform)
+    except DeploymentError as exc:
+        raise cli.UsageError(str(exc)) from None
+    windows = args.platform == "windows"
+    walked = [e for e in answer.entries if e.reach == "modelled" and not e.windows_paths
+              and not windows
+              and (args.server is None or e.server == args.server)]
+    for e in answer.entries:
+        if e not in walked:
+            err.write(f"warning: entry {e.entry!r} ({e.reach}) not walked: "
+                      f"{one_line(e.summary)} (see the deployment command)\n")
+    if not walked:
+        raise cli.UsageError(f"{answer.path}: no entry starts a modelled server on this "
+                             "machine (localfs-explorer deployment answers for each entry)")
+    if len(walked) == 1:
+        # One entry: the same answer as naming it with --entry.
+        args.entry, args._deployment = walked[0].entry, None
+        cli.apply_deployment(args)
+        return cmd_exposure(args, out, err)
+    if args.report:
+        raise cli.UsageError("--report answers for one entry: name it with --entry")
+    merged: dict[tuple[str, str, str, str], tuple[Any, list[str]]] = {}
+    summaries: list[str] = []
+    failed = False
+    for e in walked:
+        one = copy.copy(args)
+        one.entry, one.server, one._deployment = e.entry, None, None
+        cli.apply_deployment(one)
+        policy = cli.build_policy(one)
+        cli.warn_config(policy, err)
+        failed = failed or bool(policy.errors)
+        inv = _walk(one, policy, err)
+        summaries += [f"{e.entry}: {line}" for line in inv.summary()[:1]]
+        for line in [*inv.stopped, *(f"can't list {p}" for p in inv.problems[:5])]:
+            err.write(f"warning: {e.entry}: {one_line(line)}\n")
+        for f in inv.findings:
+            key = (f.severity, f.kind, f.op, f.path)
+            merged.setdefault(key, (f, []))[1].append(e.entry)
+    findings = sorted(merged.values(), key=lambda item: _rank(item[0].severity))
+    if args.json:
+        for f, names in findings:
+            out.write(json.dumps({**f.to_dict(), "entries": names}, ensure_ascii=False)
+                      + "\n")
+    elif args.csv:
+        from ..exposure import FINDING_COLUMNS
+
+        writer = CsvWriter(out)
+        writer.writerow(["entries", *FINDING_COLUMNS])
+        writer.writerows([" ".join(names), *(f.to_dict().get(k) for k in FINDING_COLUMNS)]
+                         for f, names in findings)
+    else:
+        for f, names in findings:
+            if f.severity == "info":
+                continue
+            out.write(f"{f.severity.upper():<8} {f.op:<10} {f.path}\n")
+            out.write(f"    entries: {', '.join(names)}\n    why: {f.why}\n")
+            if f.fix:
+                out.write(f"    fix: {f.fix}\n")
+        out.write(f"union of {len(walked)} entries: {len(findings)} findings\n")
+        for line in summaries:
+            out.write(line + "\n")
+    if failed:
+        return 2
+    if args.fail_on == "none":
+        return 0
+    return 1 if any(severity_at_least(f.severity, args.fail_on) for f, _ in findings) else 0
+
+
+def _rank(severity: str) -> int:
+    from ..exposure.records import SEVERITIES
+
+    return SEVERITIES.index(severity) if severity in SEVERITIES else len(SEVERITIES)
+
+
 def _write_reports(inv: Any, policy: Any, names: list[str], force: bool, err: TextIO) -> None:
     from ..review.report import ReportError, exposure_report, write_reports
 
@@ -211,6 +308,8 @@ def _write_reports(inv: Any, policy: Any, names: list[str], force: bool, err: Te
 
 
 def cmd_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if (code := cli.server_command("suggest", args, out, err)) is not None:
+        return code
     from ..envfile.export import ExportError
     from ..review.suggest import SuggestError
     from ..server import server_of

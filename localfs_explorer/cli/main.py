@@ -56,6 +56,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
                  "localfs-explorer validate --client-config .vscode/mcp.json --entry sheets",
                  "localfs-explorer validate --env deploy/.env --sarif validate.sarif",
                  "localfs-explorer validate deploy/staging.env deploy/production.env"),
+    "deployment": ("localfs-explorer deployment --client-config claude_desktop_config.json",
+                   "localfs-explorer deployment --client-config .vscode/mcp.json --json "
+                   "--fail-on medium"),
     "snapshot": ("localfs-explorer snapshot /srv/app -o app-host.json --home /home/svc",),
     "hosts": ("localfs-explorer hosts", "localfs-explorer hosts --json"),
     "tools": ("localfs-explorer tools --env deploy/.env --json",),

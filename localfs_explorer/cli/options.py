@@ -35,11 +35,112 @@ if TYPE_CHECKING:
 
 #: ``--client-format``'s choices (the deployments package's formats, kept here so the
 #: parser is built without importing it).
-CLIENT_FORMATS = ("claude-desktop", "claude-code", "cursor", "vscode", "hangar")
+CLIENT_FORMATS = ("claude-desktop", "claude-code", "cursor", "vscode", "hangar",
+                  "claude-extension")
 
 
 class UsageError(LocalfsError):
     """A problem with the command line or its inputs; reported in one line, exit 2."""
+
+
+# --- a server's own options -------------------------------------------------------------
+# Two servers may name the same setting with the same flag (--allowed-dir, --home): the
+# flag is parsed once, by the action of the server that added it first, and its value
+# lands under each server's own dest too, so each reads only its own names.
+
+#: server id -> the dests its options fill.
+_SERVER_DESTS: dict[str, set[str]] = {}
+#: dest -> every dest filled by the same flag (itself included).
+_SAME_FLAG: dict[str, set[str]] = {}
+
+
+class _SharedAction(argparse.Action):
+    """Mixed into the action of a flag that more than one server reads."""
+
+    also: list[str]
+
+    def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        super().__call__(parser, namespace, values, option_string)
+        import copy
+
+        for dest in self.also:
+            setattr(namespace, dest, copy.copy(getattr(namespace, self.dest)))
+
+
+class ServerOptionGroup(argparse._ArgumentGroup):
+    """The argument group one server's :meth:`~localfs_explorer.server.Server.add_cli_options`
+    fills; a flag another server added already is shared instead of conflicting."""
+
+    def __init__(self, container: Any, server_id: str, title: str,
+                 description: str | None = None) -> None:
+        super().__init__(container, title=title, description=description)
+        self.server_id = server_id
+        container._action_groups.append(self)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        mine = _SERVER_DESTS.setdefault(self.server_id, set())
+        first = next((self._option_string_actions[a] for a in args
+                      if a in self._option_string_actions), None)
+        if first is None:
+            action = super().add_argument(*args, **kwargs)
+            mine.add(action.dest)
+            return action
+        dest = kwargs["dest"]  # a shared flag needs the server's own dest spelled out
+        if not isinstance(first, _SharedAction):
+            first.__class__ = type(f"Shared{type(first).__name__}",
+                                   (_SharedAction, type(first)), {})
+            first.also = []  # type: ignore[attr-defined]
+        if dest not in first.also:  # type: ignore[attr-defined]
+            first.also.append(dest)  # type: ignore[attr-defined]
+            if kwargs.get("help"):
+                first.help = _merged_help(first.help or "", kwargs["help"])
+        self.set_defaults(**{dest: kwargs.get("default")})
+        linked = _SAME_FLAG.setdefault(first.dest, {first.dest})
+        linked.add(dest)
+        _SAME_FLAG[dest] = linked
+        mine.add(dest)
+        return first
+
+
+def _merged_help(old: str, new: str) -> str:
+    """Two servers' help for one flag (each ``"<server>: <words>"``): the same words are
+    said once for both servers, different words one after the other."""
+    who, sep, words = new.partition(": ")
+    if sep and old.endswith(": " + words):
+        return f"{old[: -len(': ' + words)]}, {who}: {words}"
+    return f"{old}; {new}"
+
+
+def server_option_group(parser: Any, server: Any, title: str,
+                        description: str | None = None) -> ServerOptionGroup:
+    """A :class:`ServerOptionGroup` for ``server`` on ``parser``, filled by the server."""
+    group = ServerOptionGroup(parser, server.id, title, description)
+    server.add_cli_options(group)
+    return group
+
+
+def without_shared(args: argparse.Namespace, chosen: str) -> argparse.Namespace:
+    """``args`` with every flag the ``chosen`` server reads blanked: what is left of
+    another server's options was given for that server alone."""
+    blank = {d for own in _SERVER_DESTS.get(chosen, ()) for d in _SAME_FLAG.get(own, ())}
+    return argparse.Namespace(**{k: (None if k in blank else v)
+                                 for k, v in vars(args).items()})
+
+
+def server_command(name: str, args: argparse.Namespace, out: TextIO, err: TextIO
+                   ) -> int | None:
+    """The chosen server's own answer to command ``name``
+    (:meth:`~localfs_explorer.server.Server.run_command`), or None for the shared one."""
+    from ..server import Server
+
+    chosen = getattr(args, "server", None)
+    if not chosen or chosen == DEFAULT_SERVER:
+        return None
+    server = get_server(chosen)
+    if type(server).run_command is Server.run_command:
+        return None
+    return server.run_command(name, build_policy(args), args, out, err)
 
 
 def key_value(text: str) -> tuple[str, str]:
@@ -96,8 +197,7 @@ def environment_options() -> argparse.ArgumentParser:
     # Each server adds its own settings (the filesystem server's allowed directories, for
     # one) under a group of its own: the command line needs no edit for a new server.
     for server in iter_servers():
-        own = parent.add_argument_group(f"{server.id} settings (with --server {server.id})")
-        server.add_cli_options(own)
+        server_option_group(parent, server, f"{server.id} settings (with --server {server.id})")
     client_config_options(parent, "--server, --set/--unset/--transport/--cwd and the "
                           "server's own options given here win")
     return parent
@@ -119,7 +219,9 @@ def client_config_options(parser: argparse.ArgumentParser, how: str) -> None:
         f"an entry of a client's config; {how}.")
     client.add_argument("--client-config", metavar="FILE",
                         help="Claude Desktop's claude_desktop_config.json, Claude Code's "
-                        ".mcp.json, Cursor's or VS Code's mcp.json, or an mcp-hangar YAML")
+                        ".mcp.json, Cursor's or VS Code's mcp.json, an mcp-hangar YAML, or a "
+                        "Claude Desktop extension's settings (Claude Extensions Settings/"
+                        "*.json)")
     client.add_argument("--entry", metavar="NAME",
                         help="the server entry to use (default: the one entry that starts "
                         "a known server)")
@@ -178,6 +280,8 @@ def apply_deployment(args: argparse.Namespace) -> None:
         return  # export-env reads the entry itself, to write it back
     if getattr(args, "entry_per_side", False):
         return  # diff reads an entry for each side itself (--before-entry, --after-entry)
+    if getattr(args, "every_entry", False) and getattr(args, "entry", None) is None:
+        return  # exposure walks every entry of the file itself
     found = deployment(args)
     if found is None:
         return
@@ -187,6 +291,8 @@ def apply_deployment(args: argparse.Namespace) -> None:
                          f"{found.path} starts {found.server}")
     if hasattr(args, "server"):
         args.server = found.server
+    # The entry's own command line, for a server's own verify that starts it.
+    args._entry_argv = tuple(found.argv)
     server = get_server(found.server)
     if server.env_file or not hasattr(args, "server_version"):
         return  # (a command without the shared options takes the entry's in server_config)
@@ -264,15 +370,19 @@ def server_options(args: argparse.Namespace) -> dict[str, Any]:
     """The chosen server's own settings from its options; an option of another server is
     a :class:`UsageError` (it would silently change nothing)."""
     chosen = getattr(args, "server", None) or DEFAULT_SERVER
+    others = without_shared(args, chosen)
+    owners: list[tuple[str, str]] = []  # a flag two servers share names each of them
     for server in iter_servers():
         if server.id == chosen:
             continue
-        given = {k: v for k, v in server.options_from_args(args).items()
+        given = {k: v for k, v in server.options_from_args(others).items()
                  if v not in (None, [], ())}
         if given:
-            names = ", ".join(sorted(given))
-            raise UsageError(f"{names}: a setting of {server.id}, not of {chosen} "
-                             f"(add --server {server.id})")
+            owners.append((server.id, ", ".join(sorted(given))))
+    if owners:
+        whose = "; ".join(f"{names}: a setting of {o}" for o, names in owners)
+        raise UsageError(f"{whose}, not of {chosen} "
+                         f"(add {' or '.join(f'--server {o}' for o, _ in owners)})")
     try:
         return get_server(chosen).options_from_args(args)
     except ServerError as exc:

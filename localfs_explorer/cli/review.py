@@ -272,9 +272,9 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
     shared.add_argument("--server-version", metavar="VERSION",
                         help="the release both sides reproduce (default: the newest modelled)")
     for server in iter_servers():
-        own = p.add_argument_group(f"{server.id} settings (with --server {server.id})",
-                                   "for both sides; --before-/--after- for one side")
-        server.add_cli_options(own)
+        own = cli.server_option_group(p, server,
+                                      f"{server.id} settings (with --server {server.id})",
+                                      "for both sides; --before-/--after- for one side")
         for side in ("before", "after"):
             _side_copies(server, side, own)
     cli.client_config_options(p, "both sides start from the entry")
@@ -349,12 +349,17 @@ def _side_options(args: argparse.Namespace, server: Any, side: str) -> dict[str,
     prefix = f"{side}_"
     own = argparse.Namespace(**{k[len(prefix):]: v for k, v in vars(args).items()
                                 if k.startswith(prefix)})
+    others = cli.without_shared(own, server.id)
+    owners: list[tuple[str, str]] = []  # a flag two servers share names each of them
     for other in iter_servers():
-        given = {k for k, v in other.options_from_args(own).items()
+        given = {k for k, v in other.options_from_args(others).items()
                  if v not in (None, [], ())}
         if other.id != server.id and given:
-            raise cli.UsageError(f"--{side}-...: {', '.join(sorted(given))} is a setting of "
-                                 f"{other.id}, not of {server.id} (add --server {other.id})")
+            owners.append((other.id, ", ".join(sorted(given))))
+    if owners:
+        whose = ", ".join(f"{names} is a setting of {o}" for o, names in owners)
+        raise cli.UsageError(f"--{side}-...: {whose}, not of {server.id} "
+                             f"(add {' or '.join(f'--server {o}' for o, _ in owners)})")
     named = argparse.Namespace(**{**vars(args), "server": server.id})
     return {**cli.server_options(named), **server.options_from_args(own)}
 

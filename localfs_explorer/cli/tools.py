@@ -76,6 +76,8 @@ def load_catalog_option(args: argparse.Namespace) -> Any:
 
 
 def cmd_tools(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if (code := cli.server_command("tools", args, out, err)) is not None:
+        return code
     from ..server import server_of
 
     policy = cli.build_policy(args)

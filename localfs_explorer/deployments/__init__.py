@@ -8,6 +8,8 @@ command and its arguments), its environment (expanded the way that client expand
 working directory, transport and pinned version, each value with where it came from.
 :func:`~localfs_explorer.deployments.writeback.write_back` puts validated settings back
 into the entry, leaving every other byte of the file as it was.
+:func:`~localfs_explorer.deployments.reach.answer_deployment` answers for every entry at
+once: which server, and what it can touch (its reach).
 """
 
 from .launch import Mount
@@ -18,6 +20,7 @@ from .load import (
     list_entries,
     load_deployment,
 )
+from .reach import DeploymentAnswer, EntryAnswer, answer_deployment
 from .readers import (
     FORMATS,
     ClientConfigFile,
@@ -32,9 +35,12 @@ __all__ = [
     "ClientConfigFile",
     "ClientEntry",
     "Deployment",
+    "DeploymentAnswer",
     "DeploymentError",
+    "EntryAnswer",
     "Mount",
     "Provenance",
+    "answer_deployment",
     "choose_entry",
     "detect_format",
     "list_entries",

@@ -340,6 +340,9 @@ def _docker(launch: Launch, args: list[str], environ: Mapping[str, str], depth: 
             launch.env_files.append(value)
         elif name in ("-v", "--volume"):
             parts = value.split(":")
+            if len(parts) > 2 and len(parts[0]) == 1 and parts[1][:1] in ("\\", "/") \
+                    and parts[2].startswith("/"):
+                parts[:2] = [f"{parts[0]}:{parts[1]}"]  # a Windows drive: C:\src:/projects
             if len(parts) >= 2 and parts[0]:
                 launch.mounts.append(Mount(parts[0], parts[1],
                                            read_only="ro" in parts[2:3][0].split(",")

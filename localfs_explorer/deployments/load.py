@@ -12,6 +12,7 @@ or a default the explorer filled in because the entry says nothing.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -21,6 +22,7 @@ from ..secrets import note_secret_values, note_secrets, scrub, secret_values, sh
 from ..server import get_server, list_servers
 from .expand import Expander, Unresolved
 from .launch import Mount, identify
+from .launchers import Unwrapped, unwrap
 from .readers import (
     CLIENT_NAMES,
     ClientConfigFile,
@@ -93,6 +95,8 @@ class Deployment(BaseModel):
     arg_settings: dict[str, str] = Field(default_factory=dict)
     #: The server's own options its arguments give (its allowed directories).
     server_options: dict[str, Any] = Field(default_factory=dict)
+    #: The values its arguments give those options, as written (its allowed directories).
+    arg_paths: list[str] = Field(default_factory=list)
     #: Whether the server runs in a container (``docker run``), and its mounts.
     container: bool = False
     mounts: list[Mount] = Field(default_factory=list)
@@ -187,20 +191,22 @@ def _default_cwd(config: ClientConfigFile) -> tuple[str | None, str]:
 
 def list_entries(path: str | os.PathLike[str], format: str | None = None,
                  *, environ: Mapping[str, str] | None = None,
-                 text: str | None = None) -> list[dict[str, Any]]:
+                 text: str | None = None, read_files: bool = True) -> list[dict[str, Any]]:
     """Every entry of a client config: name, line, server (None when unknown), version,
-    and the problem with it, if any. For pickers (the dashboard's, ``--entry``'s help)."""
+    and the problem with it, if any. For pickers (the dashboard's, ``--entry``'s help).
+    ``read_files`` False opens no local copy's metadata (a page served to others)."""
     config = read_client_config(path, format, text=text)
     rows = []
     for entry in config.entries:
-        server, version, problem = _classify(config, entry, environ)
+        server, version, problem = _classify(config, entry, environ, read_files)
         rows.append({"name": entry.name, "line": entry.line, "server": server,
                      "version": version, "problem": problem, "format": config.format})
     return rows
 
 
 def _classify(config: ClientConfigFile, entry: ClientEntry,
-              environ: Mapping[str, str] | None) -> tuple[str | None, str | None, str | None]:
+              environ: Mapping[str, str] | None, read_files: bool = True
+              ) -> tuple[str | None, str | None, str | None]:
     if entry.problems:
         return None, None, entry.problems[0]
     env = os.environ if environ is None else environ
@@ -208,8 +214,18 @@ def _classify(config: ClientConfigFile, entry: ClientEntry,
     argv = _argv(entry, expander)
     if argv is None:
         return None, None, "a remote (URL) entry" if entry.url else "no command"
-    launch = identify(argv, env)
+    launch = identify(unwrap_launch(config, argv, read_files).argv, env)
     return launch.server, launch.version, None
+
+
+def unwrap_launch(config: ClientConfigFile, argv: list[str],
+                  read_files: bool = True, base: str | None = None) -> Unwrapped:
+    """``argv`` with a local launcher (``uv run --directory``, ``npm --prefix``, ``node``
+    on a local build) read off (:mod:`.launchers`), relative to ``base``, where the
+    client starts the command (default: where it starts servers without a ``cwd``)."""
+    base = base or _default_cwd(config)[0] or os.getcwd()
+    return unwrap(argv, base, read_files=read_files,
+                  known=lambda words: identify(words).server is not None)
 
 
 def _argv(entry: ClientEntry, expander: Expander) -> list[str] | None:
@@ -234,17 +250,19 @@ def _hangar_docker_options(entry: ClientEntry) -> list[str]:
 
 
 def choose_entry(config: ClientConfigFile, entry: str | None,
-                 environ: Mapping[str, str] | None = None) -> ClientEntry:
+                 environ: Mapping[str, str] | None = None,
+                 read_files: bool = True) -> ClientEntry:
     """The entry ``entry`` names, or the one entry that starts a known server."""
     if not config.entries:
-        raise DeploymentError(f"{config.path}: no server entries")
+        why = f" ({config.warnings[0]})" if config.warnings else ""
+        raise DeploymentError(f"{config.path}: no server entries{why}")
     if entry is not None:
         found = config.entry(entry)
         if found is None:
             names = ", ".join(repr(e.name) for e in config.entries[:12])
             raise DeploymentError(f"{config.path}: no entry named {entry!r} (entries: {names})")
         return found
-    known = [(e, _classify(config, e, environ)) for e in config.entries]
+    known = [(e, _classify(config, e, environ, read_files)) for e in config.entries]
     servers = [(e, c) for e, c in known if c[0] is not None]
     if len(servers) == 1:
         return servers[0][0]
@@ -253,10 +271,17 @@ def choose_entry(config: ClientConfigFile, entry: str | None,
         if broken:
             # A malformed entry may be the one meant: say what is wrong with it.
             raise DeploymentError(broken[0].problems[0])
-        names = ", ".join(repr(e.name) for e in config.entries[:12])
-        raise DeploymentError(f"{config.path}: no entry starts a known server "
-                              f"({', '.join(list_servers())}) (entries: {names}); name one "
-                              "with --entry")
+        from .launchers import package_words
+
+        def runs(e: ClientEntry) -> str:
+            if e.command:  # as written (nothing expanded), up to its package
+                return f"{e.name!r} runs {package_words([e.command, *e.args])!r}"
+            return f"{e.name!r} ({'a URL' if e.url else 'no command'})"
+
+        names = "; ".join(runs(e) for e in config.entries[:12])
+        raise DeploymentError(f"{config.path}: no entry starts a server the explorer models "
+                              f"({', '.join(list_servers())}): {names}; 'localfs-explorer "
+                              "deployment' answers for every entry")
     names = ", ".join(f"{e.name!r} ({c[0]}, line {e.line})" if e.line else f"{e.name!r}"
                       for e, c in servers)
     raise DeploymentError(f"{config.path}: {len(servers)} entries start a known server "
@@ -290,7 +315,7 @@ def load_deployment(path: str | os.PathLike[str], entry: str | None = None,
     """
     config = read_client_config(path, format, text=text)
     env_in = dict(os.environ) if environ is None else dict(environ)
-    chosen = choose_entry(config, entry, env_in)
+    chosen = choose_entry(config, entry, env_in, read_files)
     return _deployment(config, chosen, env_in, dict(inputs or {}), set(overridden),
                        read_files)
 
@@ -313,33 +338,56 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
     expander = Expander(fmt, environ, workspace, inputs)
     argv = _argv(entry, expander)
     assert argv is not None
-    launch = identify(argv, environ)
+    # Where the client starts the command: a launcher's own directory is relative to it.
+    client_cwd = None
+    if entry.cwd:
+        raw_cwd = expander.expand(entry.cwd, "cwd")
+        client_cwd = os.path.normpath(os.path.join(
+            workspace or os.path.dirname(os.path.abspath(path)),
+            os.path.expanduser(raw_cwd or ".")))
+    unwrapped = unwrap_launch(config, argv, read_files, base=client_cwd)
+    launch = identify(unwrapped.argv, environ)
+    launch.notes[:0] = unwrapped.notes
     if launch.server is None:
-        # The program and its first word only: later arguments may hold a secret.
-        shown = " ".join(argv[:2]) + (" ..." if len(argv) > 2 else "")
+        # The command up to the package it runs: later arguments may hold a secret.
+        from .launchers import package_words
+
         at = entry.line_of("command")
         prefix = f"{path}:{at}" if at else path
         raise DeploymentError(
-            f"{prefix}: entry {entry.name!r} runs {shown!r}, which starts no known server "
-            f"({', '.join(list_servers())})")
+            f"{prefix}: entry {entry.name!r} runs {package_words(argv)!r}, which the "
+            f"explorer doesn't model (it models {', '.join(list_servers())})")
     provenance: list[Provenance] = []
 
     def line(field: str) -> int | None:
         return entry.line_of(field)
 
+    def arg_line(value: str) -> int | None:
+        """The line of the argument ``value`` (its last occurrence), else of ``args``."""
+        for i in range(len(argv) - 1, 0, -1):
+            if argv[i] == value:
+                return entry.lines.get(f"args.{i - 1}", line("args"))
+        return line("args")
+
     provenance.append(Provenance(setting="server", value=launch.server, source="entry",
                                  detail=f"command: {launch.how}", line=line("command")))
     if launch.version:
-        provenance.append(Provenance(setting="version", value=launch.version, source="entry",
-                                     detail="pinned in the command", line=line("command")))
+        provenance.append(Provenance(
+            setting="version", value=launch.version, source="entry",
+            detail=(f"the local copy's, {unwrapped.version_from} ({unwrapped.how})"
+                    if unwrapped.version_from else "pinned in the command"),
+            line=line("command")))
         modelled = _versions(launch.server)
         if modelled and launch.version not in modelled:
             launch.notes.append(f"the entry pins {launch.server} {launch.version}, which the "
                                 f"explorer doesn't model ({', '.join(modelled)}); the answers "
                                 "are for the newest modelled release")
     else:
-        provenance.append(Provenance(setting="version", value=None, source="default",
-                                     detail="not pinned: whatever the launcher installs"))
+        provenance.append(Provenance(
+            setting="version", value=None, source="default",
+            detail=("the copy the client bundles with the extension, whose release the file "
+                    "doesn't say" if fmt == "claude-extension"
+                    else "not pinned: whatever the launcher installs")))
 
     # The environment: envFile, then env over it; a container sees only what docker
     # hands it.
@@ -404,11 +452,11 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
         transport = launch.transport
         if transport not in server.transports:
             raise DeploymentError(
-                f"{path}:{line('args')}: entry {entry.name!r}: --transport {transport!r} "
+                f"{path}:{arg_line(transport)}: entry {entry.name!r}: --transport {transport!r} "
                 f"makes {server.id} exit (it serves {', '.join(server.transports)})")
         provenance.append(Provenance(setting="transport", value=transport, source="entry",
                                      detail="--transport in the arguments",
-                                     line=line("args")))
+                                     line=arg_line(transport)))
     elif len(server.transports) > 1:
         provenance.append(Provenance(setting="transport", value="stdio", source="default",
                                      detail="no --transport in the arguments"))
@@ -422,12 +470,17 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
             setting=f"env {key}", value=shown_value(key, value), source="entry",
             detail=f"{option} in the arguments, which wins over {key}", line=line("args")))
 
-    # The working directory.
+    # The working directory: the entry's cwd, where a launcher may change directory again
+    # (uv run --directory, relative to the cwd the client starts it in).
+    cwd: str | None = client_cwd
     if entry.cwd:
-        cwd: str | None = expander.expand(entry.cwd, "cwd")
         _raise_unresolved(path, entry, expander.unresolved, overridden)
-        base = workspace or os.path.dirname(os.path.abspath(path))
-        cwd = os.path.normpath(os.path.join(base, os.path.expanduser(cwd or ".")))
+    if unwrapped.startup_dir is not None:
+        cwd = unwrapped.startup_dir
+        provenance.append(Provenance(setting="cwd", value=cwd, source="entry",
+                                     detail=f"{unwrapped.how}: the server starts there",
+                                     line=line("args")))
+    elif entry.cwd:
         provenance.append(Provenance(setting="cwd", value=cwd, source="entry", detail="cwd",
                                      line=line("cwd")))
     elif launch.container:
@@ -440,11 +493,17 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
         provenance.append(Provenance(setting="cwd", value=cwd, source="default", detail=why))
     for setting, value in launch.shown:
         provenance.append(Provenance(setting=setting, value=value, source="entry",
-                                     detail="an argument of the server", line=line("args")))
+                                     detail="an argument of the server", line=arg_line(value)))
     for mount in launch.mounts:
         provenance.append(Provenance(setting="mount", value=mount.describe(),
                                      source="container", detail="docker -v/--mount",
                                      line=line("args")))
+    shown = windows_paths([*(v for _, v in launch.shown), *env.values()])[:3]
+    if shown and not launch.container:
+        launch.notes.append(
+            f"{', '.join(shown)}: Windows paths; the directories can't be checked on this "
+            "machine, whose answers read them as relative names (answer on the Windows "
+            "machine itself)")
     if launch.container:
         launch.notes.append("the server runs in a container: its paths are the "
                             "container's" + (", and reach the host only through the mounts"
@@ -464,10 +523,21 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
         path=path, format=fmt, entry=entry.name, line=entry.line, server=launch.server,
         server_version=launch.version, argv=argv, transport=transport, env=env,
         env_file=env_file, cwd=cwd, arg_settings=launch.settings,
-        server_options=launch.options, container=launch.container,
+        server_options=launch.options, arg_paths=[v for _, v in launch.shown],
+        container=launch.container,
         mounts=launch.mounts, provenance=provenance, notes=launch.notes,
         warnings=list(config.warnings), secrets=secrets,
     )
+
+
+#: A Windows drive path (``C:\\x``, ``C:/x``) or UNC path (``\\\\host\\share``).
+_WINDOWS_PATH = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\[^\\]+\\)")
+
+
+def windows_paths(values: Iterable[str]) -> list[str]:
+    """The values (or ``;``/``,``-separated parts of them) that are Windows paths."""
+    return [v for v in values
+            if any(_WINDOWS_PATH.match(part.strip()) for part in re.split(r"[;,]", v))]
 
 
 def without_prompts(env: Mapping[str, str]) -> dict[str, str]:

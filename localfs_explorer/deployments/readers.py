@@ -12,9 +12,14 @@ Five formats, one shape out (:class:`ClientEntry`, before any variable expansion
   envFile, cwd}}, "inputs": [...]}``, JSON with comments.
 - ``hangar``: an mcp-hangar YAML config, ``mcp_servers: {ID: {mode, command: [...],
   args, env, image, volumes, endpoint}}``.
+- ``claude-extension``: the settings of one of Claude Desktop's built-in extensions,
+  ``Claude Extensions Settings/EXTENSION-ID.json``, ``{"isEnabled": ..., "userConfig":
+  {...}}``: one entry, the server a registered server says that extension runs
+  (:attr:`~localfs_explorer.server.Server.desktop_extensions`).
 
-The format is recognised from the file's name and shape (:func:`detect_format`); every
-problem is a :class:`DeploymentError` whose message starts ``FILE:LINE:``.
+The format is recognised from the file's name and folder first, then its shape
+(:func:`detect_format`): a client reads its own file by its own rules whatever the file
+holds. Every problem is a :class:`DeploymentError` whose message starts ``FILE:LINE:``.
 """
 
 from __future__ import annotations
@@ -39,14 +44,19 @@ __all__ = [
     "read_client_config",
 ]
 
-ClientFormat = Literal["claude-desktop", "claude-code", "cursor", "vscode", "hangar"]
+ClientFormat = Literal["claude-desktop", "claude-code", "cursor", "vscode", "hangar",
+                       "claude-extension"]
 #: Every format, in the order ``--client-format`` lists them.
-FORMATS: tuple[str, ...] = ("claude-desktop", "claude-code", "cursor", "vscode", "hangar")
+FORMATS: tuple[str, ...] = ("claude-desktop", "claude-code", "cursor", "vscode", "hangar",
+                            "claude-extension")
 #: What each format is called in messages.
 CLIENT_NAMES: dict[str, str] = {
     "claude-desktop": "Claude Desktop", "claude-code": "Claude Code", "cursor": "Cursor",
     "vscode": "VS Code", "hangar": "mcp-hangar",
+    "claude-extension": "Claude Desktop (built-in extension)",
 }
+#: The folder Claude Desktop keeps its built-in extensions' settings in.
+EXTENSION_SETTINGS_FOLDER = "Claude Extensions Settings"
 #: Formats whose client reads JSON with comments and trailing commas.
 JSONC_FORMATS = frozenset({"vscode", "cursor"})
 #: A client config is small; anything bigger is not one.
@@ -81,6 +91,8 @@ class ClientEntry(BaseModel):
     lines: dict[str, int] = Field(default_factory=dict)
     #: Why the entry can't be used as it stands (a field of the wrong type).
     problems: list[str] = Field(default_factory=list)
+    #: The client doesn't start this entry (an extension turned off); a problem says so.
+    disabled: bool = False
 
     def line_of(self, field: str) -> int | None:
         """The line of ``field`` (falling back to the entry's own line)."""
@@ -114,19 +126,47 @@ def _where(path: str, line: int | None) -> str:
     return f"{path}:{line}" if line else path
 
 
-def detect_format(path: str, data: Any) -> ClientFormat:
-    """The client whose config ``data`` (read from ``path``) is, from name and shape.
-
-    ``servers`` is VS Code's key and ``mcp_servers`` hangar's; ``mcpServers`` is shared
-    by Claude Desktop, Claude Code and Cursor, told apart by the file's name and folder
-    (``claude_desktop_config.json``, ``.mcp.json``, ``.cursor/mcp.json``), else by the
-    variables it uses (``${env:...}`` is Cursor's syntax, ``${VAR}`` Claude Code's).
-    """
+def client_by_name(path: str) -> ClientFormat | None:
+    """The client that reads the file at ``path``, from its name and folder alone:
+    ``claude_desktop_config.json`` Claude Desktop's, ``.mcp.json`` Claude Code's,
+    ``.cursor/mcp.json`` Cursor's, ``.vscode/mcp.json`` and the user profile's
+    ``Code/User/mcp.json`` VS Code's, ``Claude Extensions Settings/*.json`` an extension's.
+    None when the name says nothing."""
     name = os.path.basename(path)
-    folder = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    folder_path = os.path.dirname(os.path.abspath(path))
+    folder = os.path.basename(folder_path)
+    parent = os.path.basename(os.path.dirname(folder_path))
+    if name == "claude_desktop_config.json":
+        return "claude-desktop"
+    if name == ".mcp.json":
+        return "claude-code"
+    if folder == EXTENSION_SETTINGS_FOLDER and name.endswith(".json"):
+        return "claude-extension"
+    if name == "mcp.json" and folder == ".cursor":
+        return "cursor"
+    if name == "mcp.json" and (folder == ".vscode" or (folder == "User"
+                                                       and parent.startswith("Code"))):
+        return "vscode"
+    return None
+
+
+def detect_format(path: str, data: Any) -> ClientFormat:
+    """The client whose config ``data`` (read from ``path``) is, from name, then shape.
+
+    The file's name and folder come first (:func:`client_by_name`). Otherwise
+    ``servers`` is VS Code's key and ``mcp_servers`` hangar's; ``mcpServers`` is shared
+    by Claude Desktop, Claude Code and Cursor, told apart by the variables it uses
+    (``${env:...}`` is Cursor's syntax, ``${VAR}`` Claude Code's); ``isEnabled`` with
+    ``userConfig`` is a Claude Desktop extension's settings.
+    """
     if not isinstance(data, dict):
         raise DeploymentError(f"{path}: not an MCP client config (the top level is not an "
                               "object)")
+    by_name = client_by_name(path)
+    if by_name is not None:
+        return by_name
+    if isinstance(data.get("userConfig"), dict) and "isEnabled" in data:
+        return "claude-extension"
     if "mcp_servers" in data:
         return "hangar"
     if "servers" in data and "mcpServers" not in data:
@@ -137,12 +177,6 @@ def detect_format(path: str, data: Any) -> ClientFormat:
         keys = ", ".join(sorted(map(str, data))[:6]) or "none"
         raise DeploymentError(f"{path}: not an MCP client config: no mcpServers, servers or "
                               f"mcp_servers (top-level keys: {keys})")
-    if name == "claude_desktop_config.json":
-        return "claude-desktop"
-    if name == ".mcp.json":
-        return "claude-code"
-    if folder == ".cursor":
-        return "cursor"
     text = repr(data)
     if "${env:" in text or "${userHome}" in text or "${workspaceFolder" in text:
         return "cursor"
@@ -198,10 +232,21 @@ def _read_json(name: str, text: str, format: str | None) -> ClientConfigFile:
     if not isinstance(data, dict):
         raise DeploymentError(f"{name}: not an MCP client config (the top level is not an "
                               "object)")
+    if fmt == "claude-extension":
+        return _read_extension(name, text, tree, warnings)
     key = "servers" if fmt == "vscode" else "mcpServers"
     holder = servers_holder(tree, fmt)
     servers = holder.get(key)
     if servers is None:
+        other = _other_reader(data, fmt)
+        if other is not None and format is None:
+            # The client reads the file by its own name: it finds no servers here.
+            warnings.append(
+                f"{name}:1: {CLIENT_NAMES[fmt]} reads its servers from {key!r}, which this "
+                f"file doesn't have: it starts none of them; the file's shape is "
+                f"{CLIENT_NAMES[other]}'s (--client-format {other} reads it that way)")
+            return ClientConfigFile(path=name, format=fmt, entries=[], text=text, tree=tree,
+                                    warnings=warnings)
         raise DeploymentError(f"{name}: no {key!r} object, which a {CLIENT_NAMES[fmt]} config "
                               "keeps its servers in")
     if servers.kind != "object":
@@ -229,6 +274,63 @@ def _read_json(name: str, text: str, format: str | None) -> ClientConfigFile:
             if isinstance(value, dict) and isinstance(value.get("id"), str):
                 inputs[value["id"]] = value
     return ClientConfigFile(path=name, format=fmt, entries=entries, inputs=inputs, text=text,
+                            tree=tree, warnings=warnings)
+
+
+def _other_reader(data: dict[str, Any], fmt: str) -> ClientFormat | None:
+    """The client that would read ``data``'s servers, when ``fmt``'s client reads none."""
+    if fmt != "vscode" and isinstance(data.get("servers"), dict):
+        return "vscode"
+    if fmt == "vscode" and isinstance(data.get("mcpServers"), dict):
+        return "claude-desktop"
+    return None
+
+
+def _read_extension(name: str, text: str, tree: Node, warnings: list[str]
+                    ) -> ClientConfigFile:
+    """A Claude Desktop extension's settings file as one entry: the command of the server
+    the extension runs (as a registered server declares it) with the configured values."""
+    from ..server import iter_servers
+
+    extension = os.path.splitext(os.path.basename(name))[0]
+    user_config = tree.get("userConfig")
+    enabled = tree.get("isEnabled")
+    line = user_config.line if user_config is not None else 1
+    problems: list[str] = []
+    lines: dict[str, int] = {}
+    if user_config is None or user_config.kind != "object":
+        problems.append(f"{name}:{line}: 'userConfig' must be an object holding the "
+                        "extension's settings")
+    declared = next(((server, server.desktop_extensions[extension])
+                     for server in iter_servers() if extension in server.desktop_extensions),
+                    None)
+    if declared is None:
+        problems.append(f"{name}:1: extension {extension!r} is not one whose server the "
+                        "explorer models")
+        return ClientConfigFile(path=name, format="claude-extension", text=text, tree=tree,
+                                warnings=warnings, entries=[ClientEntry(
+                                    name=extension, line=1, problems=problems)])
+    _, (command, setting) = declared
+    args = list(command[1:])
+    node = user_config.get(setting) if user_config is not None and not problems else None
+    if node is not None and node.kind == "array":
+        for item in node.items:
+            if item.kind != "string":
+                problems.append(f"{name}:{item.line}: userConfig.{setting}: every item must "
+                                "be a string")
+                continue
+            lines[f"args.{len(args)}"] = item.line
+            args.append(item.scalar)
+        lines["args"] = node.line
+    elif node is not None:
+        problems.append(f"{name}:{node.line}: userConfig.{setting} must be a list")
+    if enabled is not None and enabled.kind == "false":
+        problems.append(f"{name}:{enabled.line}: the extension is turned off (isEnabled is "
+                        "false): Claude Desktop doesn't start it")
+    entry = ClientEntry(name=extension, line=line, command=command[0], args=args,
+                        lines=lines, problems=problems,
+                        disabled=enabled is not None and enabled.kind == "false")
+    return ClientConfigFile(path=name, format="claude-extension", entries=[entry], text=text,
                             tree=tree, warnings=warnings)
 
 
@@ -281,6 +383,11 @@ def _json_entry(path: str, name: str, node: Node, line: int) -> ClientEntry:
         else:
             problems.append(f"{_where(path, lines['args'])}: entry {name!r}: 'args' must be "
                             "a list of strings")
+        args_node = node.get("args")
+        if args_node is not None:
+            # Each argument's own line, for messages about that argument.
+            for i, item in enumerate(args_node.items):
+                lines[f"args.{i}"] = item.line
     for key in ("env", "headers"):
         mapping = value.get(key)
         if mapping is None:
@@ -415,6 +522,14 @@ def _yaml_entry(path: str, name: str, line: int, node: Any, to_plain: Any,
         else:
             problems.append(f"{path}:{lines['args']}: mcp_servers.{name}.args must be a list "
                             "of strings")
+    # Each argument's own line: the command list's items after the program, then args'.
+    items = []
+    for key, skip in (("command", 1), ("args", 0)):
+        held = _yaml_get(node, key)
+        if isinstance(held, yaml.SequenceNode):
+            items += held.value[skip:]
+    for i, item in enumerate(items):
+        lines[f"args.{i}"] = item.start_mark.line + 1
     env = value.get("env")
     if env is not None:
         if isinstance(env, dict):

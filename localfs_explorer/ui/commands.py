@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, cast
 
 from ..secrets import hidden_values, holds_secret, is_secret_key, is_secret_setting, scrub
-from ..server import DEFAULT_SERVER
+from ..server import DEFAULT_SERVER, get_server
 from .model import EXAMPLE_PREFIX, HOST_TARGET, UPLOAD_TARGET, ExplorerModel
 from .share import PLACEHOLDER
 
@@ -87,21 +87,14 @@ def environment_options(model: ExplorerModel, *, keep: Collection[str] = ()) -> 
 
 
 def _server_options(m: ExplorerModel) -> list[str]:
-    """``--server`` and the server's own settings (server-filesystem's directories, roots
-    and HOME), as its command-line options spell them."""
+    """``--server`` and the server's own settings, as its command-line options spell
+    them (:meth:`~localfs_explorer.server.Server.cli_words`)."""
     if m.server == DEFAULT_SERVER and not m.server_version:
         return []
     argv = ["--server", m.server]
     if m.server_version:
         argv += ["--server-version", m.server_version]
-    options = m.server_options
-    for directory in options.get("directories") or ():
-        argv += ["--allowed-dir", str(directory)]
-    for root in options.get("roots") or ():
-        argv += ["--root", str(root)]
-    if options.get("home") is not None:
-        argv += ["--home", str(options["home"])]
-    return argv
+    return argv + get_server(m.server).cli_words(m.server_options)
 
 
 def _over_http(model: ExplorerModel) -> list[str]:

@@ -68,7 +68,8 @@ class ClientConfigPicker(widgets.VBox):
         """List the entries of an uploaded config (the upload's handler, and tests')."""
         self.name, self.text, self.deployment = name, text, None
         try:
-            rows = list_entries(name, text=text, environ=self._environ())
+            rows = list_entries(name, text=text, environ=self._environ(),
+                                read_files=self.model.host_access)
         except DeploymentError as exc:
             self.entries.options = []
             self._error(str(exc))

@@ -147,8 +147,34 @@ class OptionalLinesField(_Field):
         self.text.disabled = value is None
 
 
+class TextField(_Field):
+    """One value typed in a line (blank: the setting is not given, the server's default)."""
+
+    def __init__(self, spec: SettingField, model: ExplorerModel, guard: Any) -> None:
+        super().__init__(spec, model, guard)
+        key = spec.key.replace("_", "-")
+        self.text = css(widgets.Text(
+            description=spec.label, placeholder=spec.placeholder, continuous_update=False,
+            tooltip=spec.help, layout=layout(width="420px"),
+            style=style(widgets.Text, description_width="140px")), f"lfe-setting-{key}")
+        self.text.observe(guard(lambda c: self._typed(c["new"])), names="value")
+        self.box = widgets.HBox([self.text], layout=layout(align_items="center",
+                                                           width="100%"))
+
+    def _typed(self, value: str) -> None:
+        if not self._syncing:
+            self.write(value.strip() or None)
+
+    def widgets(self) -> list[widgets.Widget]:
+        return [self.text]
+
+    def refresh(self) -> None:
+        value = self.value()
+        self._set(self.text, "" if value is None else str(value))
+
+
 _KINDS: dict[str, Callable[[SettingField, ExplorerModel, Any], _Field]] = {
-    "paths": PathsField, "optional_lines": OptionalLinesField,
+    "paths": PathsField, "optional_lines": OptionalLinesField, "text": TextField,
 }
 
 

@@ -136,7 +136,7 @@ def test_diff_starts_both_sides_from_the_entry(desktop, layout):
     (None, ["--entry", "nope"], "no entry named 'nope'"),
     (None, [], "2 entries start a known server"),
     ('{"mcpServers": {"a": {"command": "node", "args": ["x.js"]}}}', ["--entry", "a"],
-     "which starts no known server"),
+     "runs 'node x.js', which the explorer doesn't model"),
     ('{"servers": {"a": {"command": "mcp-gee-sweet", "env": {"TOKEN": "${input:t}"}}}}', [],
      "${input:t} can't be resolved"),
     (None, ["--entry", "sheets", "--server", "server-filesystem"],

@@ -15,6 +15,7 @@ from localfs_explorer.deployments import (
     load_deployment,
 )
 from localfs_explorer.secrets import MASK
+from localfs_explorer.server import list_servers
 
 FORMAT_FILES = {
     "claude-desktop": ("claude_desktop_config.json", "mcpServers"),
@@ -248,8 +249,13 @@ def test_entry_may_be_left_out_when_one_entry_is_a_known_server(tmp_path, layout
 
 
 @pytest.mark.parametrize(("entries", "entry", "message"), [
-    ({"a": {"command": "node"}}, "a", "entry 'a' runs 'node', which starts no known server"),
-    ({"a": {"command": "node"}}, None, "no entry starts a known server"),
+    ({"a": {"command": "node"}}, "a", "entry 'a' runs 'node', which the explorer doesn't model"),
+    ({"a": {"command": "node"}}, None, "no entry starts a server the explorer models "
+     f"({', '.join(list_servers())}): 'a' runs 'node'; 'localfs-explorer deployment' "
+     "answers for every entry"),
+    ({"gh": {"command": "npx", "args": ["-y", "@scope/server-x", "--token", "t0k"]},
+      "web": {"url": "https://x.example/mcp"}}, None,
+     "'gh' runs 'npx -y @scope/server-x ...'; 'web' (a URL)"),
     ({"a": {"command": "node"}}, "b", "no entry named 'b' (entries: 'a')"),
     ({"a": {"command": "mcp-gee-sweet"}, "b": {"command": "uvx", "args": ["mcp-gee-sweet"]}},
      None, "2 entries start a known server ('a' (mcp-gee-sweet, line 3), 'b' "),

@@ -77,7 +77,7 @@ def test_errors_show_in_the_picker_not_as_tracebacks(layout):
     picker.load_text("claude_desktop_config.json", _config(layout.data))
     picker.entries.value = "notes"
     picker.use.click()
-    assert "which starts no known server" in text_of(picker.info.value)
+    assert "which the explorer doesn't model" in text_of(picker.info.value)
     assert model.transport == "stdio" and model.overrides == []  # nothing was applied
 
 

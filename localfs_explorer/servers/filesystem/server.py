@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from ...server import (
@@ -180,6 +180,12 @@ class FilesystemServer(Server):
                      placeholder="one root per line: file:// URI or path",
                      toggle="client advertises MCP roots"),
     )
+    #: Claude Desktop's built-in Filesystem extension runs this server (the copy bundled
+    #: with Claude Desktop) on the directories its settings list.
+    desktop_extensions: ClassVar[dict[str, tuple[tuple[str, ...], str]]] = {
+        "ant.dir.ant.anthropic.filesystem": (
+            ("npx", "-y", "@modelcontextprotocol/server-filesystem"), "allowed_directories"),
+    }
 
     def add_cli_options(self, group: argparse._ArgumentGroup) -> None:
         group.add_argument("--allowed-dir", dest="filesystem_directories", metavar="DIR",
@@ -204,6 +210,16 @@ class FilesystemServer(Server):
         if getattr(args, "filesystem_home", None) is not None:
             out["home"] = args.filesystem_home
         return out
+
+    def cli_words(self, options: Mapping[str, Any]) -> list[str]:
+        argv: list[str] = []
+        for directory in options.get("directories") or ():
+            argv += ["--allowed-dir", str(directory)]
+        for root in options.get("roots") or ():
+            argv += ["--root", str(root)]
+        if options.get("home") is not None:
+            argv += ["--home", str(options["home"])]
+        return argv
 
     def config(self, setup: Setup) -> FilesystemConfig:
         options = setup.options
@@ -283,6 +299,23 @@ class FilesystemServer(Server):
             record["op"] = "write" if missing else "read_write"
             out.append(record)
         return out
+
+    def refusal_directories(self, policy: Any, message: str
+                            ) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """validatePath's "... outside allowed directories: P not in A, B": the list
+        after "not in" (the server joins its allowed directories with ", ")."""
+        start = message.find("Access denied - ")
+        if start < 0 or "outside allowed directories: " not in message:
+            return None
+        configured = tuple(policy.directories)
+        joined = ", ".join(configured)
+        text = message[start:].rstrip()
+        if joined and text.endswith(f" not in {joined}"):
+            return configured, configured
+        _, found, named = text.rpartition(" not in ")
+        if not found:
+            return None
+        return tuple(d for d in named.split(", ") if d), configured
 
     def answer_call(self, policy: Any, name: str, arguments: Any, *,
                     walk_limit: int = 10_000) -> CallAnswer | None:

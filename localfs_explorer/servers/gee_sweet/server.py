@@ -152,6 +152,20 @@ class GeeSweetServer(Server):
             values["warnings"] = warnings
         return values
 
+    def refusal_directories(self, policy: Any, message: str
+                            ) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """The roots refusal's "Allowed directories: A, B" (the configured roots as the
+        server joins them) beside the roots ``policy`` configures."""
+        marker = "LOCAL_FILE_ROOTS. Allowed directories: "
+        at = message.rfind(marker)
+        if at < 0:
+            return None
+        named = message[at + len(marker):].rstrip()
+        configured = tuple(r.configured for r in policy.roots)
+        if named == ", ".join(configured):
+            return configured, configured
+        return tuple(d for d in named.split(", ") if d), configured
+
     def places(self, policy: Any) -> list[tuple[str, str]]:
         """Roots and their prefix siblings, the deny-list and its look-alikes, home,
         startup and package directories, ``/`` (see :mod:`.places`)."""

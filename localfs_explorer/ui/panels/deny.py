@@ -30,5 +30,12 @@ class DenyListPanel(Panel):
             self.entries.value = render.box("error", render.esc(message))
             self.dirs.value = ""
             return
+        if not hasattr(policy, "deny_list"):
+            # A server without a deny-list.
+            self.entries.value = (f'<div class="lfe-muted">{render.esc(self.model.server)} '
+                                  "has no deny-list: its allowed directories are the whole "
+                                  "of its file policy.</div>")
+            self.dirs.value = ""
+            return
         self.entries.value = render.deny_list_table(policy)
         self.dirs.value = render.deny_dirs_table(policy)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import ipywidgets as widgets
 
 from ...envfile.load import EnvFileError
@@ -10,6 +12,79 @@ from ...vocab import TRANSPORTS
 from .. import render
 from ..model import EXAMPLE_PREFIX, HOST_TARGET, UPLOAD_TARGET, ExplorerModel
 from ..panel import Panel, button, css, heading, html, label_style, layout, style, wide
+
+
+class DeploymentTable(widgets.VBox):
+    """Every entry of the uploaded client config, as ``localfs-explorer deployment``
+    answers for it (line, entry, server, reach, worst finding, what it can touch);
+    picking a row loads that entry through the picker. A page served to others checks
+    nothing of the machine serving it (the answer says so)."""
+
+    HEADERS = ("line", "entry", "server", "reach", "worst", "what it can touch")
+
+    def __init__(self, picker: Any) -> None:
+        super().__init__(layout=wide())
+        css(self, "lfe-deployment")
+        self.picker = picker
+        self.model: ExplorerModel = picker.model
+        self.table = html("lfe-deployment-table")
+        self.rows = css(widgets.Select(options=[], rows=4, description="load entry",
+                                       layout=wide(), style=label_style(widgets.Select)),
+                        "lfe-deployment-rows")
+        #: The answer shown (None before an upload, or when the file can't be read).
+        self.answer: Any = None
+        self._filling = False
+        # Every upload (even one listing the same entries as the last) refreshes the
+        # table: the picker's own loading is followed by this answer.
+        loaded = picker.load_text
+
+        def load_text(name: str, text: str) -> None:
+            loaded(name, text)
+            self.model.guarded(self.refresh, where="client config")()
+
+        picker.load_text = load_text
+        self.rows.observe(self.model.guarded(lambda c: self._picked(c["new"]),
+                                             where="client config"), names="value")
+        self.children = [self.table, self.rows]
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Answer for the picker's uploaded file (an empty table without one)."""
+        from ...deployments import DeploymentError
+        from ...deployments.reach import answer_deployment
+
+        self.answer = None
+        rows: list[tuple[str, str | None]] = []
+        if self.picker.text is not None:
+            try:
+                self.answer = answer_deployment(
+                    self.picker.name, text=self.picker.text,
+                    environ=self.picker._environ(), read_files=self.model.host_access)
+            except DeploymentError:
+                self.answer = None  # the picker already shows why
+        if self.answer is None:
+            self.table.value = ""
+        else:
+            cells = [(render.esc(str(e.line or "")), render.esc(e.entry),
+                      render.esc(e.server or "—"), render.esc(e.reach),
+                      render.esc(e.worst or "—"), render.esc(e.summary))
+                     for e in self.answer.entries]
+            self.table.value = render.table(self.HEADERS, cells, css_class="lfe-deployment")
+            rows = [(f"{e.entry} — {e.reach}", e.entry) for e in self.answer.entries
+                    if e.reach in ("modelled", "container")]
+        self._filling = True
+        try:
+            self.rows.options = rows
+            self.rows.value = None
+        finally:
+            self._filling = False
+        self.rows.layout.display = "" if rows else "none"
+
+    def _picked(self, name: str | None) -> None:
+        if self._filling or name is None:
+            return
+        self.picker.entries.value = name
+        self.picker.apply()
 
 
 class OverridesEditor(widgets.VBox):
@@ -224,10 +299,12 @@ class ServerPanel(Panel):
         from ..deployment import ClientConfigPicker
 
         self.client_config = ClientConfigPicker(m)
+        self.deployment = DeploymentTable(self.client_config)
         inputs = widgets.VBox([
             heading("From an MCP client config (Claude Desktop, Claude Code, Cursor, VS Code, "
                     "mcp-hangar)"),
             self.client_config,
+            self.deployment,
             heading("The server's .env"),
             widgets.HBox([self.env_path, self.env_load], layout=wide()),
             widgets.HBox([self.env_upload, self.env_clear], layout=layout()),

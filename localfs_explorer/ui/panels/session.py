@@ -4,6 +4,12 @@ The replay goes through :func:`localfs_explorer.review.sessions.replay_session` 
 Explorer's policy and the tool access lists typed in the Tool call tab, so the table is
 the one ``localfs-explorer replay`` prints. It re-runs when the configuration or the
 access lists change.
+
+Its second mode, "Shadow-verify a recorded log", takes an uploaded log (a Claude Code
+transcript, a VS Code or Claude Desktop MCP log, an Inspector History export) and the
+client config it ran with, and fills the same results grid with the rows
+:class:`localfs_explorer.sessions.Shadow` yields, the ones ``localfs-explorer shadow``
+prints: disagreements first.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from ...textsafe import frame_csv_text
 from .. import render
 from ..commands import ACCESS_FILE, SESSION_FILE, access_link, pin_asked, replay_command
 from ..grid import ResultsGrid
-from ..panel import Panel, css, heading, html, wide
+from ..panel import Panel, css, heading, html, style, wide
 from .paths import _pinned_note
 
 #: The most calls one pasted session may hold (each call is a full probe).
@@ -113,22 +119,220 @@ class SessionPanel(Panel):
         self.on_click(self.example, self._example)
         for control in (self.text, self.answers, self.lasts, self.destructive):
             self.on_change(control, lambda _v: self.refresh())
+        self._build_shadow()
+        self.mode = css(widgets.ToggleButtons(
+            options=[("Replay a conversation", "replay"),
+                     ("Shadow-verify a recorded log", "shadow")],
+            value="replay", style=style(widgets.ToggleButtons, button_width="230px"),
+            tooltips=[
+                "replay a conversation's calls through the approval gate",
+                "hold a recorded session's answers against the predictions"]),
+            "lfe-session-mode")
+        self.on_change(self.mode, lambda _v: self._mode_changed())
         intro = html("", (
             '<div class="lfe-muted">A session is a list of answers, each a list of '
             '<code>{"name": ..., "arguments": {...}}</code> tool calls; a call may script '
             'the person with <code>"approval": "deny"</code>. Tools are held by the access '
             "lists of the Tool call tab. An approval is remembered per tool, operation and "
             "resolved file, for the rest of the answer; a refusal is final.</div>"))
-        return [
+        self.replay_box = widgets.VBox([
             intro, widgets.HBox([self.upload, self.example, self.run], layout=wide()),
             self.text,
             heading("Tool access lists (JSON; the same lists as the Tool call tab)"),
             self.access,
             widgets.HBox([self.answers], layout=wide()),
             widgets.HBox([self.lasts, self.destructive], layout=wide()),
+        ], layout=widgets.Layout(width="100%"))  # its own: the mode hides it
+        return [
+            self.mode, self.replay_box, self.shadow_box,
             self.status, heading("Summary"), self.summary, self.csv, heading("Calls"),
             self.grid,
         ]
+
+    # ---- shadow verify: a recorded log against the predictions
+
+    def _build_shadow(self) -> None:
+        from ...sessions import LOG_FORMATS
+
+        #: The rows of the last verification, and what it read (names and bytes).
+        self.shadow_rows: list[Any] = []
+        self.shadow_log: tuple[str, bytes] | None = None
+        self.shadow_config: tuple[str, str] | None = None
+        self.log_upload = css(widgets.FileUpload(
+            description="Upload log", multiple=False, accept=".jsonl,.json,.log,.txt",
+            layout=widgets.Layout(width="160px"), style=style(widgets.Button)),
+            "lfe-shadow-log")
+        self.config_upload = css(widgets.FileUpload(
+            description="Upload client config", multiple=False, accept=".json,.yaml,.yml",
+            layout=widgets.Layout(width="210px"), style=style(widgets.Button)),
+            "lfe-shadow-config")
+        self.log_format = css(widgets.Dropdown(
+            options=[("recognise it", "")] + [(f, f) for f in LOG_FORMATS], value="",
+            description="format", layout=widgets.Layout(width="260px")), "lfe-shadow-format")
+        self.shadow_entry = css(widgets.Dropdown(
+            options=[("the one modelled entry", "")], value="", description="entry",
+            tooltip="only this entry's calls; also the entry of a log that doesn't name "
+                    "its server", layout=widgets.Layout(width="320px")), "lfe-shadow-entry")
+        self.shadow_run = css(widgets.Button(description="▶ Verify",
+                                             layout=widgets.Layout(width="100px")),
+                              "lfe-shadow-run")
+        self.shadow_files = html("lfe-shadow-files")
+        self.on_change(self.log_upload, lambda _v: self._log_uploaded())
+        self.on_change(self.config_upload, lambda _v: self._config_uploaded())
+        self.on_click(self.shadow_run, lambda: self._verify(force=True))
+        #: What the shown rows were verified from: the Explorer's configuration doesn't
+        #: enter a verification (each entry's own does), so its edits don't re-run it.
+        self._verified: tuple[Any, ...] | None = None
+        for control in (self.log_format, self.shadow_entry):
+            self.on_change(control, lambda _v: self.refresh())
+        intro = html("", (
+            '<div class="lfe-muted">A recorded session: a Claude Code transcript '
+            "(<code>.jsonl</code>), VS Code's or Claude Desktop's MCP log, or an MCP "
+            "Inspector History export, with the client config it ran with. Each tool call "
+            "to an entry of the config is predicted in session order and held against the "
+            "answer it got; disagreements come first. The configuration above is not "
+            "used: each entry's own is.</div>"))
+        self.shadow_box = widgets.VBox([
+            intro, widgets.HBox([self.log_upload, self.config_upload, self.shadow_run],
+                                layout=wide()),
+            widgets.HBox([self.log_format, self.shadow_entry], layout=wide()),
+            self.shadow_files,
+        ], layout=widgets.Layout(width="100%", display="none"))  # its own: the mode shows it
+
+    def _mode_changed(self) -> None:
+        shadow = self.mode.value == "shadow"
+        self.replay_box.layout.display = "none" if shadow else ""
+        self.shadow_box.layout.display = "" if shadow else "none"
+        self.refresh()
+
+    def _log_uploaded(self) -> None:
+        got = self.upload_contents(self.log_upload)
+        if got is not None:
+            self.shadow_log = got
+            self._show_files()
+            self.refresh()
+
+    def _config_uploaded(self) -> None:
+        from ...deployments import DeploymentError, list_entries
+
+        got = self.upload_contents(self.config_upload)
+        if got is None:
+            return
+        name, data = got
+        text = data.decode("utf-8", errors="replace")
+        try:
+            entries = list_entries(name or "mcp.json", text=text)
+        except DeploymentError as exc:
+            self.shadow_config = None
+            self._set_error(str(exc))
+            return
+        self.shadow_config = (name or "mcp.json", text)
+        with self.shadow_entry.hold_trait_notifications():
+            self.shadow_entry.options = [("the one modelled entry", "")] + [
+                (f"{e['name']} ({e['server'] or 'not modelled'})", e["name"])
+                for e in entries]
+            self.shadow_entry.value = ""
+        self._show_files()
+        self.refresh()
+
+    def _show_files(self) -> None:
+        parts = []
+        if self.shadow_log is not None:
+            parts.append(f"log: <code>{render.esc(self.shadow_log[0])}</code> "
+                         f"({len(self.shadow_log[1]):,} bytes)")
+        if self.shadow_config is not None:
+            parts.append(f"client config: <code>{render.esc(self.shadow_config[0])}</code>")
+        self.shadow_files.value = ('<div class="lfe-muted">' + " · ".join(parts) + "</div>"
+                                   if parts else "")
+
+    def _verify(self, *, force: bool = False) -> None:
+        """Run the verification on the uploads and show its rows (again only when an
+        input changed, or ``force``)."""
+        import os
+        import tempfile
+
+        from ...deployments import DeploymentError
+        from ...secrets import hide_everywhere
+        from ...sessions import LogError, Shadow
+
+        if self.shadow_log is None or self.shadow_config is None:
+            self.shadow_rows = []
+            self.status.value = ('<div class="lfe-muted">Upload a log and the client config '
+                                 "it ran with.</div>")
+            self.summary.value = self.csv.value = ""
+            self.grid.set_frame(_shadow_frame([], self.model.clean))
+            return
+        name, data = self.shadow_log
+        config_name, config_text = self.shadow_config
+        inputs = (name, data, config_name, config_text, self.shadow_entry.value,
+                  self.log_format.value)
+        if not force and inputs == self._verified:
+            return
+        self._verified = None
+        try:
+            shadow = Shadow(config_name, self.shadow_entry.value or None, text=config_text)
+            # The readers stream a file: the upload is written to a private scratch folder
+            # under its own base name (Claude Desktop's log name says its entry).
+            with tempfile.TemporaryDirectory(prefix="lfe-shadow-") as scratch:
+                path = os.path.join(scratch, os.path.basename(name) or "session.log")
+                with open(path, "wb") as f:
+                    f.write(data)
+                rows = list(shadow.run_log(path, format=self.log_format.value or None))
+        except (DeploymentError, LogError) as exc:
+            self._set_error(str(exc))
+            return
+        hide_everywhere(shadow.secrets)
+        for row in rows:
+            row.source = name
+        self.shadow_rows = rows
+        self._verified = inputs
+        self.status.value = ""
+        self.summary.value = "".join(
+            f"<div>{render.esc(self.model.clean(line))}</div>"
+            for line in shadow.summary.to_text().splitlines())
+        frame = _shadow_frame(rows, self.model.clean)
+        self.grid.set_frame(frame)
+        self.csv.value = render.download_link(
+            self.model.clean(frame_csv_text(frame.drop(columns=["_rank"]))).encode("utf-8"),
+            "localfs-explorer-shadow.csv", "text/csv",
+            f"⬇ Download the table as CSV ({len(rows)} calls)", "lfe-shadow-csv-link")
+
+    def _shadow_detail(self, index: int) -> str:
+        if not 0 <= index < len(self.shadow_rows):
+            return ""
+        row = self.shadow_rows[index]
+        clean = self.model.clean
+        fields = [
+            ("call", f"<code>{render.esc(row.tool)}</code> (id {render.esc(row.id)}, "
+                     f"line {row.line})"),
+            ("entry", render.esc(row.entry or "—")),
+            ("paths", render.esc(clean(", ".join(row.paths))) or "—"),
+            ("recorded", render.esc(clean(row.recorded))),
+            ("predicted", render.esc(clean(row.predicted)) or "—"),
+            ("agree", _AGREE_TEXT[row.agree]),
+            ("why", render.esc(clean(row.why)) or "—"),
+        ]
+        if row.enforced is not None:
+            fields.append(("directories the server enforced",
+                           render.esc(clean(", ".join(row.enforced)))))
+            fields.append(("directories the config has",
+                           render.esc(clean(", ".join(row.configured or [])))))
+        if row.notes:
+            fields.append(("notes", render.esc(clean("; ".join(row.notes)))))
+        return render.table(["", ""], [[k, v] for k, v in fields],
+                            css_class="lfe-shadow-detail")
+
+    def _shadow_command(self) -> str:
+        import shlex
+
+        log = self.shadow_log[0] if self.shadow_log else "SESSION.jsonl"
+        config = self.shadow_config[0] if self.shadow_config else "mcp.json"
+        words = ["localfs-explorer", "shadow", log, "--client-config", config]
+        if self.shadow_entry.value:
+            words += ["--entry", self.shadow_entry.value]
+        if self.log_format.value:
+            words += ["--log-format", self.log_format.value]
+        return shlex.join(words)
 
     # ---- inputs
 
@@ -143,6 +347,8 @@ class SessionPanel(Panel):
         self.text.value = EXAMPLE
 
     def _detail(self, index: int) -> str:
+        if self.mode.value == "shadow":
+            return self._shadow_detail(index)
         if self.replay is None or not 0 <= index < len(self.replay.calls):
             return ""
         c = self.replay.calls[index]
@@ -170,10 +376,16 @@ class SessionPanel(Panel):
         return c, self.session.answers[c.answer - 1][c.call - 1]
 
     def _command(self, index: int) -> str:
+        if self.mode.value == "shadow":
+            return self._shadow_command()
         self._row(index)
         return replay_command(self.model, self.answers.value)
 
     def _command_note(self, index: int) -> str:
+        if self.mode.value == "shadow":
+            return ('<div class="lfe-muted lfe-shadow-command-note">The command verifies '
+                    "the whole log (a call's row depends on the calls before it): save the "
+                    "log and the client config under these names.</div>")
         c, _call = self._row(index)
         m = self.model
         links = [render.download_link(m.clean(self.text.value).encode("utf-8"), SESSION_FILE,
@@ -199,6 +411,11 @@ class SessionPanel(Panel):
     def _pin(self, index: int) -> str:
         from .scenarios import config_of
 
+        if self.mode.value == "shadow":
+            return render.box("note", render.esc(
+                "A recorded call is held against its recording, not pinned as a scenario: "
+                "switch to the replay to pin a call."))
+
         c, call = self._row(index)
         config, left_out = config_of(self.model)
         pin_asked(self.model, f"session call {c.answer}.{c.call}: {c.name}", config,
@@ -217,11 +434,18 @@ class SessionPanel(Panel):
 
     def _set_error(self, message: str) -> None:
         self.replay = None
+        self.shadow_rows = []
         self.status.value = render.box("error", render.esc(self.model.clean(message)))
         self.summary.value = self.csv.value = ""
-        self.grid.set_frame(_session_frame(None, self.model.clean))
+        if self.mode.value == "shadow":
+            self.grid.set_frame(_shadow_frame([], self.model.clean))
+        else:
+            self.grid.set_frame(_session_frame(None, self.model.clean))
 
     def refresh(self) -> None:
+        if self.mode.value == "shadow":
+            self._verify()
+            return
 
         from ...review.sessions import LedgerRules, SessionError, load_session, replay_session
 
@@ -303,3 +527,24 @@ def _session_frame(replay: Any, clean: Any) -> Any:
         })
     return pd.DataFrame(rows, columns=["#", "call", "tool", "gate", "asked", "decision",
                                        "verdict", "reason", "what the model gets", "_rank"])
+
+
+_AGREE_TEXT = {True: "✔ agrees", False: "✘ DISAGREES", None: "? not predicted"}
+
+
+def _shadow_frame(rows: list[Any], clean: Any) -> Any:
+    """The shadow rows as the grid's frame: disagreements rank first, then the calls not
+    predicted, then the agreeing ones."""
+    import pandas as pd
+
+    out = []
+    for i, row in enumerate(rows):
+        out.append({
+            "#": i + 1, "line": row.line, "entry": row.entry or "—", "tool": row.tool,
+            "paths": clean(", ".join(row.paths)), "recorded": clean(row.recorded),
+            "predicted": clean(row.predicted) or "—", "verdict": _AGREE_TEXT[row.agree],
+            "why": clean(row.why) or "—",
+            "_rank": 0 if row.agree is False else 1 if row.agree is None else 2,
+        })
+    return pd.DataFrame(out, columns=["#", "line", "entry", "tool", "paths", "recorded",
+                                      "predicted", "verdict", "why", "_rank"])
