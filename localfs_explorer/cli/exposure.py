@@ -317,8 +317,8 @@ def cmd_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     policy = cli.build_policy(args)
     server = server_of(policy)
     if (args.output or args.in_place) and not server.env_file:
-        raise cli.UsageError(f"{server.id} has no .env to write: its configuration is its "
-                             "command line (the suggestion prints it)")
+        raise cli.UsageError(f"{server.id} has no .env to write: its settings are its "
+                             "own (the suggestion prints them)")
     if args.in_place and not args.env:
         raise cli.UsageError("--in-place needs --env FILE")
     cli.warn_config(policy, err)

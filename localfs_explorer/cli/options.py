@@ -291,8 +291,6 @@ def apply_deployment(args: argparse.Namespace) -> None:
                          f"{found.path} starts {found.server}")
     if hasattr(args, "server"):
         args.server = found.server
-    # The entry's own command line, for a server's own verify that starts it.
-    args._entry_argv = tuple(found.argv)
     server = get_server(found.server)
     if server.env_file or not hasattr(args, "server_version"):
         return  # (a command without the shared options takes the entry's in server_config)

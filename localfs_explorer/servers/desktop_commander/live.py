@@ -126,6 +126,11 @@ class VerifyReport:
         return {"server": self.server, "version": self.version, "agree": self.agree,
                 "checked": self.checked, "differences": self.differences}
 
+    def lines(self) -> list[str]:
+        return [f"{self.server} {self.version}: {len(self.checked)} checks, "
+                f"{len(self.differences)} differences",
+                *(f"  DRIFT {d}" for d in self.differences)]
+
 
 def probe_paths(policy: Any) -> list[str]:
     """Read-only probes: each allowed directory, its prefix sibling, its case twin,

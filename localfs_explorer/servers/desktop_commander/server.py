@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from ...server import (
@@ -20,6 +20,8 @@ from ...server import (
     CallCheck,
     ExposureScope,
     Launcher,
+    LiveError,
+    LiveTarget,
     Server,
     ServerError,
     ServerOptions,
@@ -238,10 +240,39 @@ class DesktopCommanderServer(Server):
 
     def run_command(self, name: str, policy: Any, args: argparse.Namespace, out: Any,
                     err: Any) -> int | None:
-        """``tools``, ``auth-status``, ``verify`` and ``suggest`` (see :mod:`.commands`)."""
+        """``tools``: its tools with their hints, checked arguments and which ones run
+        commands without a path check (see :mod:`.commands`)."""
         from .commands import run
 
         return run(name, policy, args, out, err)
+
+    def suggest(self, policy: Any, require: Sequence[Any], *, calls: Any = None,
+                session: Any = None, env_file: str | None = None,
+                env_text: str | None = None, delta: bool = True,
+                max_entries: int = 200_000) -> Any:
+        """A narrow allowedDirectories for the ``--require OP:PATH`` work (see
+        :mod:`.suggest`)."""
+        from ...review.suggest import SuggestError
+        from .suggest import parse_requirement, suggest
+
+        if calls or session:
+            raise SuggestError(f"suggest --server {self.id} takes --require OP:PATH")
+        return suggest(policy.policy, [parse_requirement(str(r)) for r in require])
+
+    def verify(self, policy: Any, target: LiveTarget, catalog: Catalog | None = None
+               ) -> Any:
+        """Start it over stdio (``policy``'s HOME and working directory) and compare its
+        ``get_config``, ``tools/list`` and refusals with the prediction (see :mod:`.live`)."""
+        from .live import ServerStartError, verify_live
+
+        if target.url or not target.argv:
+            raise ServerError(f"{self.id} speaks stdio only: give --command (how to start "
+                              "it, e.g. 'node .../dist/index.js'), not --url")
+        try:
+            return verify_live(policy, target.argv,
+                               timeout=target.timeout or self.verify_timeout)
+        except ServerStartError as exc:
+            raise LiveError(f"can't run the server: {exc}") from None
 
     # -- tools and status
 

@@ -61,6 +61,12 @@ def test_verify_of_the_entry_starts_the_entrys_command(tmp_path: Path) -> None:
     args = build_parser().parse_args(["verify", "--client-config", str(config)])
     apply_deployment(args)
     assert args.server == DESKTOP_COMMANDER
-    # verify starts the entry's own words when no --command is given.
-    assert args.command is None
-    assert args._entry_argv == ("npx", "-y", "@wonderwhy-er/desktop-commander@0.2.52")
+    # verify starts exactly the entry's words: a program that isn't there says so.
+    root = Path(os.path.realpath(tmp_path))
+    missing = root / "no-such-dir" / "node"
+    config.write_text(json.dumps({"mcpServers": {"dc": {
+        "command": str(missing),
+        "args": [str(root / "node_modules/@wonderwhy-er/desktop-commander/dist/index.js")],
+        "env": {"HOME": str(root / "home")}}}}))
+    code, _, err = run_cli("verify", "--client-config", config, "--timeout", "10")
+    assert code == 2 and "can't run the server" in err and str(missing) in err, err
