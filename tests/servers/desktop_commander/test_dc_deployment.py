@@ -70,3 +70,15 @@ def test_verify_of_the_entry_starts_the_entrys_command(tmp_path: Path) -> None:
         "env": {"HOME": str(root / "home")}}}}))
     code, _, err = run_cli("verify", "--client-config", config, "--timeout", "10")
     assert code == 2 and "can't run the server" in err and str(missing) in err, err
+
+
+@pytest.mark.parametrize("listed", [[], ["/"]])
+def test_an_empty_or_root_allow_list_reaches_everything(tmp_path: Path, listed) -> None:
+    root, config = _entry(tmp_path)
+    (root / "home/.claude-server-commander/config.json").write_text(
+        json.dumps({"allowedDirectories": listed}))
+    _code, out, err = run_cli("deployment", "--client-config", config, "--json")
+    (answer,) = [json.loads(line) for line in out.splitlines()]
+    assert answer["server"] == DESKTOP_COMMANDER, err
+    assert answer["directories"] == ["/"], answer
+    assert answer["summary"] == "reads and writes under /"
