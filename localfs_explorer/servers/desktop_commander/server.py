@@ -376,6 +376,41 @@ class DesktopCommanderServer(Server):
                      "one is left out without a word",)
         return CallAnswer("ok", "", tuple(checks), notes)
 
+    def refusal_directories(self, policy: Any, message: str
+                            ) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """"Path not allowed: P. Must be within one of these directories: A, B": the list
+        after the colon (the server joins its allowedDirectories, as configured, with
+        ", ")."""
+        marker = "Must be within one of these directories: "
+        start = message.find(marker)
+        if "Path not allowed: " not in message or start < 0:
+            return None
+        configured = tuple(policy.settings.allowed)
+        named = message[start + len(marker):].rstrip()
+        if named == ", ".join(configured):
+            return configured, configured
+        return tuple(d for d in named.split(", ") if d), configured
+
+    def after_call(self, policy: Any, name: str, arguments: Mapping[str, Any]
+                   ) -> DcServerPolicy | None:
+        """``set_config_value`` of ``allowedDirectories``: the list given (a string is
+        taken as a one-entry list, as the server stores it) is the allow-list of the
+        calls after it; any other key leaves the file policy as it was."""
+        if name != "set_config_value" or arguments.get("key") != "allowedDirectories":
+            return None
+        value = arguments.get("value")
+        if isinstance(value, str) and not value.lstrip().startswith("["):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return None  # a shape the model doesn't reproduce: keep the prediction as it was
+        dirs = tuple(value)
+        old: DcPolicy = policy.policy
+        settings = DcSettings(dirs, dirs, "allowedDirectories set by set_config_value",
+                              old.settings.blocked_commands,
+                              {**old.settings.raw, "allowedDirectories": list(dirs)})
+        return DcServerPolicy(DcPolicy(settings, home=old.home, cwd=old.cwd, fs=old.fs),
+                              policy.env, policy.settings_file)
+
     def exposure_scope(self, policy: Any) -> ExposureScope:
         """Each allowed directory (``/`` when every path passes), and ``HOME``."""
         dc: DcPolicy = policy.policy
