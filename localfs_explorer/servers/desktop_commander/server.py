@@ -132,12 +132,12 @@ class DcServerPolicy:
     def many_checks(self) -> Iterator[Any]:
         with self.policy.many_checks() as batch:
 
-            class _Batch:
+            class _DcBatch:
                 def check(self, path: Any, op: Op = "read", *,
                           over_http: bool | None = None) -> BasicVerdict:
                     return verdict_of(batch.validate(str(path)), op)
 
-            yield _Batch()
+            yield _DcBatch()
 
     def summary(self) -> dict[str, Any]:
         from .findings import findings
@@ -263,7 +263,7 @@ class DesktopCommanderServer(Server):
                ) -> Any:
         """Start it over stdio (``policy``'s HOME and working directory) and compare its
         ``get_config``, ``tools/list`` and refusals with the prediction (see :mod:`.live`)."""
-        from .live import ServerStartError, verify_live
+        from .live import DcStartError, verify_live
 
         if target.url or not target.argv:
             raise ServerError(f"{self.id} speaks stdio only: give --command (how to start "
@@ -271,7 +271,7 @@ class DesktopCommanderServer(Server):
         try:
             return verify_live(policy, target.argv,
                                timeout=target.timeout or self.verify_timeout)
-        except ServerStartError as exc:
+        except DcStartError as exc:
             raise LiveError(f"can't run the server: {exc}") from None
 
     # -- tools and status
