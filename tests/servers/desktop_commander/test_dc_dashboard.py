@@ -47,6 +47,8 @@ def test_picking_it_shows_its_own_settings_and_badge(app, tree) -> None:
     home, settings_file = bar.fs.fields["home"].text, bar.fs.fields["settings_file"].text
     for widget in (dirs.input, home, settings_file, bar.fs.cwd):
         assert widget.tooltip and widget.tooltip.strip()
+    settings_file.value = "  "  # blank: not given, the file under HOME
+    assert app.model.server_options == {}
     home.value = str(tree / "home")
     assert app.model.server_options == {"home": str(tree / "home")}
     badge = text_of(bar.badge.value)
@@ -58,6 +60,9 @@ def test_picking_it_shows_its_own_settings_and_badge(app, tree) -> None:
     (chip,) = [c for c in dirs.chips.children if "lfe-chip" in c._dom_classes]
     chip.children[1].click()  # the file's list applies again
     assert "allowed_directories" not in app.model.server_options
+    home.value = ""  # a blank line takes the setting away, and the box shows it
+    assert "home" not in app.model.server_options and home.value == ""
+    home.value = str(tree / "home")
     bar.server.value = "mcp-gee-sweet"  # its settings are not carried to another server
     assert app.model.server_options == {} and bar.fs.layout.display == "none"
     assert app.model.last_error == ""
