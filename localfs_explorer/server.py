@@ -104,8 +104,8 @@ so in one line (exit 2), never with a traceback.
     ones, so a recorded session (``shadow``) can show a stale or replaced list;
     :meth:`Server.after_call` gives the policy a call that changes the server's settings
     at run time leaves in force for the calls after it.
-12. **Commands of its own.** :meth:`Server.run_command` may answer a command-line
-    command by the server's own rules when the shared one can't say it.
+12. **Commands of its own.** :meth:`Server.run_command` may answer ``tools`` by the
+    server's own rules when the shared listing can't say it.
 
 **Adding a server** touches its folder (or package), its tests and one entry-point line
 in ``pyproject.toml``; nothing else in the tree changes. The records passed across the
@@ -541,10 +541,10 @@ class Server:
         return LaunchArgs()
     def run_command(self, name: str, policy: ServerPolicy, args: argparse.Namespace,
                     out: Any, err: Any) -> int | None:
-        """Answer the command-line command ``name`` (``tools``, ``auth-status``,
-        ``verify``, ``suggest``) for ``policy`` (built from the shared options) by this
-        server's own rules, returning its exit status; None lets the shared command
-        answer. A server that doesn't override it is never asked (no policy is built)."""
+        """Answer the command-line command ``name`` (``tools``: a listing with columns the
+        shared one lacks) for ``policy`` (built from the shared options) by this server's
+        own rules, returning its exit status; None lets the shared command answer. A
+        server that doesn't override it is never asked (no policy is built)."""
         return None
 
     # -- live checks

@@ -109,8 +109,6 @@ def _export_plan_json(args: argparse.Namespace, config: Any, out: TextIO,
 
 
 def cmd_auth_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    if (code := cli.server_command("auth-status", args, out, err)) is not None:
-        return code
     policy = cli.build_policy(args)
     cli.warn_config(policy, err)
     server = server_of(policy)

@@ -308,8 +308,6 @@ def _write_reports(inv: Any, policy: Any, names: list[str], force: bool, err: Te
 
 
 def cmd_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    if (code := cli.server_command("suggest", args, out, err)) is not None:
-        return code
     from ..envfile.export import ExportError
     from ..review.suggest import SuggestError
     from ..server import server_of

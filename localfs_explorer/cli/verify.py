@@ -91,8 +91,6 @@ def _token(args: argparse.Namespace) -> str | None:
 
 
 def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    if (code := cli.server_command("verify", args, out, err)) is not None:
-        return code
     if (args.token or args.token_env) and not args.url:
         raise cli.UsageError("--token and --token-env go with --url")
     if args.timeout is not None and not args.timeout > 0:
