@@ -12,12 +12,12 @@ Importing this package loads neither pandas nor anything Jupyter.
 
 from typing import TYPE_CHECKING
 
-from .check import Decision, TraceStep
 from .config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from .envfile.load import EnvFileError, ServerEnv, load_env
 from .errors import LocalfsError
 from .fs import FileSystem, HostFS
 from .optional import lazy_names as _lazy_names
+from .servers.gee_sweet.check import Decision, TraceStep
 from .servers.gee_sweet.policy import DenyDir, DenyEntry, Policy, PolicyError, Root, resolve_policy
 from .servers.gee_sweet.profile import ServerProfile, load_profile
 from .vocab import Mode
@@ -45,10 +45,10 @@ if TYPE_CHECKING:  # what a type checker sees of the names loaded on first use
     from .review.diff import compare_policies, diff_policies
     from .review.scenarios import run_scenarios
     from .review.sessions import LedgerRules, load_session, replay_session
-    from .review.suggest import Suggestion, suggest_roots
     from .sensitive import sensitive_reason
     from .servers.gee_sweet.auth_status import auth_status_preview, local_file_access
     from .servers.gee_sweet.registration import register_tools
+    from .servers.gee_sweet.suggest import Suggestion, suggest_roots
 
 
 def _installed_version() -> str:
@@ -103,8 +103,8 @@ _LAZY: dict[str, str] = {
     "diff_policies": "localfs_explorer.review.diff",
     "Inventory": "localfs_explorer.exposure",
     "Finding": "localfs_explorer.exposure",
-    "suggest_roots": "localfs_explorer.review.suggest",
-    "Suggestion": "localfs_explorer.review.suggest",
+    "suggest_roots": "localfs_explorer.servers.gee_sweet.suggest",
+    "Suggestion": "localfs_explorer.servers.gee_sweet.suggest",
 }
 
 __all__ = [

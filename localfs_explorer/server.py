@@ -1,114 +1,121 @@
-"""The seam between the explorer and the servers it answers for.
+"""The seam between the explorer and the servers it answers for: the one description of
+the server contract.
 
 The explorer's shared machinery (filesystems and snapshots, path discovery, tool-call
-probing, review, exposure, the dashboard, the command line, ``verify``'s driver) asks
-every question of a server through this module and nothing else. What only one server
-decides -- how its settings resolve, its verdict rules and exact refusal texts, its tool
-catalog and which tools it registers, its status answer, the live probes ``verify``
-makes -- lives in that server's own package under ``localfs_explorer/servers/``.
+probing, review, exposure, deployments, the dashboard, the command line) asks every
+question of a server through this module and nothing else. What only one server decides
+-- its settings and where they live, how they resolve, its verdict rules and exact
+refusal texts, its tool catalog and which tools it registers, its status answer, its
+exposure walk, its suggest search, its live checks, how its launch reads in a client
+config -- lives in that server's own folder (``localfs_explorer/servers/<id>/``, or a
+package of its own). No module outside that folder imports it or spells its id (a test
+reads the imports and the strings and fails otherwise); the package's ``__init__``
+alone names the default server's engine, as its documented API.
 
-A server is one :class:`Server` object, known to the :func:`registry <list_servers>` by
-its id:
+**Finding servers.** A server is one :class:`Server` object, registered under the
+entry-point group :data:`ENTRY_POINT_GROUP` (``localfs_explorer.servers``) in its
+package's ``pyproject.toml``::
 
-===================== ==================================================================
-id                    server
-===================== ==================================================================
-``mcp-gee-sweet``     the default: mcp-gee-sweet's local-file policy
-                      (``localfs_explorer.servers.gee_sweet``)
-``server-filesystem`` the MCP reference filesystem server, ``validatePath`` per release
-                      (``localfs_explorer.servers.filesystem``)
-``desktop-commander`` DesktopCommanderMCP: its settings file's ``allowedDirectories``
-                      (``localfs_explorer.servers.desktop_commander``)
-===================== ==================================================================
+    [project.entry-points."localfs_explorer.servers"]
+    my-server = "my_package.server:MyServer"
 
-Adding a server is
-an added package plus one :func:`register_server` call (the shipped ones are listed by
-name in :data:`_BUILTIN` and imported on first use, so importing this module stays
-cheap).
+The shipped servers register the same way (``mcp-gee-sweet``, the default,
+:data:`DEFAULT_SERVER`; ``server-filesystem``). The registry (:func:`get_server`,
+:func:`list_servers`, :func:`iter_servers`) reads the group once and imports a server
+when it is first asked for; one that can't be loaded is a one-line
+:class:`ServerError` for itself and leaves the others working. :func:`register_server`
+adds one in a running process (a test's stand-in). A shared module holding a resolved
+policy finds its server with :func:`server_of` (by the policy's ``server_id``).
 
-The contract, in the order the machinery uses it:
+**The contract**, in the order the machinery uses it. Only :meth:`Server.resolve` (and
+the class attributes :attr:`~Server.id` and :attr:`~Server.versions`) must be given;
+every other part has a default, and a command that needs a part the server lacks says
+so in one line (exit 2), never with a traceback.
 
 1. **Settings.** :attr:`Server.options_model` is the server's own configuration object (a
-   frozen pydantic model; the filesystem server's allowed directories and MCP roots, for
-   one). Everything every server shares -- the process environment (``.env`` + ``--set``),
-   the working directory, the target host, the transport -- stays in
+   frozen pydantic model; the filesystem server's allowed directories and MCP roots).
+   Everything servers share -- the process environment (``.env`` + ``--set``), the
+   working directory, the target host, the transport, the release -- stays in
    :class:`~localfs_explorer.config.ServerConfig`; the server's own part travels in
-   ``ServerConfig.server_options`` and is validated by :meth:`Server.options`.
-   :meth:`Server.add_cli_options` adds the server's own command-line options (under a
-   group of its own) and :meth:`Server.options_from_args` reads them back, so the command
-   line needs no edit for a new server. A server that has no ``.env`` or transport
-   simply ignores those inputs.
+   ``ServerConfig.server_options``, validated by :meth:`Server.options`.
+   :meth:`Server.add_cli_options` adds its command-line options (under a group of its
+   own) and :meth:`Server.options_from_args` reads them back. :attr:`Server.env_file`
+   says whether it reads a ``.env`` (one that doesn't refuses ``--env``);
+   :attr:`Server.transports` what ``--transport`` may say; :attr:`Server.setting_fields`
+   describe its own settings for the dashboard's form (:class:`SettingField`), and
+   :meth:`Server.headline` what its badge shows beside whether it would start.
 2. **Resolution.** :meth:`Server.resolve` turns a :class:`Setup` (everything the shared
-   configuration code already loaded: environment, target filesystem, startup directory,
-   version, options) into a :class:`ServerPolicy`. It never raises for a configuration
+   configuration code loaded: environment, target filesystem, startup directory,
+   release, options) into a :class:`ServerPolicy`. It never raises for a configuration
    the real server would accept or refuse at startup: a refusal to start is in
    ``errors`` (and ``exit_message``), as the server would print it.
+   :meth:`Server.with_settings` is the same server with its environment changed (the
+   comparison tab); :meth:`Server.summary_lines` and :meth:`Server.config_facts` state a
+   resolved policy for ``validate`` and for reports (default: its ``summary()``), and
+   :meth:`Server.verdict_lines` one verdict for ``check``.
 3. **Verdicts.** :meth:`ServerPolicy.check` answers one path for one operation (``read``,
    ``write``, ``read_write``) with a :class:`Verdict`: at least ``path``, ``op``,
-   ``allowed``, ``reason``, ``message`` (exactly what the model would see; empty when
-   allowed) and ``resolved`` (the path the tool would do its I/O on; None when the
-   server stopped before resolving), plus ``trace``/``hint`` explanations and
-   ``to_dict()``. :meth:`ServerPolicy.many_checks` is the check a folder walk makes (a
-   server without a separate batch answer returns its single check, see
-   :class:`SingleChecks`).
+   ``allowed``, ``reason`` (one of :attr:`Server.reasons`, which scenario files are held
+   to), ``message`` (exactly what the model would see; empty when allowed) and
+   ``resolved`` (the path the tool would do its I/O on; None when the server stopped
+   before resolving), plus ``trace``/``hint`` and ``to_dict()``.
+   :meth:`ServerPolicy.many_checks` is the check a folder walk makes (a server without a
+   separate batch answer returns its single check, :class:`SingleChecks`).
+   :class:`BasicVerdict` is a ready-made verdict.
 4. **Tools.** :meth:`Server.catalog` is the server's tool catalog (the shared
    :class:`~localfs_explorer.catalog.Catalog` records: each tool's path parameters and
    annotations); :meth:`Server.register_tools` says which tools a policy registers.
    Tool-call probing reads these and checks each path through the policy.
-5. **Status.** :meth:`Server.status` is what the server's own status answer would show
-   for a policy (mcp-gee-sweet's ``server://auth-status`` resource; the filesystem
-   server's ``list_allowed_directories`` tool).
-6. **Findings.** :meth:`Server.findings` lists what is risky in a configuration as the
-   server reads it (a root of ``/``, an allowed directory holding credentials), as
-   JSON-ready mappings with at least ``severity``, ``kind``, ``path``, ``why``, ``fix``.
-   :meth:`Server.places` and :meth:`Server.call_places` name the places of a
-   configuration worth asking about when two are compared (``diff``'s generated set:
-   its roots or allowed directories and their look-alikes, the home and startup
-   directories).
-7. **Live checks.** :meth:`Server.predict` is what ``verify`` expects a running server to
-   report for a policy, as a JSON-ready mapping the server's :attr:`Server.live_fields`
-   name; the driver reads the live answer and compares field by field.
-8. **Tool calls by the server's own rules.** :meth:`Server.answer_call` may answer a
-   whole tool call (after the shared probe has found the tool registered and visible):
-   a :class:`CallAnswer` with the outcome, the exact text the model gets and every
-   check the call makes, in order, each a :class:`CallCheck` saying how a refusal shows
-   (the call fails, an error line inside a successful result, or the entry left out
-   without a word). Return None (the default) to let the shared probe follow the
-   catalog's description of the tool's paths; a server whose tools have rules the
-   catalog can't express (a second check after the path checks, per-item errors,
-   walks that check each entry) answers here, so ``probe``, batches and the dashboard
-   give the tool's real answer.
-9. **Refusals read back.** :meth:`Server.refusal_directories` reads the directories a
-   refusal text names (the list the server says it enforces) beside the configured
-   ones, so a recorded session (``shadow``) can show a stale or replaced list;
-   :meth:`Server.after_call` gives the policy a call that changes the server's settings
-   at run time leaves in force for the calls after it.
-10. **Exposure.** :meth:`Server.exposure_scope` says what ``exposure`` walks for a
-   policy: the directories a tool call can reach into (each spelling the server allows)
-   and the home directory the credential and start-up-file rules are read against, as an
-   :class:`ExposureScope`. The walk asks the policy's own ``many_checks()`` about every
-   entry for read and write, and the server's :meth:`~Server.findings` join the
-   inventory. None (the default) keeps mcp-gee-sweet's walk (its roots, else the
-   account's home and the startup directory, and its deny-list findings).
+   :meth:`Server.answer_call` may answer a whole tool call by the server's own rules (a
+   :class:`CallAnswer` with every :class:`CallCheck` in order: a second check after the
+   path checks, per-item errors, walks that check each entry); None (the default) lets
+   the probe follow the catalog.
+5. **Status.** :meth:`Server.status` is what the server's own status answer shows for a
+   policy (a status resource, or the tool listing its allowed directories), in one of
+   its :attr:`Server.status_variants` when it has several.
+6. **Findings and places.** :meth:`Server.findings` lists what is risky in a
+   configuration as the server reads it, as JSON-ready mappings with at least
+   ``severity``, ``kind``, ``path``, ``why``, ``fix``. :meth:`Server.places` and
+   :meth:`Server.call_places` name the places worth asking about when two
+   configurations are compared (``diff``'s generated set).
+7. **Exposure.** :meth:`Server.exposure_walk` says which walk ``exposure`` runs: None
+   (the default) is the shared allowed-directories walk over
+   :meth:`Server.exposure_scope` (an :class:`ExposureScope`: the directories a tool call
+   can reach into, and the home the credential rules are read against), asking the
+   policy's own ``many_checks()`` about every entry; a server with a walk of its own
+   returns an :class:`ExposureWalk`. A server with neither has no ``exposure``.
+8. **Suggest.** :meth:`Server.suggest` proposes a narrower configuration that still
+   allows the required checks (the shared requirements of
+   :mod:`localfs_explorer.review.suggest`), as a :class:`SuggestResult`, each change
+   re-checked by the server's own rules.
+9. **Live checks.** :meth:`Server.verify` asks a running server (a :class:`LiveTarget`:
+   a URL, or a command line to start) and compares its answers with the prediction for
+   a policy, as a :class:`LiveReport`; one that can't be reached is a
+   :class:`LiveError`. :meth:`Server.predict` is the prediction alone, by
+   :attr:`Server.live_fields`; :attr:`Server.verify_timeout` how long to wait.
+10. **Launches.** :attr:`Server.launcher` (a :class:`Launcher`: its PyPI and npm
+    packages, programs, ``python -m`` modules, scripts and docker images) is how an MCP
+    client config's command line is recognised as this server, and
+    :meth:`Server.read_args` what its own arguments say (:class:`LaunchArgs`: the
+    transport, settings that win over its environment, its own options);
+    :attr:`Server.desktop_extensions` the Claude Desktop built-in extensions that run it.
+11. **Refusals read back.** :meth:`Server.refusal_directories` reads the directories a
+    refusal text names (the list the server says it enforces) beside the configured
+    ones, so a recorded session (``shadow``) can show a stale or replaced list;
+    :meth:`Server.after_call` gives the policy a call that changes the server's settings
+    at run time leaves in force for the calls after it.
+12. **Commands of its own.** :meth:`Server.run_command` may answer ``tools`` by the
+    server's own rules when the shared listing can't say it.
 
-A shared module that holds a resolved policy finds its server with :func:`server_of`
-(by the policy's ``server_id``), never by importing a server package.
-
-To add a server: a package ``localfs_explorer/servers/<name>/`` with a :class:`Server`
-subclass (its :attr:`~Server.id`, :attr:`~Server.versions`, options model, CLI options,
-:meth:`~Server.resolve` returning a :class:`ServerPolicy`, catalog, registration,
-status), one line in :data:`_BUILTIN`, and its tests. Nothing else in the tree changes.
-
-:class:`BasicVerdict` is a ready-made :class:`Verdict` for a server that needs no lazily
-computed explanation; mcp-gee-sweet's :class:`~localfs_explorer.check.Decision` is one
-too (it computes ``trace`` and ``hint`` on first read).
+**Adding a server** touches its folder (or package), its tests and one entry-point line
+in ``pyproject.toml``; nothing else in the tree changes. The records passed across the
+seam are defined in :mod:`localfs_explorer.server_records` and imported from here.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
@@ -116,6 +123,22 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import LocalfsError
+from .server_records import (
+    CALL_OUTCOMES,
+    BasicVerdict,
+    CallAnswer,
+    CallCheck,
+    ExposureScope,
+    ExposureWalk,
+    LaunchArgs,
+    Launcher,
+    LiveReport,
+    LiveTarget,
+    SettingField,
+    SuggestResult,
+    TraceLine,
+    Verdict,
+)
 
 if TYPE_CHECKING:
     from .catalog.model import Catalog, Registration
@@ -132,12 +155,20 @@ __all__ = [
     "CallAnswer",
     "CallCheck",
     "ExposureScope",
+    "ExposureWalk",
+    "LaunchArgs",
+    "Launcher",
+    "LiveError",
+    "LiveReport",
+    "LiveTarget",
     "Server",
     "ServerError",
     "ServerOptions",
     "ServerPolicy",
+    "SettingField",
     "Setup",
     "SingleChecks",
+    "SuggestResult",
     "TraceLine",
     "Verdict",
     "get_server",
@@ -145,6 +176,7 @@ __all__ = [
     "list_servers",
     "register_server",
     "server_of",
+    "summary_tail",
     "unregister_server",
 ]
 
@@ -167,138 +199,11 @@ class ServerError(LocalfsError):
         self.part = part
 
 
-# --- what a server answers ---------------------------------------------------------------
+class LiveError(ServerError):
+    """A running server could not be asked (not started, not listening, no SDK)."""
 
 
-@runtime_checkable
-class Verdict(Protocol):
-    """A server's answer for one path and operation (see the module docstring, 3)."""
-
-    @property
-    def path(self) -> str: ...  # pragma: no cover - protocol
-
-    @property
-    def op(self) -> Op: ...  # pragma: no cover - protocol
-
-    @property
-    def allowed(self) -> bool: ...  # pragma: no cover - protocol
-
-    @property
-    def reason(self) -> str: ...  # pragma: no cover - protocol
-
-    @property
-    def message(self) -> str: ...  # pragma: no cover - protocol
-
-    @property
-    def resolved(self) -> str | None: ...  # pragma: no cover - protocol
-
-    @property
-    def hint(self) -> str: ...  # pragma: no cover - protocol
-
-    @property
-    def trace(self) -> Sequence[Any]: ...  # pragma: no cover - protocol
-
-    def to_dict(self, *, other: Any = None) -> dict[str, Any]:
-        """JSON-ready fields (``check --json``): the six above, ``trace`` as a list of
-        ``{step, outcome, detail}`` and ``hint``. ``other`` is a batch
-        (``many_checks()``) of the same policy that a server with two ways of checking
-        may compare this answer with; others ignore it."""
-        ...  # pragma: no cover - protocol
-
-
-@dataclass(frozen=True)
-class TraceLine:
-    """One step of a check and what it found (the shape every server's trace shares)."""
-
-    step: str
-    outcome: str
-    detail: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {"step": self.step, "outcome": self.outcome, "detail": self.detail}
-
-
-@dataclass(frozen=True)
-class BasicVerdict:
-    """A :class:`Verdict` with everything computed up front; build it by keyword."""
-
-    path: str
-    op: Op
-    allowed: bool
-    reason: str
-    message: str
-    resolved: str | None
-    hint: str = ""
-    trace: tuple[TraceLine, ...] = ()
-
-    def to_dict(self, *, other: Any = None) -> dict[str, Any]:
-        """JSON-ready fields (``other`` is ignored: one way of checking)."""
-        return {
-            "path": self.path, "op": self.op, "allowed": self.allowed,
-            "reason": self.reason, "message": self.message, "resolved": self.resolved,
-            "trace": [s.to_dict() for s in self.trace], "hint": self.hint,
-        }
-
-
-@dataclass(frozen=True)
-class CallCheck:
-    """One path check a tool call makes (see :class:`CallAnswer`).
-
-    ``argument`` says where the path came from (``source``, ``paths[1]``, or for an
-    entry a walk meets, the argument it was found under); ``kind`` is ``path`` for an
-    argument and ``entry`` for a walked entry; ``step`` says how a refusal shows when it
-    doesn't fail the call: ``item_error`` (an error line inside a successful result) or
-    ``skipped`` (the entry is left out without a word); None: the refusal fails the call.
-    """
-
-    argument: str
-    verdict: Verdict
-    kind: str = "path"
-    step: str | None = None
-
-
-#: What a :class:`CallAnswer` may conclude (the probe's outcomes for a visible tool).
-CALL_OUTCOMES = ("ok", "refused", "partial", "error")
-
-
-@dataclass(frozen=True)
-class CallAnswer:
-    """A tool call's answer by the server's own rules (:meth:`Server.answer_call`).
-
-    ``outcome`` is one of :data:`CALL_OUTCOMES`: ``refused`` (the call fails on a check
-    or on the tool's own rule after its checks, e.g. a destination that exists),
-    ``partial`` (it succeeds with per-item errors), ``error`` (the server rejects the
-    call's arguments before any check) or ``ok``. ``message`` is exactly what the model
-    gets: the error text when refused, the per-item error lines (one per line, as each
-    appears inside the result) when partial, "" when ok. ``checks`` are every check
-    made, in the order the server makes them; ``notes`` what the answer leaves out.
-    """
-
-    outcome: str
-    message: str = ""
-    checks: tuple[CallCheck, ...] = ()
-    notes: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        if self.outcome not in CALL_OUTCOMES:
-            raise ValueError(f"a call answer's outcome is one of {', '.join(CALL_OUTCOMES)}")
-
-
-@dataclass(frozen=True)
-class ExposureScope:
-    """What ``exposure`` walks for a server (:meth:`Server.exposure_scope`).
-
-    ``starts`` are the directories a tool call can reach into, as the server allows them
-    (both spellings of a directory given through a symlink; the walk resolves and walks
-    each directory once); ``home`` is the server account's home directory, which the
-    credential and start-up-file rules are read against; ``same_for_write`` says that
-    the server's check doesn't depend on the operation, so the walk asks it once.
-    """
-
-    starts: tuple[str, ...]
-    home: str
-    #: The server's check gives the same verdict for read and write (the walk asks once).
-    same_for_write: bool = False
+# --- what a server answers (its records: :mod:`.server_records`) -----------------------
 
 
 class BatchChecks(Protocol):
@@ -398,9 +303,10 @@ class Setup:
     target host, ``cwd`` the startup directory (None: the host's own default),
     ``package_dir`` where a server keeps its own files (None: not given), ``base_dir``
     the directory relative names on this machine mean, ``transport``/``platform`` as
-    configured, ``profile`` a file replacing the server's shipped assumptions (None:
-    the shipped ones), ``version`` the release asked for (None: the server's default)
-    and ``options`` the server's own validated :attr:`Server.options_model`.
+    configured, ``profile`` a file replacing the server's shipped assumptions, or such
+    assumptions already read (None: the shipped ones), ``version`` the release asked for
+    (None: the server's default) and ``options`` the server's own validated
+    :attr:`Server.options_model`.
     """
 
     env: ServerEnv
@@ -410,7 +316,7 @@ class Setup:
     package_dir: str | None = None
     transport: str = "stdio"
     platform: str = "posix"
-    profile: str | None = None
+    profile: Any = None
     version: str | None = None
     options: ServerOptions = field(default_factory=ServerOptions)
 
@@ -438,6 +344,17 @@ class Server:
     reasons: ClassVar[tuple[str, ...]] = ()
     #: The fields :meth:`predict` fills and ``verify`` compares, in report order.
     live_fields: ClassVar[tuple[str, ...]] = ()
+    #: Whether the server reads a ``.env`` (``--env``); one that doesn't refuses it.
+    env_file: ClassVar[bool] = True
+    #: The variants of its status answer ``auth-status --branch`` may name.
+    status_variants: ClassVar[tuple[str, ...]] = ()
+    #: Its own settings as a form edits them (the dashboard renders these; a server
+    #: whose settings are its environment has none and is edited as a ``.env``).
+    setting_fields: ClassVar[tuple[SettingField, ...]] = ()
+    #: How its launch is recognised in an MCP client's config (none: it isn't).
+    launcher: ClassVar[Launcher] = Launcher()
+    #: How long ``verify`` waits for a running server by default, in seconds.
+    verify_timeout: ClassVar[float] = 15.0
     #: Claude Desktop built-in extensions that run this server: the extension's id (its
     #: settings file's name) -> (a command line that starts the same server, the
     #: ``userConfig`` key whose list is appended to it as arguments).
@@ -480,22 +397,82 @@ class Server:
 
     def resolve(self, setup: Setup) -> ServerPolicy:
         """The policy the server would enforce, started as ``setup`` describes."""
-        raise NotImplementedError
+        raise ServerError(f"{self.id} can't resolve a configuration")
+
+    def cli_words(self, options: Mapping[str, Any]) -> list[str]:
+        """Its own ``options`` (``server_options``) as its command-line options spell
+        them: the inverse of :meth:`options_from_args`, so a screen can offer the command
+        that reproduces it (default: none)."""
+        return []
+
+    def with_settings(self, policy: ServerPolicy, set: Mapping[str, str],
+                      unset: Sequence[str] = (), *, transport: str | None = None
+                      ) -> ServerPolicy:
+        """``policy``'s server started the same way (host, directories) with ``set`` and
+        ``unset`` applied to its environment, and ``transport`` (None: the same). A
+        server whose settings are not its environment says so (the default)."""
+        raise ServerError(f"{self.id} takes no settings from its environment")
 
     # -- tools and status
 
     def catalog(self, path: str | None = None) -> Catalog:
-        """The server's tool catalog: the shipped one, or one read from ``path``."""
-        raise NotImplementedError
+        """The server's tool catalog: the shipped one, or one read from ``path``
+        (default: none, which the commands that need one say)."""
+        raise ServerError(f"{self.id} has no tool catalog")
 
     def register_tools(self, policy: ServerPolicy, catalog: Catalog) -> Registration:
         """Which of ``catalog``'s tools the server registers under ``policy``."""
-        raise NotImplementedError
+        raise ServerError(f"{self.id} has no tool registration")
 
-    def status(self, policy: ServerPolicy, registration: Registration | None = None
-               ) -> dict[str, Any]:
-        """What the server's own status answer shows for ``policy`` (JSON-ready)."""
-        raise NotImplementedError
+    def status(self, policy: ServerPolicy, registration: Registration | None = None,
+               variant: str | None = None) -> dict[str, Any]:
+        """What the server's own status answer shows for ``policy`` (JSON-ready; ``variant``
+        one of :attr:`status_variants`, None: the plain answer; default: none, which
+        ``auth-status`` says)."""
+        raise ServerError(f"{self.id} has no status answer")
+
+    def summary_lines(self, policy: ServerPolicy) -> list[str]:
+        """``validate``'s text: the configuration as the server resolves it, its warnings
+        and errors, and whether it would start. Default: the fields of
+        :meth:`ServerPolicy.summary`, one a line."""
+        import json
+
+        from .textsafe import one_line
+
+        out = [f"server: {policy.server_id} {policy.server_version}"]
+        out += [f"{key}: {one_line(json.dumps(value, ensure_ascii=False))}"
+                for key, value in policy.summary().items()
+                if key not in ("errors", "warnings", "serves", "exit_message", "exit_line")]
+        return [*out, *summary_tail(policy, policy.warnings)]
+
+    def verdict_lines(self, verdict: Verdict) -> list[str]:
+        """``check``'s text for one verdict (default: ``ALLOWED`` with the path it
+        resolves to, or ``REFUSED`` with the reason, the model's message and the hint)."""
+        from .textsafe import one_line
+
+        shown = one_line(verdict.path)
+        if verdict.allowed:
+            return [f"ALLOWED  {verdict.op:<10} {shown} -> {one_line(verdict.resolved or '')}"]
+        lines = [f"REFUSED  {verdict.op:<10} {shown}  [{verdict.reason}]",
+                 f"    message: {one_line(verdict.message)}"]
+        if verdict.hint:
+            lines.append(f"    hint:    {one_line(verdict.hint)}")
+        return lines
+
+    def config_facts(self, policy: ServerPolicy) -> dict[str, Any]:
+        """The facts of ``policy`` a report lists, by name (``settings``: the process
+        environment, which the report masks). Default: its :meth:`ServerPolicy.summary`
+        (findings apart) and the environment it was given."""
+        values = {k.replace("_", " "): v for k, v in policy.summary().items()
+                  if k != "findings"}
+        if policy.env.values:
+            values["settings"] = dict(sorted(policy.env.values.items()))
+        return values
+
+    def headline(self, policy: ServerPolicy) -> list[tuple[str, str]]:
+        """``(label, value)``: what a glance at ``policy`` should show beside whether the
+        server would start (the dashboard's badge; default: nothing more)."""
+        return []
 
     def findings(self, policy: ServerPolicy) -> list[dict[str, Any]]:
         """What is risky in ``policy``'s configuration (default: nothing to say)."""
@@ -526,8 +503,13 @@ class Server:
         return None
 
     def exposure_scope(self, policy: ServerPolicy) -> ExposureScope | None:
-        """What ``exposure`` walks for ``policy`` (None, the default: mcp-gee-sweet's
-        walk of its roots, else the account's home and the startup directory)."""
+        """What the allowed-directories walk covers for ``policy`` (None, the default:
+        nothing to say, so without an :meth:`exposure_walk` there is no ``exposure``)."""
+        return None
+
+    def exposure_walk(self, policy: ServerPolicy) -> ExposureWalk | None:
+        """The server's own exposure walk, or None (the default) for the shared
+        allowed-directories walk over :meth:`exposure_scope`."""
         return None
 
     def places(self, policy: ServerPolicy) -> list[tuple[str, str]]:
@@ -543,12 +525,26 @@ class Server:
         catalog tool once per place). Default: the home and startup directories."""
         return [(_home(policy), "home directory"), (policy.cwd, "startup directory")]
 
+    def suggest(self, policy: ServerPolicy, require: Sequence[Any], *, calls: Any = None,
+                session: Any = None, env_file: str | None = None,
+                env_text: str | None = None, delta: bool = True,
+                max_entries: int = 200_000) -> SuggestResult:
+        """A narrower configuration that still allows every check of ``require``
+        (requirements or ``OP:PATH`` texts), of the tool ``calls`` and of an approval
+        ``session``. ``env_file``/``env_text`` are the ``.env`` a server with one edits;
+        ``delta`` compares what both configurations expose. Default: no suggest."""
+        raise ServerError(f"{self.id} has no suggest: it can't propose a narrower "
+                          "configuration")
+
+    def read_args(self, args: Sequence[str]) -> LaunchArgs:
+        """What the server's own command-line arguments ``args`` say (default: nothing)."""
+        return LaunchArgs()
     def run_command(self, name: str, policy: ServerPolicy, args: argparse.Namespace,
                     out: Any, err: Any) -> int | None:
-        """Answer the command-line command ``name`` (``tools``, ``auth-status``,
-        ``verify``, ``suggest``) for ``policy`` (built from the shared options) by this
-        server's own rules, returning its exit status; None lets the shared command
-        answer. A server that doesn't override it is never asked (no policy is built)."""
+        """Answer the command-line command ``name`` (``tools``: a listing with columns the
+        shared one lacks) for ``policy`` (built from the shared options) by this server's
+        own rules, returning its exit status; None lets the shared command answer. A
+        server that doesn't override it is never asked (no policy is built)."""
         return None
 
     # -- live checks
@@ -556,7 +552,23 @@ class Server:
     def predict(self, policy: ServerPolicy, catalog: Catalog | None = None
                 ) -> dict[str, Any]:
         """What ``verify`` expects the running server to report, by :attr:`live_fields`."""
-        raise NotImplementedError
+        raise ServerError(f"{self.id} has no live prediction")
+
+    def verify(self, policy: ServerPolicy, target: LiveTarget,
+               catalog: Catalog | None = None) -> LiveReport:
+        """Ask the running server at ``target`` and compare it with ``policy``'s
+        prediction. Raises :class:`LiveError` when it can't be asked, and
+        :class:`ServerError` for a target it can't use (default: no live checks)."""
+        raise ServerError(f"{self.id} has no live check: verify can't compare it with a "
+                          "running server")
+
+
+def summary_tail(policy: ServerPolicy, warnings: Sequence[str]) -> list[str]:
+    """The end of ``validate``'s text: warnings, errors, whether the server starts."""
+    out = [f"warning: {w}" for w in warnings] + [f"error: {e}" for e in policy.errors]
+    out.append("the server would start" if policy.serves
+               else f"the server would exit, printing: {policy.exit_line}")
+    return out
 
 
 def _home(policy: ServerPolicy) -> str:
@@ -569,15 +581,24 @@ def _join(directory: str, name: str) -> str:
 
 # --- the registry -----------------------------------------------------------------------
 
-#: The shipped servers: id -> "module:attribute" of the :class:`Server` class, imported
-#: on first use (a server's package loads only when asked for).
-_BUILTIN: dict[str, str] = {
-    DEFAULT_SERVER: "localfs_explorer.servers.gee_sweet.server:GeeSweetServer",
-    "server-filesystem": "localfs_explorer.servers.filesystem.server:FilesystemServer",
-    "desktop-commander": "localfs_explorer.servers.desktop_commander.server:DesktopCommanderServer",
-}
+#: The entry-point group servers register under (``[project.entry-points]`` of a
+#: package's ``pyproject.toml``: ``<id> = "module:ServerClass"``); the shipped ones too.
+ENTRY_POINT_GROUP = "localfs_explorer.servers"
 
+#: Servers made known in this process (:func:`register_server`), and those loaded from
+#: their entry points, by id.
 _REGISTRY: dict[str, Server] = {}
+_FOUND: dict[str, Any] = {}
+
+
+def _entry_points() -> dict[str, Any]:
+    """The installed servers' entry points by id, read once (none imported yet)."""
+    if not _FOUND:
+        from importlib.metadata import entry_points
+
+        for point in entry_points(group=ENTRY_POINT_GROUP):
+            _FOUND.setdefault(point.name, point)
+    return _FOUND
 
 
 def register_server(server: Server | type[Server], *, replace: bool = False) -> Server:
@@ -588,32 +609,40 @@ def register_server(server: Server | type[Server], *, replace: bool = False) -> 
     instance = server() if isinstance(server, type) else server
     if not instance.id:
         raise ServerError(f"{type(instance).__name__} has no id")
-    if not replace and (instance.id in _REGISTRY or instance.id in _BUILTIN):
+    if not replace and (instance.id in _REGISTRY or instance.id in _entry_points()):
         raise ServerError(f"a server with the id {instance.id!r} is already registered")
     _REGISTRY[instance.id] = instance
     return instance
 
 
 def unregister_server(server_id: str) -> None:
-    """Forget a server registered with :func:`register_server` (shipped ones stay)."""
+    """Forget a server registered with :func:`register_server` (an installed one is
+    loaded again from its entry point when next asked for)."""
     _REGISTRY.pop(server_id, None)
 
 
 def get_server(name: str | None = None) -> Server:
     """The server registered as ``name`` (None: :data:`DEFAULT_SERVER`).
 
-    Raises :class:`ServerError` naming the known ids for an unknown one.
+    Raises :class:`ServerError` naming the known ids for an unknown one, and saying why
+    for an installed one whose package can't be loaded.
     """
     key = name or DEFAULT_SERVER
     found = _REGISTRY.get(key)
     if found is not None:
         return found
-    target = _BUILTIN.get(key)
-    if target is None:
+    point = _entry_points().get(key)
+    if point is None:
         raise ServerError(f"unknown server {key!r}: use one of {', '.join(list_servers())}")
-    module, _, attribute = target.partition(":")
-    cls = getattr(importlib.import_module(module), attribute)
-    instance = _REGISTRY[key] = cls()
+    try:
+        cls = point.load()
+        instance = cls() if isinstance(cls, type) else cls
+    except Exception as exc:  # a third party's package: any import error is possible
+        raise ServerError(f"server {key!r} ({point.value}) can't be loaded: "
+                          f"{type(exc).__name__}: {exc}") from None
+    if not isinstance(instance, Server) or instance.id != key:
+        raise ServerError(f"server {key!r} ({point.value}) is not a Server with that id")
+    _REGISTRY[key] = instance
     return instance
 
 
@@ -625,11 +654,15 @@ def server_of(policy: Any) -> Server:
 
 def list_servers() -> list[str]:
     """Every known server id, the default first, the rest sorted."""
-    rest = sorted((set(_BUILTIN) | set(_REGISTRY)) - {DEFAULT_SERVER})
+    rest = sorted((set(_entry_points()) | set(_REGISTRY)) - {DEFAULT_SERVER})
     return [DEFAULT_SERVER, *rest]
 
 
 def iter_servers() -> Iterator[Server]:
-    """Every known server, in :func:`list_servers` order (importing each)."""
+    """Every known server that loads, in :func:`list_servers` order (importing each); one
+    that can't be loaded is left out here, and :func:`get_server` says why."""
     for name in list_servers():
-        yield get_server(name)
+        try:
+            yield get_server(name)
+        except ServerError:
+            continue

@@ -19,6 +19,9 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 STAMP = VENV / ".localfs-explorer-installed"
 EXTRAS = "dashboard,test"
+#: The toy server the tests run every command against: a package of its own that
+#: registers through the servers' entry-point group, as one outside this tree would.
+TOY_SERVER = ROOT / "tests" / "toy_server_pkg"
 
 
 def _say(message: str) -> None:
@@ -35,6 +38,7 @@ def _wanted_stamp() -> str:
     digest = hashlib.sha256()
     # The build's input: a change to it means installing again.
     digest.update((ROOT / "pyproject.toml").read_bytes())
+    digest.update((TOY_SERVER / "pyproject.toml").read_bytes())
     digest.update(f"{EXTRAS}|{sys.version_info[:2]}".encode())
     return digest.hexdigest()
 
@@ -55,6 +59,7 @@ def ensure_venv() -> Path:
         pip = [str(py), "-m", "pip", "--disable-pip-version-check", "install", "--quiet"]
         subprocess.run([*pip, "--upgrade", "pip"], check=True)
         subprocess.run([*pip, "-e", f"{ROOT}[{EXTRAS}]"], check=True)
+        subprocess.run([*pip, "--no-deps", "-e", str(TOY_SERVER)], check=True)
         STAMP.write_text(wanted + "\n")
     return py
 

@@ -128,7 +128,7 @@ def test_every_built_in_server_has_its_own_readme() -> None:
 
 
 def test_the_command_line_page_lists_every_command() -> None:
-    action = next(a for a in build_parser()._actions if a.dest == "command")
+    action = next(a for a in build_parser()._actions if a.dest == "command_name")
     page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     listed = set(re.findall(r"^\| `([a-z-]+)` \|", page, flags=re.M))
     assert listed == set(action.choices)
@@ -186,7 +186,7 @@ def test_the_tour_shows_what_the_commands_print() -> None:
 
 
 def test_the_command_line_page_names_the_commands_that_print_json() -> None:
-    action = next(a for a in build_parser()._actions if a.dest == "command")
+    action = next(a for a in build_parser()._actions if a.dest == "command_name")
     takes_json = {name for name, sub in action.choices.items()
                   if any("--json" in a.option_strings for a in sub._actions)}
     page = " ".join((ROOT / "docs" / "cli.md").read_text(encoding="utf-8").split())

@@ -24,10 +24,8 @@ LAYERS: dict[str, int] = {
     # words, errors and pure helpers: import nothing above them
     "errors": 0, "vocab": 0, "paths": 0, "secrets": 0, "userfiles": 0,
     "catalog.locations": 0, "probe.calls_file": 0, "handoff": 0,
-    "sensitive": 0, "servers.gee_sweet.profile": 0, "envfile.load": 0, "textsafe": 0,
+    "sensitive": 0, "envfile.load": 0, "textsafe": 0,
     "optional": 0,
-    # the server's own refusal texts: words, which the check below its policy uses
-    "servers.gee_sweet.messages": 0,
     # the .env edit: text in, text out, so it can never reach for the engine or the disk
     "envfile.edit": 0,
     # HTML for results: pure functions of the records, duck-typed
@@ -36,10 +34,10 @@ LAYERS: dict[str, int] = {
     "fs": 1,
     # the engine: env -> policy -> decisions, tools, the server's configuration, the
     # seam every server implements and the servers behind it
-    "": 2, "check": 2, "catalog": 2, "access": 2, "discovery": 2,
-    "envfile": 2, "config": 2, "server": 2, "servers": 2,
+    "": 2, "catalog": 2, "access": 2, "discovery": 2,
+    "envfile": 2, "config": 2, "server": 2, "server_records": 2, "servers": 2,
     # tool calls and the review of whole configurations; a running server's live answers
-    "probe": 3, "review": 3, "exposure": 3, "live": 3,
+    "probe": 3, "review": 3, "exposure": 3,
     # deployments read from MCP client configs, and written back into them
     "deployments": 3,
     # recorded sessions held against predictions: reads logs, asks probe and deployments
@@ -64,7 +62,6 @@ FOUNDATIONS: dict[str, set[str]] = {
     "localfs_explorer.review.scenarios.format": {"localfs_explorer.review.scenarios.locator"},
     "localfs_explorer.discovery.words": set(),
     "localfs_explorer.exposure.records": set(),
-    "localfs_explorer.exposure.host": set(),
     "localfs_explorer.exposure.rules": {"localfs_explorer.exposure.records"},
     "localfs_explorer.catalog.locations": set(),
     "localfs_explorer.catalog.model": {"localfs_explorer.catalog.locations"},
@@ -138,8 +135,24 @@ def _edges() -> dict[tuple[str, str], set[str]]:
 EDGES = _edges()
 
 
+#: A server's own folder (``servers/<id>/``) may build on everything shared up to the
+#: review layer (its exposure walk, its suggest, its live checks), and nothing shared
+#: imports it (see the seam tests below): only the registry loads it, by name.
+SERVER_FOLDER_LAYER = 3
+
+
+def _server_package(module: str) -> str | None:
+    """``localfs_explorer.servers.<id>`` for a module inside a server's folder, else None."""
+    parts = module.split(".")
+    if len(parts) >= 3 and parts[:2] == ["localfs_explorer", "servers"]:
+        return ".".join(parts[:3])
+    return None
+
+
 def _layer(module: str) -> int:
     """The layer of the longest entry of LAYERS that ``module`` is or is inside."""
+    if _server_package(module) is not None:
+        return SERVER_FOLDER_LAYER
     parts = module.removeprefix("localfs_explorer").lstrip(".").split(".")
     for n in range(len(parts), 0, -1):
         key = ".".join(parts[:n])
@@ -176,13 +189,14 @@ def _cycles(kinds: set[str]) -> list[list[str]]:
 
 def test_the_graph_is_read_from_every_module():
     assert len(MODULES) > 40
-    assert ("localfs_explorer.servers.gee_sweet.policy", "localfs_explorer.check.batch") in EDGES
+    gee = "localfs_explorer.servers.gee_sweet"
+    assert (f"{gee}.policy", f"{gee}.check.batch") in EDGES
     assert EDGES[("localfs_explorer.cli.options", "localfs_explorer.config")] == {"top"}
     # type-only imports are edges too
-    assert "type" in EDGES[("localfs_explorer.check.verdict", "localfs_explorer.check.tables")]
+    assert "type" in EDGES[(f"{gee}.check.verdict", f"{gee}.check.tables")]
     # the check imports no policy, not even for its types: the policy imports the check
     assert not [b for (a, b) in EDGES
-                if a.startswith("localfs_explorer.check") and "gee_sweet.policy" in b]
+                if a.startswith(f"{gee}.check") and "gee_sweet.policy" in b]
 
 
 def test_no_module_is_over_800_lines():
@@ -212,8 +226,133 @@ TYPE_ONLY_FACADE = "localfs_explorer"
 def test_no_import_points_up_the_layers():
     upward = sorted(f"{a} -> {b} ({'/'.join(sorted(k))})" for (a, b), k in EDGES.items()
                     if _layer(b) > _layer(a)
-                    and not (a == TYPE_ONLY_FACADE and k == {"type"}))
+                    and not (a == TYPE_ONLY_FACADE and k == {"type"})
+                    and not _facade_names_the_default_server(a, b))
     assert upward == []
+
+
+# --- the seam: only a server's own folder knows it ----------------------------------------
+
+#: The one module that may import a server's folder (besides the folder itself): the
+#: package's ``__init__``, whose documented API names the default server's engine
+#: (``Policy``, ``resolve_policy``, ...). The registry loads servers by entry point.
+FACADE = "localfs_explorer"
+
+
+def _default_server_package() -> str:
+    from importlib.metadata import entry_points
+
+    from localfs_explorer.server import DEFAULT_SERVER
+
+    (point,) = [e for e in entry_points(group="localfs_explorer.servers")
+                if e.name == DEFAULT_SERVER]
+    return ".".join(point.value.split(":")[0].split(".")[:3])
+
+
+def _facade_names_the_default_server(importer: str, imported: str) -> bool:
+    return importer == FACADE and _server_package(imported) == _default_server_package()
+
+
+def seam_breaches(edges: dict[tuple[str, str], set[str]]) -> list[str]:
+    """Every import of a server's folder from outside it (the facade's of the default
+    server excepted)."""
+    return sorted(f"{a} -> {b}" for (a, b) in edges
+                  if (pkg := _server_package(b)) is not None
+                  and _server_package(a) != pkg
+                  and not _facade_names_the_default_server(a, b))
+
+
+def test_no_module_outside_a_servers_folder_imports_it():
+    assert seam_breaches(EDGES) == []
+
+
+def test_the_seam_check_catches_a_shared_module_importing_a_server():
+    # A shared module, a sibling server and a non-default server through the facade.
+    for importer, imported in (
+        ("localfs_explorer.probe.call", "localfs_explorer.servers.gee_sweet.policy"),
+        ("localfs_explorer.servers.filesystem.policy",
+         "localfs_explorer.servers.gee_sweet.check.verdict"),
+        ("localfs_explorer", "localfs_explorer.servers.filesystem.policy"),
+    ):
+        assert seam_breaches({**EDGES, (importer, imported): {"lazy"}}) == [
+            f"{importer} -> {imported}"]
+
+
+def _server_words() -> dict[str, str]:
+    """Each registered server's id and folder name -> the folder that may spell it."""
+    from localfs_explorer.server import iter_servers
+
+    words = {}
+    for server in iter_servers():
+        package = type(server).__module__.split(".")
+        if package[:2] != ["localfs_explorer", "servers"]:
+            continue  # a server living outside this tree
+        folder = ".".join(package[:3])
+        words[server.id] = folder
+        words[f"servers.{package[2]}"] = folder
+        words[f"servers/{package[2]}"] = folder
+    return words
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    out = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                and body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)):
+            out.add(id(body[0].value))
+    return out
+
+
+def spelled_ids(sources: dict[str, str]) -> list[str]:
+    """Every string (docstrings and comments aside) outside a server's folder that spells
+    a server's id or names its folder (the facade's naming the default server aside)."""
+    words = _server_words()
+    found = []
+    for module, text in sources.items():
+        tree = ast.parse(text)
+        docs = _docstrings(tree)
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                    and id(node) not in docs):
+                continue
+            for word, folder in words.items():
+                if (word in node.value and _server_package(module) != folder
+                        and not (module == FACADE and folder == _default_server_package())):
+                    found.append(f"{module}:{node.lineno}: {word}")
+    return sorted(found)
+
+
+#: The registry names the server a configuration means when it names none.
+REGISTRY = "localfs_explorer.server"
+
+
+def test_no_module_outside_a_servers_folder_spells_its_id():
+    sources = {m: p.read_text(encoding="utf-8") for m, p in MODULES.items()}
+    registry_default = [f for f in spelled_ids({REGISTRY: sources.pop(REGISTRY)})]
+    assert spelled_ids(sources) == []
+    # The registry spells the default server's id once, and no other.
+    from localfs_explorer.server import DEFAULT_SERVER
+
+    assert registry_default == [f"{REGISTRY}:{_line_of(REGISTRY, DEFAULT_SERVER)}: "
+                                f"{DEFAULT_SERVER}"]
+
+
+def _line_of(module: str, text: str) -> int:
+    lines = MODULES[module].read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, 1) if f'"{text}"' in line)
+
+
+def test_the_id_check_catches_a_spelled_id_and_a_folder_path():
+    sources = {
+        "localfs_explorer.probe.x": 'SERVER = "server-filesystem"\n',
+        "localfs_explorer.catalog.y": 'PKG = "localfs_explorer.servers.gee_sweet"\n',
+        "localfs_explorer.review.z": 'def f():\n    """mcp-gee-sweet in a docstring."""\n',
+        "localfs_explorer.servers.filesystem.w": 'ID = "server-filesystem"\n',
+    }
+    assert spelled_ids(sources) == ["localfs_explorer.catalog.y:1: servers.gee_sweet",
+                                    "localfs_explorer.probe.x:1: server-filesystem"]
 
 
 def test_the_foundations_of_a_package_import_only_what_they_build_on():

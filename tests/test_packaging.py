@@ -47,7 +47,7 @@ INVOCATIONS: dict[str, tuple[tuple[str, ...], int]] = {
 
 
 def _commands() -> list[str]:
-    action = next(a for a in build_parser()._actions if a.dest == "command")
+    action = next(a for a in build_parser()._actions if a.dest == "command_name")
     return list(action.choices)
 
 

@@ -87,3 +87,18 @@ def test_mentions_secret_key_finds_names_inside_unparsable_text() -> None:
     assert mentions_secret_key("junk API_TOKEN junk")
     assert not mentions_secret_key("TOKEN_PATH is here")
     assert not mentions_secret_key("plain words")
+
+
+def test_writelines_on_the_cli_streams_masks_and_escapes_like_write() -> None:
+    """``writelines`` must not reach the wrapped stream unmasked (a wrapper forwarding
+    unknown methods would hand it the raw lines)."""
+    import io
+
+    from localfs_explorer.secrets import ScrubbingWriter
+    from localfs_explorer.textsafe import SafeWriter
+
+    raw = io.StringIO()
+    ScrubbingWriter(SafeWriter(raw), {"s3cr3t-value"}).writelines(
+        ["root s3cr3t-value\n", "bell \x07\n"])
+    assert "s3cr3t-value" not in raw.getvalue()
+    assert "\x07" not in raw.getvalue() and raw.getvalue().count("\n") == 2

@@ -5,21 +5,19 @@ from __future__ import annotations
 import json
 
 import pytest
+from toy_server import ToyOptions
+from toy_server import ToyPolicy as FolderPolicy
 
 from localfs_explorer.catalog import Argument, Catalog, PathParam, Registration, Tool, ToolHints
 from localfs_explorer.config import ConfigError, ServerConfig, resolve_config
 from localfs_explorer.server import (
     DEFAULT_SERVER,
-    BasicVerdict,
     CallAnswer,
     CallCheck,
     ExposureScope,
     Server,
     ServerError,
-    ServerOptions,
     Setup,
-    SingleChecks,
-    TraceLine,
     Verdict,
     get_server,
     list_servers,
@@ -111,61 +109,15 @@ def test_the_prediction_through_the_interface_is_what_an_off_server_reports(tmp_
 #
 # The toy server has two rules and one tool: a path must be inside its one allowed
 # directory (its own setting, given by its own command-line option), and a name ending
-# in ".secret" is refused wherever it is. It has no .env, no transport and no HTTP.
+# in ".secret" is refused wherever it is. It has no .env, no transport and no HTTP. Its
+# policy is the installed toy package's; the server class here is written against the
+# seam's defaults only (no exposure walk, no live check), registered in the process.
 
 
-class ToyOptions(ServerOptions):
-    allowed: str = "/nowhere"
+class ToyPolicy(FolderPolicy):
+    """The installed toy's policy (tests/toy_server_pkg), under this test's id."""
 
-
-class ToyPolicy:
     server_id = "toy"
-    server_version = "1.0"
-    over_http_default = False
-
-    def __init__(self, setup: Setup) -> None:
-        self.warnings: list[str] = []
-        self.fs = setup.fs
-        self.cwd = setup.cwd or setup.base_dir
-        self.env = setup.env
-        options = setup.options
-        assert isinstance(options, ToyOptions)
-        self.allowed = self.fs.realpath(options.allowed)
-        self.errors = [] if self.fs.is_dir(self.allowed) else [
-            f"{options.allowed} is not a directory"]
-
-    @property
-    def serves(self) -> bool:
-        return not self.errors
-
-    @property
-    def exit_message(self) -> str | None:
-        return self.errors[0] if self.errors else None
-
-    @property
-    def exit_line(self) -> str | None:
-        return f"toy: {self.errors[0]}" if self.errors else None
-
-    def check(self, path, op="read", *, over_http=None) -> BasicVerdict:
-        absolute = path if path.startswith("/") else f"{self.cwd}/{path}"
-        resolved = self.fs.realpath(absolute)
-        if not (resolved == self.allowed or resolved.startswith(self.allowed + "/")):
-            return BasicVerdict(path=path, op=op, allowed=False, reason="outside",
-                                message=f"toy refuses {path}: outside {self.allowed}",
-                                resolved=resolved, hint=f"put it under {self.allowed}")
-        if resolved.endswith(".secret"):
-            return BasicVerdict(path=path, op=op, allowed=False, reason="secret",
-                                message=f"toy refuses {path}: a secret", resolved=resolved,
-                                trace=(TraceLine("secret", "refused", "a .secret name"),))
-        return BasicVerdict(path=path, op=op, allowed=True, reason="allowed", message="",
-                            resolved=resolved)
-
-    def many_checks(self) -> SingleChecks:
-        return SingleChecks(self)
-
-    def summary(self) -> dict:
-        return {"allowed": self.allowed, "serves": self.serves, "errors": self.errors,
-                "warnings": []}
 
 
 class ToyServer(Server):
@@ -365,3 +317,49 @@ def test_a_server_answers_calls_and_names_what_exposure_walks(toy, tmp_path) -> 
     assert inv.mode == "allowed-directories" and inv.walked == [str(allowed)]
     assert inv.readable == frozenset({str(allowed / "notes.txt")})
     assert inv.writable == inv.readable
+
+
+def test_the_inline_toy_answers_auth_status_tools_and_exposure(toy, tmp_path) -> None:
+    """A server written against the seam's defaults: what it has answers, what it lacks
+    (an exposure walk) is one line and exit 2, never a traceback."""
+    from conftest import run_cli
+
+    _server, allowed = toy
+    given = ("--server", "toy", "--toy-allowed", str(allowed))
+    code, out, err = run_cli("auth-status", *given)
+    assert code == 0 and json.loads(out) == {"allowed_directories": [str(allowed)]}
+    code, out, err = run_cli("tools", *given, "--json")
+    assert code == 0 and json.loads(out)["registered"] == ["read_file"]
+    code, out, err = run_cli("exposure", *given)
+    assert code == 2 and out == ""
+    assert err == ("localfs-explorer exposure: a toy server has no exposure walk: the "
+                   "server names no directories a tool call can reach into\n")
+    code, _out, err = run_cli("verify", *given, "--command", "x")
+    assert code == 2 and err == ("localfs-explorer verify: toy has no live check: verify "
+                                 "can't compare it with a running server\n")
+
+
+def test_an_installed_server_that_cant_be_loaded_is_one_line(monkeypatch) -> None:
+    from importlib.metadata import EntryPoint
+
+    from localfs_explorer import server as registry
+
+    registry._entry_points()
+    broken = EntryPoint(name="broken", value="no_such_module_here:Server",
+                        group=registry.ENTRY_POINT_GROUP)
+    monkeypatch.setitem(registry._FOUND, "broken", broken)
+    with pytest.raises(ServerError, match=r"^server 'broken' \(no_such_module_here:Server\) "
+                                          r"can't be loaded: ModuleNotFoundError"):
+        get_server("broken")
+    assert "broken" in list_servers()
+    # The others still load: the command line is built from those.
+    from localfs_explorer.server import iter_servers
+
+    assert "broken" not in [s.id for s in iter_servers()]
+    assert "mcp-gee-sweet" in [s.id for s in iter_servers()]
+
+
+def test_the_auth_status_variants_are_the_resources_branches() -> None:
+    from localfs_explorer.servers.gee_sweet.auth_status import BRANCHES
+
+    assert get_server().status_variants == BRANCHES

@@ -30,10 +30,10 @@ def test_the_mode_enum_spells_the_mode_names():
 
 
 def test_the_engine_and_the_review_layer_share_the_words():
-    from localfs_explorer import check, probe
+    from localfs_explorer import probe
     from localfs_explorer.cli import main as cli
     from localfs_explorer.review import scenarios
-    from localfs_explorer.servers.gee_sweet import policy
+    from localfs_explorer.servers.gee_sweet import check, policy
 
     assert policy.Mode is vocab.Mode
     assert check.Decision.__annotations__["op"] == "Op"

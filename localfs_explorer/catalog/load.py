@@ -3,9 +3,7 @@ user catalog files and saved ``tools/list`` results."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +19,7 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
     Raises :class:`CatalogError` naming the file and the bad entry.
     """
     if path is None:
-        return _shipped_catalog()
+        return default_catalog()
     else:
         source = str(path)
         raw_text = userfiles.read_text(path, CatalogError)
@@ -39,20 +37,6 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
 
 
 #: The package whose ``data/`` holds the shipped catalog: the default server's.
-SHIPPED_CATALOG_PACKAGE = "localfs_explorer.servers.gee_sweet"
-
-
-def _data_json(name: str) -> Any:
-    text = resources.files(SHIPPED_CATALOG_PACKAGE).joinpath(f"data/{name}")
-    return json.loads(text.read_text(encoding="utf-8"))
-
-
-def _shipped_catalog() -> Catalog:
-    """The server's generated tools with the hand-written local-path layer on top."""
-    return layer_catalog(_data_json("server_tools.json"), _data_json("catalog.json"),
-                         source="shipped catalog")
-
-
 def layer_catalog(server: Mapping[str, Any], local: Mapping[str, Any], *,
                   source: str = "catalog") -> Catalog:
     """One catalog from the server's generated tools and a hand-written local layer.
@@ -113,12 +97,8 @@ def layer_catalog(server: Mapping[str, Any], local: Mapping[str, Any], *,
     }, source)
 
 
-
-_DEFAULT: list[Catalog] = []
-
-
 def default_catalog() -> Catalog:
-    """The shipped catalog, read once."""
-    if not _DEFAULT:
-        _DEFAULT.append(load_catalog())
-    return _DEFAULT[0]
+    """The default server's shipped catalog (each server reads its own once)."""
+    from ..server import get_server
+
+    return get_server().catalog()

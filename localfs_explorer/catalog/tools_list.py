@@ -73,15 +73,19 @@ def _first_line(text: Any) -> str:
 
 def server_tools_from_tools_list(
     obj: Any, *, local_only: Iterable[str] = (), version: str | None = None,
-    server: str = "mcp-gee-sweet",
+    server: str | None = None,
 ) -> dict[str, Any]:
     """The generated layer of the catalog from a ``tools/list`` result.
 
     Keeps, per tool in the server's order: its name, the first line of its description,
     its annotations, whether it is local-only (the caller says: a schema doesn't), and
     each argument of its ``inputSchema`` with whether it is required, the JSON types it
-    admits and its default.
+    admits and its default. ``server`` names the server (None: the default one).
     """
+    if server is None:
+        from ..server import DEFAULT_SERVER
+
+        server = DEFAULT_SERVER
     if isinstance(obj, Mapping) and isinstance(obj.get("result"), Mapping):
         obj = obj["result"]
     tools = obj.get("tools") if isinstance(obj, Mapping) else obj

@@ -19,7 +19,7 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
             "(with timeout and channel) or hidden, and the scope that decided; beside it the "
             "answer by hangar's documented rule, and a finding where the two differ. Without "
             "--tool, every tool of the server's catalog (its tools list in the config, else "
-            "mcp-gee-sweet's catalog)."),
+            "the default server's catalog)."),
     )
     p.add_argument("--hangar", metavar="FILE", required=True,
                    help="the mcp-hangar configuration (YAML)")
@@ -59,9 +59,10 @@ def catalog_names(config: Any, server: str) -> tuple[list[str], str]:
     declared = config.catalogs.get(server)
     if declared:
         return list(declared), f"the tools list of {server} in {config.source}"
-    from ..catalog import load_catalog
+    from ..server import get_server
 
-    return [t.name for t in load_catalog().tools], "mcp-gee-sweet's catalog"
+    default = get_server()
+    return [t.name for t in default.catalog().tools], f"{default.id}'s catalog"
 
 
 def cmd_access(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -10,27 +10,13 @@ import argparse
 import json
 from typing import Any, TextIO
 
-from ..check import Decision, UnsupportedPathError
-from ..servers.gee_sweet.policy import Policy
-from ..textsafe import one_line
+from ..server import ServerPolicy, server_of
 from ..vocab import OPS
-from . import filesystem as fs_cli
 from .options import UsageError, build_policy, deployment, read_paths_file, warn_config
 
 
 def _emit_json(obj: Any, out: TextIO) -> None:
     out.write(json.dumps(obj, ensure_ascii=False) + "\n")
-
-
-def _print_decision(d: Decision, out: TextIO) -> None:
-    shown = one_line(d.path)
-    if d.allowed:
-        out.write(f"ALLOWED  {d.op:<10} {shown} -> {one_line(d.resolved)}\n")
-        return
-    out.write(f"REFUSED  {d.op:<10} {shown}  [{d.reason}]\n")
-    out.write(f"    message: {one_line(d.message)}\n")
-    if d.hint:
-        out.write(f"    hint:    {one_line(d.hint)}\n")
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -39,30 +25,25 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         paths.extend(read_paths_file(args.paths_file))
     if not paths:
         raise UsageError("check needs at least one PATH (or --paths-file)")
-    if fs_cli.wants_filesystem(args):
-        return fs_cli.cmd_check(args, paths, out, err)
     policy = build_policy(args)
     warn_config(policy, err)
-    try:
-        with policy.many_checks() as batch:
-            if args.batch:
-                # The server's many_checks, as in a folder walk: one deny-list snapshot
-                # and one resolution per parent directory for all the paths.
-                decisions = [batch.check(p, args.op, over_http=args.over_http)
-                             for p in paths]
+    # A path only the target platform could judge is the server's error (exit 2).
+    with policy.many_checks() as batch:
+        if args.batch:
+            # The server's many_checks, as in a folder walk: one look at each parent
+            # directory (and the deny-list) for all the paths.
+            decisions = [batch.check(p, args.op, over_http=args.over_http) for p in paths]
+        else:
+            # Each path as the server's single check answers it, however many.
+            decisions = [policy.check(p, args.op, over_http=args.over_http) for p in paths]
+        for d in decisions:
+            # Each path is checked once; its explanation compares with the one batch of
+            # this run (a single check's) rather than a new one per path.
+            if args.json:
+                _emit_json(d.to_dict(other=None if args.batch else batch), out)
             else:
-                # Each path as the server's single check answers it, however many.
-                decisions = [policy.check(p, args.op, over_http=args.over_http)
-                             for p in paths]
-            for d in decisions:
-                # Each path is checked once; its explanation compares with the one
-                # batch of this run (a single check's) rather than a new one per path.
-                if args.json:
-                    _emit_json(d.to_dict(other=None if args.batch else batch), out)
-                else:
-                    _print_decision(d, out)
-    except UnsupportedPathError as exc:
-        raise UsageError(str(exc)) from None
+                for line in server_of(policy).verdict_lines(d):
+                    out.write(line + "\n")
     if policy.errors:
         return 2
     return 0 if all(d.allowed for d in decisions) else 1
@@ -101,7 +82,7 @@ def _overridden(args: argparse.Namespace) -> list[str]:
     return names
 
 
-def _validate_one(policy: Policy, args: argparse.Namespace, out: TextIO,
+def _validate_one(policy: ServerPolicy, args: argparse.Namespace, out: TextIO,
                   found: Any = None) -> int:
     summary = policy.summary()
     if args.json:
@@ -115,38 +96,7 @@ def _validate_one(policy: Policy, args: argparse.Namespace, out: TextIO,
         from ..deployments.view import deployment_lines
 
         out.writelines(line + "\n" for line in deployment_lines(found, _overridden(args)))
-    if not isinstance(policy, Policy):
-        # Another server: its summary's own fields, then whether it would start.
-        out.write(f"server: {policy.server_id} {policy.server_version}\n")
-        for key, value in summary.items():
-            if key not in ("errors", "warnings", "serves", "exit_message", "exit_line"):
-                out.write(f"{key}: {one_line(json.dumps(value, ensure_ascii=False))}\n")
-        for w in (*policy.warnings,):
-            out.write(f"warning: {w}\n")
-        for e2 in policy.errors:
-            out.write(f"error: {e2}\n")
-        out.write("the server would start\n" if policy.serves
-                  else f"the server would exit, printing: {policy.exit_line}\n")
-    else:
-        how = "explicit" if policy.explicit else f"defaulted for {policy.transport}"
-        out.write(f"server: {policy.profile.name} {policy.profile.server_version}\n")
-        out.write(f"LOCAL_FILE_ACCESS resolves to {policy.mode.value} ({how})\n")
-        for root in policy.roots:
-            state = f"-> {root.resolved}" if not root.problem else f"({root.problem})"
-            out.write(f"  root {one_line(root.configured)} {one_line(state)}\n")
-        out.write("deny-list:\n")
-        for e in policy.deny_list:
-            flag = "exists " if e.exists else "missing"
-            out.write(f"  [{flag}] {one_line(e.resolved)}  "
-                      f"({e.setting}{', default' if e.default else ''})\n")
-        for dd in policy.deny_dirs:
-            out.write(f"  [dir    ] {dd.resolved}/  ({dd.setting}, default)\n")
-        for w in (*policy.env.warnings, *policy.warnings):
-            out.write(f"warning: {w}\n")
-        for e2 in policy.errors:
-            out.write(f"error: {e2}\n")
-        out.write("the server would start\n" if policy.serves
-                  else f"the server would exit, printing: {policy.exit_line}\n")
+    out.writelines(line + "\n" for line in server_of(policy).summary_lines(policy))
     return 0 if policy.serves else 2
 
 

@@ -1,13 +1,14 @@
-"""``export-env`` (write the server's .env, validated) and ``auth-status`` (its preview)."""
+"""``export-env`` (write the server's .env, validated) and ``auth-status`` (a preview of
+the server's own status answer)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any, TextIO
 
 from ..envfile.export import run_export_env
-from ..servers.gee_sweet.auth_status import BRANCHES, auth_status_json, auth_status_preview
-from . import filesystem as fs_cli
+from ..server import iter_servers, server_of
 from . import options as cli
 
 
@@ -38,10 +39,12 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.set_defaults(handler=cmd_export_env, writes_client_config=True)
 
     p = sub.add_parser("auth-status", parents=[env_options],
-                       help="preview server://auth-status's local_file_access object")
-    p.add_argument("--branch", choices=BRANCHES,
-                   help="which of the resource's three branches to show (identical for "
-                   "local_file_access)")
+                       help="preview the server's own status answer (a status resource, "
+                       "or the tool listing its allowed directories)")
+    variants = sorted({v for server in iter_servers() for v in server.status_variants})
+    p.add_argument("--branch", choices=variants,
+                   help="which variant of the server's status answer to show, where it has "
+                   "several (the local-file part is the same in each)")
     p.add_argument("--json", action="store_true",
                    help="accepted for symmetry with the other commands: the output is "
                    "always the resource's JSON")
@@ -106,16 +109,18 @@ def _export_plan_json(args: argparse.Namespace, config: Any, out: TextIO,
 
 
 def cmd_auth_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    if (code := cli.server_command("auth-status", args, out, err)) is not None:
-        return code
-    if fs_cli.wants_filesystem(args):
-        return fs_cli.cmd_auth_status(args, out, err)
     policy = cli.build_policy(args)
     cli.warn_config(policy, err)
+    server = server_of(policy)
+    if args.branch is not None and args.branch not in server.status_variants:
+        raise cli.UsageError(f"--branch {args.branch}: {server.id}'s status answer has no "
+                             "such variant")
+    status = (server.status(policy, variant=args.branch) if args.branch is not None
+              else server.status(policy))
     write_json = getattr(out, "write_json", None)
     if write_json is not None:  # secrets masked inside the strings: the output stays JSON
-        write_json(auth_status_preview(policy, args.branch))
+        write_json(status)
     else:
-        out.write(auth_status_json(policy, args.branch) + "\n")
-    # The server would not start, so there is no resource to read: say so in the status.
+        out.write(json.dumps(status, indent=2, ensure_ascii=False) + "\n")
+    # The server would not start, so there is no status to read: say so in the code.
     return 2 if policy.errors else 0

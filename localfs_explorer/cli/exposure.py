@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from ..textsafe import CsvWriter, one_line
-from . import filesystem as fs_cli
 from . import options as cli
 
 SEVERITY_CHOICES = ("critical", "high", "medium", "info", "none")
@@ -60,15 +59,15 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
 
     p = sub.add_parser(
         "suggest", parents=[env_options],
-        help="the narrowest LOCAL_FILE_ROOTS that still allows the work that must succeed",
+        help="the narrowest configuration that still allows the work that must succeed",
         description="Give the checks that must pass (--require OP:PATH, --calls, "
-        "--session); get the deepest existing directories allowing all of them, what "
-        "can't be allowed and why, the exposure change against the current "
-        "configuration, and the .env change as a masked diff (written with -o or "
-        "--in-place). With --server server-filesystem: the allowed directories, their "
-        "spelling and the release to run instead, as a command line, each change "
-        "re-checked (no .env, no exposure walk). Exit 1 when some required check can't "
-        "be allowed.",
+        "--session); get the server's narrowest configuration allowing all of them, what "
+        "can't be allowed and why, each change re-checked by the server's own rules. For "
+        "a server with a .env (the default one: its LOCAL_FILE_ROOTS) also the exposure "
+        "change against the current configuration and the .env change as a masked diff "
+        "(written with -o or --in-place); for a server configured by its command line, "
+        "the command line to run instead. Exit 1 when some required check can't be "
+        "allowed.",
     )
     p.add_argument("--require", metavar="OP:PATH", action="append", default=[],
                    help="a check that must pass: read:/data/in.csv, write:..., "
@@ -309,47 +308,38 @@ def _write_reports(inv: Any, policy: Any, names: list[str], force: bool, err: Te
 
 
 def cmd_suggest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    if (code := cli.server_command("suggest", args, out, err)) is not None:
-        return code
-    if fs_cli.wants_filesystem(args):
-        return fs_cli.cmd_suggest(args, out, err)
     from ..envfile.export import ExportError
-    from ..review.suggest import (
-        SuggestError,
-        describe,
-        parse_requirement,
-        requirements_from_calls,
-        requirements_from_session,
-        suggest_roots,
-    )
+    from ..review.suggest import SuggestError
+    from ..server import server_of
 
+    policy = cli.build_policy(args)
+    server = server_of(policy)
+    if (args.output or args.in_place) and not server.env_file:
+        raise cli.UsageError(f"{server.id} has no .env to write: its settings are its "
+                             "own (the suggestion prints them)")
     if args.in_place and not args.env:
         raise cli.UsageError("--in-place needs --env FILE")
-    policy = cli.build_policy(args)
     cli.warn_config(policy, err)
     try:
-        required = [parse_requirement(text) for text in args.require]
-        if args.calls:
-            required.extend(requirements_from_calls(policy, args.calls))
-        if args.session:
-            required.extend(requirements_from_session(policy, args.session))
-        suggestion = suggest_roots(required, policy, env_file=args.env, delta=args.delta,
-                                   max_entries=args.max_entries)
+        suggestion = server.suggest(policy, args.require, calls=args.calls,
+                                    session=args.session, env_file=args.env,
+                                    delta=args.delta, max_entries=args.max_entries)
     except SuggestError as exc:
         raise cli.UsageError(str(exc)) from None
     if args.json:
         out.write(json.dumps(suggestion.to_dict(), ensure_ascii=False) + "\n")
     else:
-        for line in describe(suggestion, policy):
-            out.write(line + "\n")
-        out.write(".env change:\n")
-        out.write(suggestion.diff or "(no change)\n")
+        for line in suggestion.lines():
+            out.write(one_line(line) + "\n")
+        if server.env_file:
+            out.write(".env change:\n")
+            out.write(getattr(suggestion, "diff", "") or "(no change)\n")
     if args.output or args.in_place:
-        if suggestion.plan is None:
+        plan = getattr(suggestion, "plan", None)
+        if plan is None:
             raise cli.UsageError("no .env change could be planned; nothing written")
         try:
-            result = suggestion.plan.write(args.output, force=args.force,
-                                           in_place=args.in_place)
+            result = plan.write(args.output, force=args.force, in_place=args.in_place)
         except ExportError as exc:
             raise cli.UsageError(str(exc)) from None
         err.write(result.describe() + "\n")

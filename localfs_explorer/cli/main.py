@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO, cast
 
 from .. import __version__
@@ -126,7 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-V", "--version", action="version",
                         version=f"%(prog)s {__version__}", help="print the version and exit")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND",
+    # Not ``command``: verify's --command (a command line, maybe with a secret in it)
+    # would overwrite the name every error line starts with.
+    sub = parser.add_subparsers(dest="command_name", metavar="COMMAND",
                                 help="run 'localfs-explorer COMMAND --help' for its options")
     env_opts = environment_options()
 
@@ -213,6 +215,10 @@ class _StdinNamed:
         self._stream.write(text.replace(self._saved, "<stdin>"))
         return len(text)
 
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
@@ -235,10 +241,10 @@ def _run(handler: Command, args: argparse.Namespace, stdin: TextIO | None, out: 
             if saved:
                 message = message.replace(saved, "<stdin>")
             # One line whatever the message quotes: a file name may hold a line break.
-            err.write(f"localfs-explorer {args.command}: {one_line(message)}\n")
+            err.write(f"localfs-explorer {args.command_name}: {one_line(message)}\n")
             return 2
         except RecursionError:  # a backstop: input limits should have refused it earlier
-            err.write(f"localfs-explorer {args.command}: the input nests or links too "
+            err.write(f"localfs-explorer {args.command_name}: the input nests or links too "
                       "deeply to follow; refused\n")
             return 2
         except KeyboardInterrupt:

@@ -17,8 +17,15 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ..config import ConfigError, ResolvedConfig, ServerConfig, resolve_config
 from ..errors import LocalfsError
-from ..server import DEFAULT_SERVER, ServerError, get_server, iter_servers, list_servers
-from ..servers.gee_sweet.policy import Policy
+from ..server import (
+    DEFAULT_SERVER,
+    Server,
+    ServerError,
+    ServerPolicy,
+    get_server,
+    iter_servers,
+    list_servers,
+)
 from ..textsafe import one_line
 from ..userfiles import parse_json_line, read_stream, read_text
 from ..vocab import PLATFORMS, TRANSPORTS
@@ -169,7 +176,7 @@ def environment_options() -> argparse.ArgumentParser:
                        "instead of stopping")
     # No parser default: a --client-config entry's own transport applies unless one is
     # given here (server_config fills in stdio).
-    group.add_argument("--transport", choices=TRANSPORTS, default=None,
+    group.add_argument("--transport", choices=server_transports(), default=None,
                        help="the server's --transport (default: the --client-config entry's, "
                        "else stdio)")
     group.add_argument("--cwd", metavar="DIR",
@@ -194,6 +201,13 @@ def environment_options() -> argparse.ArgumentParser:
     client_config_options(parent, "--server, --set/--unset/--transport/--cwd and the "
                           "server's own options given here win")
     return parent
+
+
+def server_transports() -> list[str]:
+    """Every transport a known server speaks (``--transport``'s choices), stdio first (a
+    server without transports of its own has no use for one and ignores it)."""
+    spoken = {t for server in iter_servers() for t in server.transports}
+    return [t for t in TRANSPORTS if t in spoken] + sorted(spoken - set(TRANSPORTS))
 
 
 def client_config_options(parser: argparse.ArgumentParser, how: str) -> None:
@@ -256,11 +270,11 @@ def deployment_warnings(args: argparse.Namespace) -> list[str]:
 
 
 def apply_deployment(args: argparse.Namespace) -> None:
-    """Fill the server options from the entry: ``--server`` (the server it starts) and,
-    for the filesystem server, ``--allowed-dir`` (its arguments), ``--cwd``,
-    ``--server-version`` (its pin, when modelled) and ``--home`` (its env's HOME), as
-    if given by hand; options given win. mcp-gee-sweet's environment, transport and
-    working directory are read by :func:`server_config`.
+    """Fill ``--server`` from the entry (the server it starts); ``--cwd`` and
+    ``--server-version`` (its pin, when modelled) for a server whose settings are its own
+    options, and those options (from its arguments) under the ones given by hand. A
+    server's environment, transport and working directory are read by
+    :func:`server_config`.
     """
     if getattr(args, "writes_client_config", False):
         return  # export-env reads the entry itself, to write it back
@@ -277,28 +291,36 @@ def apply_deployment(args: argparse.Namespace) -> None:
                          f"{found.path} starts {found.server}")
     if hasattr(args, "server"):
         args.server = found.server
-    if (found.server == "desktop-commander" and getattr(args, "launches_entry", False)
-            and not args.url and not args.command):
-        # verify starts DesktopCommanderMCP with --command: the entry's own words (its
-        # HOME, and so its settings file, comes with the entry's environment).
-        import shlex
-
-        args.command = shlex.join(found.argv)
-    if found.server != "server-filesystem" or not hasattr(args, "filesystem_directories"):
-        return  # (a command without the server's options takes the entry's in server_config)
-    if getattr(args, "launches_entry", False) and not args.url and not args.command:
-        # verify starts the filesystem server with --command: the entry's own words.
-        import shlex
-
-        args.command = shlex.join(found.argv)
-    if not getattr(args, "filesystem_directories", None):
-        args.filesystem_directories = list(found.allowed_dirs)
+    server = get_server(found.server)
+    if server.env_file or not hasattr(args, "server_version"):
+        return  # (a command without the shared options takes the entry's in server_config)
     if getattr(args, "cwd", None) is None and found.cwd:
         args.cwd = found.cwd
     if getattr(args, "server_version", None) is None:
         args.server_version = found.modelled_version()
-    if getattr(args, "filesystem_home", None) is None and found.env.get("HOME"):
-        args.filesystem_home = found.env["HOME"]
+    given = server.options_from_args(args)
+    args._entry_options = {k: v for k, v in found.server_options.items() if k not in given}
+
+
+def no_env(server: Server) -> str:
+    """Why ``--env`` is refused for a server that reads no ``.env``: its own options say
+    its configuration instead."""
+    group = argparse.ArgumentParser(add_help=False).add_argument_group()
+    server.add_cli_options(group)
+    given = [a.option_strings[0] for a in group._group_actions if a.option_strings]
+    return f"{server.id} has no .env" + (f": give {', '.join(given)}" if given else "")
+
+
+def refuse_env(args: argparse.Namespace) -> None:
+    """A ``.env`` given for a server that reads none is a usage error (it would silently
+    change nothing)."""
+    if getattr(args, "env", None):
+        try:
+            server = get_server(getattr(args, "server", None))
+        except ServerError:
+            return  # an unknown server: resolving says so
+        if not server.env_file:
+            raise UsageError(no_env(server))
 
 
 def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
@@ -322,8 +344,11 @@ def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
         transport = transport or found.transport
         cwd = cwd or found.cwd
         version = version or found.modelled_version()
-        if found.server == server and not hasattr(args, "filesystem_directories"):
-            options = {**found.server_config().server_options, **options}
+        if found.server == server:
+            # The entry's own options (its arguments), under the ones given here.
+            entry = getattr(args, "_entry_options", None)
+            options = {**(found.server_config().server_options if entry is None else entry),
+                       **options}
     fields: dict[str, Any] = {
         "server": server, "server_version": version,
         "server_options": options,
@@ -334,6 +359,8 @@ def server_config(args: argparse.Namespace, **changes: Any) -> ServerConfig:
         "base_dir": os.getcwd(),
     }
     fields.update(changes)
+    if fields["env"]:
+        refuse_env(argparse.Namespace(env=fields["env"], server=fields["server"]))
     return ServerConfig(**fields)
 
 
@@ -372,7 +399,7 @@ def resolve(config: ServerConfig) -> ResolvedConfig:
         raise UsageError(str(exc)) from None
 
 
-def build_policy(args: argparse.Namespace) -> Policy:
+def build_policy(args: argparse.Namespace) -> Any:
     """Resolve the policy the shared options describe."""
     return resolve(server_config(args)).policy
 
@@ -469,7 +496,7 @@ def read_paths_file(name: str) -> list[str]:
     return paths
 
 
-def warn_config(policy: Policy, err: TextIO) -> None:
+def warn_config(policy: ServerPolicy, err: TextIO) -> None:
     """Print loading warnings, policy warnings and a refusal to serve to ``err``."""
     for warning in (*policy.env.warnings, *policy.warnings):
         err.write(f"warning: {one_line(warning)}\n")

@@ -28,8 +28,7 @@ from typing import Any, TextIO
 from ..server import DEFAULT_SERVER, get_server, iter_servers, list_servers
 from ..textsafe import one_line
 from ..userfiles import write_output
-from ..vocab import OPS, PLATFORMS, TRANSPORTS
-from . import filesystem as fs_cli
+from ..vocab import OPS, PLATFORMS
 from . import options as cli
 
 
@@ -252,7 +251,7 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
                         type=cli.key_value, help="a process variable on both sides")
     shared.add_argument("--unset", metavar="KEY", action="append", default=[],
                         help="remove KEY on both sides (repeatable)")
-    shared.add_argument("--transport", choices=TRANSPORTS,
+    shared.add_argument("--transport", choices=cli.server_transports(),
                         help="the --transport of both servers")
     shared.add_argument("--inherit-env", action="store_true",
                         help="also give both servers this shell's environment")
@@ -292,7 +291,7 @@ def _diff_options(p: argparse.ArgumentParser) -> None:
                        help=f"a process variable of the {side} server (repeatable)")
         g.add_argument(f"--{side}-unset", metavar="KEY", action="append", default=[],
                        help=f"remove KEY on the {side} side (repeatable)")
-        g.add_argument(f"--{side}-transport", choices=TRANSPORTS,
+        g.add_argument(f"--{side}-transport", choices=cli.server_transports(),
                        help=f"the {side} server's --transport")
         g.add_argument(f"--{side}-scenario", metavar="FILE[::NAME]",
                        help="take this side's configuration from a scenario file (the "
@@ -402,8 +401,8 @@ def _cli_side(args: argparse.Namespace, side: str) -> _Side:
     version = (getattr(args, f"{side}_server_version") or args.server_version
                or (found.modelled_version() if found else None))
     env = getattr(args, f"{side}_env") or args.env
-    if env and server_id == fs_cli.SERVER_ID:
-        raise cli.UsageError(fs_cli.NO_ENV)
+    if env and not server.env_file:
+        raise cli.UsageError(cli.no_env(server))
     # The entry is read here (per side): the shared reader must not read --entry again.
     plain = argparse.Namespace(**{**vars(args), "client_config": None, "entry": None,
                                   "client_format": None, "server": server_id})
@@ -632,7 +631,7 @@ def write_diff_junit(result: Any, path: str, *, allow_new_access: bool = False,
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    fs_cli.refuse_env(args)
+    cli.refuse_env(args)
     from ..probe import ProbeError, iter_call_verdicts
     from ..review.report import ReportError, batch_report, write_reports
 

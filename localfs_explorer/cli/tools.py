@@ -9,7 +9,6 @@ from typing import Any, TextIO
 
 from ..textsafe import one_line
 from ..userfiles import parse_json, read_text
-from . import filesystem as fs_cli
 from . import options as cli
 
 
@@ -79,24 +78,26 @@ def load_catalog_option(args: argparse.Namespace) -> Any:
 def cmd_tools(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if (code := cli.server_command("tools", args, out, err)) is not None:
         return code
-    if fs_cli.wants_filesystem(args):
-        return fs_cli.cmd_tools(args, out, err)
     from ..server import server_of
 
     policy = cli.build_policy(args)
     cli.warn_config(policy, err)
-    registration = server_of(policy).register_tools(policy, load_catalog_option(args))
+    server = server_of(policy)
+    catalog = load_catalog_option(args) or server.catalog()
+    registration = server.register_tools(policy, catalog)
     if args.json:
         out.write(json.dumps({
-            "mode": policy.mode.value,
+            "mode": registration.mode,
             "registered": registration.registered,
             "unregistered": registration.unregistered,
             "not_enabled": registration.not_enabled,
             "unknown_enabled": registration.unknown_enabled,
             "warnings": registration.warnings,
-        }) + "\n")
+            "tools": [_tool_record(t) for t in catalog.tools],
+        }, ensure_ascii=False) + "\n")
     else:
-        out.write(f"mode {policy.mode.value}: {len(registration.registered)} tools registered\n")
+        out.write(f"mode {registration.mode}: {len(registration.registered)} tools "
+                  "registered\n")
         for name in registration.registered:
             out.write(f"  + {name}\n")
         for name in registration.unregistered:
@@ -106,6 +107,15 @@ def cmd_tools(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for warning in registration.warnings:
             err.write(f"warning: {one_line(warning)}\n")
     return 2 if policy.errors else 0
+
+
+def _tool_record(tool: Any) -> dict[str, Any]:
+    """A catalog tool for ``tools --json``: its name, MCP annotations and path arguments."""
+    hints = tool.hints.model_dump(exclude_none=True) if tool.hints is not None else {}
+    hints.pop("title", None)
+    return {"name": tool.name, "annotations": hints,
+            "params": [{"location": p.location, "op": p.op} for p in tool.params],
+            "destructive": tool.destructive}
 
 
 def _calls(args: argparse.Namespace) -> Any:

@@ -12,7 +12,7 @@ into the entry, leaving every other byte of the file as it was.
 once: which server, and what it can touch (its reach).
 """
 
-from .launch import FILESYSTEM, GEE_SWEET, Mount
+from .launch import Mount
 from .load import (
     Deployment,
     Provenance,
@@ -31,9 +31,7 @@ from .readers import (
 )
 
 __all__ = [
-    "FILESYSTEM",
     "FORMATS",
-    "GEE_SWEET",
     "ClientConfigFile",
     "ClientEntry",
     "Deployment",

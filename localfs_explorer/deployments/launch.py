@@ -2,36 +2,24 @@
 
 A client entry names a program and its arguments; the server behind them is found by
 peeling off the launchers people use: ``uvx``/``uv tool run``/``pipx run`` (a PyPI
-package, maybe pinned: ``mcp-gee-sweet@0.9.5``), ``python -m``, ``npx``/``npm exec``
-(an npm package: ``@modelcontextprotocol/server-filesystem@2026.8.31``), ``node`` on the
-package's script, and ``docker run`` of an image (its ``-e``/``--env-file`` environment
-and ``-v``/``--mount`` mounts are kept as such: they are what the server in the container
-sees). The server's own arguments are then read the way that server reads them.
+package, maybe pinned: ``pkg@1.2``), ``python -m``, ``npx``/``npm exec`` (an npm
+package: ``@scope/pkg@1.2``), ``node`` on the package's script, and ``docker run`` of an
+image (its ``-e``/``--env-file`` environment and ``-v``/``--mount`` mounts are kept as
+such: they are what the server in the container sees). What each server is called there
+is its own :attr:`~localfs_explorer.server.Server.launcher`; its own arguments are then
+read the way that server reads them (:meth:`~localfs_explorer.server.Server.read_args`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-__all__ = ["DESKTOP_COMMANDER", "FILESYSTEM", "GEE_SWEET", "Launch", "Mount", "identify"]
+from ..server import Launcher, Server, iter_servers
 
-#: Registry ids of the servers the explorer answers for.
-GEE_SWEET = "mcp-gee-sweet"
-FILESYSTEM = "server-filesystem"
-DESKTOP_COMMANDER = "desktop-commander"
-
-_GEE_PACKAGE = "mcp-gee-sweet"
-_GEE_MODULE = "mcp_gee_sweet"
-_FS_PACKAGE = "@modelcontextprotocol/server-filesystem"
-_FS_BIN = "mcp-server-filesystem"
-#: Docker images of the filesystem server (Docker's own catalogue publishes it as
-#: ``mcp/filesystem``).
-_FS_IMAGES = ("mcp/filesystem", "server-filesystem")
-_DC_PACKAGE = "@wonderwhy-er/desktop-commander"
-#: Its image on Docker Hub (``mcp/desktop-commander``) ends with this.
-_DC_IMAGE = "desktop-commander"
+__all__ = ["Launch", "Mount", "identify"]
 
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?(\.exe)?$")
 #: uv / uvx options that take a value.
@@ -73,20 +61,24 @@ class Launch:
     """What a command line says about the server it starts."""
 
     argv: list[str]
-    #: GEE_SWEET, FILESYSTEM, DESKTOP_COMMANDER, or None when it starts none of them.
+    #: The registry id of the server it starts, or None when it starts none known.
     server: str | None = None
     #: The version pinned in the command (``@0.9.5``, ``==0.9.5``), None when unpinned.
     version: str | None = None
-    #: How the server was found (``uvx mcp-gee-sweet@0.9.5``, ``docker image mcp/filesystem``).
+    #: How the server was found (``uvx pkg@0.9.5``, ``docker image mcp/filesystem``).
     how: str = ""
     #: The server's own arguments (after the package or the image).
     server_args: list[str] = field(default_factory=list)
-    #: gee-sweet: the ``--transport`` it reads from its argv (None: not given, stdio).
+    #: The ``--transport`` its arguments select (None: not given).
     transport: str | None = None
-    #: gee-sweet: ``--include-tools``, which it takes over ENABLED_TOOLS.
-    include_tools: str | None = None
-    #: filesystem: the directories on its command line.
-    allowed_dirs: list[str] = field(default_factory=list)
+    #: Settings its arguments give over its environment (``ENABLED_TOOLS``), and the
+    #: option that gives each.
+    settings: dict[str, str] = field(default_factory=dict)
+    settings_from: dict[str, str] = field(default_factory=dict)
+    #: The server's own options its arguments give (its allowed directories), and how
+    #: each reads in a deployment's provenance.
+    options: dict[str, Any] = field(default_factory=dict)
+    shown: list[tuple[str, str]] = field(default_factory=list)
     #: docker run: the container's environment from -e/--env (a bare ``-e KEY`` takes the
     #: value the client has), the --env-file files, mounts and working directory.
     container: bool = False
@@ -157,16 +149,15 @@ def _identify(launch: Launch, argv: list[str], environ: Mapping[str, str], depth
             and len(rest) > 1:
         _shell(launch, program, rest[1], environ, depth)
         return
-    if program == _GEE_PACKAGE:
-        _gee(launch, rest, how=argv[0])
-    elif program == _FS_BIN:
-        _fs(launch, rest, how=argv[0])
+    own = _known(lambda ln: program in ln.bins)
+    if own is not None:
+        _start(launch, own, rest, how=argv[0])
     elif program in ("uvx", "uv"):
         if program == "uv":
             if rest[:2] == ["tool", "run"]:
                 rest = rest[2:]
             elif rest[:1] == ["run"]:
-                # `uv run [--with PKG] mcp-gee-sweet ...` runs a command in a project.
+                # `uv run [--with PKG] server ...` runs a command in a project.
                 start = _positional(rest[1:], _UV_VALUE_OPTIONS)
                 if start is not None:
                     _identify(launch, rest[1 + start:], environ, depth + 1)
@@ -178,16 +169,17 @@ def _identify(launch: Launch, argv: list[str], environ: Mapping[str, str], depth
             return
         spec = _option(rest[:start], ("--from",))
         package, version = _split_pin(rest[start])
+        own = _known(lambda ln: package.split("[")[0] in ln.pypi)
+        if own is None:
+            return
         if spec is not None:
             from_package, version = _split_pin(spec)
-            if from_package.split("[")[0] != _GEE_PACKAGE:
-                if _GEE_PACKAGE not in spec:
+            if from_package.split("[")[0] not in own.launcher.pypi:
+                if not any(name in spec for name in own.launcher.pypi):
                     return
                 version = None  # a URL or a path: no version to name
-                from_package = _GEE_PACKAGE
-        if package.split("[")[0] == _GEE_PACKAGE:
-            launch.version = version
-            _gee(launch, rest[start + 1:], how=f"{program} {rest[start]}")
+        launch.version = version
+        _start(launch, own, rest[start + 1:], how=f"{program} {rest[start]}")
     elif program == "pipx" and rest[:1] == ["run"]:
         rest = rest[1:]
         start = _positional(rest, _PIPX_VALUE_OPTIONS)
@@ -195,16 +187,18 @@ def _identify(launch: Launch, argv: list[str], environ: Mapping[str, str], depth
             return
         spec = _option(rest[:start], ("--spec",)) or rest[start]
         package, version = _split_pin(spec)
-        if package == _GEE_PACKAGE:
+        own = _known(lambda ln: package in ln.pypi)
+        if own is not None:
             launch.version = version
-            _gee(launch, rest[start + 1:], how=f"pipx run {spec}")
+            _start(launch, own, rest[start + 1:], how=f"pipx run {spec}")
     elif _PYTHON.match(program):
-        if len(rest) >= 2 and rest[0] == "-m" and rest[1] == _GEE_MODULE:
-            _gee(launch, rest[2:], how=f"{program} -m {_GEE_MODULE}")
-            launch.notes.append(
-                "the mcp_gee_sweet package has no __main__ module (0.9.5): "
-                f"'{program} -m {_GEE_MODULE}' exits before serving; its console script "
-                "mcp-gee-sweet starts it")
+        module = rest[1] if len(rest) >= 2 and rest[0] == "-m" else None
+        own = _known(lambda ln: module in ln.modules) if module else None
+        if own is not None and module is not None:
+            _start(launch, own, rest[2:], how=f"{program} -m {module}")
+            if own.launcher.module_note:
+                launch.notes.append(own.launcher.module_note.format(program=program,
+                                                                    module=module))
     elif program in ("npx", "bunx", "pnpx") or (program in ("npm", "pnpm")
                                                 and rest[:1] in (["exec"], ["dlx"])):
         if program in ("npm", "pnpm"):
@@ -217,21 +211,24 @@ def _identify(launch: Launch, argv: list[str], environ: Mapping[str, str], depth
         package, version = _split_pin(spec)
         if package_opt is not None:
             package, version = _split_pin(package_opt)
-        if package == _FS_PACKAGE:
+        own = _known(lambda ln: package in ln.npm)
+        if own is not None:
             launch.version = version
-            _fs(launch, rest[start + 1:], how=f"{program} {spec}")
-        elif package == _DC_PACKAGE:
-            launch.version = version
-            _dc(launch, rest[start + 1:], how=f"{program} {spec}")
+            _start(launch, own, rest[start + 1:], how=f"{program} {spec}")
     elif program in ("node", "nodejs", "bun"):
         start = _positional(rest, frozenset())
-        if start is not None and "server-filesystem" in rest[start].replace("\\", "/"):
-            _fs(launch, rest[start + 1:], how=f"{program} {rest[start]}")
-        elif start is not None and _DC_PACKAGE in rest[start].replace("\\", "/"):
-            _dc(launch, rest[start + 1:], how=f"{program} {rest[start]}")
+        script = rest[start].replace("\\", "/") if start is not None else ""
+        own = _known(lambda ln: any(word in script for word in ln.scripts))
+        if own is not None and start is not None:
+            _start(launch, own, rest[start + 1:], how=f"{program} {rest[start]}")
     elif program in ("docker", "podman") and rest[:1] in (["run"], ["container"]):
         rest = rest[2:] if rest[:2] == ["container", "run"] else rest[1:]
         _docker(launch, rest, environ, depth)
+
+
+def _known(matches: Callable[[Launcher], bool]) -> Server | None:
+    """The first registered server whose launcher ``matches``."""
+    return next((s for s in iter_servers() if matches(s.launcher)), None)
 
 
 _SHELL_OPERATORS = frozenset(";&|()")
@@ -303,37 +300,14 @@ def _shell(launch: Launch, program: str, line: str, environ: Mapping[str, str],
         "quoting rules")
 
 
-def _gee(launch: Launch, args: list[str], how: str) -> None:
-    launch.server, launch.how, launch.server_args = GEE_SWEET, how, list(args)
-    # mcp-gee-sweet reads its transport as the value after the last `--transport` word
-    # (local_files.cli_transport); `--transport=sse` is not that word, so it stays stdio.
-    for i, arg in enumerate(args):
-        if arg == "--transport" and i + 1 < len(args):
-            launch.transport = args[i + 1]
-        if arg.startswith("--transport="):
-            launch.notes.append(
-                f"{arg!r}: mcp-gee-sweet reads '--transport VALUE' as two words only, so "
-                "this one leaves it on stdio")
-    for i, arg in enumerate(args):
-        # The first one, as its own argument parser for --include-tools keeps.
-        if arg == "--include-tools" and i + 1 < len(args):
-            launch.include_tools = args[i + 1] or None
-            break
-    if "auth" in [a for i, a in enumerate(args)
-                  if i == 0 or args[i - 1] not in ("--transport", "--include-tools")]:
-        launch.notes.append("the arguments run 'mcp-gee-sweet auth' (the OAuth consent "
-                            "flow), not the server")
-
-
-def _fs(launch: Launch, args: list[str], how: str) -> None:
-    launch.server, launch.how, launch.server_args = FILESYSTEM, how, list(args)
-    # Every argument is an allowed directory (the server takes no options of its own).
-    launch.allowed_dirs = [a for a in args if a]
-
-
-def _dc(launch: Launch, args: list[str], how: str) -> None:
-    # DesktopCommanderMCP reads its settings from HOME's settings file, not its arguments.
-    launch.server, launch.how, launch.server_args = DESKTOP_COMMANDER, how, list(args)
+def _start(launch: Launch, server: Server, args: list[str], how: str) -> None:
+    """``launch`` starts ``server`` with ``args``, read as the server reads them."""
+    said = server.read_args(args)
+    launch.server, launch.how, launch.server_args = server.id, how, list(args)
+    launch.transport = said.transport
+    launch.settings, launch.settings_from = dict(said.env), dict(said.env_from)
+    launch.options, launch.shown = dict(said.options), list(said.shown)
+    launch.notes.extend(said.notes)
 
 
 def _docker(launch: Launch, args: list[str], environ: Mapping[str, str], depth: int) -> None:
@@ -388,17 +362,12 @@ def _docker(launch: Launch, args: list[str], environ: Mapping[str, str], depth: 
     inside = args[image_at + 1:]
     repository, version = _image_tag(image)
     launch.container = True
-    if repository.endswith(_FS_IMAGES) or repository.rsplit("/", 1)[-1] == "filesystem":
+    last = repository.rsplit("/", 1)[-1]
+    own = _known(lambda ln: repository.endswith(ln.images) if ln.images else False) or \
+        _known(lambda ln: last in ln.image_names)
+    if own is not None:
         launch.version = version
-        _fs(launch, inside, how=f"docker image {image}")
-        return
-    if repository.rsplit("/", 1)[-1] == _DC_IMAGE:
-        launch.version = version
-        _dc(launch, inside, how=f"docker image {image}")
-        return
-    if repository.rsplit("/", 1)[-1] == _GEE_PACKAGE:
-        launch.version = version
-        _gee(launch, inside, how=f"docker image {image}")
+        _start(launch, own, inside, how=f"docker image {image}")
         return
     # Another image: the server may be the command run inside it.
     _identify(launch, inside, environ, depth + 1)

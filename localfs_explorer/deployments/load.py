@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..secrets import note_secret_values, note_secrets, scrub, secret_values, shown_value
+from ..server import get_server, list_servers
 from .expand import Expander, Unresolved
-from .launch import FILESYSTEM, GEE_SWEET, Mount, identify
+from .launch import Mount, identify
 from .launchers import Unwrapped, unwrap
 from .readers import (
     CLIENT_NAMES,
@@ -33,7 +34,6 @@ from .readers import (
 
 if TYPE_CHECKING:
     from ..config import ServerConfig
-    from ..servers.filesystem import FilesystemConfig
 
 __all__ = [
     "Deployment",
@@ -45,8 +45,6 @@ __all__ = [
 
 #: Where a value came from.
 Source = Literal["entry", "envFile", "container", "default"]
-#: The transports mcp-gee-sweet serves; another --transport value makes it exit.
-_GEE_TRANSPORTS = ("stdio", "sse", "streamable-http")
 
 
 class Provenance(BaseModel):
@@ -79,7 +77,7 @@ class Deployment(BaseModel):
     format: ClientFormat
     entry: str
     line: int | None = None
-    #: The registry id of the server (``mcp-gee-sweet``, ``server-filesystem``).
+    #: The registry id of the server.
     server: str
     #: The version pinned in the command, None when it is not pinned.
     server_version: str | None = None
@@ -93,10 +91,12 @@ class Deployment(BaseModel):
     #: The working directory the client starts the server in (None: the client's own,
     #: which the file doesn't say).
     cwd: str | None = None
-    #: The filesystem server's allowed directories (its arguments).
-    allowed_dirs: list[str] = Field(default_factory=list)
-    #: gee-sweet's ``--include-tools`` (it wins over ENABLED_TOOLS).
-    include_tools: str | None = None
+    #: Settings the server's arguments give over its environment (``ENABLED_TOOLS``).
+    arg_settings: dict[str, str] = Field(default_factory=dict)
+    #: The server's own options its arguments give (its allowed directories).
+    server_options: dict[str, Any] = Field(default_factory=dict)
+    #: The values its arguments give those options, as written (its allowed directories).
+    arg_paths: list[str] = Field(default_factory=list)
     #: Whether the server runs in a container (``docker run``), and its mounts.
     container: bool = False
     mounts: list[Mount] = Field(default_factory=list)
@@ -125,12 +125,9 @@ class Deployment(BaseModel):
                 for k, v in ((k, shown_value(k, v)) for k, v in self.env.items())}
 
     def settings(self) -> dict[str, str]:
-        """The server process's variables the entry sets (gee-sweet reads its settings
-        from them); ``--include-tools`` is its ENABLED_TOOLS."""
-        values = dict(self.env)
-        if self.include_tools is not None:
-            values["ENABLED_TOOLS"] = self.include_tools
-        return values
+        """The server process's variables the entry sets, with the settings its
+        arguments give over them."""
+        return {**self.env, **self.arg_settings}
 
     def server_config(self, **changes: Any) -> ServerConfig:
         """The :class:`ServerConfig` of this deployment (``changes`` on top).
@@ -138,8 +135,8 @@ class Deployment(BaseModel):
         The server it starts, at the pinned release when the explorer models it; the
         entry's environment as the server process's (``settings``); its transport and
         working directory as the client starts it (an entry that names none: the current
-        directory, as the command line assumes); the filesystem server's arguments as
-        its allowed directories.
+        directory, as the command line assumes); the server's own options its
+        arguments give.
         """
         from ..config import ServerConfig
 
@@ -147,8 +144,8 @@ class Deployment(BaseModel):
             "server": self.server, "server_version": self.modelled_version(),
             "settings": self.settings(), "transport": self.transport, "cwd": self.cwd,
         }
-        if self.server == FILESYSTEM:
-            fields["server_options"] = {"directories": tuple(self.allowed_dirs)}
+        if self.server_options:
+            fields["server_options"] = dict(self.server_options)
         fields.update(changes)
         return ServerConfig(**fields)
 
@@ -160,31 +157,6 @@ class Deployment(BaseModel):
         if self.server_version in versions[1:]:
             return self.server_version
         return None
-
-    def filesystem_config(self) -> FilesystemConfig:
-        """The filesystem server's :class:`FilesystemConfig` for this deployment: its
-        arguments as the allowed directories, its working directory, ``HOME`` from its
-        environment, the pinned release (the newest modelled when unpinned); the MCP
-        roots are the client's to advertise, which the file doesn't say (None)."""
-        from ..servers.filesystem import DEFAULT_VERSION, FilesystemConfig
-
-        if self.server != FILESYSTEM:
-            raise DeploymentError(f"{self.where}: entry {self.entry!r} starts "
-                                  f"{self.server}, not the filesystem server")
-        try:
-            return FilesystemConfig(directories=tuple(self.allowed_dirs), cwd=self.cwd,
-                                    home=self.env.get("HOME"),
-                                    version=self.server_version or DEFAULT_VERSION)
-        except ValueError as exc:
-            raise DeploymentError(f"{self.where}: entry {self.entry!r}: {exc}") from None
-
-
-def _modelled() -> list[str]:
-    """The ids of the servers the explorer answers for."""
-    from ..server import list_servers
-
-    return list_servers()
-
 
 def _versions(server: str) -> tuple[str, ...]:
     """The releases of ``server`` the explorer models (none when it isn't registered)."""
@@ -308,7 +280,7 @@ def choose_entry(config: ClientConfigFile, entry: str | None,
 
         names = "; ".join(runs(e) for e in config.entries[:12])
         raise DeploymentError(f"{config.path}: no entry starts a server the explorer models "
-                              f"({', '.join(_modelled())}): {names}; 'localfs-explorer "
+                              f"({', '.join(list_servers())}): {names}; 'localfs-explorer "
                               "deployment' answers for every entry")
     names = ", ".join(f"{e.name!r} ({c[0]}, line {e.line})" if e.line else f"{e.name!r}"
                       for e, c in servers)
@@ -384,7 +356,7 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
         prefix = f"{path}:{at}" if at else path
         raise DeploymentError(
             f"{prefix}: entry {entry.name!r} runs {package_words(argv)!r}, which the "
-            f"explorer doesn't model (it models {', '.join(_modelled())})")
+            f"explorer doesn't model (it models {', '.join(list_servers())})")
     provenance: list[Provenance] = []
 
     def line(field: str) -> int | None:
@@ -473,31 +445,30 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
         provenance.append(Provenance(setting=f"env {key}", value=shown_value(key, env[key]),
                                      source=source, detail=detail, line=at))
 
-    # The transport.
+    # The transport, as the server reads it from its arguments.
+    server = get_server(launch.server)
     transport = "stdio"
-    if launch.server == GEE_SWEET:
-        if launch.transport is not None:
-            transport = launch.transport
-            if transport not in _GEE_TRANSPORTS:
-                raise DeploymentError(
-                    f"{path}:{arg_line(transport)}: entry {entry.name!r}: --transport "
-                    f"{transport!r} "
-                    "makes mcp-gee-sweet exit (it serves stdio, sse or streamable-http)")
-            provenance.append(Provenance(setting="transport", value=transport, source="entry",
-                                         detail="--transport in the arguments",
-                                         line=arg_line(transport)))
-        else:
-            provenance.append(Provenance(setting="transport", value="stdio", source="default",
-                                         detail="no --transport in the arguments"))
-        if transport != "stdio":
-            launch.notes.append(
-                f"the server serves {transport} while {CLIENT_NAMES[fmt]} talks to it over "
-                "stdin/stdout: the client won't reach it")
-        if launch.include_tools is not None:
-            provenance.append(Provenance(
-                setting="env ENABLED_TOOLS", value=launch.include_tools, source="entry",
-                detail="--include-tools in the arguments, which wins over ENABLED_TOOLS",
-                line=line("args")))
+    if launch.transport is not None:
+        transport = launch.transport
+        if transport not in server.transports:
+            raise DeploymentError(
+                f"{path}:{arg_line(transport)}: entry {entry.name!r}: --transport {transport!r} "
+                f"makes {server.id} exit (it serves {', '.join(server.transports)})")
+        provenance.append(Provenance(setting="transport", value=transport, source="entry",
+                                     detail="--transport in the arguments",
+                                     line=arg_line(transport)))
+    elif len(server.transports) > 1:
+        provenance.append(Provenance(setting="transport", value="stdio", source="default",
+                                     detail="no --transport in the arguments"))
+    if transport != "stdio":
+        launch.notes.append(
+            f"the server serves {transport} while {CLIENT_NAMES[fmt]} talks to it over "
+            "stdin/stdout: the client won't reach it")
+    for key, value in launch.settings.items():
+        option = launch.settings_from.get(key, "an argument")
+        provenance.append(Provenance(
+            setting=f"env {key}", value=shown_value(key, value), source="entry",
+            detail=f"{option} in the arguments, which wins over {key}", line=line("args")))
 
     # The working directory: the entry's cwd, where a launcher may change directory again
     # (uv run --directory, relative to the cwd the client starts it in).
@@ -520,14 +491,14 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
     else:
         cwd, why = _default_cwd(config)
         provenance.append(Provenance(setting="cwd", value=cwd, source="default", detail=why))
-    for dir_ in launch.allowed_dirs:
-        provenance.append(Provenance(setting="allowed dir", value=dir_, source="entry",
-                                     detail="an argument of the server", line=arg_line(dir_)))
+    for setting, value in launch.shown:
+        provenance.append(Provenance(setting=setting, value=value, source="entry",
+                                     detail="an argument of the server", line=arg_line(value)))
     for mount in launch.mounts:
         provenance.append(Provenance(setting="mount", value=mount.describe(),
                                      source="container", detail="docker -v/--mount",
                                      line=line("args")))
-    shown = windows_paths([*launch.allowed_dirs, *env.values()])[:3]
+    shown = windows_paths([*(v for _, v in launch.shown), *env.values()])[:3]
     if shown and not launch.container:
         launch.notes.append(
             f"{', '.join(shown)}: Windows paths; the directories can't be checked on this "
@@ -551,8 +522,9 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
     return Deployment(
         path=path, format=fmt, entry=entry.name, line=entry.line, server=launch.server,
         server_version=launch.version, argv=argv, transport=transport, env=env,
-        env_file=env_file, cwd=cwd, allowed_dirs=launch.allowed_dirs,
-        include_tools=launch.include_tools, container=launch.container,
+        env_file=env_file, cwd=cwd, arg_settings=launch.settings,
+        server_options=launch.options, arg_paths=[v for _, v in launch.shown],
+        container=launch.container,
         mounts=launch.mounts, provenance=provenance, notes=launch.notes,
         warnings=list(config.warnings), secrets=secrets,
     )

@@ -210,19 +210,19 @@ def _modelled(base: dict[str, Any], found: Deployment, platform: str, home: str,
     from ..server import get_server
 
     notes = [*found.notes]
-    shown = windows_paths([*found.allowed_dirs, *found.env.values()])[:5]
+    shown = windows_paths([*found.arg_paths, *found.env.values()])[:5]
     if shown or platform == "windows":
         # Drive and UNC paths mean the file is written for a Windows machine: this Linux
         # host can't say whether its folders exist, and its own rules would misread them.
         what = ", ".join(shown) if shown else "the entry's paths"
-        return EntryAnswer(**base, reach="modelled", directories=list(found.allowed_dirs),
+        return EntryAnswer(**base, reach="modelled", directories=list(found.arg_paths),
                            windows_paths=shown,
                            summary="Windows paths: the directories can't be checked here",
                            notes=[*notes, f"{what}: Windows paths; the directories can't be "
                                   "checked on this machine (answer on the Windows machine "
                                   "itself)"])
     if not read_files:
-        return EntryAnswer(**base, reach="modelled", directories=list(found.allowed_dirs),
+        return EntryAnswer(**base, reach="modelled", directories=list(found.arg_paths),
                            summary="not checked: this page reads no file of the machine "
                            "serving it", notes=notes)
     try:
@@ -232,7 +232,7 @@ def _modelled(base: dict[str, Any], found: Deployment, platform: str, home: str,
                            notes=[*notes, str(exc)])
     summary = policy.summary()
     findings = [_finding(f) for f in get_server(found.server).findings(policy)]
-    directories = _directories(summary)
+    directories = _directories(summary, policy)
     if not policy.serves:
         text = f"the server exits: {policy.exit_message or 'it would not start'}"
         return EntryAnswer(**base, reach="modelled", summary=text, findings=findings,
@@ -253,15 +253,21 @@ def _modelled(base: dict[str, Any], found: Deployment, platform: str, home: str,
                        findings=findings, notes=[*notes, *policy.warnings])
 
 
-def _directories(summary: Mapping[str, Any]) -> list[str]:
-    """The directories a policy summary says the server allows."""
+def _directories(summary: Mapping[str, Any], policy: Any) -> list[str]:
+    """The directories a policy summary says the server allows; when it lists none, the
+    ones its exposure walk starts from (a server allowing every path walks ``/``)."""
+    from ..server import server_of
+
+    listed: list[str] = []
     if isinstance(summary.get("allowed_directories"), list):
-        return [str(d) for d in summary["allowed_directories"]]
-    roots = summary.get("roots")
-    if isinstance(roots, list):
-        return [str(r.get("resolved") or r.get("configured")) for r in roots
-                if isinstance(r, dict) and not r.get("problem")]
-    return []
+        listed = [str(d) for d in summary["allowed_directories"]]
+    elif isinstance(roots := summary.get("roots"), list):
+        listed = [str(r.get("resolved") or r.get("configured")) for r in roots
+                  if isinstance(r, dict) and not r.get("problem")]
+    if listed:
+        return listed
+    scope = server_of(policy).exposure_scope(policy)
+    return list(scope.starts) if scope is not None else []
 
 
 def _finding(raw: Mapping[str, Any]) -> ReachFinding:
@@ -350,7 +356,7 @@ def _container(base: dict[str, Any], runs: str, mounts: list[Mount],
             notes.append(f"the server's policy in the container can't be predicted: {exc}")
         else:
             summary = policy.summary()
-            directories = _directories(summary)
+            directories = _directories(summary, policy)
             if not policy.serves:
                 reached = []
                 state = f"the server exits in the container: {policy.exit_message}; "

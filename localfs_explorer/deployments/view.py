@@ -40,7 +40,9 @@ def deployment_json(found: Deployment, overridden: Iterable[str] = ()) -> dict[s
         "file": found.path, "format": found.format, "entry": found.entry,
         "line": found.line, "server": found.server, "server_version": found.server_version,
         "transport": found.transport, "cwd": found.cwd, "env": found.masked_env(),
-        "env_file": found.env_file, "allowed_dirs": list(found.allowed_dirs),
+        "env_file": found.env_file,
+        "server_options": {k: list(v) if isinstance(v, (list, tuple)) else v
+                           for k, v in found.server_options.items()},
         "container": found.container,
         "mounts": [m.describe() for m in found.mounts],
         "provenance": [p.model_dump() for p in found.provenance],

@@ -149,9 +149,9 @@ def plan_write_back(path: str | os.PathLike[str], entry: str | None = None, *,
     if found.container:
         raise DeploymentError(f"{found.where}: entry {found.entry!r} runs docker: its env is "
                               "the docker command's, not the server's; edit its -e options")
-    from .launch import GEE_SWEET
+    from ..server import get_server
 
-    if found.server != GEE_SWEET:
+    if not get_server(found.server).env_file:
         raise DeploymentError(f"{found.where}: entry {found.entry!r} starts {found.server}, "
                               "which takes no settings from its environment")
     to_env = {k: v for k, v in edits.items() if k in chosen.env or not chosen.env_file}

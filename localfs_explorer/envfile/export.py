@@ -361,13 +361,16 @@ def export_env(
         except EnvFileError as exc:
             raise ExportError(str(exc)) from None
         if validate is None:
-            from ..servers.gee_sweet.policy import PolicyError, resolve_policy
+            # The default server, which reads its settings from a .env, resolves it.
+            from ..fs import HostFS
+            from ..server import Setup, get_server
 
             try:
-                policy = resolve_policy(env, transport=transport, fs=fs, cwd=cwd,
-                                        package_dir=package_dir, profile=profile,
-                                        platform=platform)
-            except PolicyError as exc:
+                policy = get_server().resolve(Setup(
+                    env=env, fs=fs if fs is not None else HostFS(), base_dir=os.getcwd(),
+                    cwd=cwd, package_dir=package_dir, transport=transport,
+                    platform=platform, profile=profile))
+            except LocalfsError as exc:
                 raise ExportError(str(exc)) from None
         else:
             policy = validate(env)

@@ -16,12 +16,12 @@ what would remove it:
 - ``info``: readable and writable files and bytes per walked directory, and the largest
   directories.
 
-A server that names the directories it allows (the reference filesystem server) says so
-through the seam (:meth:`~localfs_explorer.server.Server.exposure_scope`): its allowed
-directories are walked instead, with its own findings (see :mod:`.allowed`).
-
-What is walked: in ``roots`` mode the resolved roots; otherwise the server account's
-home and the startup directory; and each directory of ``scope`` besides. Symlinks are
+Which walk runs is the server's to say (:meth:`~localfs_explorer.server.Server.exposure_walk`):
+by default the directories the server allows
+(:meth:`~localfs_explorer.server.Server.exposure_scope`) are walked, with its own
+findings (see :mod:`.allowed`); mcp-gee-sweet has a walk of its own (in its folder) over
+its resolved roots in ``roots`` mode, otherwise the server account's home and the
+startup directory. Each directory of ``scope`` is walked besides. Symlinks are
 never descended: each is checked as the tool call would name it, so a link to a file
 inside a root is that file again (counted once) and a link leading out of the roots is a
 refusal, not a walk. The walk is bounded (entries, depth), says where it stopped, reports
@@ -42,7 +42,7 @@ directory holding a symlink, a deny-listed entry, a file a rule names by path, a
 listed twice or one already met entry by entry is walked entry by entry instead. Whether
 two directories decided at once shared a file (a hardlink) is answered once the walk is
 over; if any did, the tree is walked a second time knowing those files, so that each is
-counted once under its first name (see :func:`.walker.walk_exposure`). ``sizes=True``
+counted once under its first name (see mcp-gee-sweet's ``walk_exposure``). ``sizes=True``
 (the default) adds one lstat per file for the byte counts; ``sizes=False`` gives counts
 without bytes and the fastest walk.
 """
@@ -55,7 +55,6 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ..server import server_of
-from ..servers.gee_sweet.policy import Policy
 from .records import (
     FINDING_COLUMNS,
     SEVERITIES,
@@ -68,7 +67,6 @@ from .records import (
     WalkProgress,
     severity_at_least,
 )
-from .walker import _InventoryWalker, walk_exposure
 
 __all__ = [
     "FINDING_COLUMNS",
@@ -86,25 +84,33 @@ __all__ = [
 ]
 
 
-def default_scope(policy: Policy) -> list[str]:
-    """The directories :func:`exposure` walks when given no scope: the resolved roots in
-    roots mode, else the server account's home and the startup directory (for a server
-    that names the directories it allows, each of those, resolved)."""
-    allowed = server_of(policy).exposure_scope(policy)
-    if allowed is not None:
-        from .allowed import _AllowedWalk
+def _no_walk(policy: Any) -> ExposureError:
+    server = server_of(policy)
+    return ExposureError(f"{server.title or server.id} has no exposure walk: the server "
+                         "names no directories a tool call can reach into")
 
-        walk = _AllowedWalk(policy, allowed.starts, allowed.home, sizes=False,
-                            max_entries=1, max_depth=0, progress=None, cancel=None,
-                            keep_paths=False, server_dirs=())
-        return [path for path, _configured in walk.starts(None)]
-    walker = _InventoryWalker(policy, sizes=False, max_entries=1, max_depth=0, over_http=None,
-                     progress=None, cancel=None, keep_paths=False, server_dirs=())
-    return [s.path for s in walker.starts(None)]
+
+def default_scope(policy: Any) -> list[str]:
+    """The directories :func:`exposure` walks when given no scope: what the server's own
+    walk starts from (mcp-gee-sweet: the resolved roots in roots mode, else the account's
+    home and the startup directory), else each directory the server allows, resolved."""
+    server = server_of(policy)
+    own = server.exposure_walk(policy)
+    if own is not None:
+        return own.starts(policy)
+    allowed = server.exposure_scope(policy)
+    if allowed is None:
+        raise _no_walk(policy)
+    from .allowed import _AllowedWalk
+
+    walk = _AllowedWalk(policy, allowed.starts, allowed.home, sizes=False,
+                        max_entries=1, max_depth=0, progress=None, cancel=None,
+                        keep_paths=False, server_dirs=())
+    return [path for path, _configured in walk.starts(None)]
 
 
 def exposure(
-    policy: Policy,
+    policy: Any,
     scope: Iterable[str] | None = None,
     *,
     sizes: bool = True,
@@ -121,8 +127,8 @@ def exposure(
     Args:
         policy: the resolved policy (its ``fs`` is the host walked: this machine, a
             snapshot or a described host).
-        scope: directories to walk besides the default ones (the roots in roots mode,
-            else the server account's home and the startup directory); ``/`` allowed.
+        scope: directories to walk besides the default ones (:func:`default_scope`);
+            ``/`` allowed.
         sizes: count bytes too (one lstat per entry); False is faster.
         max_entries, max_depth: where the walk stops; the inventory says so.
         over_http: whether the tool calls arrive over HTTP (default: by transport).
@@ -133,24 +139,33 @@ def exposure(
             (``Inventory.readable`` / ``writable``), for comparing two policies.
         server_dirs: directories holding the server's code (default: its package
             directory); writable code there is critical.
+
+    Raises :class:`ExposureError` for limits out of range and for a server that has no
+    exposure walk.
     """
     if max_entries < 1 or max_depth < 0:
         raise ExposureError("the entry limit must be at least 1 and the depth limit at least 0")
-    allowed = server_of(policy).exposure_scope(policy)
-    if allowed is not None:
-        # A server that names the directories it allows: those are walked, through the
-        # policy's own checks (it has no HTTP transport and no deny-list).
-        from .allowed import allowed_exposure
+    server = server_of(policy)
+    scope_list = list(scope) if scope is not None else None
+    own = server.exposure_walk(policy)
+    if own is not None:
+        inventory: Inventory = own.walk(
+            policy, scope_list, sizes=sizes, max_entries=max_entries, max_depth=max_depth,
+            over_http=over_http, progress=progress, cancel=cancel, keep_paths=keep_paths,
+            server_dirs=server_dirs)
+        return inventory
+    allowed = server.exposure_scope(policy)
+    if allowed is None:
+        raise _no_walk(policy)
+    # The shared walk of the directories the server allows, through the policy's own
+    # checks (no HTTP transport, no deny-list of its own).
+    from .allowed import allowed_exposure
 
-        return allowed_exposure(
-            policy, allowed.starts, allowed.home, list(scope) if scope is not None else None,
-            sizes=sizes, max_entries=max_entries, max_depth=max_depth, progress=progress,
-            cancel=cancel, keep_paths=keep_paths, server_dirs=server_dirs or (),
-            same_for_write=allowed.same_for_write)
-    return walk_exposure(
-        policy, list(scope) if scope is not None else None, sizes=sizes,
-        max_entries=max_entries, max_depth=max_depth, over_http=over_http,
-        progress=progress, cancel=cancel, keep_paths=keep_paths, server_dirs=server_dirs)
+    return allowed_exposure(
+        policy, allowed.starts, allowed.home, scope_list,
+        sizes=sizes, max_entries=max_entries, max_depth=max_depth, progress=progress,
+        cancel=cancel, keep_paths=keep_paths, server_dirs=server_dirs or (),
+        same_for_write=allowed.same_for_write)
 
 
 def progress_line(p: WalkProgress, started: float | None = None) -> str:

@@ -1,5 +1,5 @@
-"""What both exposure walks share: mcp-gee-sweet's (:mod:`.walker`) and the one of a
-server that names the directories it allows (:mod:`.allowed`).
+"""What every exposure walk shares: the allowed-directories walk (:mod:`.allowed`) and a
+server's own walk (mcp-gee-sweet's, in its folder).
 
 The state of one inventory (limits, counts, findings, where the walk stopped), the
 findings drawn once the walk is over (writable executed files under their anchor, the
@@ -11,12 +11,12 @@ checks, and the shared part adds no call to them.
 from __future__ import annotations
 
 import posixpath
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..paths import is_within
 from ..sensitive import sensitive_reason
-from .host import _cancelled
 from .records import (
     _RANK,
     DirSize,
@@ -28,6 +28,15 @@ from .records import (
     _human,
 )
 from .rules import _Executed, _rules
+
+
+def _cancelled(cancel: Any) -> bool:
+    """Whether ``cancel`` (an event, a callable or None) says to stop the walk."""
+    if cancel is None:
+        return False
+    if isinstance(cancel, threading.Event):
+        return cancel.is_set()
+    return bool(cancel())
 
 
 class _WalkBase:

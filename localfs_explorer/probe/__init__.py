@@ -3,7 +3,7 @@
 :func:`probe_call` answers "if the model calls this tool with these arguments, over this
 transport, what happens?": whether the tool is registered and visible, whether it is
 held for approval, every local path the call touches with the server's
-:class:`~localfs_explorer.check.Decision` for it, and the outcome the model sees.
+:class:`~localfs_explorer.servers.gee_sweet.check.Decision` for it, and the outcome the model sees.
 
 The outcome follows the server's design:
 

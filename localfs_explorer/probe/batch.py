@@ -15,7 +15,7 @@ from .records import CallVerdict, ProbeError, verdicts_frame
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..servers.gee_sweet.policy import Policy
+    from ..server import ServerPolicy as Policy
 
 
 def iter_call_verdicts(

@@ -40,9 +40,9 @@ from .walk import run_drive_files, run_sync, run_top_files, run_walk
 
 if TYPE_CHECKING:
     from ..access import ToolAccess
-    from ..check import Decision
     from ..server import CallAnswer
-    from ..servers.gee_sweet.policy import Policy
+    from ..server import ServerPolicy as Policy
+    from ..server import Verdict as Decision
 
 
 @functools.lru_cache(maxsize=8192)

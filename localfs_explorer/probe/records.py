@@ -20,7 +20,7 @@ from ..vocab import Gate, Outcome
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..check import Decision
+    from ..server import Verdict as Decision
 
 
 class ProbeError(LocalfsError):

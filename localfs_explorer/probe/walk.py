@@ -29,7 +29,7 @@ from .tool_paths import (
 )
 
 if TYPE_CHECKING:
-    from ..check import Decision
+    from ..server import Verdict as Decision
     from .tool_paths import ProbeState
 
 

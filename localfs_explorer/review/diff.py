@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
     from ..catalog import Catalog, Tool
     from ..probe import CallVerdict
-    from ..servers.gee_sweet.policy import Policy
+    from ..server import ServerPolicy as Policy
     from ..vocab import Op
 
 __all__ = [

@@ -41,9 +41,9 @@ from ..textsafe import csv_table, table_text
 from ..userfiles import write_output
 
 if TYPE_CHECKING:
-    from ..check import Decision
     from ..exposure import Inventory
-    from ..servers.gee_sweet.policy import Policy
+    from ..server import ServerPolicy as Policy
+    from ..server import Verdict as Decision
     from .diff import DiffResult
     from .scenarios import RunResult
 
@@ -146,21 +146,6 @@ def _plain(value: Any) -> Any:
 # --------------------------------------------------------------------------- sections
 
 
-def _is_default_server(policy: Any) -> bool:
-    from ..server import DEFAULT_SERVER
-
-    return (getattr(policy, "server_id", None) or DEFAULT_SERVER) == DEFAULT_SERVER
-
-
-def _summary_section(policy: Any, title: str) -> Section:
-    """Another server's configuration: its own ``summary()`` (findings listed apart)."""
-    values = {k.replace("_", " "): v for k, v in policy.summary().items()
-              if k != "findings"}
-    if policy.env.values:
-        values["settings"] = masked(dict(sorted(policy.env.values.items())))
-    return Section(title=title, values=values)
-
-
 def server_findings(policy: Any) -> list[dict[str, Any]]:
     """What the policy's server finds risky in it (:meth:`Server.findings`), as rows."""
     from ..server import server_of
@@ -179,27 +164,13 @@ def _findings_summary(findings: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def config_section(policy: Policy, title: str = "Configuration") -> Section:
-    """The facts of one resolved configuration, secrets masked."""
-    if not _is_default_server(policy):
-        return _summary_section(policy, title)
-    env = policy.env
-    values: dict[str, Any] = {
-        "LOCAL_FILE_ACCESS": f"{policy.mode.value} "
-                             f"({'explicit' if policy.explicit else 'defaulted'})",
-        "transport": policy.transport,
-        "target host": getattr(policy.fs, "label", "filesystem"),
-        "startup directory": policy.cwd,
-        "package directory": policy.package_dir,
-        "the server would start": "yes" if policy.serves else f"no: {policy.exit_message}",
-        "roots": [r.configured for r in policy.roots],
-        "deny-list": [f"{e.setting}: {e.resolved}" for e in policy.deny_list]
-        + [f"{d.setting}: {d.resolved}/ (directory)" for d in policy.deny_dirs],
-        ".env": env.source or "(none)",
-        "settings": masked(dict(sorted(env.values.items()))),
-    }
-    warnings = [*env.warnings, *policy.warnings]
-    if warnings:
-        values["warnings"] = warnings
+    """The facts of one resolved configuration as its server states them
+    (:meth:`~localfs_explorer.server.Server.config_facts`), secrets masked."""
+    from ..server import server_of
+
+    values = dict(server_of(policy).config_facts(policy))
+    if "settings" in values:
+        values["settings"] = masked(dict(values["settings"]))
     return Section(title=title, values=values)
 
 
@@ -236,7 +207,7 @@ def batch_report(
 
     ``calls`` is :func:`~localfs_explorer.probe.probe_calls`'s DataFrame, a list of
     :class:`~localfs_explorer.probe.CallVerdict`, or rows in its columns; ``decisions``
-    are :class:`~localfs_explorer.check.Decision` objects from ``policy.check``.
+    are :class:`~localfs_explorer.servers.gee_sweet.check.Decision` objects from ``policy.check``.
     """
     rows = _batch_rows(calls)
     rows.extend(decision_row(d) for d in decisions)
@@ -258,7 +229,7 @@ def batch_report(
     report = Report(
         kind="batch", title=title, summary=summary, findings=findings,
         configurations=[config_section(policy)],
-        charts=[Chart(title="Verdicts by reason", counts=_ordered_reasons(reasons)),
+        charts=[Chart(title="Verdicts by reason", counts=_ordered_reasons(reasons, policy)),
                 Chart(title="Calls by tool", counts=dict(by_tool.most_common())),
                 Chart(title="Calls by outcome", counts=dict(by_outcome.most_common()))],
         columns=list(BATCH_COLUMNS), rows=rows,
@@ -266,10 +237,11 @@ def batch_report(
     return _scrubbed(report, secret_values(policy.env.values))
 
 
-def _ordered_reasons(counts: Mapping[str, int]) -> dict[str, int]:
-    from ..vocab import REASONS
+def _ordered_reasons(counts: Mapping[str, int], policy: Any) -> dict[str, int]:
+    """``counts`` in the order the policy's server lists its reasons, others after."""
+    from ..server import server_of
 
-    ordered = {r: counts[r] for r in REASONS if counts.get(r)}
+    ordered = {r: counts[r] for r in server_of(policy).reasons if counts.get(r)}
     ordered.update({k: v for k, v in counts.items() if k not in ordered and v})
     return ordered
 
@@ -311,7 +283,7 @@ def diff_report(
             Chart(title="Changes by category",
                   counts={k: v for k, v in counts.items() if k != "unchanged"}),
             Chart(title="Changed path verdicts by reason (after)",
-                  counts=_ordered_reasons(reasons)),
+                  counts=_ordered_reasons(reasons, after)),
             Chart(title="Changed calls by tool", counts=dict(tools.most_common())),
         ],
         columns=list(COLUMNS), rows=[c.row() for c in changes],

@@ -70,7 +70,7 @@ from .session_file import (
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..servers.gee_sweet.policy import Policy
+    from ..server import ServerPolicy as Policy
 
 __all__ = [
     "PERSON_REFUSAL",

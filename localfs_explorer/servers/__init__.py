@@ -1,5 +1,6 @@
-"""One package per server the explorer answers for, each behind :mod:`localfs_explorer.server`.
+"""One folder per server the explorer ships, each behind :mod:`localfs_explorer.server`.
 
-Nothing here is imported by the shared machinery directly: the registry in
-:mod:`localfs_explorer.server` loads a server's package when it is first asked for.
+Nothing outside a server's folder imports it: the registry in
+:mod:`localfs_explorer.server` finds each through the ``localfs_explorer.servers``
+entry-point group and loads its package when it is first asked for.
 """

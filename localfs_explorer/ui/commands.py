@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, cast
 
 from ..secrets import hidden_values, holds_secret, is_secret_key, is_secret_setting, scrub
-from ..server import DEFAULT_SERVER
+from ..server import DEFAULT_SERVER, get_server
 from .model import EXAMPLE_PREFIX, HOST_TARGET, UPLOAD_TARGET, ExplorerModel
 from .share import PLACEHOLDER
 
@@ -31,9 +31,9 @@ def _setting(key: str, value: str) -> list[str]:
 def reads_env(model: ExplorerModel) -> bool:
     """Whether the model's server takes its settings from a ``.env`` and variables (the
     filesystem server takes directories on its command line, and refuses ``--env``)."""
-    from .fsbar import FILESYSTEM_SERVER
+    from ..server import get_server
 
-    return model.server != FILESYSTEM_SERVER
+    return get_server(model.server).env_file
 
 
 def env_stdin_text(model: ExplorerModel) -> str | None:
@@ -126,27 +126,14 @@ def environment_options(model: ExplorerModel, *, keep: Collection[str] = ()) -> 
 
 
 def _server_options(m: ExplorerModel) -> list[str]:
-    """``--server`` and the server's own settings (server-filesystem's directories, roots
-    and HOME; desktop-commander's allowed directories, HOME and settings file), as its
-    command-line options spell them."""
+    """``--server`` and the server's own settings, as its command-line options spell
+    them (:meth:`~localfs_explorer.server.Server.cli_words`)."""
     if m.server == DEFAULT_SERVER and not m.server_version:
         return []
     argv = ["--server", m.server]
     if m.server_version:
         argv += ["--server-version", m.server_version]
-    options = m.server_options
-    for directory in options.get("directories") or ():
-        argv += ["--allowed-dir", str(directory)]
-    for root in options.get("roots") or ():
-        argv += ["--root", str(root)]
-    # desktop-commander's allow-list and settings file.
-    for directory in options.get("allowed_directories") or ():
-        argv += ["--allowed-dir", str(directory)]
-    if options.get("settings_file") is not None:
-        argv += ["--dc-config", str(options["settings_file"])]
-    if options.get("home") is not None:
-        argv += ["--home", str(options["home"])]
-    return argv
+    return argv + get_server(m.server).cli_words(m.server_options)
 
 
 def _over_http(model: ExplorerModel) -> list[str]:
@@ -299,7 +286,6 @@ def pin_asked(model: ExplorerModel, name: str, config: Any, *,
     afresh of ``config`` resolved as a scenario run resolves it, so the expectation is the
     one that scenario meets, whatever the row it came from showed alongside.
     """
-    from ..check import check_path
     from ..probe import probe_call
     from ..review.scenarios import pin_scenario, policy_from_config
     from ..vocab import Op
@@ -308,7 +294,7 @@ def pin_asked(model: ExplorerModel, name: str, config: Any, *,
     decisions, calls = [], []
     if path is not None:
         op = cast(Op, path[1])
-        decisions.append(check_path(built.policy, path[0], op, over_http=built.over_http))
+        decisions.append(built.policy.check(path[0], op, over_http=built.over_http))
     if call is not None:
         verdict = probe_call(built.policy, call[0], call[1], over_http=built.over_http,
                              access=built.access, catalog=built.catalog,

@@ -40,9 +40,8 @@ from ..probe.calls_file import Call, parse_calls
 from ..secrets import hide_everywhere, scrub, secret_values
 from ..sensitive import split_patterns
 from ..server import DEFAULT_SERVER, server_of
-from ..servers.gee_sweet.policy import TRANSPORTS
 from ..userfiles import read_text
-from ..vocab import OPS
+from ..vocab import OPS, TRANSPORTS
 from . import entry_model, hangar_model
 from .forms import server_catalog, starting_arguments
 from .hangar_model import HangarTraits

@@ -6,8 +6,9 @@ the mode selector writes ``LOCAL_FILE_ACCESS``, the root chips and the add box w
 ``LOCAL_FILE_ROOTS``.
 The process environment (the Server tab's overrides) stays apart: when it sets one of
 these keys it wins, and the bar says so. For the reference filesystem server, which has
-no ``.env``, those controls are hidden and :mod:`.fsbar`'s settings (its allowed
-directories, working directory, release and MCP roots) are shown instead.
+no ``.env``, those controls are hidden and :mod:`.settings` renders the settings the
+server describes (its allowed directories and MCP roots), its working directory and
+release instead.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ import ipywidgets as widgets
 from ..envfile.edit import WithReferences
 from ..secrets import scrub_hidden
 from ..server import DEFAULT_SERVER, get_server, list_servers
-from ..servers.gee_sweet.policy import TRANSPORTS
-from . import dcbar, fsbar, render
+from ..vocab import TRANSPORTS
+from . import render, settings
 from .model import ExplorerModel
 from .panel import button, chip, chips_or_none, css, html, layout, no_null_tooltips, style
 
@@ -94,8 +95,7 @@ class PolicyBar(widgets.VBox):
         self.root_add = button("+ add root", "lfe-root-add", layout=layout(width="100px"))
         self.badge = html("lfe-serve-badge")
         self.note = html("lfe-bar-note")
-        self.fs = fsbar.FilesystemSettings(model, self._guard)
-        self.dc = dcbar.DesktopCommanderSettings(model, self._guard)
+        self.fs = settings.ServerSettings(model, self._guard)
         self.server.observe(self._guard(self._server_picked), names="value")
         self.mode.observe(self._guard(self._mode_picked), names="value")
         self.transport.observe(self._guard(self._transport_picked), names="value")
@@ -116,7 +116,7 @@ class PolicyBar(widgets.VBox):
         ], layout=widgets.Layout(width="100%"))  # its own layout: its display changes
         self.children = [
             html("", '<h2 class="lfe-sr-only">Would the server start?</h2>'),
-            self.badge, self.server, self.env_controls, self.fs, self.dc, self.note,
+            self.badge, self.server, self.env_controls, self.fs, self.note,
         ]
         self.refresh()
         no_null_tooltips(self)
@@ -186,23 +186,15 @@ class PolicyBar(widgets.VBox):
         m = self.model
         policy = m.policy
         self._set(self.server, m.server)
-        uses_env = m.server not in (fsbar.FILESYSTEM_SERVER, dcbar.DC_SERVER)
+        server = get_server(m.server)
+        uses_env = server.env_file
         self.env_controls.layout.display = "" if uses_env else "none"
-        self.fs.layout.display = "" if m.server == fsbar.FILESYSTEM_SERVER else "none"
-        self.dc.layout.display = "" if m.server == dcbar.DC_SERVER else "none"
-        if m.server == dcbar.DC_SERVER:
-            self.dc.refresh()
-            self.note.value = ('<div class="lfe-muted">This server has no .env: its settings '
-                               "are allowedDirectories and blockedCommands in the settings "
-                               "file under its HOME; directories added here replace the "
-                               "file's list.</div>")
-            self.badge.value = self._badge(policy)
-            return
+        self.fs.layout.display = "none" if uses_env else ""
         if not uses_env:
             self.fs.refresh()
+            named = ", ".join(f.label for f in server.setting_fields) or "its own options"
             self.note.value = ('<div class="lfe-muted">This server has no .env: its settings '
-                               "are the directories on its command line and the MCP roots "
-                               "its client advertises.</div>")
+                               f"are {render.esc(named)}.</div>")
             self.badge.value = self._badge(policy)
             return
         configured = m.file_value(ACCESS_KEY, expanded=True)
@@ -273,10 +265,8 @@ class PolicyBar(widgets.VBox):
                 f"{render.esc(m.config_error)}</span></div>"
                 '<div class="lfe-mode-line"><b>LOCAL_FILE_ACCESS</b>: unknown</div>'
             )
-        if m.server == fsbar.FILESYSTEM_SERVER:
-            return fsbar.badge(m, policy)
-        if m.server == dcbar.DC_SERVER:
-            return dcbar.badge(m, policy)
+        if not get_server(m.server).env_file:
+            return settings.badge(m, policy)
         context = (f'<div class="lfe-muted lfe-bar-context">transport '
                    f"<b>{render.esc(policy.transport)}</b> · target "
                    f"<b>{render.esc(m.target_label)}</b></div>")

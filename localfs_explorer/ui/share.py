@@ -37,8 +37,7 @@ from ..secrets import (
     scrub,
 )
 from ..server import DEFAULT_SERVER
-from ..servers.gee_sweet.policy import TRANSPORTS
-from ..vocab import OPS
+from ..vocab import OPS, TRANSPORTS
 
 HOST_TARGET = "host"
 EXAMPLE_PREFIX = "example:"

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
-from localfs_explorer.check import batch as batch_module
-from localfs_explorer.check import verdict as verdict_module
 from localfs_explorer.cli.main import main
+from localfs_explorer.servers.gee_sweet.check import batch as batch_module
+from localfs_explorer.servers.gee_sweet.check import verdict as verdict_module
 
 
 def _count(monkeypatch):

@@ -120,6 +120,6 @@ def test_completion_command_prints_the_shipped_script() -> None:
     # Every command is offered.
     from localfs_explorer.cli.main import build_parser
 
-    commands = next(a for a in build_parser()._actions if a.dest == "command").choices
+    commands = next(a for a in build_parser()._actions if a.dest == "command_name").choices
     for name in commands:
         assert name in out, name

@@ -233,21 +233,24 @@ def test_server_option_against_the_entry_is_a_usage_error(tmp_path, layout):
 
 
 def test_verify_of_a_filesystem_entry_starts_the_entry_command(tmp_path, layout):
-    from localfs_explorer.cli.options import apply_deployment
+    from localfs_explorer.cli.options import apply_deployment, deployment, server_config
 
     path = write(tmp_path / ".mcp.json", mcp_servers({"files": fs_entry(layout.data)}))
     args = build_parser().parse_args(["verify", "--client-config", str(path)])
     apply_deployment(args)
     assert args.server == "server-filesystem"
-    assert args.filesystem_directories == [str(layout.data)]
+    config = server_config(args)
+    assert config.server_options == {"directories": (str(layout.data),)}
     assert args.server_version is None  # the pin is the default release
-    assert args.command == ("npx -y @modelcontextprotocol/server-filesystem@2026.8.31 "
-                            f"{layout.data}")
+    # verify starts exactly the entry's command line.
+    assert deployment(args).argv == ["npx", "-y",
+                                     "@modelcontextprotocol/server-filesystem@2026.8.31",
+                                     str(layout.data)]
     # Options given by hand win.
     args = build_parser().parse_args(["check", "--client-config", str(path), "--allowed-dir",
                                       "/other", "x"])
     apply_deployment(args)
-    assert args.filesystem_directories == ["/other"]
+    assert server_config(args).server_options == {"directories": ("/other",)}
 
 
 def test_diff_of_a_filesystem_entry_starts_both_sides_from_it(tmp_path, layout):

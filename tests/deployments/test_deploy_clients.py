@@ -78,7 +78,7 @@ def test_the_filesystem_extension_settings_are_the_filesystem_server(tmp_path, l
     found = load_deployment(path)
     assert found.format == "claude-extension" and found.entry == EXTENSION
     assert found.server == "server-filesystem"
-    assert found.allowed_dirs == [str(layout.data), str(layout.outside)]
+    assert found.arg_paths == [str(layout.data), str(layout.outside)]
     lines = [p.line for p in found.provenance if p.setting == "allowed dir"]
     assert lines == [5, 6]  # each directory's own line
     version = next(p for p in found.provenance if p.setting == "version")

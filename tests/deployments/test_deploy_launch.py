@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from localfs_explorer.deployments.launch import FILESYSTEM, GEE_SWEET, Mount, identify
+from localfs_explorer.deployments.launch import Mount, identify
+
+GEE_SWEET, FILESYSTEM = "mcp-gee-sweet", "server-filesystem"
 
 
 @pytest.mark.parametrize(("argv", "version"), [
@@ -47,7 +49,9 @@ def test_mcp_gee_sweet_launches(argv, version):
 ])
 def test_filesystem_server_launches(argv, version, dirs):
     launch = identify(argv)
-    assert (launch.server, launch.version, launch.allowed_dirs) == (FILESYSTEM, version, dirs)
+    assert (launch.server, launch.version) == (FILESYSTEM, version)
+    assert list(launch.options["directories"]) == dirs
+    assert launch.shown == [("allowed dir", d) for d in dirs]
 
 
 @pytest.mark.parametrize("argv", [
@@ -71,7 +75,8 @@ def test_gee_sweet_reads_the_last_transport_word_and_not_the_equals_form():
 
 def test_include_tools_is_read_and_auth_is_noticed():
     launch = identify(["uvx", "mcp-gee-sweet", "--include-tools", "a,b", "--include-tools", "c"])
-    assert launch.include_tools == "a,b"
+    assert launch.settings == {"ENABLED_TOOLS": "a,b"}
+    assert launch.settings_from == {"ENABLED_TOOLS": "--include-tools"}
     assert not launch.notes
     assert any("auth" in n for n in identify(["mcp-gee-sweet", "auth"]).notes)
     # A value named "auth" is an option's value, not the subcommand.
@@ -102,5 +107,6 @@ def test_docker_run_keeps_env_env_files_mounts_and_workdir():
 def test_docker_of_another_image_running_a_known_server_inside():
     launch = identify(["docker", "run", "-i", "node:22", "npx", "-y",
                        "@modelcontextprotocol/server-filesystem", "/w"])
-    assert launch.server == FILESYSTEM and launch.container and launch.allowed_dirs == ["/w"]
+    assert launch.server == FILESYSTEM and launch.container
+    assert list(launch.options["directories"]) == ["/w"]
     assert launch.how.startswith("docker image node:22, running npx")

@@ -82,7 +82,7 @@ def test_npm_prefix_runs_the_copy_installed_there(tmp_path, layout):
     found = load_deployment(config)
     assert found.server == "server-filesystem"
     assert found.server_version == "2026.8.31"
-    assert found.allowed_dirs == [str(layout.data)]
+    assert found.arg_paths == [str(layout.data)]
 
 
 def test_npm_prefix_without_the_install_says_so(tmp_path, layout):
@@ -104,7 +104,7 @@ def test_node_on_a_local_build_is_recognised_by_its_package_json(tmp_path, layou
         "command": "node", "args": [str(build / "dist" / "index.js"), str(layout.data)]}}))
     found = load_deployment(config)
     assert found.server == "server-filesystem" and found.server_version == "2026.8.31"
-    assert found.allowed_dirs == [str(layout.data)]
+    assert found.arg_paths == [str(layout.data)]
     assert "a local build of" in next(p.detail for p in found.provenance
                                       if p.setting == "version")
     assert found.argv[0] == "node"  # the command as the client runs it is kept
@@ -129,7 +129,7 @@ def test_pnpm_dlx_and_bunx_start_the_package(tmp_path, argv):
     config = write(tmp_path / "claude_desktop_config.json", mcp_servers({"files": {
         "command": argv[0], "args": argv[1:]}}))
     found = load_deployment(config)
-    assert (found.server, found.server_version, found.allowed_dirs) == (
+    assert (found.server, found.server_version, found.arg_paths) == (
         "server-filesystem", "2026.8.31", ["/srv/data"])
 
 

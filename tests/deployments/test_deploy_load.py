@@ -52,9 +52,9 @@ def test_each_format_gives_the_configuration_given_by_hand(tmp_path, fmt, layout
     assert files.server_config() == ServerConfig(
         server="server-filesystem", cwd=files.cwd,
         server_options={"directories": (str(layout.data), str(layout.outside))})
-    fs_config = files.filesystem_config()
-    assert fs_config.directories == (str(layout.data), str(layout.outside))
-    assert fs_config.version == "2026.8.31" and fs_config.roots is None
+    policy = resolve_config(files.server_config()).policy
+    assert policy.server_version == "2026.8.31" and policy.summary()["roots"] is None
+    assert policy.summary()["argv_directories"] == [str(layout.data), str(layout.outside)]
 
 
 def test_hangar_gives_the_same_configuration(tmp_path, layout):
@@ -299,12 +299,6 @@ def test_a_release_the_explorer_does_not_model_is_noted_and_not_used(tmp_path):
     assert found.server_version == "0.8.0" and found.modelled_version() is None
     assert found.server_config().server_version is None
     assert any("0.8.0, which the explorer doesn't model" in n for n in found.notes)
-
-
-def test_a_gee_sweet_entry_has_no_filesystem_configuration(tmp_path):
-    path = _file(tmp_path, "claude-code", {"s": {"command": "mcp-gee-sweet"}})
-    with pytest.raises(DeploymentError, match="not the filesystem server"):
-        load_deployment(path).filesystem_config()
 
 
 def test_hangar_refuses_an_unset_variable_without_default(tmp_path):

@@ -212,7 +212,7 @@ def test_limits_cancel_and_progress(layout: Layout):
         exposure(layout.roots(), max_depth=0, keep_paths=True).readable or ())
 
     seen = []
-    from localfs_explorer import exposure as module
+    from localfs_explorer.servers.gee_sweet.exposure import walker as module
 
     module._InventoryWalker.PROGRESS_EVERY = 4
     try:
@@ -389,7 +389,7 @@ def test_summary_counts_and_severity_order(layout: Layout):
 def test_listing_inodes_match_lstat(tmp_path: Path):
     """Where the walk takes an entry's type and inode from the listing, they are what
     lstat says (on this machine's filesystem, if it is one where that is trusted)."""
-    from localfs_explorer.exposure.host import _host_mounts
+    from localfs_explorer.servers.gee_sweet.exposure.host import _host_mounts
 
     mounts = _host_mounts()
     points, exact = mounts.points, mounts.exact
@@ -511,7 +511,7 @@ def test_dashboard_panel_walks_cancels_and_marks_stale(layout: Layout):
     assert "localfs-explorer-exposure.csv" in panel.csv.value
     assert SECRET not in panel.findings.value + panel.summary.value
     # A threaded run, cancelled (as by the button) at its first progress report.
-    from localfs_explorer import exposure as module
+    from localfs_explorer.servers.gee_sweet.exposure import walker as module
 
     shown = panel._on_progress
 
@@ -570,7 +570,7 @@ def test_dashboard_panel_walks_the_scope_first_and_counts_only_what_it_walked(
 
 
 def test_full_mode_reads_the_servers_environment_and_skips_proc(layout: Layout):
-    from localfs_explorer.exposure.host import _host_mounts
+    from localfs_explorer.servers.gee_sweet.exposure.host import _host_mounts
 
     if "/proc" not in _host_mounts().pseudo:
         pytest.skip("no /proc here")
@@ -585,8 +585,8 @@ def test_full_mode_reads_the_servers_environment_and_skips_proc(layout: Layout):
 def test_cli_progress_line_only_on_a_terminal(layout: Layout):
     import io
 
-    from localfs_explorer import exposure as module
     from localfs_explorer.cli.main import main
+    from localfs_explorer.servers.gee_sweet.exposure import walker as module
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -747,7 +747,7 @@ def _everything(inv: Inventory) -> dict:
 
 def _entry_by_entry(*args, **options) -> Inventory:
     """``exposure(*args, **options)`` with no directory decided at once."""
-    from localfs_explorer import exposure as module
+    from localfs_explorer.servers.gee_sweet.exposure import walker as module
 
     module._InventoryWalker.BULK = False
     try:
@@ -759,7 +759,7 @@ def _entry_by_entry(*args, **options) -> Inventory:
 def test_plain_directories_are_decided_at_once(layout: Layout, monkeypatch):
     """os.scandir's entries tell files from directories, and a directory of files is
     decided at once, not walked entry by entry."""
-    from localfs_explorer.exposure import walker
+    from localfs_explorer.servers.gee_sweet.exposure import walker
 
     plain = layout.data / "plain"
     (plain / "sub").mkdir(parents=True)
@@ -814,7 +814,7 @@ def test_a_directory_at_a_time_gives_the_entry_by_entry_inventory(tmp_path: Path
 
 
 def test_the_walk_without_sizes_reports_progress_and_can_be_cancelled(layout: Layout):
-    from localfs_explorer import exposure as module
+    from localfs_explorer.servers.gee_sweet.exposure import walker as module
 
     for i in range(3):
         sub = layout.data / f"d{i}"
@@ -871,7 +871,7 @@ def test_hardlinks_between_directories_decided_at_once_send_the_walk_round_again
     finds the repeat at its end, and the tree is walked again knowing it; the answer is
     the entry-by-entry walk's, the file counted once, and progress says it is the
     second walk."""
-    from localfs_explorer import exposure as module
+    from localfs_explorer.servers.gee_sweet.exposure import walker as module
 
     if not can_hardlink(layout.data):
         pytest.skip("no hardlinks here")
@@ -907,7 +907,7 @@ def test_a_cancelled_walk_with_a_repeated_file_says_what_that_means(layout: Layo
                                                                     monkeypatch):
     """A walk cancelled after meeting a file under two names is not walked again: its
     inventory says the file may be counted twice."""
-    from localfs_explorer import exposure as module
+    from localfs_explorer.servers.gee_sweet.exposure import walker as module
 
     if not can_hardlink(layout.data):
         pytest.skip("no hardlinks here")

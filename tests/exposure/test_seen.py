@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from localfs_explorer.exposure.host import _Seen
+from localfs_explorer.servers.gee_sweet.exposure.host import _Seen
 
 DEV = 7
 

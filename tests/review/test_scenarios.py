@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from localfs_explorer.check import tables as tables_module
 from localfs_explorer.review.scenarios import (
     ScenarioError,
     dump_scenario_file,
@@ -17,6 +16,7 @@ from localfs_explorer.review.scenarios import (
     run_scenario_file,
     run_scenarios,
 )
+from localfs_explorer.servers.gee_sweet.check import tables as tables_module
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC_000 = REPO / "scenarios" / "spec-000.toml"

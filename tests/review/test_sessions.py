@@ -23,8 +23,6 @@ import pytest
 
 from localfs_explorer.access import ToolAccess, load_access
 from localfs_explorer.catalog import Catalog
-from localfs_explorer.check import tables as tables_module
-from localfs_explorer.check import verdict as check_module
 from localfs_explorer.review import sessions
 from localfs_explorer.review.sessions import (
     PERSON_REFUSAL,
@@ -38,6 +36,8 @@ from localfs_explorer.review.sessions import (
     load_session,
     replay_session,
 )
+from localfs_explorer.servers.gee_sweet.check import tables as tables_module
+from localfs_explorer.servers.gee_sweet.check import verdict as check_module
 
 #: Tools shaped like a desktop agent's file tools, so each ledger rule has a clean case.
 CATALOG = Catalog.model_validate({"tools": [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from ui_support import text_of
 
-from localfs_explorer.check.explain import explain
+from localfs_explorer.servers.gee_sweet.check.explain import explain
 from localfs_explorer.ui import Explorer
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

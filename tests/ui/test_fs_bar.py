@@ -60,16 +60,17 @@ def test_the_server_selector_swaps_the_env_controls_for_the_servers_settings(app
     assert [v for _, v in bar.server.options] == list_servers()
     assert FS in list_servers() and bar.server.value == "mcp-gee-sweet"
     assert bar.env_controls.layout.display == "" and bar.fs.layout.display == "none"
-    # Every input has an accessible name (its tooltip or description).
-    for widget in (bar.server, bar.fs.dir_input, bar.fs.cwd, bar.fs.version,
-                   bar.fs.roots_on, bar.fs.roots_text):
-        assert widget.tooltip and widget.tooltip.strip()
     bar.server.value = FS
+    # The form is the one the server describes; every input has an accessible name.
+    assert list(bar.fs.fields) == ["directories", "roots"]
+    for widget in (bar.server, bar.fs.fields["directories"].input, bar.fs.cwd, bar.fs.version,
+                   bar.fs.fields["roots"].toggle, bar.fs.fields["roots"].text):
+        assert widget.tooltip and widget.tooltip.strip()
     assert app.model.server == FS and app.model.last_error == ""
     assert bar.env_controls.layout.display == "none" and bar.fs.layout.display == ""
     assert "has no .env" in text_of(bar.note.value)
     assert "LOCAL_FILE_ACCESS" not in text_of(bar.badge.value)
-    bar.fs.add_directory("somewhere")
+    bar.fs.fields["directories"].add("somewhere")
     bar.server.value = "mcp-gee-sweet"  # another server's settings are not carried over
     assert app.model.server_options == {} and app.model.server_version == ""
     assert bar.env_controls.layout.display == "" and bar.fs.layout.display == "none"
@@ -80,23 +81,24 @@ def test_the_server_selector_swaps_the_env_controls_for_the_servers_settings(app
 def test_would_exit_as_the_server_when_no_directory_is_usable(app, tree) -> None:
     bar = app.bar
     bar.server.value = FS
-    bar.fs.dir_input.value = "missing"  # relative: to the working directory
+    bar.fs.fields["directories"].input.value = "missing"  # relative: to the working directory
     assert app.model.server_options["directories"] == ["missing"]
-    assert bar.fs.dir_input.value == ""
+    assert bar.fs.fields["directories"].input.value == ""
     code, _out, err = run_cli("check", "--server", FS, "--cwd", tree, "--allowed-dir",
                               "missing", "--json", tree / "x")
     assert code == 2
     said = err.strip().splitlines()
-    exit_message = said[-1].split("the server would not serve: ", 1)[1]
-    warning = said[0].split("the server would print: ", 1)[1]
+    exit_message = said[-1].split("the server would refuse to serve: ", 1)[1]
+    warning = said[0].split("warning: ", 1)[1]
     badge = text_of(bar.badge.value)
     assert f"✘ WOULD EXIT at startup: {exit_message}" in badge
     assert warning in badge
     # The chip's remove button takes the entry off again.
-    (chip,) = [c for c in bar.fs.chips.children if "lfe-chip" in c._dom_classes]
+    chips = bar.fs.fields["directories"].chips.children
+    (chip,) = [c for c in chips if "lfe-chip" in c._dom_classes]
     chip.children[1].click()
     assert "directories" not in app.model.server_options
-    bar.fs.add_directory(str(tree / "data"))
+    bar.fs.fields["directories"].add(str(tree / "data"))
     assert "✔ WOULD START" in text_of(bar.badge.value)
     assert f"Allowed directories: {tree / 'data'}" in text_of(bar.badge.value)
     assert app.model.last_error == ""
@@ -105,7 +107,7 @@ def test_would_exit_as_the_server_when_no_directory_is_usable(app, tree) -> None
 def test_the_paths_tab_answers_as_the_command_line(app, tree) -> None:
     data = tree / "data"
     app.bar.server.value = FS
-    app.bar.fs.add_directory(str(data))
+    app.bar.fs.fields["directories"].add(str(data))
     paths = app.show("paths")
     wanted = [str(data / "f.txt"), str(tree / "other" / "g.txt"), f"{data}'", str(data)]
     paths.paths.value = "\n".join(wanted)
@@ -135,14 +137,14 @@ def test_the_paths_tab_answers_as_the_command_line(app, tree) -> None:
 def test_advertised_roots_replace_the_directories(app, tree) -> None:
     data, other = tree / "data", tree / "other"
     app.bar.server.value = FS
-    app.bar.fs.add_directory(str(data))
+    app.bar.fs.fields["directories"].add(str(data))
     fs = app.bar.fs
-    assert fs.roots_text.disabled
-    fs.roots_text.value = other.as_uri()
+    assert fs.fields["roots"].text.disabled
+    fs.fields["roots"].text.value = other.as_uri()
     assert "roots" not in app.model.server_options  # not advertised: no roots at all
-    fs.roots_on.value = True
+    fs.fields["roots"].toggle.value = True
     assert app.model.server_options["roots"] == [other.as_uri()]
-    assert not fs.roots_text.disabled
+    assert not fs.fields["roots"].text.disabled
     wanted = [str(data / "f.txt"), str(other / "g.txt")]
     app.show("paths").paths.value = "\n".join(wanted)
     expected = asked(cli("--allowed-dir", data, "--root", other.as_uri(), "--cwd", tree,
@@ -150,14 +152,14 @@ def test_advertised_roots_replace_the_directories(app, tree) -> None:
     assert shown(app) == expected
     assert [r["allowed"] for r in expected] == [False, True]
     assert f"Allowed directories: {other}" in text_of(app.bar.badge.value)
-    fs.roots_on.value = False
+    fs.fields["roots"].toggle.value = False
     assert "roots" not in app.model.server_options
     assert [r["allowed"] for r in shown(app)] == [True, False]
 
 
 def test_the_working_directory_box_edits_the_model(app, tree) -> None:
     app.bar.server.value = FS
-    app.bar.fs.add_directory("data")
+    app.bar.fs.fields["directories"].add("data")
     app.bar.fs.cwd.value = str(tree / "other")
     assert app.model.cwd == str(tree / "other")
     assert "✘ WOULD EXIT" in text_of(app.bar.badge.value)  # other/data doesn't exist
@@ -168,7 +170,7 @@ def test_the_working_directory_box_edits_the_model(app, tree) -> None:
 def test_the_screen_pinned_as_a_scenario_names_the_server_and_passes(app, tree) -> None:
     data = tree / "data"
     app.bar.server.value = FS
-    app.bar.fs.add_directory(str(data))
+    app.bar.fs.fields["directories"].add(str(data))
     app.bar.fs.version.value = "2.0.1"
     app.show("paths").paths.value = "\n".join([str(data / "f.txt"), f"{data}'"])
     panel = app.show("scenarios")
@@ -196,7 +198,7 @@ def test_the_tool_call_tab_answers_with_the_servers_own_tool_rules(app, tree) ->
     names = [v for _, v in tool.tool.options]
     assert "move_file" in names and "upload_local_file" not in names
     assert m.tool_name in names
-    app.bar.fs.add_directory(str(tree / "data"))
+    app.bar.fs.fields["directories"].add(str(tree / "data"))
     (tree / "data" / "g.txt").write_text("z", encoding="utf-8")
     tool.tool.value = "move_file"
     # A tool picked starts with each of its path arguments, to fill in.
@@ -226,7 +228,7 @@ def test_the_tool_call_tab_answers_with_the_servers_own_tool_rules(app, tree) ->
 def test_the_batch_tab_knows_the_servers_tools(app, tree) -> None:
     m = app.model
     app.bar.server.value = FS
-    app.bar.fs.add_directory(str(tree / "data"))
+    app.bar.fs.fields["directories"].add(str(tree / "data"))
     calls = [{"name": "move_file", "arguments": {"source": f"{tree}/data/f.txt",
                                                  "destination": f"{tree}/data"}},
              {"name": "search_files", "arguments": {"path": f"{tree}/data", "pattern": "*"}},
@@ -244,7 +246,7 @@ def test_the_batch_tab_knows_the_servers_tools(app, tree) -> None:
 
 def test_the_exposure_tab_walks_the_allowed_directories(app, tree) -> None:
     app.bar.server.value = FS
-    app.bar.fs.add_directory(str(tree / "data"))
+    app.bar.fs.fields["directories"].add(str(tree / "data"))
     panel = app.panel("exposure")
     panel.start(wait=True)
     inv = panel.inventory

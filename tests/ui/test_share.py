@@ -188,10 +188,10 @@ def test_the_link_opens_the_dashboard_on_the_same_filesystem_server(
     first = make_explorer(debounce=0, cwd=str(tmp_path))
     bar = first.bar
     bar.server.value = "server-filesystem"
-    bar.fs.add_directory("data")
+    bar.fs.fields["directories"].add("data")
     bar.fs.version.value = "2026.7.10"
-    bar.fs.roots_on.value = True
-    bar.fs.roots_text.value = (tmp_path / "other").as_uri()
+    bar.fs.fields["roots"].toggle.value = True
+    bar.fs.fields["roots"].text.value = (tmp_path / "other").as_uri()
     m = first.model
     assert m.policy.directories == (str(tmp_path / "other"),)  # the roots replaced argv
     first.share_button.click()
@@ -206,10 +206,10 @@ def test_the_link_opens_the_dashboard_on_the_same_filesystem_server(
                                                    str(tmp_path))
     assert n.server_options == m.server_options
     assert n.policy.directories == m.policy.directories
-    assert second.bar.fs.roots_on.value is True
-    assert second.bar.fs.directories() == ["data"]
+    assert second.bar.fs.fields["roots"].toggle.value is True
+    assert second.bar.fs.fields["directories"].entries() == ["data"]
     # The same settings without roots advertised: argv's directory is allowed again.
-    first.bar.fs.roots_on.value = False
+    first.bar.fs.fields["roots"].toggle.value = False
     link = first.share.value.split('href="?', 1)[1].split('"', 1)[0]
     monkeypatch.setenv("QUERY_STRING", html.unescape(link))
     third = make_explorer(debounce=0)

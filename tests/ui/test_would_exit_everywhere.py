@@ -30,13 +30,13 @@ def test_the_filesystem_servers_exit_is_in_every_tab_and_on_the_chip(layout):
     for name, shown in _tabs(app).items():
         assert shown.startswith("✘ WOULD EXIT at startup: "), name
         assert m.policy.exit_message in shown, name
-    chips = text_of(app.bar.fs.chips.children[0].children[0].value)
+    chips = text_of(app.bar.fs.fields["directories"].chips.children[0].children[0].value)
     assert gone in chips and "✘ skipped: can't access it" in chips
     # One directory that is there: it starts; the tabs say nothing, the chips tell apart.
     m.server_options = {"directories": [gone, str(layout.data)]}
     assert m.policy.serves
     assert set(_tabs(app).values()) == {""}
-    labels = [text_of(c.children[0].value) for c in app.bar.fs.chips.children
+    labels = [text_of(c.children[0].value) for c in app.bar.fs.fields["directories"].chips.children
               if hasattr(c, "children") and c.children]
     assert any(gone in t and "skipped" in t for t in labels)
     assert any(str(layout.data) in t and "✔ allowed" in t for t in labels)

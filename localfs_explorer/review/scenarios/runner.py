@@ -48,9 +48,9 @@ from .results import (
 
 if TYPE_CHECKING:
     from ...catalog import Catalog, Registration
-    from ...check import Decision
     from ...probe import CallVerdict
-    from ...servers.gee_sweet.policy import Policy
+    from ...server import ServerPolicy as Policy
+    from ...server import Verdict as Decision
 
 # A test runner reports an engine that raises as that case's error and goes on, the way
 # pytest reports an exception in one test; nothing the engine raises stops the run.
@@ -250,7 +250,9 @@ class _ScenarioRunner:
             return r
 
     def run_policy(self, case: PolicyCase) -> CaseResult:
-        p = self.built.policy
+        # The scenario format's policy words (mode, explicit, deny-list settings) are the
+        # default server's; another server's policy case is answered by the seam below.
+        p: Any = self.built.policy
         r = self.case("policy", "policy", self.line("policy"))
         if not _is_default(p):
             return self._run_other_policy(case, r)
@@ -447,8 +449,6 @@ class _ScenarioRunner:
         return r
 
     def run_auth(self, case: AuthStatusCase) -> CaseResult:
-        from ...servers.gee_sweet.auth_status import local_file_access
-
         policy = self.built.policy
         r = self.case("auth_status", "auth-status local_file_access", self.line("auth_status"))
         if not _is_default(policy):
@@ -465,7 +465,7 @@ class _ScenarioRunner:
         r.error = _foreign_keys(case, _OTHER_KEYS, DEFAULT_SERVER)
         if r.error:
             return r
-        actual = local_file_access(self.built.policy, self.built.registration)
+        actual = server_of(policy).status(policy, self.built.registration)["local_file_access"]
         for key in ("mode", "explicit", "roots", "unregistered_tools"):
             _compare(r.mismatches, key, getattr(case, key), actual.get(key))
         r.actual = actual
@@ -638,11 +638,10 @@ def pin_scenario(
                                      allowed_directories=directories)
         extra["auth_status"] = AuthStatusCase(allowed_directories=directories)
     elif policy is not None:
-        from ...servers.gee_sweet.auth_status import local_file_access
-
-        extra["policy"] = PolicyCase(mode=policy.mode.value, explicit=policy.explicit,
+        default: Any = policy  # the default server's words (see ``run_policy``)
+        extra["policy"] = PolicyCase(mode=default.mode.value, explicit=default.explicit,
                                      serves=policy.serves)
-        status = local_file_access(policy, registration)
+        status = server_of(policy).status(policy, registration)["local_file_access"]
         extra["auth_status"] = AuthStatusCase(**status)
     if description:
         extra["description"] = description

@@ -1,24 +1,20 @@
-"""The command line's answers for DesktopCommanderMCP (``--server desktop-commander``).
-
-``tools`` lists its tools with their hints and checked arguments, ``auth-status`` shows
-what ``get_config`` would answer of its settings, ``verify`` starts it and compares
-(exit 0 agree, 1 drift, 2 can't run), ``suggest`` proposes a narrow allow-list.
+"""The command line's ``tools`` for DesktopCommanderMCP: its tools with their hints,
+their checked arguments and the ones that run commands without any path check (the
+shared listing has no column for those). ``auth-status``, ``verify`` and ``suggest`` go
+through the seam (:meth:`~.server.DesktopCommanderServer.status`, ``verify``,
+``suggest``).
 """
 
 from __future__ import annotations
 
 import json
-import shlex
 from typing import Any, TextIO
-
-from ...errors import LocalfsError
 
 __all__ = ["run"]
 
 
 def run(name: str, policy: Any, args: Any, out: TextIO, err: TextIO) -> int | None:
-    handler = {"tools": _tools, "auth-status": _status, "verify": _verify,
-               "suggest": _suggest}.get(name)
+    handler = {"tools": _tools}.get(name)
     return None if handler is None else handler(policy, args, out, err)
 
 
@@ -41,54 +37,3 @@ def _tools(policy: Any, args: Any, out: TextIO, err: TextIO) -> int:
                  ", ".join(f"{a} ({o})" for a, o in t.params) or "no path")
         out.write(f"  + {t.name:<34} {hints:<24} {shown}\n")
     return 0
-
-
-def _status(policy: Any, args: Any, out: TextIO, err: TextIO) -> int:
-    from .live import predicted_config
-
-    out.write(json.dumps({"tool": "get_config", "config": predicted_config(policy)},
-                         ensure_ascii=False, indent=2) + "\n")
-    return 0
-
-
-def _verify(policy: Any, args: Any, out: TextIO, err: TextIO) -> int:
-    from .live import ServerStartError, verify_live
-
-    if getattr(args, "url", None):
-        raise LocalfsError("desktop-commander speaks stdio only: give --command, not --url")
-    try:
-        argv = shlex.split(args.command or "")
-    except ValueError as exc:
-        raise LocalfsError(f"--command can't be split into words: {exc}") from None
-    if not argv:
-        raise LocalfsError("verify --server desktop-commander needs --command (how to "
-                           "start it, e.g. 'node .../dist/index.js')")
-    try:
-        report = verify_live(policy, argv, timeout=args.timeout or 60.0)
-    except ServerStartError as exc:
-        err.write(f"verify: can't run the server: {exc}\n")
-        return 2
-    if getattr(args, "json", False):
-        out.write(json.dumps(report.to_dict(), ensure_ascii=False) + "\n")
-    else:
-        out.write(f"{report.server} {report.version}: {len(report.checked)} checks, "
-                  f"{len(report.differences)} differences\n")
-        for d in report.differences:
-            out.write(f"  DRIFT {d}\n")
-    return 0 if report.agree else 1
-
-
-def _suggest(policy: Any, args: Any, out: TextIO, err: TextIO) -> int:
-    from .suggest import parse_requirement, suggest
-
-    if getattr(args, "output", None) or getattr(args, "in_place", False):
-        raise LocalfsError("desktop-commander has no .env to write: put the suggested "
-                           "allowedDirectories in its settings file")
-    if getattr(args, "calls", None) or getattr(args, "session", None):
-        raise LocalfsError("suggest --server desktop-commander takes --require OP:PATH")
-    result = suggest(policy.policy, [parse_requirement(r) for r in args.require])
-    if getattr(args, "json", False):
-        out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
-    else:
-        out.writelines(line + "\n" for line in result.lines())
-    return 0 if result.ok else 1

@@ -33,7 +33,7 @@ from typing import Any
 from .policy import DcPolicy, expand_home
 from .settings import DcSettings
 
-__all__ = ["SHELLS", "Finding", "findings", "shells_left"]
+__all__ = ["SHELLS", "DcFinding", "findings", "shells_left"]
 
 #: Programs that take further commands as input once started: if blockedCommands leaves
 #: one of them, a started process runs anything (its first word is all that is checked).
@@ -42,7 +42,7 @@ SHELLS: tuple[str, ...] = ("sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "t
 
 
 @dataclass(frozen=True)
-class Finding:
+class DcFinding:
     """One finding: a stable ``code``, ``severity`` (critical/high/medium/low), one-line
     ``message``, the ``paths`` it is about and what to change (``fix``)."""
 
@@ -67,27 +67,27 @@ def shells_left(settings: DcSettings) -> list[str]:
     return [s for s in SHELLS if s not in blocked]
 
 
-def _terminal(settings: DcSettings, registered: set[str]) -> list[Finding]:
+def _terminal(settings: DcSettings, registered: set[str]) -> list[DcFinding]:
     tools = [t for t in ("start_process", "interact_with_process") if t in registered]
     if "start_process" not in tools:
         return []
     left = shells_left(settings)
     if left:
-        return [Finding(
+        return [DcFinding(
             "terminal-bypass", "critical",
             f"start_process runs shell commands outside allowedDirectories, and "
             f"blockedCommands lets a shell start ({', '.join(left[:4])}...): any file the "
             "account can reach can be read, written or deleted",
             ("/",), "block start_process and interact_with_process in the client, or run "
             "the server in a container that only mounts the allowed directories")]
-    return [Finding(
+    return [DcFinding(
         "terminal-bypass", "high",
         "start_process runs commands outside allowedDirectories (blockedCommands stops "
         "shells by name, not cat, cp or tee): files outside can be read and written",
         ("/",), "block start_process and interact_with_process in the client")]
 
 
-def findings(policy: DcPolicy, registered: set[str] | None = None) -> list[Finding]:
+def findings(policy: DcPolicy, registered: set[str] | None = None) -> list[DcFinding]:
     """Every finding for ``policy``, most severe first (``registered``: the tools the
     client lets through; None: all of them)."""
     from .tools import load_tools
@@ -96,7 +96,7 @@ def findings(policy: DcPolicy, registered: set[str] | None = None) -> list[Findi
     names = registered if registered is not None else {t.name for t in load_tools()}
     out = _terminal(settings, names)
     if "set_config_value" in names:
-        out.append(Finding(
+        out.append(DcFinding(
             "self-widening", "high",
             "set_config_value lets the model rewrite allowedDirectories (to [] or '/', "
             "every path) and blockedCommands at run time; the change is saved to the "
@@ -106,12 +106,12 @@ def findings(policy: DcPolicy, registered: set[str] | None = None) -> list[Findi
     if settings.everything:
         why = ("allowedDirectories is empty" if not settings.allowed
                else "allowedDirectories holds '/'")
-        out.append(Finding(
+        out.append(DcFinding(
             "everything", "critical",
             f"{why}: every path passes the file tools' check ({settings.source})",
             ("/",), "list the directories the work needs in allowedDirectories"))
     elif settings.configured is None:
-        out.append(Finding(
+        out.append(DcFinding(
             "home-default", "high",
             f"no allowedDirectories: the whole home directory {policy.home} is allowed, "
             "its credentials and start-up files included", (policy.home,),
@@ -119,7 +119,7 @@ def findings(policy: DcPolicy, registered: set[str] | None = None) -> list[Findi
     if not settings.everything:
         out.extend(_case_fold(policy))
         out.extend(_directory_shapes(policy))
-        out.append(Finding(
+        out.append(DcFinding(
             "dangling-symlink-write", "low",
             "a dangling symlink inside an allowed directory is checked by its own name: "
             "write_file through it creates its target, wherever that is",
@@ -129,11 +129,11 @@ def findings(policy: DcPolicy, registered: set[str] | None = None) -> list[Findi
     return sorted(out, key=lambda f: order.get(f.severity, 9))
 
 
-def _case_fold(policy: DcPolicy) -> list[Finding]:
+def _case_fold(policy: DcPolicy) -> list[DcFinding]:
     """Directories differing from an allowed one only by case: those that exist now are
     readable and writable; the swapped-case spelling can be created (on a case-sensitive
     filesystem) and then used."""
-    out: list[Finding] = []
+    out: list[DcFinding] = []
     fs = policy.fs
     for directory in policy.allowed:
         full = policy.absolute(directory)
@@ -152,7 +152,7 @@ def _case_fold(policy: DcPolicy) -> list[Finding]:
         if swapped == name:
             continue
         if twins:
-            out.append(Finding(
+            out.append(DcFinding(
                 "case-fold", "high",
                 f"{', '.join(twins)} differ from the allowed {directory} only by case and "
                 "pass the check (it lower-cases both sides) although they are other "
@@ -161,7 +161,7 @@ def _case_fold(policy: DcPolicy) -> list[Finding]:
                 "look-alikes beside it"))
         else:
             probe = f"{parent.rstrip('/')}/{swapped}"
-            out.append(Finding(
+            out.append(DcFinding(
                 "case-fold", "medium",
                 f"the check lower-cases both sides: {probe}, another directory on a "
                 f"case-sensitive filesystem, would pass as if inside {directory} (create_"
@@ -171,12 +171,12 @@ def _case_fold(policy: DcPolicy) -> list[Finding]:
     return out
 
 
-def _directory_shapes(policy: DcPolicy) -> list[Finding]:
-    out: list[Finding] = []
+def _directory_shapes(policy: DcPolicy) -> list[DcFinding]:
+    out: list[DcFinding] = []
     for directory in policy.allowed:
         expanded = expand_home(directory, policy.home)
         if not expanded.startswith("/"):
-            out.append(Finding(
+            out.append(DcFinding(
                 "unresolved-directory", "low",
                 f"allowed directory {directory!r} is relative: the check never makes it "
                 "absolute, so nothing passes through it", (directory,),
@@ -187,7 +187,7 @@ def _directory_shapes(policy: DcPolicy) -> list[Finding]:
         except (OSError, ValueError):
             continue
         if real.rstrip("/").lower() != policy.absolute(directory).rstrip("/").lower():
-            out.append(Finding(
+            out.append(DcFinding(
                 "unresolved-directory", "low",
                 f"allowed directory {directory} is reached through a symlink ({real}); the "
                 "check compares real paths with it as written, so nothing below it passes",

@@ -19,11 +19,11 @@ from typing import Any
 
 from ...errors import LocalfsError
 
-__all__ = ["DcSession", "ServerStartError", "VerifyReport", "predicted_config", "session",
+__all__ = ["DcSession", "DcStartError", "DcVerifyReport", "predicted_config", "session",
            "verify_live"]
 
 
-class ServerStartError(LocalfsError):
+class DcStartError(LocalfsError):
     """The server could not be started or did not complete the handshake."""
 
 
@@ -85,7 +85,7 @@ async def session(argv: Sequence[str], *, home: str, cwd: str | None = None,
         except Exception as exc:
             if live is not None:
                 raise
-            raise ServerStartError(f"{argv[0]} did not start as an MCP server: "
+            raise DcStartError(f"{argv[0]} did not start as an MCP server: "
                                    f"{_leaf(exc)}") from None
 
 
@@ -110,7 +110,7 @@ def predicted_config(policy: Any) -> dict[str, Any]:
 
 
 @dataclass
-class VerifyReport:
+class DcVerifyReport:
     """The comparison: ``differences`` (empty: agreement) and what was asked."""
 
     server: str = ""
@@ -126,6 +126,11 @@ class VerifyReport:
         return {"server": self.server, "version": self.version, "agree": self.agree,
                 "checked": self.checked, "differences": self.differences}
 
+    def lines(self) -> list[str]:
+        return [f"{self.server} {self.version}: {len(self.checked)} checks, "
+                f"{len(self.differences)} differences",
+                *(f"  DRIFT {d}" for d in self.differences)]
+
 
 def probe_paths(policy: Any) -> list[str]:
     """Read-only probes: each allowed directory, its prefix sibling, its case twin,
@@ -140,7 +145,7 @@ def probe_paths(policy: Any) -> list[str]:
     return list(dict.fromkeys([*out, dc.home, "/"]))
 
 
-async def _compare(live: DcSession, policy: Any, report: VerifyReport) -> None:
+async def _compare(live: DcSession, policy: Any, report: DcVerifyReport) -> None:
     from .tools import load_tools
 
     report.server, report.version = live.name, live.version
@@ -177,14 +182,14 @@ async def _compare(live: DcSession, policy: Any, report: VerifyReport) -> None:
                                       f"refused {text!r}")
 
 
-def verify_live(policy: Any, argv: Sequence[str], *, timeout: float = 30.0) -> VerifyReport:
+def verify_live(policy: Any, argv: Sequence[str], *, timeout: float = 30.0) -> DcVerifyReport:
     """Start the server (``HOME`` and working directory of ``policy``) and compare.
 
-    Raises :class:`ServerStartError` when it can't be run.
+    Raises :class:`DcStartError` when it can't be run.
     """
     import anyio
 
-    report = VerifyReport()
+    report = DcVerifyReport()
 
     async def run() -> None:
         with anyio.fail_after(timeout):
@@ -194,7 +199,7 @@ def verify_live(policy: Any, argv: Sequence[str], *, timeout: float = 30.0) -> V
     try:
         anyio.run(run)
     except TimeoutError:
-        raise ServerStartError(f"no answer within {timeout:g}s") from None
+        raise DcStartError(f"no answer within {timeout:g}s") from None
     except OSError as exc:
-        raise ServerStartError(f"{argv[0]}: {exc.strerror or exc}") from None
+        raise DcStartError(f"{argv[0]}: {exc.strerror or exc}") from None
     return report

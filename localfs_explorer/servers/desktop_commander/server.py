@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from ...server import (
@@ -19,9 +19,13 @@ from ...server import (
     CallAnswer,
     CallCheck,
     ExposureScope,
+    Launcher,
+    LiveError,
+    LiveTarget,
     Server,
     ServerError,
     ServerOptions,
+    SettingField,
     Setup,
     TraceLine,
 )
@@ -38,6 +42,8 @@ if TYPE_CHECKING:
 __all__ = ["RELEASE", "SERVER_ID", "DcOptions", "DcServerPolicy", "DesktopCommanderServer"]
 
 SERVER_ID = "desktop-commander"
+#: Its npm package.
+PACKAGE = "@wonderwhy-er/desktop-commander"
 #: The npm release whose behaviour is reproduced.
 RELEASE = "0.2.52"
 
@@ -126,12 +132,12 @@ class DcServerPolicy:
     def many_checks(self) -> Iterator[Any]:
         with self.policy.many_checks() as batch:
 
-            class _Batch:
+            class _DcBatch:
                 def check(self, path: Any, op: Op = "read", *,
                           over_http: bool | None = None) -> BasicVerdict:
                     return verdict_of(batch.validate(str(path)), op)
 
-            yield _Batch()
+            yield _DcBatch()
 
     def summary(self) -> dict[str, Any]:
         from .findings import findings
@@ -161,6 +167,26 @@ class DesktopCommanderServer(Server):
     reasons: ClassVar[tuple[str, ...]] = REASONS
     live_fields: ClassVar[tuple[str, ...]] = ("allowedDirectories", "blockedCommands",
                                                "tools")
+    #: No ``.env``: its settings are a file under its HOME.
+    env_file: ClassVar[bool] = False
+    #: ``npx -y @wonderwhy-er/desktop-commander``, ``node .../desktop-commander/dist/...``,
+    #: and its image on Docker Hub (``mcp/desktop-commander``). Its arguments say nothing
+    #: of its settings (those are HOME's settings file), so it reads none.
+    launcher: ClassVar[Launcher] = Launcher(
+        npm=(PACKAGE,), scripts=(PACKAGE,), image_names=("desktop-commander",))
+    #: Its command line often fetches the package first (``npx -y ...``).
+    verify_timeout: ClassVar[float] = 60.0
+    setting_fields: ClassVar[tuple[SettingField, ...]] = (
+        SettingField("allowed_directories", "allowedDirectories", "paths",
+                     "add an entry to allowedDirectories (replaces the settings file's "
+                     "list)", placeholder="add an allowed directory"),
+        SettingField("home", "HOME", "text", "the server's HOME: where its settings file "
+                     "is, what ~ means and the default allow-list",
+                     placeholder="the account's home"),
+        SettingField("settings_file", "settings file", "text", "its settings file "
+                     "(default: HOME/.claude-server-commander/config.json)",
+                     placeholder="HOME/.claude-server-commander/config.json"),
+    )
 
     def add_cli_options(self, group: argparse._ArgumentGroup) -> None:
         group.add_argument("--allowed-dir", dest="dc_directories", metavar="DIR",
@@ -184,6 +210,16 @@ class DesktopCommanderServer(Server):
             out["settings_file"] = args.dc_config
         return out
 
+    def cli_words(self, options: Mapping[str, Any]) -> list[str]:
+        argv: list[str] = []
+        for directory in options.get("allowed_directories") or ():
+            argv += ["--allowed-dir", str(directory)]
+        if options.get("settings_file") is not None:
+            argv += ["--dc-config", str(options["settings_file"])]
+        if options.get("home") is not None:
+            argv += ["--home", str(options["home"])]
+        return argv
+
     def resolve(self, setup: Setup) -> DcServerPolicy:
         options = cast(DcOptions, self.options(setup.options))
         fs = setup.fs
@@ -204,10 +240,39 @@ class DesktopCommanderServer(Server):
 
     def run_command(self, name: str, policy: Any, args: argparse.Namespace, out: Any,
                     err: Any) -> int | None:
-        """``tools``, ``auth-status``, ``verify`` and ``suggest`` (see :mod:`.commands`)."""
+        """``tools``: its tools with their hints, checked arguments and which ones run
+        commands without a path check (see :mod:`.commands`)."""
         from .commands import run
 
         return run(name, policy, args, out, err)
+
+    def suggest(self, policy: Any, require: Sequence[Any], *, calls: Any = None,
+                session: Any = None, env_file: str | None = None,
+                env_text: str | None = None, delta: bool = True,
+                max_entries: int = 200_000) -> Any:
+        """A narrow allowedDirectories for the ``--require OP:PATH`` work (see
+        :mod:`.suggest`)."""
+        from ...review.suggest import SuggestError
+        from .suggest import parse_requirement, suggest
+
+        if calls or session:
+            raise SuggestError(f"suggest --server {self.id} takes --require OP:PATH")
+        return suggest(policy.policy, [parse_requirement(str(r)) for r in require])
+
+    def verify(self, policy: Any, target: LiveTarget, catalog: Catalog | None = None
+               ) -> Any:
+        """Start it over stdio (``policy``'s HOME and working directory) and compare its
+        ``get_config``, ``tools/list`` and refusals with the prediction (see :mod:`.live`)."""
+        from .live import DcStartError, verify_live
+
+        if target.url or not target.argv:
+            raise ServerError(f"{self.id} speaks stdio only: give --command (how to start "
+                              "it, e.g. 'node .../dist/index.js'), not --url")
+        try:
+            return verify_live(policy, target.argv,
+                               timeout=target.timeout or self.verify_timeout)
+        except DcStartError as exc:
+            raise LiveError(f"can't run the server: {exc}") from None
 
     # -- tools and status
 
@@ -238,12 +303,21 @@ class DesktopCommanderServer(Server):
         catalog = catalog if catalog is not None else self.catalog()
         return Registration(mode="always", registered=list(catalog.names()))
 
-    def status(self, policy: Any, registration: Registration | None = None
-               ) -> dict[str, Any]:
+    def status(self, policy: Any, registration: Registration | None = None,
+               variant: str | None = None) -> dict[str, Any]:
         """What ``get_config`` shows of the settings (its system information aside)."""
         from .live import predicted_config
 
         return {"tool": "get_config", "config": predicted_config(policy)}
+
+    def headline(self, policy: Any) -> list[tuple[str, str]]:
+        """The allow-list in force and where it came from, then the configuration's
+        critical and high findings."""
+        settings = policy.settings
+        allowed = "every path" if settings.everything else ", ".join(settings.allowed)
+        serious = [(f["severity"], f["why"]) for f in self.findings(policy)
+                   if f["severity"] in ("critical", "high")]
+        return [("allowedDirectories", f"{allowed} ({settings.source})"), *serious]
 
     def findings(self, policy: Any) -> list[dict[str, Any]]:
         from .findings import findings
@@ -301,6 +375,41 @@ class DesktopCommanderServer(Server):
             notes = ("subdirectories the listing descends into are checked too; a refused "
                      "one is left out without a word",)
         return CallAnswer("ok", "", tuple(checks), notes)
+
+    def refusal_directories(self, policy: Any, message: str
+                            ) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """"Path not allowed: P. Must be within one of these directories: A, B": the list
+        after the colon (the server joins its allowedDirectories, as configured, with
+        ", ")."""
+        marker = "Must be within one of these directories: "
+        start = message.find(marker)
+        if "Path not allowed: " not in message or start < 0:
+            return None
+        configured = tuple(policy.settings.allowed)
+        named = message[start + len(marker):].rstrip()
+        if named == ", ".join(configured):
+            return configured, configured
+        return tuple(d for d in named.split(", ") if d), configured
+
+    def after_call(self, policy: Any, name: str, arguments: Mapping[str, Any]
+                   ) -> DcServerPolicy | None:
+        """``set_config_value`` of ``allowedDirectories``: the list given (a string is
+        taken as a one-entry list, as the server stores it) is the allow-list of the
+        calls after it; any other key leaves the file policy as it was."""
+        if name != "set_config_value" or arguments.get("key") != "allowedDirectories":
+            return None
+        value = arguments.get("value")
+        if isinstance(value, str) and not value.lstrip().startswith("["):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return None  # a shape the model doesn't reproduce: keep the prediction as it was
+        dirs = tuple(value)
+        old: DcPolicy = policy.policy
+        settings = DcSettings(dirs, dirs, "allowedDirectories set by set_config_value",
+                              old.settings.blocked_commands,
+                              {**old.settings.raw, "allowedDirectories": list(dirs)})
+        return DcServerPolicy(DcPolicy(settings, home=old.home, cwd=old.cwd, fs=old.fs),
+                              policy.env, policy.settings_file)
 
     def exposure_scope(self, policy: Any) -> ExposureScope:
         """Each allowed directory (``/`` when every path passes), and ``HOME``."""

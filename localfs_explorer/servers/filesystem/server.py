@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from ...server import (
@@ -18,8 +18,13 @@ from ...server import (
     CallAnswer,
     CallCheck,
     ExposureScope,
+    LaunchArgs,
+    Launcher,
+    LiveReport,
+    LiveTarget,
     Server,
     ServerOptions,
+    SettingField,
     Setup,
     TraceLine,
 )
@@ -157,6 +162,24 @@ class FilesystemServer(Server):
     transports: ClassVar[tuple[str, ...]] = ("stdio",)
     live_fields: ClassVar[tuple[str, ...]] = ("allowed_directories", "tools")
     reasons: ClassVar[tuple[str, ...]] = REASONS
+    launcher: ClassVar[Launcher] = Launcher(
+        npm=("@modelcontextprotocol/server-filesystem",), bins=("mcp-server-filesystem",),
+        scripts=("server-filesystem",),
+        # Docker's own catalogue publishes it as mcp/filesystem.
+        images=("mcp/filesystem", "server-filesystem"), image_names=("filesystem",))
+    #: No ``.env``: its configuration is its command line and its client's roots.
+    env_file: ClassVar[bool] = False
+    #: Its command line often fetches the package first (``npx -y ...``).
+    verify_timeout: ClassVar[float] = 90.0
+    setting_fields: ClassVar[tuple[SettingField, ...]] = (
+        SettingField("directories", "allowed directories", "paths",
+                     "add an allowed directory to the server's command line",
+                     placeholder="add an allowed directory"),
+        SettingField("roots", "MCP roots", "optional_lines",
+                     "the MCP roots the client advertises, one per line",
+                     placeholder="one root per line: file:// URI or path",
+                     toggle="client advertises MCP roots"),
+    )
     #: Claude Desktop's built-in Filesystem extension runs this server (the copy bundled
     #: with Claude Desktop) on the directories its settings list.
     desktop_extensions: ClassVar[dict[str, tuple[tuple[str, ...], str]]] = {
@@ -187,6 +210,16 @@ class FilesystemServer(Server):
         if getattr(args, "filesystem_home", None) is not None:
             out["home"] = args.filesystem_home
         return out
+
+    def cli_words(self, options: Mapping[str, Any]) -> list[str]:
+        argv: list[str] = []
+        for directory in options.get("directories") or ():
+            argv += ["--allowed-dir", str(directory)]
+        for root in options.get("roots") or ():
+            argv += ["--root", str(root)]
+        if options.get("home") is not None:
+            argv += ["--home", str(options["home"])]
+        return argv
 
     def config(self, setup: Setup) -> FilesystemConfig:
         options = setup.options
@@ -227,12 +260,28 @@ class FilesystemServer(Server):
         catalog = catalog if catalog is not None else self.catalog()
         return Registration(mode="always", registered=list(catalog.names()))
 
-    def status(self, policy: Any, registration: Registration | None = None
-               ) -> dict[str, Any]:
+    def status(self, policy: Any, registration: Registration | None = None,
+               variant: str | None = None) -> dict[str, Any]:
         """What ``list_allowed_directories`` answers."""
         return {"tool": "list_allowed_directories",
                 "text": policy.policy.list_allowed_directories(),
                 "allowed_directories": list(policy.directories)}
+
+    def verdict_lines(self, verdict: Any) -> list[str]:
+        """``ALLOWED`` with the path the tool acts on (and when only a trimmed spelling is
+        inside, so), or ``REFUSED`` with ``validatePath``'s error."""
+        from ...textsafe import one_line
+
+        if verdict.allowed:
+            note = "  (only its trimmed spelling is inside)" if verdict.hint else ""
+            return [f"ALLOWED  {verdict.op:<10} {one_line(verdict.path)} -> "
+                    f"{one_line(verdict.resolved or '')}{note}"]
+        return [f"REFUSED  {verdict.op:<10} {one_line(verdict.path)}  [{verdict.reason}]",
+                f"    message: {one_line(verdict.message)}"]
+
+    def headline(self, policy: Any) -> list[tuple[str, str]]:
+        """The directories in force (argv's, or the roots that replaced them)."""
+        return [("Allowed directories", ", ".join(policy.directories) or "none")]
 
     def findings(self, policy: Any) -> list[dict[str, Any]]:
         """The trim siblings, symlinked directories and roots replacing argv (see
@@ -349,6 +398,30 @@ class FilesystemServer(Server):
         fs_policy: FilesystemPolicy = policy.policy
         out = [(d, f"allowed directory {d}") for d in fs_policy.directories]
         return [*out, (fs_policy.home, "home directory"), (fs_policy.cwd, "startup directory")]
+
+    def read_args(self, args: Sequence[str]) -> LaunchArgs:
+        """Every argument is an allowed directory (the server takes no options)."""
+        directories = tuple(a for a in args if a)
+        return LaunchArgs(options={"directories": directories},
+                          shown=tuple(("allowed dir", d) for d in directories))
+
+    def suggest(self, policy: Any, require: Sequence[Any], *, calls: Any = None,
+                session: Any = None, env_file: str | None = None,
+                env_text: str | None = None, delta: bool = True,
+                max_entries: int = 200_000) -> Any:
+        """Narrower directories, their real spelling, a release without the trimming
+        escape; each change re-checked (see :mod:`.suggest`)."""
+        from .suggest import requirements, suggest_filesystem
+
+        return suggest_filesystem(requirements(policy, require, calls, session), policy)
+
+    def verify(self, policy: Any, target: LiveTarget,
+               catalog: Catalog | None = None) -> LiveReport:
+        """``tools/list``, ``list_allowed_directories`` and a few ``get_file_info``
+        probes of the running server against each release (see :mod:`.verify`)."""
+        from .verify import verify_target
+
+        return verify_target(policy, target)
 
     def predict(self, policy: Any, catalog: Catalog | None = None) -> dict[str, Any]:
         from .verify import _tool_hints

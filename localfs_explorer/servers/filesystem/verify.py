@@ -11,14 +11,20 @@ through, 2.0.1 refuses it), plus each allowed directory itself.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
-from .policy import VERSIONS, FilesystemPolicy
+from ...textsafe import one_line
+from .policy import VERSIONS, FilesystemConfig, FilesystemPolicy
 from .tools import load_tools
 
-__all__ = ["FsVerifyDifference", "FsVerifyReport", "expected_answer", "probe_paths", "verify_live"]
+if TYPE_CHECKING:
+    from ...server import LiveTarget
+
+__all__ = ["FsVerifyDifference", "FsVerifyReport", "expected_answer", "probe_paths",
+           "verify_live", "verify_target"]
 
 #: The probe that tells 2026.7.10 from later releases.
 DRIVE_PROBE = "C:\\localfs-explorer-probe"
@@ -67,6 +73,86 @@ class FsVerifyReport:
             "tools": self.tools_live, "probes": self.probes, "agree": self.agree,
             "differences": [d.to_dict() for d in self.differences],
         }
+
+
+    def lines(self) -> list[str]:
+        """The report for people: the releases it behaves as, each answer, each
+        difference."""
+        out = [f"server:   {one_line(self.command)} (stdio)",
+               f"explorer: predicts server-filesystem {self.version}"]
+        behaves = " or ".join(self.behaves_as) or "none of the modelled releases"
+        out.append(f"probes:   the server behaves as {behaves}")
+        fields = {d.field for d in self.differences}
+        mark = "DIFF" if "allowed_directories" in fields else "same"
+        out.append(f"  {mark}  allowed directories: "
+                   f"{one_line(', '.join(self.allowed_live) or '(none)')}")
+        mark = "DIFF" if "tools" in fields else "same"
+        out.append(f"  {mark}  tools: {len(self.tools_live)} listed")
+        for p in self.probes:
+            shown = p["live"]["text"] if p["live"]["is_error"] else "answered"
+            out.append(f"  {'same' if p['same'] else 'DIFF'}  get_file_info "
+                       f"{one_line(p['path'])}: {one_line(shown)}")
+        out += [f"difference: {one_line(d.message)}" for d in self.differences]
+        if self.agree:
+            out.append("the server agrees with the explorer")
+        else:
+            n = len(self.differences)
+            out.append(f"{n} difference{'s' if n != 1 else ''}: the running server is not "
+                       "the configuration given")
+        return out
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    while (inner := getattr(exc, "exceptions", None)) and isinstance(inner[0], BaseException):
+        exc = inner[0]
+    return exc
+
+
+def verify_target(server_policy: Any, target: LiveTarget) -> FsVerifyReport:
+    """:meth:`FilesystemServer.verify`: start the command line of ``target`` (stdio
+    only) and compare it with the prediction for each modelled release.
+
+    The server gets this process's environment with the target's own on top, and the
+    ``HOME`` the configuration names (node's home directory is ``$HOME``).
+    """
+    import os
+
+    from ...server import LiveError, ServerError
+
+    if target.url:
+        raise ServerError("server-filesystem speaks stdio only: give --command, not --url")
+    argv = list(target.argv or ())
+    if not argv:
+        raise ServerError("the server's command line is empty")
+    base: FilesystemConfig = server_policy.policy.config
+    fs = server_policy.policy.fs
+    # The target's environment as given (an entry's: what its client passes), else ours.
+    env = dict(target.env) if target.env is not None else dict(os.environ)
+    if base.home is not None:
+        env["HOME"] = base.home
+    base = replace(base, home=env.get("HOME") or None,
+                   cwd=base.cwd if base.cwd is not None else (target.cwd or os.getcwd()))
+    policies: dict[str, FilesystemPolicy] = {}
+
+    def policy_for(version: str) -> FilesystemPolicy:
+        if version not in policies:
+            policies[version] = FilesystemPolicy(replace(base, version=version), fs)
+        return policies[version]
+
+    predicted = policy_for(base.version)
+    timeout = target.timeout if target.timeout is not None else 90.0
+    try:
+        return verify_live(policy_for, base.version, argv,
+                           command=target.command or shlex.join(argv), cwd=base.cwd,
+                           env=env, roots=base.roots, timeout=timeout)
+    except Exception as exc:  # starting, the SDK and the transport raise many kinds
+        leaf = _leaf(exc)
+        why = " ".join(str(leaf).split()) or type(leaf).__name__
+        if isinstance(leaf, TimeoutError):
+            why = f"no answer within {timeout:g} s"
+        if predicted.allowed.exit_message:
+            why += f" (predicted: {one_line(predicted.allowed.exit_message)})"
+        raise LiveError(f"can't run the server: {why}") from None
 
 
 def probe_paths(policy: FilesystemPolicy) -> list[str]:

@@ -16,18 +16,18 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ...check import explain as _explain
-from ...check import verdict as _verdict
-from ...check.batch import BatchChecker
-from ...check.tables import CompiledPolicy
 from ...envfile.load import ServerEnv, load_env
 from ...errors import LocalfsError
 from ...fs import FileSystem, HostFS
 from ...vocab import PLATFORMS, TRANSPORTS, Mode, Op
+from .check import explain as _explain
+from .check import verdict as _verdict
+from .check.batch import BatchChecker
+from .check.tables import CompiledPolicy
 from .profile import DEFAULT_PROFILE, ServerProfile
 
 if TYPE_CHECKING:
-    from ...check.verdict import Decision, TraceStep
+    from .check.verdict import Decision, TraceStep
 
 
 class PolicyError(LocalfsError):
@@ -155,7 +155,7 @@ class Policy(BaseModel):
     def explain(self, decision: Decision, *, other: BatchChecker | None = None
                 ) -> list[TraceStep]:
         """The steps of the check that gave ``decision`` (see
-        :func:`localfs_explorer.check.explain.explain`)."""
+        :func:`localfs_explorer.servers.gee_sweet.check.explain.explain`)."""
         return _explain.explain(decision, other=other)
 
     def hint_for(self, decision: Decision) -> str:
@@ -449,7 +449,7 @@ def resolve_policy(
         platform: ``posix``; ``macos`` for its default cache directory; or ``windows``
             to split ``LOCAL_FILE_ROOTS`` on ``;`` and place the defaults under
             ``%LOCALAPPDATA%`` and ``%APPDATA%`` (paths are still checked by POSIX rules;
-            see :func:`~localfs_explorer.check.check_path` for what that refuses).
+            see :func:`~localfs_explorer.servers.gee_sweet.check.check_path` for what that refuses).
 
     An invalid configuration never raises: like the server, the policy falls back to
     ``off`` and the reason is in ``errors`` (and ``exit_message``).

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...catalog.load import default_catalog
 from ...catalog.model import Catalog, Registration
 
 if TYPE_CHECKING:  # the engine is imported only for type hints
@@ -39,7 +38,10 @@ def register_tools(policy: Policy, catalog: Catalog | None = None) -> Registrati
     Reads ``ENABLED_TOOLS`` from ``policy.env`` and the resolved ``policy.mode`` (an
     invalid configuration has already resolved to off, the fail-safe).
     """
-    catalog = catalog or default_catalog()
+    if catalog is None:
+        from .shipped import shipped_catalog
+
+        catalog = shipped_catalog()
     enabled = parse_enabled_tools(policy.env.get("ENABLED_TOOLS"))
     mode = str(getattr(policy.mode, "value", policy.mode))
     off = mode == "off"

@@ -8,10 +8,21 @@ is empty and it adds no command-line option of its own.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import LocalfsError
-from ...server import Server, ServerError, Setup
+from ...server import (
+    ExposureWalk,
+    LaunchArgs,
+    Launcher,
+    LiveReport,
+    LiveTarget,
+    Server,
+    ServerError,
+    Setup,
+    SuggestResult,
+)
 from ...vocab import REASONS, TRANSPORTS
 
 if TYPE_CHECKING:
@@ -29,14 +40,24 @@ class GeeSweetServer(Server):
     live_fields: ClassVar[tuple[str, ...]] = ("mode", "explicit", "roots",
                                               "unregistered_tools")
     reasons: ClassVar[tuple[str, ...]] = REASONS
+    launcher: ClassVar[Launcher] = Launcher(
+        pypi=("mcp-gee-sweet",), bins=("mcp-gee-sweet",), modules=("mcp_gee_sweet",),
+        # 0.9.5's package has no __main__ module: only its console script serves.
+        module_note=("the mcp_gee_sweet package has no __main__ module (0.9.5): "
+                     "'{program} -m {module}' exits before serving; its console script "
+                     "mcp-gee-sweet starts it"),
+        image_names=("mcp-gee-sweet",))
+    #: The three branches of ``server://auth-status`` (``auth_status.BRANCHES``).
+    status_variants: ClassVar[tuple[str, ...]] = ("unauthorized", "service_account",
+                                                  "full_access")
 
     def resolve(self, setup: Setup) -> Policy:
         from .policy import resolve_policy
         from .profile import load_profile
 
         self.version(setup.version)
-        profile = None
-        if setup.profile:
+        profile = None if isinstance(setup.profile, str) else setup.profile
+        if isinstance(setup.profile, str) and setup.profile:
             try:
                 profile = load_profile(setup.profile)
             except LocalfsError as exc:
@@ -48,21 +69,88 @@ class GeeSweetServer(Server):
         except LocalfsError as exc:
             raise ServerError(str(exc), part="policy") from None
 
-    def catalog(self, path: str | None = None) -> Catalog:
-        from ...catalog import default_catalog, load_catalog
+    def with_settings(self, policy: Any, set: Mapping[str, str], unset: Sequence[str] = (),
+                      *, transport: str | None = None) -> Policy:
+        from .policy import resolve_policy
 
-        return default_catalog() if path is None else load_catalog(path)
+        env = policy.env.with_changes(set=dict(set), unset=list(unset))
+        return resolve_policy(env, transport=transport or policy.transport, fs=policy.fs,
+                              cwd=policy.cwd, package_dir=policy.package_dir,
+                              profile=policy.profile, platform=policy.platform)
+
+    def catalog(self, path: str | None = None) -> Catalog:
+        from ...catalog import load_catalog
+        from .shipped import shipped_catalog
+
+        return shipped_catalog() if path is None else load_catalog(path)
 
     def register_tools(self, policy: Any, catalog: Catalog) -> Registration:
         from .registration import register_tools
 
         return register_tools(policy, catalog)
 
-    def status(self, policy: Any, registration: Registration | None = None
-               ) -> dict[str, Any]:
+    def status(self, policy: Any, registration: Registration | None = None,
+               variant: str | None = None) -> dict[str, Any]:
+        """``server://auth-status`` as far as it is modelled (``variant``: one of its
+        three branches, which show the same local-file object)."""
         from .auth_status import auth_status_preview
 
-        return auth_status_preview(policy, registration=registration)
+        return auth_status_preview(policy, variant, registration=registration)
+
+    def suggest(self, policy: Any, require: Sequence[Any], *, calls: Any = None,
+                session: Any = None, env_file: str | None = None,
+                env_text: str | None = None, delta: bool = True,
+                max_entries: int = 200_000) -> SuggestResult:
+        """The narrowest ``LOCAL_FILE_ROOTS`` allowing the checks (see :mod:`.suggest`)."""
+        from .suggest import suggest
+
+        return suggest(policy, require, calls=calls, session=session, env_file=env_file,
+                       env_text=env_text, delta=delta, max_entries=max_entries)
+
+    def summary_lines(self, policy: Any) -> list[str]:
+        """The mode and how it was reached, each root, the deny-list, then warnings,
+        errors and whether it would start."""
+        from ...server import summary_tail
+        from ...textsafe import one_line
+
+        how = "explicit" if policy.explicit else f"defaulted for {policy.transport}"
+        out = [f"server: {policy.profile.name} {policy.profile.server_version}",
+               f"LOCAL_FILE_ACCESS resolves to {policy.mode.value} ({how})"]
+        for root in policy.roots:
+            state = f"-> {root.resolved}" if not root.problem else f"({root.problem})"
+            out.append(f"  root {one_line(root.configured)} {one_line(state)}")
+        out.append("deny-list:")
+        for e in policy.deny_list:
+            flag = "exists " if e.exists else "missing"
+            out.append(f"  [{flag}] {one_line(e.resolved)}  "
+                       f"({e.setting}{', default' if e.default else ''})")
+        out += [f"  [dir    ] {dd.resolved}/  ({dd.setting}, default)"
+                for dd in policy.deny_dirs]
+        return [*out, *summary_tail(policy, (*policy.env.warnings, *policy.warnings))]
+
+    def config_facts(self, policy: Any) -> dict[str, Any]:
+        """Mode and how it was reached, transport, host, directories, whether it starts,
+        roots, the deny-list, the ``.env`` and its settings, warnings."""
+        env = policy.env
+        values: dict[str, Any] = {
+            "LOCAL_FILE_ACCESS": f"{policy.mode.value} "
+                                 f"({'explicit' if policy.explicit else 'defaulted'})",
+            "transport": policy.transport,
+            "target host": getattr(policy.fs, "label", "filesystem"),
+            "startup directory": policy.cwd,
+            "package directory": policy.package_dir,
+            "the server would start": ("yes" if policy.serves
+                                       else f"no: {policy.exit_message}"),
+            "roots": [r.configured for r in policy.roots],
+            "deny-list": [f"{e.setting}: {e.resolved}" for e in policy.deny_list]
+            + [f"{d.setting}: {d.resolved}/ (directory)" for d in policy.deny_dirs],
+            ".env": env.source or "(none)",
+            "settings": dict(sorted(env.values.items())),
+        }
+        warnings = [*env.warnings, *policy.warnings]
+        if warnings:
+            values["warnings"] = warnings
+        return values
 
     def refusal_directories(self, policy: Any, message: str
                             ) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
@@ -89,6 +177,27 @@ class GeeSweetServer(Server):
         from .places import call_places
 
         return list(call_places(policy))
+
+    def exposure_walk(self, policy: Any) -> ExposureWalk:
+        """Its own walk: the roots, else home and startup directory (see :mod:`.exposure`)."""
+        from .exposure import RootsWalk
+
+        return RootsWalk()
+
+    def read_args(self, args: Sequence[str]) -> LaunchArgs:
+        """Its ``--transport`` (the value after the last ``--transport`` word) and
+        ``--include-tools`` (the first, which it takes over ``ENABLED_TOOLS``)."""
+        from .launch import read_args
+
+        return read_args(args)
+
+    def verify(self, policy: Any, target: LiveTarget,
+               catalog: Catalog | None = None) -> LiveReport:
+        """``server://auth-status`` and ``tools/list`` of the running server against the
+        prediction (see :mod:`.verify`)."""
+        from .verify import verify_target
+
+        return verify_target(policy, target, catalog)
 
     def predict(self, policy: Any, catalog: Catalog | None = None) -> dict[str, Any]:
         """``server://auth-status``'s ``local_file_access`` object and the registration,

@@ -19,7 +19,8 @@ import ipywidgets as widgets
 from ...errors import LocalfsError
 from ...review.diff import compare_policies, elide_common_start
 from ...secrets import is_secret_setting
-from ...servers.gee_sweet.policy import TRANSPORTS, resolve_policy
+from ...server import server_of
+from ...vocab import TRANSPORTS
 from .. import render
 from ..commands import (
     ACCESS_FILE,
@@ -214,11 +215,8 @@ class ComparePanel(Panel):
         m = self.model
         current = m.policy
         set_, unset = self._set_and_unset()
-        env = m.env.with_changes(set=set_, unset=unset)
-        return resolve_policy(env, transport=self.transport.value or current.transport,
-                              fs=current.fs, cwd=current.cwd,
-                              package_dir=current.package_dir, profile=current.profile,
-                              platform=current.platform)
+        return server_of(current).with_settings(
+            current, set_, unset, transport=self.transport.value or None)
 
     def compare(self) -> None:
         """Run the comparison and show it."""

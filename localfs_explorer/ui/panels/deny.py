@@ -31,7 +31,7 @@ class DenyListPanel(Panel):
             self.dirs.value = ""
             return
         if not hasattr(policy, "deny_list"):
-            # Another server (the filesystem server, desktop-commander): no deny-list.
+            # A server without a deny-list.
             self.entries.value = (f'<div class="lfe-muted">{render.esc(self.model.server)} '
                                   "has no deny-list: its allowed directories are the whole "
                                   "of its file policy.</div>")

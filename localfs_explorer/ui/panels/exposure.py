@@ -131,8 +131,10 @@ class ExposurePanel(Panel):
 
     def suggest(self) -> None:
         """Suggest roots for the required checks typed in, under the loaded configuration."""
+        from ...errors import LocalfsError
         from ...fs import HostFS
-        from ...review.suggest import SuggestError, describe, parse_requirement, suggest_roots
+        from ...review.suggest import parse_requirement
+        from ...server import server_of
 
         policy = self.model.policy
         if policy is None:
@@ -147,18 +149,20 @@ class ExposurePanel(Panel):
         try:
             required = [parse_requirement(line.strip(), "the required paths")
                         for line in self.required.value.splitlines() if line.strip()]
-            self.suggestion = s = suggest_roots(
-                required, policy, env_file=(m.env_name or None) if m.env_text is not None
+            self.suggestion = s = server_of(policy).suggest(
+                policy, required, env_file=(m.env_name or None) if m.env_text is not None
                 else (m.env_path or None), env_text=m.env_text,
                 max_entries=self.max_entries.value)
-        except SuggestError as exc:
+        except LocalfsError as exc:  # a requirement, or a server without suggest
             self.suggestion = None
             self.suggestion_view.value = render.box("error", render.esc(m.clean(str(exc))))
             return
         kind = "ok" if s.ok else "warning"
-        lines = "".join(f"<div>{render.esc(m.clean(line))}</div>" for line in describe(s, policy))
-        self.suggestion_view.value = (render.box(kind, lines, "lfe-suggest-result")
-                                      + render.diff_html(m.clean(s.diff)))
+        lines = "".join(f"<div>{render.esc(m.clean(line))}</div>" for line in s.lines())
+        # The .env change, for a server that reads one.
+        diff = (render.diff_html(m.clean(getattr(s, "diff", "")))
+                if server_of(policy).env_file else "")
+        self.suggestion_view.value = render.box(kind, lines, "lfe-suggest-result") + diff
 
     # ---- running
 

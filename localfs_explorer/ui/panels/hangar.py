@@ -20,7 +20,7 @@ from ..panel import Panel, css, heading, html, wide
 #: group (a finding), and deploys wait for approval.
 EXAMPLE = """mcp_servers:
   gee:
-    command: [mcp-gee-sweet]
+    command: [my-mcp-server]
     tools:
       allow_list: ["*"]
       approval_list: ["upload_*"]

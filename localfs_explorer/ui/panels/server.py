@@ -8,7 +8,7 @@ import ipywidgets as widgets
 
 from ...envfile.load import EnvFileError
 from ...secrets import MASK, is_secret_key, scrub_hidden
-from ...servers.gee_sweet.policy import TRANSPORTS
+from ...vocab import TRANSPORTS
 from .. import render
 from ..entry_model import edited_keys
 from ..model import EXAMPLE_PREFIX, HOST_TARGET, UPLOAD_TARGET, ExplorerModel

@@ -158,7 +158,10 @@ def test_suggest_proposes_the_directories_the_work_needs(tree: Path) -> None:
 
 def test_verify_refusals(tree: Path) -> None:
     code, _, err = run_cli("verify", *DC, "--home", tree / "home")
-    assert code == 2 and "needs --command" in err
+    assert code == 2 and "give one of --url, --command or --client-config" in err
+    code, _, err = run_cli("verify", *DC, "--home", tree / "home", "--url",
+                           "http://127.0.0.1:9/mcp")
+    assert code == 2 and "speaks stdio only" in err
     code, _, err = run_cli("verify", *DC, "--home", tree / "home", "--command",
                            str(tree / "no-such-program"), "--timeout", "5")
     assert code == 2 and "can't run the server" in err

@@ -41,30 +41,37 @@ def test_picking_it_shows_its_own_settings_and_badge(app, tree) -> None:
     assert DC in [v for _, v in bar.server.options]
     bar.server.value = DC
     assert app.model.last_error == ""
-    assert bar.dc.layout.display == "" and bar.env_controls.layout.display == "none"
-    assert bar.fs.layout.display == "none"
-    for widget in (bar.dc.dir_input, bar.dc.home, bar.dc.settings_file, bar.dc.cwd):
+    assert bar.fs.layout.display == "" and bar.env_controls.layout.display == "none"
+    assert list(bar.fs.fields) == ["allowed_directories", "home", "settings_file"]
+    dirs = bar.fs.fields["allowed_directories"]
+    home, settings_file = bar.fs.fields["home"].text, bar.fs.fields["settings_file"].text
+    for widget in (dirs.input, home, settings_file, bar.fs.cwd):
         assert widget.tooltip and widget.tooltip.strip()
-    bar.dc.home.value = str(tree / "home")
+    settings_file.value = "  "  # blank: not given, the file under HOME
+    assert app.model.server_options == {}
+    home.value = str(tree / "home")
     assert app.model.server_options == {"home": str(tree / "home")}
     badge = text_of(bar.badge.value)
     assert f"allowedDirectories: {tree / 'other'}" in badge and "LOCAL_FILE_ACCESS" not in badge
     assert "critical: start_process runs shell commands" in badge
-    bar.dc.add_directory(str(tree / "data"))
+    dirs.add(str(tree / "data"))
     assert app.model.server_options["allowed_directories"] == [str(tree / "data")]
     assert f"allowedDirectories: {tree / 'data'}" in text_of(bar.badge.value)
-    (chip,) = [c for c in bar.dc.chips.children if "lfe-chip" in c._dom_classes]
+    (chip,) = [c for c in dirs.chips.children if "lfe-chip" in c._dom_classes]
     chip.children[1].click()  # the file's list applies again
     assert "allowed_directories" not in app.model.server_options
+    home.value = ""  # a blank line takes the setting away, and the box shows it
+    assert "home" not in app.model.server_options and home.value == ""
+    home.value = str(tree / "home")
     bar.server.value = "mcp-gee-sweet"  # its settings are not carried to another server
-    assert app.model.server_options == {} and bar.dc.layout.display == "none"
+    assert app.model.server_options == {} and bar.fs.layout.display == "none"
     assert app.model.last_error == ""
 
 
 def test_the_paths_tab_answers_as_the_command_line(app, tree) -> None:
     app.bar.server.value = DC
-    app.bar.dc.home.value = str(tree / "home")
-    app.bar.dc.add_directory(str(tree / "data"))
+    app.bar.fs.fields["home"].text.value = str(tree / "home")
+    app.bar.fs.fields["allowed_directories"].add(str(tree / "data"))
     paths = app.show("paths")
     wanted = [str(tree / "data/f.txt"), str(tree / "Data/g.txt"), str(tree / "other")]
     paths.paths.value = "\n".join(wanted)
@@ -86,7 +93,7 @@ def test_every_tab_opens_with_it(app, tree) -> None:
     from localfs_explorer.ui.app import PANELS
 
     app.bar.server.value = DC
-    app.bar.dc.home.value = str(tree / "home")
+    app.bar.fs.fields["home"].text.value = str(tree / "home")
     for spec in PANELS:
         app.show(spec.name)
         assert app.model.last_error == "", spec.name

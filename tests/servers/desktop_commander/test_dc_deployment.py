@@ -12,7 +12,9 @@ from conftest import run_cli
 
 from localfs_explorer.cli.main import build_parser
 from localfs_explorer.cli.options import apply_deployment
-from localfs_explorer.deployments.launch import DESKTOP_COMMANDER, identify
+from localfs_explorer.deployments.launch import identify
+
+DESKTOP_COMMANDER = "desktop-commander"
 
 
 @pytest.mark.parametrize(("argv", "version"), [
@@ -59,4 +61,24 @@ def test_verify_of_the_entry_starts_the_entrys_command(tmp_path: Path) -> None:
     args = build_parser().parse_args(["verify", "--client-config", str(config)])
     apply_deployment(args)
     assert args.server == DESKTOP_COMMANDER
-    assert args.command == "npx -y @wonderwhy-er/desktop-commander@0.2.52"
+    # verify starts exactly the entry's words: a program that isn't there says so.
+    root = Path(os.path.realpath(tmp_path))
+    missing = root / "no-such-dir" / "node"
+    config.write_text(json.dumps({"mcpServers": {"dc": {
+        "command": str(missing),
+        "args": [str(root / "node_modules/@wonderwhy-er/desktop-commander/dist/index.js")],
+        "env": {"HOME": str(root / "home")}}}}))
+    code, _, err = run_cli("verify", "--client-config", config, "--timeout", "10")
+    assert code == 2 and "can't run the server" in err and str(missing) in err, err
+
+
+@pytest.mark.parametrize("listed", [[], ["/"]])
+def test_an_empty_or_root_allow_list_reaches_everything(tmp_path: Path, listed) -> None:
+    root, config = _entry(tmp_path)
+    (root / "home/.claude-server-commander/config.json").write_text(
+        json.dumps({"allowedDirectories": listed}))
+    _code, out, err = run_cli("deployment", "--client-config", config, "--json")
+    (answer,) = [json.loads(line) for line in out.splitlines()]
+    assert answer["server"] == DESKTOP_COMMANDER, err
+    assert answer["directories"] == ["/"], answer
+    assert answer["summary"] == "reads and writes under /"

@@ -123,3 +123,34 @@ def test_places_use_the_servers_own_home(root: Path) -> None:
     calls = [p for p, _ in SERVER.call_places(policy)]
     assert calls == [str(root / "data"), str(root / "home"), str(root / "work")]
 
+
+
+def test_a_refusal_names_the_list_the_server_enforces(root: Path) -> None:
+    policy = resolve(root, {"allowedDirectories": [str(root / "data"), "~/notes"]})
+    refusal = policy.check(str(root / "outside/s.txt")).message
+    configured = (str(root / "data"), "~/notes")
+    assert SERVER.refusal_directories(policy, "Error: " + refusal) == (configured, configured)
+    stale = (f"Path not allowed: {root}/outside/s.txt. Must be within one of these "
+             f"directories: {root}/old, {root}/older")
+    assert SERVER.refusal_directories(policy, stale) == (
+        (f"{root}/old", f"{root}/older"), configured)
+    assert SERVER.refusal_directories(policy, "ENOENT: no such file") is None
+
+
+@pytest.mark.parametrize(("value", "now_allowed"), [
+    (["OUTSIDE"], True), ("OUTSIDE", True), ([], True), (["DATA"], False)])
+def test_set_config_value_changes_the_allow_list_for_later_calls(root: Path, value,
+                                                                 now_allowed) -> None:
+    policy = resolve(root, {"allowedDirectories": [str(root / "data")]})
+    target = str(root / "outside/s.txt")
+    assert not policy.check(target).allowed
+    spelled = {"OUTSIDE": str(root / "outside"), "DATA": str(root / "data")}
+    value = [spelled[v] for v in value] if isinstance(value, list) else spelled[value]
+    after = SERVER.after_call(policy, "set_config_value",
+                              {"key": "allowedDirectories", "value": value})
+    assert after is not None and after.check(target).allowed is now_allowed
+    assert not after.check(str(root / "data-x")).allowed or not value
+    # Other keys and other tools leave the policy as it was.
+    assert SERVER.after_call(policy, "set_config_value",
+                             {"key": "blockedCommands", "value": []}) is None
+    assert SERVER.after_call(policy, "read_file", {"path": target}) is None

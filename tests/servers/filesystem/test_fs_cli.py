@@ -75,7 +75,10 @@ def test_check_with_roots_answers_for_the_roots(tree: Path) -> None:
 def test_check_when_the_server_would_not_start(tree: Path) -> None:
     code, out, err = run_cli("check", "--server", "server-filesystem", "--allowed-dir",
                              tree / "nope", tree)
-    assert code == 2 and out == ""
+    # As for every server: the verdicts of the policy as resolved, and exit 2 because
+    # the server would not start (saying what it would print).
+    assert code == 2 and out.startswith("REFUSED")
+    assert "error: the server would refuse to serve: " in err
     assert "None of the specified directories are accessible" in err
     assert f"Cannot access directory {tree}/nope" in err
 

@@ -58,7 +58,7 @@ def test_a_local_build_and_an_npm_prefix_install_are_the_pinned_release(
         found = load_deployment(config, entry)
         assert (found.server, found.server_version) == ("server-filesystem", "2026.8.31"), (
             entry, found.notes)
-        assert found.allowed_dirs == [str(data)]
+        assert found.arg_paths == [str(data)]
     code, out, err = run_cli("verify", "--client-config", str(config), "--entry", "bin",
                              "--json", "--timeout", "120")
     assert code == 0, (out, err)

@@ -544,8 +544,8 @@ reason = "outside_roots"
 
 def test_no_upgrade_is_suggested_when_a_required_check_needs_the_escape(tree: Path) -> None:
     from localfs_explorer.fs import HostFS
-    from localfs_explorer.review import suggest_filesystem as module
     from localfs_explorer.servers.filesystem import FilesystemConfig, FilesystemPolicy
+    from localfs_explorer.servers.filesystem import suggest as module
 
     policy = FilesystemPolicy(FilesystemConfig(directories=(str(tree / "data"),)), HostFS())
     needed = f"read:{tree}/data "  # only its trimmed spelling is inside the directory

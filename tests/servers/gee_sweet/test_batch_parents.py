@@ -20,7 +20,7 @@ from conftest import can_hardlink
 from random_trees import add_entry
 
 from localfs_explorer import load_env, resolve_policy
-from localfs_explorer.check import BatchChecker
+from localfs_explorer.servers.gee_sweet.check import BatchChecker
 
 KINDS = ("file", "dir", "dir", "dir", "symlink", "symlink-dir", "symlink-dir", "link-out",
          "dangling", "loop")

@@ -20,7 +20,7 @@ from conftest import can_hardlink
 from random_trees import add_entry
 
 from localfs_explorer import Policy, load_env, resolve_policy
-from localfs_explorer.check import UnsupportedPathError, check_path
+from localfs_explorer.servers.gee_sweet.check import UnsupportedPathError, check_path
 from localfs_explorer.vocab import OPS
 
 NAMES = (

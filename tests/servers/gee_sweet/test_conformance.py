@@ -536,7 +536,7 @@ def test_random_tree_conforms(seed, oracle, tmp_path):
 
 def test_a_divergence_is_reported_with_a_reproduction(oracle, tmp_path, monkeypatch):
     """The harness itself: an engine that answers wrongly must be caught and shrunk."""
-    from localfs_explorer.check import verdict as check_module
+    from localfs_explorer.servers.gee_sweet.check import verdict as check_module
 
     case = random_case(FIRST_SEED)
     base = str(tmp_path.resolve() / "Deploy Ment")

@@ -37,8 +37,8 @@ from live_server import (
 
 from localfs_explorer import load_env, resolve_policy
 from localfs_explorer.catalog import default_catalog
-from localfs_explorer.live.verify import predict, read_http, read_stdio, verify_policy
 from localfs_explorer.servers.gee_sweet.registration import register_tools
+from localfs_explorer.servers.gee_sweet.verify import predict, read_http, read_stdio, verify_policy
 
 pytestmark = [pytest.mark.slow, pytest.mark.real, needs_server]
 

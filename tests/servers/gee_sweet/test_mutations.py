@@ -15,9 +15,9 @@ import policy_scenarios as scenarios
 import pytest
 from conftest import can_hardlink
 
-from localfs_explorer.check import Decision, DenyHit
-from localfs_explorer.check import tables as tables_module
-from localfs_explorer.check import verdict as check_module
+from localfs_explorer.servers.gee_sweet.check import Decision, DenyHit
+from localfs_explorer.servers.gee_sweet.check import tables as tables_module
+from localfs_explorer.servers.gee_sweet.check import verdict as check_module
 
 
 def test_containment_before_realpath_is_caught(layout, monkeypatch):

@@ -14,8 +14,8 @@ from conftest import can_hardlink
 from conftest import run_cli as run
 
 from localfs_explorer import load_env, resolve_policy
-from localfs_explorer.check import BatchChecker, UnsupportedPathError
 from localfs_explorer.paths import is_within
+from localfs_explorer.servers.gee_sweet.check import BatchChecker, UnsupportedPathError
 from localfs_explorer.vocab import Mode
 
 
@@ -667,7 +667,7 @@ def test_windows_names_a_case_variant_by_its_entry(layout):
 
 
 def test_check_path_and_decision_equality(layout):
-    from localfs_explorer.check import check_path
+    from localfs_explorer.servers.gee_sweet.check import check_path
 
     policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
     report = str(layout.data / "report.csv")

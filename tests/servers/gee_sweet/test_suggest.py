@@ -16,10 +16,8 @@ from hypothesis import strategies as st
 from localfs_explorer import load_env, resolve_policy
 from localfs_explorer.exposure import exposure
 from localfs_explorer.fs import VirtualFS
-from localfs_explorer.review.suggest import (
-    SuggestError,
-    exposure_delta,
-    parse_requirement,
+from localfs_explorer.review.suggest import SuggestError, exposure_delta, parse_requirement
+from localfs_explorer.servers.gee_sweet.suggest import (
     requirements_from_calls,
     requirements_from_session,
     suggest_roots,

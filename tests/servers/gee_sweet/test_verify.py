@@ -9,7 +9,7 @@ import pytest
 
 from localfs_explorer.catalog import default_catalog
 from localfs_explorer.cli import main as cli
-from localfs_explorer.live.verify import (
+from localfs_explorer.servers.gee_sweet.verify import (
     LiveServer,
     MissingExtraError,
     ServerUnreachableError,
@@ -147,8 +147,8 @@ def test_usage_errors_exit_2_in_one_line(argv, monkeypatch) -> None:
 
 
 def test_secret_words_of_a_command_are_masked() -> None:
-    from localfs_explorer.live.verify import _shown_command
     from localfs_explorer.secrets import MASK
+    from localfs_explorer.servers.gee_sweet.verify import _shown_command
 
     shown, hidden = _shown_command(
         ["env", "CREDENTIALS_CONFIG=c0nf1g-s3cret", "TOKEN_PATH=/app/t.json", "srv",
@@ -171,7 +171,7 @@ def test_a_url_password_never_reaches_the_error() -> None:
 @pytest.mark.slow
 def test_a_stdio_server_that_dies_is_reported_with_its_last_line_scrubbed() -> None:
     pytest.importorskip("mcp")
-    from localfs_explorer.live.verify import read_stdio
+    from localfs_explorer.servers.gee_sweet.verify import read_stdio
 
     script = ("import os, sys; sys.stderr.write('starting\\nno luck with '"
               " + os.environ['API_TOKEN'] + '\\n'); sys.exit(3)")
@@ -195,7 +195,7 @@ def test_the_command_line_loads_the_sdk_only_when_a_server_is_read() -> None:
 
     code = ("import json, sys, localfs_explorer.cli.main as c\n"
             "c.build_parser()\n"
-            "import localfs_explorer.live.verify\n"
+            "import localfs_explorer.servers.gee_sweet.verify\n"
             "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('mcp', 'httpx2', 'anyio'))))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

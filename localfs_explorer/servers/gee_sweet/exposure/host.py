@@ -4,7 +4,6 @@ inodes already seen (hardlinks counted once)."""
 from __future__ import annotations
 
 import os
-import threading
 from array import array
 from bisect import bisect_right
 from collections import Counter
@@ -12,8 +11,8 @@ from collections.abc import Iterator, Sequence
 from itertools import chain
 from typing import Any, NamedTuple
 
-from ..fs import FileSystem
-from ..servers.gee_sweet.policy import Policy
+from ....fs import FileSystem
+from ..policy import Policy
 
 _is_symlink = os.DirEntry.is_symlink
 _is_dir = os.DirEntry.is_dir
@@ -161,14 +160,6 @@ def _with_fs(policy: Policy, fs: FileSystem) -> Policy:
 
 def _home(policy: Policy) -> str:
     return policy.env.get("HOME") or policy.fs.home()
-
-
-def _cancelled(cancel: Any) -> bool:
-    if cancel is None:
-        return False
-    if isinstance(cancel, threading.Event):
-        return cancel.is_set()
-    return bool(cancel())
 
 
 #: Inode numbers the record keeps are below this (64 bits, as ``ino_t``).

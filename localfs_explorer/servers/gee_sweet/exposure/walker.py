@@ -11,14 +11,16 @@ from itertools import compress
 from operator import not_
 from typing import Any
 
-from ..fs import HostFS
-from ..paths import is_within
-from ..sensitive import (
+from ....exposure.records import Finding, Inventory, RootSummary, WalkProgress
+from ....exposure.walk_common import _WalkBase
+from ....fs import HostFS
+from ....paths import is_within
+from ....sensitive import (
     home_entries_near,
     name_may_be_sensitive,
     sensitive_names,
 )
-from ..servers.gee_sweet.policy import Mode, Policy
+from ..policy import Mode, Policy
 from .host import (
     _EntryStat,
     _home,
@@ -32,9 +34,7 @@ from .host import (
     _Start,
     _with_fs,
 )
-from .records import Finding, Inventory, RootSummary, WalkProgress
 from .roots import root_findings
-from .walk_common import _WalkBase
 
 
 def walk_exposure(policy: Policy, scope: Sequence[str] | None, **options: Any) -> Inventory:
@@ -281,7 +281,8 @@ class _InventoryWalker(_WalkBase):
 
         The directory is decided at once when its listing holds no symlink and no
         mount point, every file in it is allowed for read and write with the same
-        resolved directory (:class:`~localfs_explorer.check.DirVerdicts`), no inode
+        resolved directory
+        (:class:`~localfs_explorer.servers.gee_sweet.check.DirVerdicts`), no inode
         in it repeats, was met entry by entry before or is a known credential's, and no
         rule looks at its files by more than their names. Then each file is counted
         once, readable and writable, and only the names a sensitive-name glob matches
@@ -550,7 +551,7 @@ class _InventoryWalker(_WalkBase):
 
     def credential_files(self) -> Iterator[str]:
         """The files under the home entries of the sensitive-path list (bounded)."""
-        from ..sensitive import sensitive_patterns
+        from ....sensitive import sensitive_patterns
 
         home = self.home.rstrip("/")
         budget = 500

@@ -33,11 +33,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..paths import is_within
-from ..servers.filesystem.findings import findings
-from ..servers.filesystem.nodepath import dirname, resolve
-from ..servers.filesystem.policy import V_2, FilesystemPolicy, expand_home
-from .suggest import Requirement, SuggestError, Unmet, parse_requirement
+from ...paths import is_within
+from ...review.suggest import Requirement, SuggestError, Unmet, parse_requirement
+from .findings import findings
+from .nodepath import dirname, resolve
+from .policy import V_2, FilesystemPolicy, expand_home
 
 __all__ = ["FilesystemSuggestion", "ProposedChange", "Unmet", "requirements",
            "suggest_filesystem", "twin"]
@@ -121,9 +121,7 @@ def _open_twin(policy: FilesystemPolicy) -> FilesystemPolicy:
 
 def seam_twin(server_policy: Any) -> Any:
     """:func:`_open_twin` as the seam's policy (for probing calls)."""
-    from ..servers.filesystem.server import FsServerPolicy
-
-    return FsServerPolicy(_open_twin(server_policy.policy), server_policy.env)
+    return type(server_policy)(_open_twin(server_policy.policy), server_policy.env)
 
 
 def _holder(fs: Any, path: str) -> str:
@@ -315,18 +313,14 @@ def _upgrade(policy: FilesystemPolicy, met: Sequence[Requirement], changes: list
     return newer
 
 
-def requirements(server_policy: Any, required: Sequence[str], calls: Any = None,
+def requirements(server_policy: Any, required: Sequence[Requirement | str], calls: Any = None,
                  session: Any = None) -> list[Requirement]:
     """The checks that must pass: ``OP:PATH`` texts, then the local paths of ``calls``
     and of an approval ``session`` (probed with every directory allowed)."""
-    from .suggest import requirements_from_calls, requirements_from_session
+    from ...review.suggest import gather_requirements
 
-    reqs = [parse_requirement(text) for text in required]
-    opened = seam_twin(server_policy)
-    if calls:
-        reqs.extend(requirements_from_calls(server_policy, calls, twin=opened))
-    if session:
-        reqs.extend(requirements_from_session(server_policy, session, twin=opened))
+    reqs = gather_requirements(required, lambda: seam_twin(server_policy), calls=calls,
+                               session=session)
     if not reqs and (calls or session):
         raise SuggestError("the calls touch no local path")
     return reqs

@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..paths import _irregular, containment_prefixes, fold, normcase
-from ..servers.gee_sweet.messages import off_message
-from ..vocab import Mode
+from ....paths import _irregular, containment_prefixes, fold, normcase
+from ....vocab import Mode
+from ..messages import off_message
 
 if TYPE_CHECKING:
-    from ..envfile.load import ServerEnv
-    from ..fs.base import FileSystem
+    from ....envfile.load import ServerEnv
+    from ....fs.base import FileSystem
 
 
 class RootLike(Protocol):

@@ -16,13 +16,13 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..vocab import OPS, Op, Reason
+from ....vocab import OPS, Op, Reason
 from . import verdict as _single
 from .tables import EntryTables
 from .verdict import _OFF, _UNKNOWN, Decision, _fresh_deny_ids, _refuse_windows_spelling, _unusable
 
 if TYPE_CHECKING:
-    from ..fs.base import StatLike
+    from ....fs.base import StatLike
     from .tables import CompiledPolicy, PolicyLike
 
 

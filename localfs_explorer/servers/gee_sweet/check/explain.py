@@ -15,8 +15,8 @@ import posixpath
 import stat as _stat
 from typing import TYPE_CHECKING, Any
 
-from ..paths import is_within
-from ..vocab import Mode
+from ....paths import is_within
+from ....vocab import Mode
 from . import verdict as _single
 from .batch import BatchChecker
 from .verdict import TraceStep
@@ -290,7 +290,7 @@ _SYSTEM_DIRS = {
 
 def _root_exposure(directory: str, policy: Any) -> str:
     """What adding ``directory`` as a root would expose beyond one path, or ""."""
-    from ..sensitive import sensitive_match, sensitive_patterns
+    from ....sensitive import sensitive_match, sensitive_patterns
 
     home = ""
     with contextlib.suppress(Exception):

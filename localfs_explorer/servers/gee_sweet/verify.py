@@ -23,11 +23,12 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import LocalfsError
+from ...errors import LocalfsError
 
 if TYPE_CHECKING:  # hints only: the engine and the catalog load on use
-    from ..catalog import Catalog
-    from ..servers.gee_sweet.policy import Policy
+    from ...catalog import Catalog
+    from ...server import LiveTarget
+    from .policy import Policy
 
 __all__ = [
     "AUTH_STATUS_URI",
@@ -125,6 +126,53 @@ class VerifyReport(_Model):
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 
+    def to_dict(self) -> dict[str, Any]:
+        """The whole report, JSON-ready (``verify --json``)."""
+        return self.to_json_dict()
+
+    def lines(self) -> list[str]:
+        """The report for people: each status field, the tools, each difference."""
+        live, prediction = self.live, self.prediction
+        out = [f"server:   {live.source} ({live.transport})"]
+        if prediction.reproduces:
+            out.append(f"explorer: reproduces {prediction.reproduces}")
+        lfa = live.local_file_access
+        differing = {d.field for d in self.differences}
+        for name in self.fields:
+            mark = "DIFF" if name in differing else "same"
+            out.append(f"  {mark}  {name}: {json.dumps(lfa.get(name), ensure_ascii=False)}")
+        tool_diffs = [d for d in self.differences if d.field == "registered_tools"]
+        mark = "DIFF" if tool_diffs else "same"
+        out.append(f"  {mark}  registered tools: {len(live.tools)} listed by the server, "
+                   f"{len(prediction.registered)} of the catalog's {len(prediction.catalog)} "
+                   "predicted")
+        if self.uncatalogued:
+            out.append(f"  note  {len(self.uncatalogued)} listed tools are outside the "
+                       "catalog (allowed by ENABLED_TOOLS; not compared further)")
+        out += [f"difference: {d.message}" for d in self.differences
+                if d.field != "registered_tools"]
+        missing = [d.tool for d in tool_diffs if d.actual == "absent"]
+        extra = [d.tool for d in tool_diffs if d.actual == "registered"]
+        if missing:
+            out.append("difference: predicted registered, not listed by the server: "
+                       f"{_names(missing)}")
+        if extra:
+            out.append("difference: listed by the server, predicted not registered: "
+                       f"{_names(extra)}")
+        if self.agree:
+            out.append("the server agrees with the explorer")
+        else:
+            n = len(self.differences)  # each tool counts once
+            out.append(f"{n} difference{'s' if n != 1 else ''}: the running server is not "
+                       "the configuration given")
+        return out
+
+
+def _names(names: list[Any], shown: int = 12) -> str:
+    text = ", ".join(str(n) for n in names[:shown])
+    more = len(names) - shown
+    return f"{text} and {more} more (--json lists all)" if more > 0 else text
+
 
 # --- Which transport ---------------------------------------------------------------------
 
@@ -152,7 +200,7 @@ def transport_for_command(argv: Sequence[str]) -> str:
 def predict(policy: Policy, catalog: Catalog | None = None) -> Prediction:
     """The explorer's answer for ``policy``: what its server's
     :meth:`~localfs_explorer.server.Server.predict` says a running instance reports."""
-    from ..server import server_of
+    from ...server import server_of
 
     return Prediction.model_validate(server_of(policy).predict(policy, catalog))
 
@@ -176,7 +224,7 @@ def compare(prediction: Prediction, live: LiveServer,
     are returned separately.
     """
     if fields is None:
-        from ..server import get_server
+        from ...server import get_server
 
         fields = get_server().live_fields
     diffs: list[VerifyDifference] = []
@@ -243,7 +291,7 @@ def verify_policy(
 ) -> VerifyReport:
     """Compare ``live`` with the prediction for ``policy``, field by field as its server
     names them (:attr:`~localfs_explorer.server.Server.live_fields`)."""
-    from ..server import server_of
+    from ...server import server_of
 
     fields = server_of(policy).live_fields
     prediction = predict(policy, catalog)
@@ -254,12 +302,30 @@ def verify_policy(
     )
 
 
+def verify_target(policy: Policy, target: LiveTarget,
+                  catalog: Catalog | None = None) -> VerifyReport:
+    """:meth:`GeeSweetServer.verify`: read the server at ``target`` (its URL, else its
+    command line) and compare it with ``policy``'s prediction."""
+    from ...server import LiveError
+
+    timeout = target.timeout if target.timeout is not None else 15.0
+    try:
+        if target.url:
+            live = read_http(target.url, token=target.token, timeout=timeout)
+        else:
+            live = read_stdio(list(target.argv or ()), env=target.env, cwd=target.cwd,
+                              timeout=timeout)
+    except ServerUnreachableError as exc:
+        raise LiveError(f"can't read the server: {exc}") from None
+    return verify_policy(policy, live, catalog)
+
+
 # --- Reading a live server ---------------------------------------------------------------
 
 
 def _shown_url(url: str) -> str:
     """``url`` with any password in it masked."""
-    from ..secrets import MASK
+    from ...secrets import MASK
 
     parts = urlsplit(url)
     if parts.password is None:
@@ -269,7 +335,7 @@ def _shown_url(url: str) -> str:
 
 
 def _secret_option(word: str) -> bool:
-    from ..secrets import is_secret_key
+    from ...secrets import is_secret_key
 
     return word.startswith("-") and is_secret_key(word.lstrip("-").replace("-", "_"))
 
@@ -278,7 +344,7 @@ def _shown_command(argv: Sequence[str]) -> tuple[str, set[str]]:
     """``argv`` as it may be shown, and the secret values masked in it: the value of a
     ``KEY=VALUE`` word with a secret key and of a secret-named option (``--token X``,
     ``--api-key=X``)."""
-    from ..secrets import MASK, is_secret_key
+    from ...secrets import MASK, is_secret_key
 
     shown: list[str] = []
     hidden: set[str] = set()
@@ -372,7 +438,7 @@ def _run(coro_fn: Any, what: str, timeout: float, why: Any = None,
     """Run ``coro_fn`` under ``timeout``; any failure becomes one line naming ``what``
     and the reason: ``why()`` when it knows one (an HTTP status, the server's last
     word), else the error itself. No value in ``hidden`` survives into the line."""
-    from ..secrets import scrub
+    from ...secrets import scrub
 
     try:
         return _run_raw(coro_fn, what, timeout, why)
@@ -484,7 +550,7 @@ def read_stdio(
     ClientSession = _sdk()
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    from ..secrets import scrub, secret_values
+    from ...secrets import scrub, secret_values
 
     shown, hidden = _shown_command(argv)
     server_env = dict(env) if env is not None else dict(os.environ)

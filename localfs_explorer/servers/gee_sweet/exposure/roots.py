@@ -5,10 +5,10 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 
-from ..fs import FileSystem
-from ..paths import is_within
-from ..servers.gee_sweet.policy import Mode, Policy
-from .records import Finding
+from ....exposure.records import Finding
+from ....fs import FileSystem
+from ....paths import is_within
+from ..policy import Mode, Policy
 
 
 def root_findings(policy: Policy) -> Iterator[Finding]:

@@ -3,7 +3,7 @@
 The steps run in mcp-gee-sweet 0.9.5's order, which matters (each carries its reason
 where it is written): 1. the HTTP tripwire, 2. ``off``, 3. ``realpath``, 4. ``roots``
 containment, 5. the deny-list, in every mode. A batch resolves each parent once and
-joins the name (:class:`~localfs_explorer.check.batch.BatchChecker`).
+joins the name (:class:`.batch.BatchChecker`).
 
 The refusal texts are the server's own (:mod:`localfs_explorer.servers.gee_sweet.messages`).
 A Decision's ``trace`` and ``hint`` are worked out only when read (by the policy that
@@ -18,9 +18,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import LocalfsError
-from ..paths import _irregular, fold, is_within, normcase
-from ..servers.gee_sweet.messages import (
+from ....errors import LocalfsError
+from ....paths import _irregular, fold, is_within, normcase
+from ....vocab import OPS, Mode, Op, Reason
+from ..messages import (
     DENIED,
     DENY_VERBS,
     INVALID_TYPE,
@@ -28,7 +29,6 @@ from ..servers.gee_sweet.messages import (
     TRIPWIRE,
     UNUSABLE,
 )
-from ..vocab import OPS, Mode, Op, Reason
 
 if TYPE_CHECKING:
     from .tables import CompiledPolicy, PolicyLike
@@ -89,7 +89,7 @@ class Decision:
 
     def _repr_html_(self) -> str:
         """Rich display in a notebook (the dashboard's renderer)."""
-        from ..render import decision_repr
+        from ....render import decision_repr
 
         return decision_repr(self)
 
@@ -126,7 +126,7 @@ class Decision:
         """JSON-ready fields, as ``localfs-explorer check --json`` prints them.
 
         ``other`` is the checker whose answer the trace compares with (a batch for a
-        single check; see :func:`~localfs_explorer.check.explain.explain`): a caller
+        single check; see :func:`.explain.explain`): a caller
         describing many paths passes one, so each path is not checked by a new one.
         """
         trace = self._policy.explain(self, other=other) if other is not None else self.trace
