@@ -204,7 +204,8 @@ def test_commands_uploads_provenance_exit_and_keyboard(browser_page, tmp_path) -
         page.fill(".lfe-server-settings .lfe-setting-input input", str(base / "gone"))
         page.press(".lfe-server-settings .lfe-setting-input input", "Enter")
         expect(page.locator(".lfe-header")).to_contain_text("✘ WOULD EXIT")
-        expect(page.locator(".lfe-setting-directories")).to_contain_text("✘ skipped: can't access it")
+        expect(page.locator(".lfe-setting-directories")).to_contain_text(
+            "✘ skipped: can't access it")
         expect(page.locator(".lfe-panel-paths .lfe-exit-banner")).to_contain_text(
             "✘ WOULD EXIT at startup")
         page.get_by_role("tab", name="Tool call").click()

@@ -26,6 +26,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from ..errors import LocalfsError
 from ..userfiles import parse_toml
 
 __all__ = ["Unwrapped", "package_words", "unwrap"]
@@ -97,7 +98,7 @@ def _package_json(path: str) -> tuple[str, str | None] | None:
     return data["name"], version if isinstance(version, str) else None
 
 
-class _NotAProject(ValueError):
+class _NotAProject(LocalfsError):
     """A pyproject.toml that can't be read: the launch is then not recognised by it."""
 
 

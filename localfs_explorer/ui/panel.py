@@ -45,10 +45,6 @@ def _shared(cls: type, **kwargs: Any) -> Any:
 _RESTORING: dict[int, bool] = {}
 
 
-class SharedLayoutChanged(RuntimeError):
-    """A shared Layout or Style was changed after it was made."""
-
-
 def _refuse_change(change: dict[str, Any]) -> None:
     owner, name = change["owner"], change["name"]
     if name.startswith("_") or name in ("comm", "keys", "log") or _RESTORING.get(id(owner)):
@@ -59,7 +55,7 @@ def _refuse_change(change: dict[str, Any]) -> None:
         setattr(owner, name, change["old"])
     finally:
         _RESTORING.pop(id(owner), None)
-    raise SharedLayoutChanged(
+    raise RuntimeError(  # a mistake in the page's code, not the user's input
         f"{type(change['owner']).__name__}.{change['name']} changed on a shared object: "
         "give the widget its own (widgets.Layout(...)) before changing it")
 
