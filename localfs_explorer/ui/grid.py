@@ -38,9 +38,11 @@ FILTERS = ("verdict", "reason", "tool", "op")
 ALL = "(all)"
 #: Columns kept on one line (short values a wrap would only make harder to scan).
 NOWRAP = ("#", "line", "verdict", "op", "paths", "refused")
-#: The DataTables controls around the rows: the page-length menu, "showing 1 to 25 of
-#: 1000" and the pager. No search box: the kernel's search covers every row, not the window.
-LAYOUT: dict[str, Any] = {"topStart": "pageLength", "topEnd": None, "bottomStart": "info",
+#: The DataTables controls around the rows: the page-length menu and the pager. No search
+#: box: the kernel's search covers every row, not the window. No "showing 1 to 25 of 1,000"
+#: either: the grid's own count line says how many rows there are and which are on the
+#: page, and a second count (of the window only) read as a second, disagreeing pager.
+LAYOUT: dict[str, Any] = {"topStart": "pageLength", "topEnd": None, "bottomStart": None,
                           "bottomEnd": "paging"}
 #: Options itables recomputes with every new frame, so they go with each update too:
 #: every row of the window (no sampling down to a size), cells are our escaped HTML, and

@@ -126,10 +126,11 @@ def test_a_refusal_at_row_401_is_the_first_row(app, layout) -> None:
     assert table[0][0] == 401 and table[0][1] == "✘ REFUSED"
     assert "401 of 401 row(s) shown · 1 of them refused · refusals first" in text_of(
         paths.grid.count.value)
-    # The page keeps DataTables' page-length menu, "showing" line and pager with the rows:
-    # without them only the first page of the window could be seen.
+    # The page keeps DataTables' page-length menu and pager with the rows: without them
+    # only the first page of the window could be seen. Its "showing" line stays off: the
+    # grid's count line is the one.
     assert paths.grid.table._dt_args["layout"] == {
-        "topStart": "pageLength", "topEnd": None, "bottomStart": "info", "bottomEnd": "paging"}
+        "topStart": "pageLength", "topEnd": None, "bottomStart": None, "bottomEnd": "paging"}
     assert 1000 in paths.grid.table._dt_args["lengthMenu"]  # a whole window on one page
 
 

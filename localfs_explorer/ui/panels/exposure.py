@@ -314,12 +314,17 @@ class ExposurePanel(Panel):
              render.esc(f.fix))
             for f in shown[:MAX_ROWS]
         ]
-        note = ("" if len(shown) == len(inv.findings) else
-                f'<div class="lfe-muted lfe-exposure-filtered">{len(shown)} of '
-                f"{len(inv.findings)} findings match the filters</div>")
+        # One count line: how many match, and how many of those the table holds.
+        parts = []
+        if len(shown) != len(inv.findings):
+            parts.append(f"{len(shown)} of {len(inv.findings)} findings match the filters")
+        if len(shown) > len(rows):
+            parts.append(f"the first {len(rows)} shown (the CSV has them all)")
+        note = (f'<div class="lfe-muted lfe-exposure-filtered">{" · ".join(parts)}</div>'
+                if parts else "")
         self.findings.value = note + render.table(
             ("severity", "op", "path", "why", "what would remove it"), rows,
-            css_class="lfe-exposure-table", total=len(shown))
+            css_class="lfe-exposure-table")
 
     def _csv(self, inv: Any) -> bytes:
         # The package's one CSV writer: no formulas, no line break inside a cell.
