@@ -8,6 +8,7 @@ import ipywidgets as widgets
 
 from ...envfile.load import EnvFileError
 from ...secrets import MASK, is_secret_key, scrub_hidden
+from ...server import get_server
 from ...vocab import TRANSPORTS
 from .. import render
 from ..entry_model import edited_keys
@@ -228,7 +229,8 @@ class ServerPanel(Panel):
 
     name = "server"
     title = "Server"
-    watches = ("config_rev", "env_path", "env_name", "env_text", "examples", "spec_name")
+    watches = ("config_rev", "server", "env_path", "env_name", "env_text", "examples",
+               "spec_name")
 
     def build(self) -> list[widgets.Widget]:
         m = self.model
@@ -313,25 +315,37 @@ class ServerPanel(Panel):
 
         self.client_config = ClientConfigPicker(m)
         self.deployment = DeploymentTable(self.client_config)
-        inputs = widgets.VBox([
-            heading("From an MCP client config (Claude Desktop, Claude Code, Cursor, VS Code, "
-                    "mcp-hangar)"),
-            self.client_config,
-            self.deployment,
+        # The controls only a server that reads a .env has, each group in a box with a
+        # layout of its own, so hiding one never touches a layout other widgets share.
+        self.env_section = _section(
             heading("The server's .env"),
             widgets.HBox([self.env_path, self.env_load], layout=wide()),
             widgets.HBox([self.env_upload, self.env_clear], layout=layout()),
             self.env_paste, self.env_paste_use,
             self.env_source,
-            self.lenient,
-            heading("How it runs"),
-            self.transport,
-            widgets.HBox([self.target, self.spec_upload], layout=wide()),
-            self.target_info,
-            self.cwd, self.package_dir, self.platform,
+            self.lenient)
+        self.transport_section = _section(self.transport)
+        self.package_dir_section = _section(self.package_dir)
+        self.process_env_section = _section(
             heading("Process environment (wins over the .env; not written to it)"),
             self.overrides,
-            self.unset,
+            self.unset)
+        self.env_sections = (self.env_section, self.transport_section,
+                             self.package_dir_section, self.process_env_section)
+        self.configured_by = html("lfe-configured-by")
+        inputs = widgets.VBox([
+            heading("From an MCP client config (Claude Desktop, Claude Code, Cursor, VS Code, "
+                    "mcp-hangar)"),
+            self.client_config,
+            self.deployment,
+            self.configured_by,
+            self.env_section,
+            heading("How it runs"),
+            self.transport_section,
+            widgets.HBox([self.target, self.spec_upload], layout=wide()),
+            self.target_info,
+            self.cwd, self.package_dir_section, self.platform,
+            self.process_env_section,
         ], layout=layout(flex="1 1 420px", min_width="0", padding="0 12px 0 0"))
         status = widgets.VBox([
             self.mode, self.config_error, self.roots, self.messages,
@@ -390,8 +404,26 @@ class ServerPanel(Panel):
 
     # ---- outputs
 
+    def _show_env_controls(self) -> None:
+        """Show the .env, transport, package-dir and process-environment controls only
+        for a server that reads a .env; for one that doesn't, say what configures it."""
+        server = get_server(self.model.server)
+        for section in self.env_sections:
+            section.layout.display = "" if server.env_file else "none"
+        if server.env_file:
+            self.configured_by.value = ""
+            return
+        named = ", ".join(f.label for f in server.setting_fields) or "its own options"
+        self.configured_by.value = render.box(
+            "note", f"<b>{render.esc(server.title or 'This server')}</b> reads no .env, "
+            "transport setting or process environment: it is configured by "
+            f"<b>{render.esc(named)}</b>, set in the bar above the tabs (or taken from a "
+            "client-config entry). Its startup directory below still places relative "
+            "paths.")
+
     def refresh(self) -> None:
         m = self.model
+        self._show_env_controls()
         options = self._target_options()
         if list(self.target.options) != options:
             self.target.options = options
@@ -441,6 +473,11 @@ class ServerPanel(Panel):
                               "warning", "lfe-warnings")
         )
         self.env_view.value = render.env_table(policy.env, edited_keys(m))
+
+
+def _section(*children: widgets.Widget) -> widgets.VBox:
+    """A box of controls shown or hidden together, with a layout of its own."""
+    return widgets.VBox(list(children), layout=widgets.Layout(width="100%"))
 
 
 def _reproduces_line(server: str, policy) -> str:
