@@ -123,6 +123,8 @@ body[data-jp-theme-light="false"] .lfe-app, .lfe-app.lfe-dark {
 .lfe-app .lfe-client-upload::before { content: "Upload client config"; }
 .lfe-app .lfe-hangar-upload::before { content: "Upload YAML"; }
 .lfe-app .lfe-compare-env-upload::before { content: "Upload the other .env"; }
+.lfe-app .lfe-paths-upload::before { content: "Upload paths"; }
+.lfe-app .lfe-compare-paths-upload::before { content: "Upload paths"; }
 .lfe-app .widget-upload i { display: none; }
 /* The results grid: full width, numbers and verdicts on one line. */
 .lfe-app .lfe-grid-table table.dataTable { width: 100% !important; margin: 0; }

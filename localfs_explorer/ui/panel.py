@@ -218,6 +218,28 @@ class Panel(widgets.VBox):
         data = content.tobytes() if hasattr(content, "tobytes") else bytes(content)
         return name, data
 
+    def upload_text(self, upload: widgets.FileUpload) -> str | None:
+        """The text of the file just uploaded (UTF-8), or None when nothing was."""
+        got = self.upload_contents(upload)
+        if got is None:
+            return None
+        name, data = got
+        upload.value = ()  # taken in: the same file may be uploaded again after an edit
+        try:
+            return data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ExplorerError(f"{name or 'upload'}: not UTF-8 text (byte {exc.start}); "
+                                "refused") from None
+
+
+def text_upload(description: str, css_class: str, accept: str = "") -> widgets.FileUpload:
+    """An upload button beside a paste box: a large text goes in as one file, without the
+    browser putting it through the box keystroke by keystroke. Its label is CSS (see
+    ``render.STYLE``), like every upload button's."""
+    return css(widgets.FileUpload(description=description, multiple=False, accept=accept,
+                                  layout=widgets.Layout(width="170px"),
+                                  style=style(widgets.Button)), css_class)
+
 
 def _set_if_different(widget: widgets.Widget, value: Any) -> None:
     if widget.value != value:

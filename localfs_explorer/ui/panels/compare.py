@@ -33,7 +33,7 @@ from ..commands import (
     probe_command,
 )
 from ..grid import ResultsGrid
-from ..panel import Panel, button, css, heading, html, layout, wide
+from ..panel import Panel, button, css, heading, html, layout, text_upload, wide
 from .paths import _pinned_note
 
 #: Rows shown per group; the rest are counted and are in the downloads.
@@ -131,6 +131,9 @@ class ComparePanel(Panel):
         self.paths = css(widgets.Textarea(placeholder="more paths to ask, one per line",
                                           tooltip="more paths to compare, one per line",
                                           layout=wide(height="60px")), "lfe-compare-paths")
+        self.paths_upload = text_upload("Upload paths", "lfe-compare-paths-upload",
+                                        ".txt,.lst,.csv")
+        self.on_change(self.paths_upload, lambda _v: self._paths_uploaded())
         self.generated = css(widgets.Checkbox(
             value=True, indent=False,
             description="also ask the generated set (roots, siblings, deny-list, home, /, "
@@ -161,9 +164,15 @@ class ComparePanel(Panel):
             intro, widgets.HBox([self.other_upload, self.other_use], layout=wide()),
             self.other_paste, self.other_note, self.changes,
             widgets.HBox([self.transport, self.direction], layout=wide()),
-            self.paths, self.generated, self.run, self.status, self.summary, self.downloads,
+            self.paths, self.paths_upload, self.generated, self.run, self.status,
+            self.summary, self.downloads,
             heading("Every change"), self.grid, heading("By group"), self.groups,
         ]
+
+    def _paths_uploaded(self) -> None:
+        text = self.upload_text(self.paths_upload)
+        if text is not None:
+            self.paths.value = text
 
     def _env_uploaded(self) -> None:
         got = self.upload_contents(self.other_upload)

@@ -14,7 +14,7 @@ from ...vocab import OPS
 from .. import render
 from ..commands import check_command, pin_row, pinned_toml
 from ..grid import ResultsGrid, paths_frame
-from ..panel import Panel, css, html, label_style, layout, style, wide
+from ..panel import Panel, css, html, label_style, layout, style, text_upload, wide
 
 
 class PathsPanel(Panel):
@@ -33,6 +33,9 @@ class PathsPanel(Panel):
                         "say: see the note under the box)",
             rows=7, continuous_update=True, layout=wide(),
             tooltip="paths to check, one per line"), "paths_text"), "lfe-paths-input")
+        # A long list (hundreds of KB) goes in faster as a file than through the box.
+        self.upload = text_upload("Upload paths", "lfe-paths-upload", ".txt,.lst,.csv")
+        self.on_change(self.upload, lambda _v: self._uploaded())
         self.op = css(self.bind(widgets.ToggleButtons(
             options=[(op.replace("_", "+"), op) for op in OPS],
             tooltips=["may a tool read it?", "may a tool write it?",
@@ -51,11 +54,19 @@ class PathsPanel(Panel):
         self._shown: object = None
         return [
             self.paths,
+            widgets.HBox([self.upload, html("", '<span class="lfe-muted">or a file of '
+                                            "paths, one per line</span>")],
+                         layout=wide(align_items="center")),
             widgets.HBox([widgets.Label("operation", layout=layout(width="106px")),
                           self.op, self.over_http],
                          layout=wide(flex_flow="row wrap", align_items="center")),
             self.counts, self.grid,
         ]
+
+    def _uploaded(self) -> None:
+        text = self.upload_text(self.upload)
+        if text is not None:
+            self.model.paths_text = text
 
     # ---- row actions
 
