@@ -64,8 +64,10 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if len(files) > 1 and not args.json:
             out.write(f"== {name}\n")
         policy = build_policy(args)
-        policies.append(policy)
-        code = max(code, _validate_one(policy, args, out, deployment(args)))
+        found = deployment(args)
+        if not _windows_paths(found):  # an unchecked entry has no errors to place
+            policies.append(policy)
+        code = max(code, _validate_one(policy, args, out, found))
     if getattr(args, "sarif", None):
         from ..review import sarif
 
@@ -82,8 +84,29 @@ def _overridden(args: argparse.Namespace) -> list[str]:
     return names
 
 
+#: What ``validate`` says in place of a verdict when the entry's paths are Windows paths.
+UNCHECKED = "Windows paths: the directories can't be checked here"
+
+
+def _windows_paths(found: Any) -> list[str]:
+    """The entry's Windows paths (drive or UNC) outside a container, or none.
+
+    This machine would read ``C:\\x`` as a relative name and predict an exit the Windows
+    machine wouldn't make, so ``validate`` answers as ``deployment`` does: not checked,
+    exit 0 (nothing was found wrong).
+    """
+    if found is None or getattr(found, "container", None):
+        return []
+    from ..deployments.load import windows_paths
+
+    return windows_paths([*found.arg_paths, *found.env.values()])
+
+
 def _validate_one(policy: ServerPolicy, args: argparse.Namespace, out: TextIO,
                   found: Any = None) -> int:
+    unchecked = _windows_paths(found)
+    if unchecked:
+        return _validate_unchecked(policy, args, out, found, unchecked)
     summary = policy.summary()
     if args.json:
         if found is not None and getattr(args, "provenance", False):
@@ -98,6 +121,29 @@ def _validate_one(policy: ServerPolicy, args: argparse.Namespace, out: TextIO,
         out.writelines(line + "\n" for line in deployment_lines(found, _overridden(args)))
     out.writelines(line + "\n" for line in server_of(policy).summary_lines(policy))
     return 0 if policy.serves else 2
+
+
+def _validate_unchecked(policy: ServerPolicy, args: argparse.Namespace, out: TextIO,
+                        found: Any, unchecked: list[str]) -> int:
+    """``validate`` of an entry whose directories are Windows paths: named, not judged."""
+    note = (f"{', '.join(unchecked)}: Windows paths; the directories can't be checked on "
+            "this machine (answer on the Windows machine itself)")
+    if args.json:
+        summary: dict[str, Any] = {"server": policy.server_id, "checked": False,
+                                   "serves": None, "summary": UNCHECKED,
+                                   "windows_paths": unchecked, "notes": [note]}
+        if getattr(args, "provenance", False):
+            from ..deployments.view import deployment_json
+
+            summary["deployment"] = deployment_json(found, _overridden(args))
+        _emit_json(summary, out)
+        return 0
+    from ..deployments.view import deployment_lines
+
+    out.writelines(line + "\n" for line in deployment_lines(found, _overridden(args)))
+    out.write(f"{UNCHECKED} ({', '.join(unchecked)}); whether the server would start is "
+              "for the Windows machine itself to say\n")
+    return 0
 
 
 def register(sub: Any, env_options: argparse.ArgumentParser) -> None:

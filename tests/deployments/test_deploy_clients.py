@@ -144,6 +144,33 @@ def test_a_windows_path_is_named_as_one_by_every_command(tmp_path, directory):
     assert "Windows paths; the directories can't be checked on this machine" in out + err
 
 
+@pytest.mark.parametrize("directory", ["C:\\Users\\me\\proj", "\\\\fileserver\\share\\proj"])
+def test_validate_of_windows_paths_says_unchecked_and_not_would_exit(tmp_path, directory):
+    # As `deployment` answers: this machine can't say whether the server would start, so
+    # validate names the paths, predicts no exit and exits 0 (nothing was found wrong).
+    path = write(tmp_path / "claude_desktop_config.json", mcp_servers({"files": {
+        "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem",
+                                   directory]}}))
+    code, out, err = run("validate", "--client-config", path)
+    assert code == 0
+    assert "the directories can't be checked here" in out
+    assert "would exit" not in out + err and "Cannot access" not in out + err
+    code, out, _ = run("validate", "--client-config", path, "--json")
+    answer = json.loads(out)
+    assert code == 0
+    assert answer["checked"] is False and answer["windows_paths"] == [directory]
+    assert answer["serves"] is None
+
+
+def test_validate_of_a_missing_posix_directory_still_would_exit(tmp_path):
+    # The unchecked answer is for Windows paths only: a missing POSIX directory is judged.
+    path = write(tmp_path / "claude_desktop_config.json", mcp_servers({"files": {
+        "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem",
+                                   str(tmp_path / "missing")]}}))
+    code, out, err = run("validate", "--client-config", path)
+    assert code == 2 and "would exit" in out + err
+
+
 def test_a_posix_path_is_not_taken_for_a_windows_one(tmp_path, layout):
     path = write(tmp_path / "claude_desktop_config.json",
                  mcp_servers({"files": {"command": "npx", "args": [
