@@ -438,3 +438,13 @@ def test_errno_constants_used_by_traces_exist():
 
 def test_mode_enum_is_a_plain_string():
     assert Mode("roots") == "roots" and str(Mode.OFF) == "off"
+
+
+def test_a_nul_in_a_refused_path_is_shown_visibly(layout):
+    # The server refuses a path holding NUL as invalid; every table shows that NUL as \0.
+    from localfs_explorer.paths import show_nul
+
+    d = layout.roots().check_read(f"{layout.data}/a\0b")
+    assert d.reason == "invalid" and not d.allowed
+    assert show_nul(d.path) == f"{layout.data}/a\\0b"
+    assert show_nul("no nul") == "no nul"
