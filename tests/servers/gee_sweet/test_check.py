@@ -448,3 +448,37 @@ def test_a_nul_in_a_refused_path_is_shown_visibly(layout):
     assert d.reason == "invalid" and not d.allowed
     assert show_nul(d.path) == f"{layout.data}/a\\0b"
     assert show_nul("no nul") == "no nul"
+
+
+def test_a_path_that_is_no_string_is_named_by_its_repr_when_access_is_off(layout):
+    # Off refuses before looking at the path, yet the refusal still names the argument.
+    d = layout.policy("sse").check_read(123)  # type: ignore[arg-type]
+    assert d.reason == "off" and not d.allowed
+    assert d.path == "123"
+
+
+def test_a_batch_keeps_the_deny_list_it_found_when_it_began(layout):
+    # mirrors mcp-gee-sweet 0.9.5 many_checks: the deny-list entries are statted once when
+    # the run of checks begins, so a hardlink to a token created during the run is judged
+    # by that snapshot (the token was missing), while a single check stats afresh.
+    if not can_hardlink(layout.data):
+        pytest.skip("this filesystem has no hardlinks")
+    (layout.app / "token.json").unlink()
+    policy = layout.policy()
+    with policy.many_checks() as batch:
+        (layout.app / "token.json").write_text("{}")
+        os.link(layout.app / "token.json", layout.data / "copy.json")
+        # Asked directly and through a symlink (which the batch resolves whole).
+        (layout.data / "link.json").symlink_to(layout.data / "copy.json")
+        for name in ("copy.json", "link.json"):
+            assert batch.check_read(str(layout.data / name)).allowed
+            assert policy.check_read(str(layout.data / name)).reason == "denied"
+
+
+def test_the_batch_resolves_only_a_plain_last_name_its_own_way(layout):
+    # A path ending in "/", "." or ".." is resolved whole, as the single check does.
+    with layout.policy().many_checks() as batch:
+        sub = f"{layout.data}/sub"
+        assert batch.resolution(f"{sub}/notes.txt") == f"{sub}/notes.txt"
+        for tail in ("/", "/.", "/.."):
+            assert batch.resolution(sub + tail) is None
