@@ -482,3 +482,35 @@ def test_the_batch_resolves_only_a_plain_last_name_its_own_way(layout):
         assert batch.resolution(f"{sub}/notes.txt") == f"{sub}/notes.txt"
         for tail in ("/", "/.", "/.."):
             assert batch.resolution(sub + tail) is None
+
+
+def _windows_full(layout, **settings):
+    return resolve_policy(
+        load_env(None, overrides={"LOCAL_FILE_ACCESS": "full", "HOME": str(layout.home),
+                                  "LOCALAPPDATA": str(layout.home / "lad"), **settings}),
+        cwd=str(layout.app), platform="windows")
+
+
+def test_on_windows_everything_inside_the_cache_directory_is_refused(layout):
+    # mirrors mcp-gee-sweet 0.9.5 local_files._is_denied on windows: normcase makes the
+    # paths "\\"-separated and WindowsPath.is_relative_to contains by those parts, so a
+    # file deep in the cache directory is refused, and a sibling sharing its prefix is not.
+    policy = _windows_full(layout)
+    cache = policy.deny_dirs[0].resolved
+    for op in ("read", "write"):
+        d = policy.check(f"{cache}/Sub/f.db", op)
+        assert d.reason == "denied", op
+        assert "inside the deny-listed directory" in d.trace[-1].detail
+    assert policy.check_write(f"{cache}-evil/f.db").allowed
+    with policy.many_checks() as batch:
+        assert batch.check_read(f"{cache}/Sub/f.db").reason == "denied"
+
+
+def test_on_windows_a_missing_target_is_matched_to_its_entry_case_folded(layout):
+    # normcase only lower-cases; casefold also makes "ß" "ss", as the server compares a
+    # missing target (local_files._is_denied), and the trace names the entry it matched.
+    policy = _windows_full(layout, TOKEN_PATH=str(layout.app / "straße.json"))
+    d = policy.check_write(str(layout.app / "STRASSE.JSON"))
+    assert d.reason == "denied"
+    assert "case-folded path equals" in d.trace[-1].detail
+    assert "TOKEN_PATH" in d.trace[-1].detail
