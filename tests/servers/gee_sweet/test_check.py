@@ -514,3 +514,12 @@ def test_on_windows_a_missing_target_is_matched_to_its_entry_case_folded(layout)
     assert d.reason == "denied"
     assert "case-folded path equals" in d.trace[-1].detail
     assert "TOKEN_PATH" in d.trace[-1].detail
+
+
+def test_a_batch_explains_a_non_string_argument_without_checking_its_repr(layout):
+    # Both the single check and many_checks refuse a non-string argument; the trace must
+    # not check its repr ("123") as if it were a path and claim the other way allows it.
+    with layout.policy().many_checks() as batch:
+        d = batch.check_read(123)  # type: ignore[arg-type]
+    assert d.reason == "invalid"
+    assert [s.step for s in d.trace if s.step == "single-vs-batch"] == []
