@@ -117,3 +117,12 @@ def test_with_changes_forgets_the_file_line_of_each_key_it_sets_or_unsets():
     changed = env.with_changes({"A": "9"}, unset=["C"])
     assert changed.lines == {"B": 2}
     assert env.lines == {"A": 1, "B": 2, "C": 3}
+
+
+def test_a_bad_line_is_cut_only_past_the_shown_length():
+    from localfs_explorer.envfile.load import SHOWN_LINE_CHARS, shown_bad_line
+
+    exact = "'" + "x" * (SHOWN_LINE_CHARS - 1)
+    assert shown_bad_line(exact) == exact  # exactly the limit: shown whole
+    longer = exact + "y"
+    assert shown_bad_line(longer) == exact + "…"

@@ -523,3 +523,15 @@ def test_a_batch_explains_a_non_string_argument_without_checking_its_repr(layout
         d = batch.check_read(123)  # type: ignore[arg-type]
     assert d.reason == "invalid"
     assert [s.step for s in d.trace if s.step == "single-vs-batch"] == []
+
+
+def test_a_windows_drive_path_is_refused_with_a_clear_message(layout):
+    from localfs_explorer.servers.gee_sweet.check import UnsupportedPathError
+
+    policy = _windows_full(layout)
+    with pytest.raises(UnsupportedPathError) as info:
+        policy.check_read("C:\\Users\\me\\notes.txt")
+    assert str(info.value) == (
+        "'C:\\\\Users\\\\me\\\\notes.txt': Windows drive-letter and backslash paths are not "
+        "supported: the explorer checks paths by POSIX rules only (write them with '/' "
+        "from the root)")
