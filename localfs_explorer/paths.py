@@ -11,9 +11,9 @@ from __future__ import annotations
 import ntpath
 import posixpath
 from collections.abc import Iterable
-from pathlib import PurePosixPath
+from pathlib import PurePosixPath, PureWindowsPath
 
-__all__ = ["containment_prefixes", "fold", "is_within", "normcase", "show_nul"]
+__all__ = ["containment_prefixes", "fold", "folded_within", "is_within", "normcase", "show_nul"]
 
 
 def show_nul(text: str) -> str:
@@ -39,6 +39,18 @@ def is_within(path: str, directory: str) -> bool:
     if path == directory or directory == "/":
         return path.startswith("/") or directory != "/"
     return path.startswith(directory + "/")
+
+
+def folded_within(path: str, directory: str, platform: str = "posix") -> bool:
+    """Containment of two :func:`fold`-ed paths on the target platform.
+
+    On windows ``normcase`` turns every ``/`` into ``\\``, and the server's
+    ``Path.is_relative_to`` (a ``WindowsPath`` there) splits at it; a POSIX test would
+    find nothing inside a folded windows directory.
+    """
+    if platform == "windows":
+        return PureWindowsPath(path).is_relative_to(directory)
+    return is_within(path, directory)
 
 
 def _irregular(path: str) -> bool:

@@ -107,3 +107,22 @@ def test_every_bad_line_is_reported_at_once_with_its_text_and_secrets_masked(tmp
     assert secret not in message and "client" not in message and "y" * 56 not in message
     # Lenient loading still skips them, one warning each.
     assert len(load_env(path, strict=False).warnings) == 5
+
+
+def test_with_changes_forgets_the_file_line_of_each_key_it_sets_or_unsets():
+    # A key set by the process no longer comes from its line in the file; a line shown
+    # for it would send the user to a value the server doesn't use.
+    env = load_env(None, text="A=1\nB=2\nC=3\n")
+    assert env.lines == {"A": 1, "B": 2, "C": 3}
+    changed = env.with_changes({"A": "9"}, unset=["C"])
+    assert changed.lines == {"B": 2}
+    assert env.lines == {"A": 1, "B": 2, "C": 3}
+
+
+def test_a_bad_line_is_cut_only_past_the_shown_length():
+    from localfs_explorer.envfile.load import SHOWN_LINE_CHARS, shown_bad_line
+
+    exact = "'" + "x" * (SHOWN_LINE_CHARS - 1)
+    assert shown_bad_line(exact) == exact  # exactly the limit: shown whole
+    longer = exact + "y"
+    assert shown_bad_line(longer) == exact + "…"

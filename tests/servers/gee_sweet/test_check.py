@@ -438,3 +438,100 @@ def test_errno_constants_used_by_traces_exist():
 
 def test_mode_enum_is_a_plain_string():
     assert Mode("roots") == "roots" and str(Mode.OFF) == "off"
+
+
+def test_a_nul_in_a_refused_path_is_shown_visibly(layout):
+    # The server refuses a path holding NUL as invalid; every table shows that NUL as \0.
+    from localfs_explorer.paths import show_nul
+
+    d = layout.roots().check_read(f"{layout.data}/a\0b")
+    assert d.reason == "invalid" and not d.allowed
+    assert show_nul(d.path) == f"{layout.data}/a\\0b"
+    assert show_nul("no nul") == "no nul"
+
+
+def test_a_path_that_is_no_string_is_named_by_its_repr_when_access_is_off(layout):
+    # Off refuses before looking at the path, yet the refusal still names the argument.
+    d = layout.policy("sse").check_read(123)  # type: ignore[arg-type]
+    assert d.reason == "off" and not d.allowed
+    assert d.path == "123"
+
+
+def test_a_batch_keeps_the_deny_list_it_found_when_it_began(layout):
+    # mirrors mcp-gee-sweet 0.9.5 many_checks: the deny-list entries are statted once when
+    # the run of checks begins, so a hardlink to a token created during the run is judged
+    # by that snapshot (the token was missing), while a single check stats afresh.
+    if not can_hardlink(layout.data):
+        pytest.skip("this filesystem has no hardlinks")
+    (layout.app / "token.json").unlink()
+    policy = layout.policy()
+    with policy.many_checks() as batch:
+        (layout.app / "token.json").write_text("{}")
+        os.link(layout.app / "token.json", layout.data / "copy.json")
+        # Asked directly and through a symlink (which the batch resolves whole).
+        (layout.data / "link.json").symlink_to(layout.data / "copy.json")
+        for name in ("copy.json", "link.json"):
+            assert batch.check_read(str(layout.data / name)).allowed
+            assert policy.check_read(str(layout.data / name)).reason == "denied"
+
+
+def test_the_batch_resolves_only_a_plain_last_name_its_own_way(layout):
+    # A path ending in "/", "." or ".." is resolved whole, as the single check does.
+    with layout.policy().many_checks() as batch:
+        sub = f"{layout.data}/sub"
+        assert batch.resolution(f"{sub}/notes.txt") == f"{sub}/notes.txt"
+        for tail in ("/", "/.", "/.."):
+            assert batch.resolution(sub + tail) is None
+
+
+def _windows_full(layout, **settings):
+    return resolve_policy(
+        load_env(None, overrides={"LOCAL_FILE_ACCESS": "full", "HOME": str(layout.home),
+                                  "LOCALAPPDATA": str(layout.home / "lad"), **settings}),
+        cwd=str(layout.app), platform="windows")
+
+
+def test_on_windows_everything_inside_the_cache_directory_is_refused(layout):
+    # mirrors mcp-gee-sweet 0.9.5 local_files._is_denied on windows: normcase makes the
+    # paths "\\"-separated and WindowsPath.is_relative_to contains by those parts, so a
+    # file deep in the cache directory is refused, and a sibling sharing its prefix is not.
+    policy = _windows_full(layout)
+    cache = policy.deny_dirs[0].resolved
+    for op in ("read", "write"):
+        d = policy.check(f"{cache}/Sub/f.db", op)
+        assert d.reason == "denied", op
+        assert "inside the deny-listed directory" in d.trace[-1].detail
+    assert policy.check_write(f"{cache}-evil/f.db").allowed
+    with policy.many_checks() as batch:
+        assert batch.check_read(f"{cache}/Sub/f.db").reason == "denied"
+
+
+def test_on_windows_a_missing_target_is_matched_to_its_entry_case_folded(layout):
+    # normcase only lower-cases; casefold also makes "ß" "ss", as the server compares a
+    # missing target (local_files._is_denied), and the trace names the entry it matched.
+    policy = _windows_full(layout, TOKEN_PATH=str(layout.app / "straße.json"))
+    d = policy.check_write(str(layout.app / "STRASSE.JSON"))
+    assert d.reason == "denied"
+    assert "case-folded path equals" in d.trace[-1].detail
+    assert "TOKEN_PATH" in d.trace[-1].detail
+
+
+def test_a_batch_explains_a_non_string_argument_without_checking_its_repr(layout):
+    # Both the single check and many_checks refuse a non-string argument; the trace must
+    # not check its repr ("123") as if it were a path and claim the other way allows it.
+    with layout.policy().many_checks() as batch:
+        d = batch.check_read(123)  # type: ignore[arg-type]
+    assert d.reason == "invalid"
+    assert [s.step for s in d.trace if s.step == "single-vs-batch"] == []
+
+
+def test_a_windows_drive_path_is_refused_with_a_clear_message(layout):
+    from localfs_explorer.servers.gee_sweet.check import UnsupportedPathError
+
+    policy = _windows_full(layout)
+    with pytest.raises(UnsupportedPathError) as info:
+        policy.check_read("C:\\Users\\me\\notes.txt")
+    assert str(info.value) == (
+        "'C:\\\\Users\\\\me\\\\notes.txt': Windows drive-letter and backslash paths are not "
+        "supported: the explorer checks paths by POSIX rules only (write them with '/' "
+        "from the root)")

@@ -322,3 +322,16 @@ def test_a_case_variant_of_a_deny_dir_is_the_only_exception(tmp_path: Path):
         verdicts = batch.check_entries(str(cache), names, inodes=inodes, dev=dev)
         assert verdicts.uniform and verdicts.exceptions == {"MCP-GEE-SWEET"}
         assert verdicts.decision("MCP-GEE-SWEET", "read").reason == "denied"
+
+
+def test_a_name_listed_twice_is_checked_on_disk_not_by_its_last_inode(tmp_path: Path):
+    # A listing giving alias.txt twice (the token's hardlink, then another inode) can't
+    # say which inode is its own: the batch looks at the file, as the server does, and
+    # refuses it; trusting the last inode would allow the token's alias.
+    data, policy = _token_alias(tmp_path)
+    alias, other = os.stat(data / "alias.txt"), os.stat(data / "other.txt")
+    with policy.many_checks() as batch:
+        twice = batch.check_entries(str(data), ["alias.txt", "alias.txt"],
+                                    inodes=[alias.st_ino, other.st_ino], dev=alias.st_dev)
+        assert twice.decision("alias.txt", "read").reason == "denied"
+    assert policy.check_read(str(data / "alias.txt")).reason == "denied"

@@ -116,8 +116,10 @@ def test_relative_root_resolves_against_startup_directory(layout):
 
 
 def test_unknown_transport_is_an_argument_error(layout):
-    with pytest.raises(PolicyError, match="unknown transport"):
+    with pytest.raises(PolicyError) as info:
         resolve_policy(load_env(None), transport="websocket", cwd=str(layout.app))
+    assert str(info.value) == ("unknown transport 'websocket': use one of stdio, sse, "
+                               "streamable-http")
 
 
 def _deny(policy):

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ....paths import is_within
 from ....vocab import Mode
+from ..messages import INVALID_TYPE
 from . import verdict as _single
 from .batch import BatchChecker
 from .verdict import TraceStep
@@ -93,6 +94,8 @@ def _other_path_answer(d: Decision, other: BatchChecker | None) -> TraceStep | N
     """
     if d.reason in ("tripwire", "off") or not isinstance(d.path, str):
         return None
+    if d.reason == "invalid" and d.message == INVALID_TYPE.format(path=d.path):
+        return None  # no string at all: both ways refuse it alike; its repr is no path
     policy = d._policy
     try:
         if d._batch:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ....errors import LocalfsError
-from ....paths import _irregular, fold, is_within, normcase
+from ....paths import _irregular, fold, folded_within, is_within, normcase
 from ....vocab import OPS, Mode, Op, Reason
 from ..messages import (
     DENIED,
@@ -178,7 +178,7 @@ def _in_deny_dir(c: CompiledPolicy, resolved: str) -> bool:
         return False
     folded = fold(resolved, c.platform)
     if c.irregular_dirs or _irregular(folded):
-        return any(is_within(folded, d) for d in c.deny_dir_folded)
+        return any(folded_within(folded, d, c.platform) for d in c.deny_dir_folded)
     return folded in c.deny_dir_folded or folded.startswith(c.deny_dir_prefixes)
 
 
@@ -279,7 +279,7 @@ def _deny_hit(
     if _in_deny_dir(c, resolved):
         folded = fold(resolved, c.platform)
         entry = next(d for d in c.policy.deny_dirs
-                     if is_within(folded, fold(d.resolved, c.platform)))
+                     if folded_within(folded, fold(d.resolved, c.platform), c.platform))
         return DenyHit(setting=entry.setting, how=f"inside the deny-listed directory "
                        f"{entry.path} (compared case-insensitively)")
     return None
