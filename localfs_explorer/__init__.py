@@ -17,10 +17,22 @@ from .envfile.load import EnvFileError, ServerEnv, load_env
 from .errors import LocalfsError
 from .fs import FileSystem, HostFS
 from .optional import lazy_names as _lazy_names
-from .servers.gee_sweet.check import Decision, TraceStep
-from .servers.gee_sweet.policy import DenyDir, DenyEntry, Policy, PolicyError, Root, resolve_policy
-from .servers.gee_sweet.profile import ServerProfile, load_profile
+from .server import default_engine as _default_engine
 from .vocab import Mode
+
+# The default server's engine (Policy, resolve_policy, Decision, ...) comes from its own
+# folder through the registry: only that folder knows where it lives.
+_engine = _default_engine()
+Decision = _engine.Decision
+TraceStep = _engine.TraceStep
+DenyDir = _engine.DenyDir
+DenyEntry = _engine.DenyEntry
+Policy = _engine.Policy
+PolicyError = _engine.PolicyError
+Root = _engine.Root
+resolve_policy = _engine.resolve_policy
+ServerProfile = _engine.ServerProfile
+load_profile = _engine.load_profile
 
 if TYPE_CHECKING:  # what a type checker sees of the names loaded on first use
     from .access import (
@@ -46,9 +58,6 @@ if TYPE_CHECKING:  # what a type checker sees of the names loaded on first use
     from .review.scenarios import run_scenarios
     from .review.sessions import LedgerRules, load_session, replay_session
     from .sensitive import sensitive_reason
-    from .servers.gee_sweet.auth_status import auth_status_preview, local_file_access
-    from .servers.gee_sweet.registration import register_tools
-    from .servers.gee_sweet.suggest import Suggestion, suggest_roots
 
 
 def _installed_version() -> str:
@@ -75,7 +84,6 @@ _LAZY: dict[str, str] = {
     "snapshot": "localfs_explorer.fs.snapshot",
     "load_catalog": "localfs_explorer.catalog",
     "catalog_from_tools_list": "localfs_explorer.catalog",
-    "register_tools": "localfs_explorer.servers.gee_sweet.registration",
     "probe_call": "localfs_explorer.probe",
     "probe_calls": "localfs_explorer.probe",
     "CallVerdict": "localfs_explorer.probe",
@@ -90,8 +98,6 @@ _LAZY: dict[str, str] = {
     "discover_paths": "localfs_explorer.discovery",
     "FoundPath": "localfs_explorer.discovery",
     "sensitive_reason": "localfs_explorer.sensitive",
-    "local_file_access": "localfs_explorer.servers.gee_sweet.auth_status",
-    "auth_status_preview": "localfs_explorer.servers.gee_sweet.auth_status",
     "export_env": "localfs_explorer.envfile.export",
     "load_deployment": "localfs_explorer.deployments",
     "Deployment": "localfs_explorer.deployments",
@@ -103,8 +109,6 @@ _LAZY: dict[str, str] = {
     "diff_policies": "localfs_explorer.review.diff",
     "Inventory": "localfs_explorer.exposure",
     "Finding": "localfs_explorer.exposure",
-    "suggest_roots": "localfs_explorer.servers.gee_sweet.suggest",
-    "Suggestion": "localfs_explorer.servers.gee_sweet.suggest",
 }
 
 __all__ = [
@@ -169,6 +173,9 @@ __all__ = [
     "to_spec",
 ]
 
+
+# The default server's own names loaded on first use, from its engine module.
+_LAZY.update(dict.fromkeys(_engine.LAZY, _engine.__name__))
 
 __getattr__ = _lazy_names(globals(), _LAZY)
 

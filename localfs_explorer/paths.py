@@ -2,8 +2,8 @@
 one rule for showing a NUL byte in a path.
 
 Pure string functions on already-resolved paths; nothing here touches a filesystem.
-Kept apart from :mod:`localfs_explorer.servers.gee_sweet.policy` so that the check can
-use them without importing the policy it is called from.
+Kept apart from any server's policy module so that a server's check can use them
+without importing the policy it is called from.
 """
 
 from __future__ import annotations

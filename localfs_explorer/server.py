@@ -601,6 +601,19 @@ def _entry_points() -> dict[str, Any]:
     return _FOUND
 
 
+def default_engine() -> Any:
+    """The default server's public engine module (its package's ``api``), found by its
+    entry point: what ``import localfs_explorer`` re-exports, named by no shared path."""
+    import importlib
+
+    point = _entry_points().get(DEFAULT_SERVER)
+    if point is None:
+        raise LocalfsError(f"the default server {DEFAULT_SERVER!r} is not installed "
+                           f"(no entry point in the {ENTRY_POINT_GROUP!r} group)")
+    package = point.value.split(":")[0].rpartition(".")[0]
+    return importlib.import_module(f"{package}.api")
+
+
 def register_server(server: Server | type[Server], *, replace: bool = False) -> Server:
     """Make ``server`` known by its :attr:`Server.id`; returns the instance kept.
 

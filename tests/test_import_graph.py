@@ -226,40 +226,18 @@ TYPE_ONLY_FACADE = "localfs_explorer"
 def test_no_import_points_up_the_layers():
     upward = sorted(f"{a} -> {b} ({'/'.join(sorted(k))})" for (a, b), k in EDGES.items()
                     if _layer(b) > _layer(a)
-                    and not (a == TYPE_ONLY_FACADE and k == {"type"})
-                    and not _facade_names_the_default_server(a, b))
+                    and not (a == TYPE_ONLY_FACADE and k == {"type"}))
     assert upward == []
 
 
 # --- the seam: only a server's own folder knows it ----------------------------------------
 
-#: The one module that may import a server's folder (besides the folder itself): the
-#: package's ``__init__``, whose documented API names the default server's engine
-#: (``Policy``, ``resolve_policy``, ...). The registry loads servers by entry point.
-FACADE = "localfs_explorer"
-
-
-def _default_server_package() -> str:
-    from importlib.metadata import entry_points
-
-    from localfs_explorer.server import DEFAULT_SERVER
-
-    (point,) = [e for e in entry_points(group="localfs_explorer.servers")
-                if e.name == DEFAULT_SERVER]
-    return ".".join(point.value.split(":")[0].split(".")[:3])
-
-
-def _facade_names_the_default_server(importer: str, imported: str) -> bool:
-    return importer == FACADE and _server_package(imported) == _default_server_package()
-
-
 def seam_breaches(edges: dict[tuple[str, str], set[str]]) -> list[str]:
-    """Every import of a server's folder from outside it (the facade's of the default
-    server excepted)."""
+    """Every import of a server's folder from outside it (the package's ``__init__``
+    included: it reaches the default server's engine through the registry)."""
     return sorted(f"{a} -> {b}" for (a, b) in edges
                   if (pkg := _server_package(b)) is not None
-                  and _server_package(a) != pkg
-                  and not _facade_names_the_default_server(a, b))
+                  and _server_package(a) != pkg)
 
 
 def test_no_module_outside_a_servers_folder_imports_it():
@@ -318,8 +296,7 @@ def spelled_ids(sources: dict[str, str]) -> list[str]:
                     and id(node) not in docs):
                 continue
             for word, folder in words.items():
-                if (word in node.value and _server_package(module) != folder
-                        and not (module == FACADE and folder == _default_server_package())):
+                if word in node.value and _server_package(module) != folder:
                     found.append(f"{module}:{node.lineno}: {word}")
     return sorted(found)
 

@@ -22,9 +22,8 @@ argument, ``attachments[].local_path`` is the ``local_path`` key of every item o
 ``attachments`` list, ``paths[]`` is every string of a list.
 
 What ``tools/list`` results say is read in :mod:`localfs_explorer.catalog.tools_list`.
-Which tools a policy registers is each server's rule (for mcp-gee-sweet,
-:mod:`localfs_explorer.servers.gee_sweet.registration`); the :class:`Registration` record
-that answers is shared.
+Which tools a policy registers is each server's rule, kept in that server's folder;
+the :class:`Registration` record that answers is shared.
 """
 
 from .load import default_catalog, layer_catalog, load_catalog

@@ -3,7 +3,8 @@
 :func:`probe_call` answers "if the model calls this tool with these arguments, over this
 transport, what happens?": whether the tool is registered and visible, whether it is
 held for approval, every local path the call touches with the server's
-:class:`~localfs_explorer.servers.gee_sweet.check.Decision` for it, and the outcome the model sees.
+decision for it (:class:`~localfs_explorer.Decision` for the default server), and the
+outcome the model sees.
 
 The outcome follows the server's design:
 
@@ -39,7 +40,7 @@ Discovery's caveats about a path (``~user`` left unexpanded, a host in a ``file:
 and any bound that cut its search short are in the call's notes.
 
 Each tool's path work follows its code in the server
-(``tests/servers/gee_sweet/test_tool_conformance.py`` compares the two): a directory
+(the default server's tool-conformance tests compare the two): a directory
 destination gets the tool's default file name, checked too; folder walks list what the
 tool lists (top-level files for ``upload_local_folder``, the Drive folder's files for
 ``download_folder``, subfolders only with ``recursive`` for ``sync_folder``). Not

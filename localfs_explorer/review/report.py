@@ -207,7 +207,8 @@ def batch_report(
 
     ``calls`` is :func:`~localfs_explorer.probe.probe_calls`'s DataFrame, a list of
     :class:`~localfs_explorer.probe.CallVerdict`, or rows in its columns; ``decisions``
-    are :class:`~localfs_explorer.servers.gee_sweet.check.Decision` objects from ``policy.check``.
+    are the verdicts of ``policy.check`` (:class:`~localfs_explorer.Decision` for the
+    default server).
     """
     rows = _batch_rows(calls)
     rows.extend(decision_row(d) for d in decisions)
