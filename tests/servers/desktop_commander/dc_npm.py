@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from npm_packages import install_package
 
 PACKAGE = "@wonderwhy-er/desktop-commander"
 PINNED = "0.2.52"
@@ -26,24 +25,8 @@ PINNED = "0.2.52"
 
 def install(prefix: Path, version: str = PINNED) -> Path:
     """The ``dist`` folder of ``version`` under ``prefix``, installed when missing."""
-    if not shutil.which("node") or not shutil.which("npm"):
-        pytest.skip("node and npm are needed to run DesktopCommanderMCP (not on PATH)")
-    package_dir = prefix / "node_modules" / PACKAGE
-    manifest = package_dir / "package.json"
-    installed = None
-    if manifest.exists():
-        installed = json.loads(manifest.read_text(encoding="utf-8")).get("version")
-    if installed != version:
-        prefix.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(
-            ["npm", "install", "--prefix", str(prefix), "--ignore-scripts", "--no-audit",
-             "--no-fund", "--loglevel=error", f"{PACKAGE}@{version}"],
-            capture_output=True, text=True, timeout=900, check=False)
-        if done.returncode != 0 or not manifest.exists():
-            last = (done.stderr or done.stdout).strip().splitlines()[-1:]
-            pytest.skip(f"npm could not install {PACKAGE}@{version}: "
-                        f"{last[0] if last else 'no output'}")
-    return package_dir / "dist"
+    return install_package(prefix, PACKAGE, version, needed_for="DesktopCommanderMCP",
+                           extra_args=("--ignore-scripts",), timeout=900)
 
 
 @pytest.fixture(scope="session", name="dc_dist")

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from npm_packages import install_package
 
 PACKAGE = "@modelcontextprotocol/server-filesystem"
 #: The release the explorer models by default (npm's ``latest``).
@@ -25,25 +25,8 @@ PINNED = "2026.8.31"
 
 
 def _install(prefix: Path, version: str) -> Path:
-    if not shutil.which("node") or not shutil.which("npm"):
-        pytest.skip("node and npm are needed to run the reference filesystem server "
-                    "(not found on PATH)")
-    package_dir = prefix / "node_modules" / PACKAGE
-    manifest = package_dir / "package.json"
-    installed = None
-    if manifest.exists():
-        installed = json.loads(manifest.read_text(encoding="utf-8")).get("version")
-    if installed != version:
-        prefix.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(
-            ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
-             "--loglevel=error", f"{PACKAGE}@{version}"],
-            capture_output=True, text=True, timeout=600, check=False)
-        if done.returncode != 0 or not manifest.exists():
-            last = (done.stderr or done.stdout).strip().splitlines()[-1:]
-            pytest.skip(f"npm could not install {PACKAGE}@{version}: "
-                        f"{last[0] if last else 'no output'}")
-    return package_dir / "dist"
+    return install_package(prefix, PACKAGE, version,
+                           needed_for="the reference filesystem server")
 
 
 def _prefix(tmp_path_factory: pytest.TempPathFactory, version: str) -> Path:
