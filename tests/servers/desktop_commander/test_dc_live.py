@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import anyio
@@ -95,15 +96,21 @@ def test_the_findings_hold_on_the_running_server(root: Path) -> None:
         ("read_file", {"path": str(root / "Allowed/b.txt")}),         # case fold: read
         ("write_file", {"path": str(root / "allowed/dangling"), "content": "out",
                         "mode": "rewrite"}),                          # lands outside
-        ("start_process", {"command": f"cat {outside}", "timeout_ms": 5000}),  # bypass
+        ("start_process", {"command": f"cp {outside} {root / 'copied-by-cp.txt'}",
+                           "timeout_ms": 5000}),                      # bypass
         ("set_config_value", {"key": "allowedDirectories", "value": "[]"}),   # widening
         ("read_file", {"path": outside}),                             # now allowed
     ])
-    (refused, _), (case_error, case_text), (w_error, _), (_, shell), (_, _), (after, text) = \
+    (refused, _), (case_error, case_text), (w_error, _), (_, _), (_, _), (after, text) = \
         answers
     assert refused and not case_error and "case twin" in case_text
     assert not w_error and (root / "outside/new.txt").read_text() == "out"
-    assert "secret" in shell
+    # What the process read is checked on disk: its output may reach the answer late.
+    copied = root / "copied-by-cp.txt"
+    deadline = time.monotonic() + 15
+    while not copied.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert copied.read_text() == "secret"
     assert not after and "secret" in text
     saved = json.loads((root / "home/.claude-server-commander/config.json").read_text())
     assert saved["allowedDirectories"] == []  # it outlives the session
@@ -152,13 +159,21 @@ def test_blocking_one_shell_leaves_another(root: Path) -> None:
     write_settings(root / "home", {"allowedDirectories": [str(root / "allowed")],
                                    "blockedCommands": ["bash"]})
     outside = root / "outside/s.txt"
+    # What the shell read is copied where the test can look: its output on the answer
+    # may come after the server has already replied.
+    copied = root / "copied-by-sh.txt"
     answers, _, _ = _live(root, [
         ("start_process", {"command": "bash", "timeout_ms": 3000}),
-        ("start_process", {"command": f"sh -c 'cat {outside}'", "timeout_ms": 3000}),
+        ("start_process", {"command": f"sh -c 'cat {outside} > {copied}'",
+                           "timeout_ms": 3000}),
     ])
-    (blocked, said), (sh_error, sh_out) = answers
+    (blocked, said), (sh_error, _sh_out) = answers
     assert blocked and said == "Error: Command not allowed: bash"
-    assert not sh_error and "secret" in sh_out
+    deadline = time.monotonic() + 15
+    while not (copied.exists() and "secret" in copied.read_text()) \
+            and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not sh_error and "secret" in copied.read_text()
     policy = SERVER.resolve(Setup(env=load_env(None), fs=HostFS(), base_dir=str(root),
                                   cwd=str(root / "work"),
                                   options=SERVER.options({"home": str(root / "home")})))
