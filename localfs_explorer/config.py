@@ -247,6 +247,11 @@ def resolve_config(config: ServerConfig, *, fs: FileSystem | None = None) -> Res
         options = server.options(config.server_options)
     except ServerError as exc:
         raise ConfigError("server", config.server, str(exc)) from None
+    host_platform = getattr(target, "platform", "posix")
+    if host_platform not in server.host_platforms:
+        raise ConfigError("host", config.host if isinstance(config.host, str) else None,
+                          f"{server.title} on a {host_platform} host isn't modelled: its "
+                          "path rules there aren't reproduced")
     profile = _on_this_machine(base, config.profile) if config.profile else None
     setup = Setup(env=env, fs=target, base_dir=base, cwd=cwd, package_dir=package_dir,
                   transport=config.transport, platform=config.platform, profile=profile,

@@ -353,6 +353,9 @@ class Server:
     setting_fields: ClassVar[tuple[SettingField, ...]] = ()
     #: How its launch is recognised in an MCP client's config (none: it isn't).
     launcher: ClassVar[Launcher] = Launcher()
+    #: The kinds of host (a host spec's ``platform``) whose path rules it reproduces;
+    #: on any other the configuration is refused in one line.
+    host_platforms: ClassVar[tuple[str, ...]] = ("posix",)
     #: How long ``verify`` waits for a running server by default, in seconds.
     verify_timeout: ClassVar[float] = 15.0
     #: Claude Desktop built-in extensions that run this server: the extension's id (its

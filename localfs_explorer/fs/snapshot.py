@@ -80,8 +80,10 @@ class Snapshot:
         return not self.problems and not self.unlisted_problems
 
     def to_fs(self) -> VirtualFS:
-        """The recorded tree as a VirtualFS."""
-        return from_spec(self.spec)
+        """The recorded tree as a VirtualFS (a snapshot is of this POSIX machine)."""
+        fs = from_spec(self.spec)
+        assert isinstance(fs, VirtualFS)
+        return fs
 
     def write(self, path: str | Path, *, force: bool = False) -> None:
         """Save the spec as JSON (what ``--fs PATH`` loads); see :func:`dump_spec`."""

@@ -56,7 +56,7 @@ import posixpath
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -64,6 +64,7 @@ from ..userfiles import parse_json, read_text
 from .base import FileSystem
 from .host import HostFS
 from .virtual import PATH_MAX, HostSpecError, VirtualFS, _byte_len
+from .windows import WindowsHost, fold_ntfs, inner_spec
 
 __all__ = [
     "SPEC_VERSION",
@@ -133,6 +134,8 @@ class HostSpec(BaseModel):
     label: str | None = None
     description: str | None = None
     case_insensitive: bool = False
+    #: ``windows``: every path of the spec is a Windows path (see :mod:`.windows`).
+    platform: Literal["posix", "windows"] = "posix"
     home: str = "/"
     cwd: str = "/"
     users: dict[str, str] | None = None
@@ -214,20 +217,30 @@ def _validated(data: Mapping[str, Any] | HostSpec, origin: str) -> HostSpec:
         raise HostSpecError(f"{origin}: {_describe_validation(exc, data)}") from None
 
 
-def from_spec(spec: Mapping[str, Any] | HostSpec | str | Path) -> VirtualFS:
-    """Build the :class:`VirtualFS` a spec (a dict, or a JSON file's path) describes."""
+def from_spec(spec: Mapping[str, Any] | HostSpec | str | Path) -> VirtualFS | WindowsHost:
+    """Build the filesystem a spec (a dict, or a JSON file's path) describes: a
+    :class:`VirtualFS`, or a :class:`~.windows.WindowsHost` for ``"platform": "windows"``."""
     if isinstance(spec, (str, Path)):
         origin = str(spec)
         data: Mapping[str, Any] | HostSpec = read_spec(spec)
     else:
         origin = "host spec"
         data = spec
+    return _from_data(data, origin)
+
+
+def _from_data(data: Mapping[str, Any] | HostSpec, origin: str) -> VirtualFS | WindowsHost:
+    windows = isinstance(data, Mapping) and data.get("platform") == "windows"
+    if windows:
+        data = inner_spec(cast(Mapping[str, Any], data), origin)
     model = _validated(data, origin)
     try:
-        fs = _build(model)
+        fs = _build(model, windows)
     except HostSpecError as exc:
         raise HostSpecError(f"{origin}: {exc}") from None
     _probe_links(fs, model, origin)
+    if windows:
+        return WindowsHost(fs)
     return fs
 
 
@@ -260,7 +273,7 @@ def _depth(path: str) -> int:
     return 0 if path == "/" else path.count("/")
 
 
-def _build(spec: HostSpec) -> VirtualFS:
+def _build(spec: HostSpec, windows: bool = False) -> VirtualFS:
     root_entry = spec.entries.get("/")
     root_device = "root"
     if root_entry is not None:
@@ -275,6 +288,7 @@ def _build(spec: HostSpec) -> VirtualFS:
         description=spec.description,
         root_device=root_device,
         users=spec.users,
+        name_fold=fold_ntfs if windows else None,
     )
     if root_entry is not None:
         fs.mkdir("/", device=root_entry.device)
@@ -509,11 +523,9 @@ def load_example(name: str) -> VirtualFS:
         data = json.loads(text, object_pairs_hook=_reject_duplicate_keys)
     except (json.JSONDecodeError, HostSpecError) as exc:  # a packaging mistake
         raise HostSpecError(f"example host {name!r}: {exc}") from None
-    model = _validated(data, f"example host {name!r}")
-    try:
-        return _build(model)
-    except HostSpecError as exc:
-        raise HostSpecError(f"example host {name!r}: {exc}") from None
+    fs = _from_data(data, f"example host {name!r}")
+    assert isinstance(fs, VirtualFS), "the shipped example hosts are POSIX hosts"
+    return fs
 
 
 def load_fs(spec: str | Path | Mapping[str, Any] | FileSystem | None) -> FileSystem:

@@ -43,7 +43,7 @@ from __future__ import annotations
 import errno
 import os
 import posixpath
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from ..errors import LocalfsError
 from .base import FileSystem
@@ -96,6 +96,7 @@ class VirtualFS(FileSystem):
         description: str | None = None,
         root_device: str = "root",
         users: Mapping[str, str] | None = None,
+        name_fold: Callable[[str], str] | None = None,
     ) -> None:
         for what, value in (("home", home), ("cwd", cwd)):
             if not value.startswith("/"):
@@ -111,7 +112,9 @@ class VirtualFS(FileSystem):
                 )
             self._users[user] = user_home
         self.case_insensitive = case_insensitive
-        self._fold = _fold_caseless if case_insensitive else _fold_exact
+        # How names compare: exactly, as macOS does (case and normal form ignored), or as
+        # a caller says (a Windows host compares by simple upper case).
+        self._fold = name_fold or (_fold_caseless if case_insensitive else _fold_exact)
         self._home = home
         self._cwd = cwd
         #: The label as described (None when the spec gave none), kept for to_spec.

@@ -169,6 +169,8 @@ class FilesystemServer(Server):
         images=("mcp/filesystem", "server-filesystem"), image_names=("filesystem",))
     #: No ``.env``: its configuration is its command line and its client's roots.
     env_file: ClassVar[bool] = False
+    #: A described Windows host is answered with node's Windows path rules.
+    host_platforms: ClassVar[tuple[str, ...]] = ("posix", "windows")
     #: Its command line often fetches the package first (``npx -y ...``).
     verify_timeout: ClassVar[float] = 90.0
     setting_fields: ClassVar[tuple[SettingField, ...]] = (
@@ -230,6 +232,27 @@ class FilesystemServer(Server):
                                 version=self.version(setup.version))
 
     def resolve(self, setup: Setup) -> FsServerPolicy:
+        """The policy on the target host; on a Windows host (a host spec saying
+        ``"platform": "windows"``) with node's Windows path rules (:mod:`.winpolicy`).
+        ``--platform windows`` without such a host is refused: this machine's folders
+        can't answer for Windows paths."""
+        from ...errors import LocalfsError
+
+        windows_host = getattr(setup.fs, "platform", "posix") == "windows"
+        if setup.platform == "windows" and not windows_host:
+            raise LocalfsError(
+                "--platform windows: the directories can't be checked on this machine, "
+                "whose folders aren't the Windows machine's; describe that machine with "
+                "--fs (a host spec with \"platform\": \"windows\") or answer on it")
+        if windows_host:
+            from .winpolicy import WindowsFilesystemPolicy
+
+            try:
+                policy: FilesystemPolicy = WindowsFilesystemPolicy(self.config(setup),
+                                                                   setup.fs)
+            except ValueError as exc:
+                raise LocalfsError(str(exc)) from None
+            return FsServerPolicy(policy, setup.env)
         return FsServerPolicy(FilesystemPolicy(self.config(setup), setup.fs), setup.env)
 
     def catalog(self, path: str | None = None) -> Catalog:
