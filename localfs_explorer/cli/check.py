@@ -65,7 +65,7 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.write(f"== {name}\n")
         policy = build_policy(args)
         found = deployment(args)
-        if not _windows_paths(found):  # an unchecked entry has no errors to place
+        if not _windows_paths(found, policy):  # an unchecked entry has no errors to place
             policies.append(policy)
         code = max(code, _validate_one(policy, args, out, found))
     if getattr(args, "sarif", None):
@@ -88,14 +88,17 @@ def _overridden(args: argparse.Namespace) -> list[str]:
 UNCHECKED = "Windows paths: the directories can't be checked here"
 
 
-def _windows_paths(found: Any) -> list[str]:
+def _windows_paths(found: Any, policy: Any = None) -> list[str]:
     """The entry's Windows paths (drive or UNC) outside a container, or none.
 
     This machine would read ``C:\\x`` as a relative name and predict an exit the Windows
     machine wouldn't make, so ``validate`` answers as ``deployment`` does: not checked,
-    exit 0 (nothing was found wrong).
+    exit 0 (nothing was found wrong). On a described Windows host (``--fs``) they are
+    checked there.
     """
     if found is None or getattr(found, "container", None):
+        return []
+    if getattr(getattr(policy, "fs", None), "platform", "posix") == "windows":
         return []
     from ..deployments.load import windows_paths
 
@@ -104,7 +107,7 @@ def _windows_paths(found: Any) -> list[str]:
 
 def _validate_one(policy: ServerPolicy, args: argparse.Namespace, out: TextIO,
                   found: Any = None) -> int:
-    unchecked = _windows_paths(found)
+    unchecked = _windows_paths(found, policy)
     if unchecked:
         return _validate_unchecked(policy, args, out, found, unchecked)
     summary = policy.summary()
@@ -127,7 +130,7 @@ def _validate_unchecked(policy: ServerPolicy, args: argparse.Namespace, out: Tex
                         found: Any, unchecked: list[str]) -> int:
     """``validate`` of an entry whose directories are Windows paths: named, not judged."""
     note = (f"{', '.join(unchecked)}: Windows paths; the directories can't be checked on "
-            "this machine (answer on the Windows machine itself)")
+            "this machine (answer on the Windows machine itself, or describe it with --fs)")
     if args.json:
         summary: dict[str, Any] = {"server": policy.server_id, "checked": False,
                                    "serves": None, "summary": UNCHECKED,

@@ -36,6 +36,11 @@ def register(sub: Any, env_options: argparse.ArgumentParser) -> None:
     p.add_argument("--platform", choices=cli.PLATFORMS, default="posix",
                    help="the machine the client runs on: windows says the paths are "
                    "Windows paths, which can't be checked on this one")
+    p.add_argument("--fs", metavar="SPEC",
+                   help="the machine the client runs on, described (a host spec JSON file; "
+                   "\"platform\": \"windows\" for a Windows machine): modelled entries "
+                   "are checked there, and its account's files are named, not read "
+                   "(default: this machine)")
     p.add_argument("--fail-on", choices=FAIL_ON, default="high",
                    help="exit 1 when a finding this severe or worse exists (default: high; "
                    "none: always 0)")
@@ -52,10 +57,15 @@ def _server(entry: Any) -> str:
 def cmd_deployment(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..deployments import DeploymentError
     from ..deployments.reach import answer_deployment
+    from ..fs import HostSpecError, load_fs
 
     try:
+        host = load_fs(args.fs) if args.fs else None
+    except HostSpecError as exc:
+        raise cli.UsageError(f"--fs {args.fs}: {exc}") from None
+    try:
         answer = answer_deployment(args.whole_config, args.client_format,
-                                   platform=args.platform)
+                                   platform=args.platform, host=host)
     except DeploymentError as exc:
         raise cli.UsageError(str(exc)) from None
     for warning in answer.warnings:

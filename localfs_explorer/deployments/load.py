@@ -502,8 +502,7 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
     if shown and not launch.container:
         launch.notes.append(
             f"{', '.join(shown)}: Windows paths; the directories can't be checked on this "
-            "machine, whose answers read them as relative names (answer on the Windows "
-            "machine itself)")
+            "machine, whose answers read them as relative names " + WINDOWS_NOTE_END)
     if launch.container:
         launch.notes.append("the server runs in a container: its paths are the "
                             "container's" + (", and reach the host only through the mounts"
@@ -529,6 +528,9 @@ def _deployment(config: ClientConfigFile, entry: ClientEntry, environ: dict[str,
         warnings=list(config.warnings), secrets=secrets,
     )
 
+
+#: How the note on an entry's Windows paths ends (a described Windows host drops it).
+WINDOWS_NOTE_END = "(answer on the Windows machine itself, or describe it with --fs)"
 
 #: A Windows drive path (``C:\\x``, ``C:/x``) or UNC path (``\\\\host\\share``).
 _WINDOWS_PATH = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\[^\\]+\\)")

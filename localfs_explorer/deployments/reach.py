@@ -31,6 +31,7 @@ from .launch import Mount, identify
 from .launchers import package_words
 from .load import (
     _WINDOWS_PATH,
+    WINDOWS_NOTE_END,
     Deployment,
     _argv,
     _deployment,
@@ -55,6 +56,9 @@ REACHES: tuple[str, ...] = ("modelled", "container", "remote", "unmodelled", "di
                             "invalid")
 #: Severities, most severe first (the same words ``exposure`` grades with).
 SEVERITIES: tuple[str, ...] = ("critical", "high", "medium", "info")
+#: Why the account's files aren't looked at: a page served to others, a described host.
+NOT_READ_SERVED = "this page reads no file of the machine serving it"
+NOT_READ_DESCRIBED = "the account's files on the described machine aren't read"
 #: How many entries of the home directory (and of each of its dot-folders) are looked at
 #: for credentials: enough for any home, bounded for a huge one.
 _HOME_SCAN_LIMIT = 2000
@@ -133,12 +137,15 @@ class DeploymentAnswer(BaseModel):
 def answer_deployment(path: str | os.PathLike[str], format: str | None = None, *,
                       environ: Mapping[str, str] | None = None, text: str | None = None,
                       read_files: bool = True, platform: str = "posix",
-                      home: str | None = None) -> DeploymentAnswer:
+                      home: str | None = None, host: Any = None) -> DeploymentAnswer:
     """What every entry of the client config at ``path`` can touch.
 
     ``environ`` is the client's environment (default: this process's); ``home`` the
     account's home directory (default: this one's), for entries the explorer has no
-    model of; ``platform`` ``windows`` says the file is for a Windows machine.
+    model of; ``platform`` ``windows`` says the file is for a Windows machine. ``host``
+    is the machine the client runs on when it isn't this one (a described host, such as
+    a Windows machine's :class:`~localfs_explorer.fs.windows.WindowsHost`): modelled
+    entries are then checked on it, and the account's files are named, not read.
     ``read_files`` False opens and probes nothing on this machine beyond the config
     itself (an upload to a page served to others): directories and the account's files
     are then named, not checked. Raises :class:`DeploymentError` only for a file that isn't
@@ -146,15 +153,20 @@ def answer_deployment(path: str | os.PathLike[str], format: str | None = None, *
     """
     config = read_client_config(path, format, text=text)
     env = dict(os.environ) if environ is None else dict(environ)
-    account_home = home or os.path.expanduser("~")
-    answers = [_answer(config, entry, env, read_files, platform, account_home)
-               for entry in config.entries]
+    if host is not None:
+        account_home = home or host.home()
+        answers = [_answer(config, entry, env, False, platform, account_home, host)
+                   for entry in config.entries]
+    else:
+        account_home = home or os.path.expanduser("~")
+        answers = [_answer(config, entry, env, read_files, platform, account_home)
+                   for entry in config.entries]
     return DeploymentAnswer(path=config.path, format=config.format, entries=answers,
                             warnings=list(config.warnings))
 
 
 def _answer(config: ClientConfigFile, entry: ClientEntry, environ: dict[str, str],
-            read_files: bool, platform: str, home: str) -> EntryAnswer:
+            read_files: bool, platform: str, home: str, host: Any = None) -> EntryAnswer:
     base: dict[str, Any] = {"entry": entry.name, "line": entry.line}
     if entry.disabled:
         return EntryAnswer(**base, reach="disabled", summary="not started by its client",
@@ -178,6 +190,8 @@ def _answer(config: ClientConfigFile, entry: ClientEntry, environ: dict[str, str
     if launch.server is None:
         if launch.container:
             return _container(base, runs, launch.mounts, None, home, read_files)
+        if host is not None:
+            return _unmodelled(base, runs, home, False, NOT_READ_DESCRIBED)
         return _unmodelled(base, runs, home, read_files)
     try:
         found = _deployment(config, entry, environ, {}, set(), read_files)
@@ -187,7 +201,7 @@ def _answer(config: ClientConfigFile, entry: ClientEntry, environ: dict[str, str
     base.update(server=found.server, version=found.server_version, runs=runs)
     if found.container:
         return _container(base, runs, found.mounts, found, home, read_files)
-    return _modelled(base, found, platform, home, read_files)
+    return _modelled(base, found, platform, home, read_files, host)
 
 
 def _local_url_note(url: str) -> list[str]:
@@ -204,13 +218,25 @@ def _local_url_note(url: str) -> list[str]:
 
 
 def _modelled(base: dict[str, Any], found: Deployment, platform: str, home: str,
-              read_files: bool = True) -> EntryAnswer:
+              read_files: bool = True, host: Any = None) -> EntryAnswer:
     from ..config import resolve_config
     from ..errors import LocalfsError
-    from ..server import get_server
 
-    notes = [*found.notes]
+    # The note on Windows paths is said once, here, or dropped where a described
+    # Windows machine answers for them.
+    notes = [n for n in found.notes if not n.endswith(WINDOWS_NOTE_END)]
     shown = windows_paths([*found.arg_paths, *found.env.values()])[:5]
+    if host is not None:
+        # A described machine answers for its own paths; its own working directory unless
+        # the entry names one.
+        named = any(p.setting == "cwd" and p.source == "entry" for p in found.provenance)
+        try:
+            policy = resolve_config(found.server_config(cwd=found.cwd if named else None),
+                                    fs=host).policy
+        except LocalfsError as exc:
+            return EntryAnswer(**base, reach="invalid", summary="the configuration is refused",
+                               notes=[*notes, str(exc)])
+        return _described(base, found, policy, notes, home, unread=NOT_READ_DESCRIBED)
     if shown or platform == "windows":
         # Drive and UNC paths mean the file is written for a Windows machine: this Linux
         # host can't say whether its folders exist, and its own rules would misread them.
@@ -219,8 +245,7 @@ def _modelled(base: dict[str, Any], found: Deployment, platform: str, home: str,
                            windows_paths=shown,
                            summary="Windows paths: the directories can't be checked here",
                            notes=[*notes, f"{what}: Windows paths; the directories can't be "
-                                  "checked on this machine (answer on the Windows machine "
-                                  "itself)"])
+                                  f"checked on this machine {WINDOWS_NOTE_END}"])
     if not read_files:
         return EntryAnswer(**base, reach="modelled", directories=list(found.arg_paths),
                            summary="not checked: this page reads no file of the machine "
@@ -230,6 +255,16 @@ def _modelled(base: dict[str, Any], found: Deployment, platform: str, home: str,
     except LocalfsError as exc:
         return EntryAnswer(**base, reach="invalid", summary="the configuration is refused",
                            notes=[*notes, str(exc)])
+    return _described(base, found, policy, notes, home, read_files)
+
+
+def _described(base: dict[str, Any], found: Deployment, policy: Any, notes: list[str],
+               home: str, read_files: bool = False, unread: str = NOT_READ_SERVED
+               ) -> EntryAnswer:
+    """A modelled entry's answer from its resolved policy (on this machine or a
+    described one)."""
+    from ..server import get_server
+
     summary = policy.summary()
     findings = [_finding(f) for f in get_server(found.server).findings(policy)]
     directories = _directories(summary, policy)
@@ -241,7 +276,7 @@ def _modelled(base: dict[str, Any], found: Deployment, platform: str, home: str,
     if mode == "full":
         findings.append(_account_finding(home, "mode full lets the tools read and write "
                                          "any file the account can, except the deny-list",
-                                         read_files))
+                                         read_files, unread))
     if mode == "off":
         text = "no local file access (mode off)"
     elif directories:
@@ -303,14 +338,16 @@ def credentials_in(home: str) -> list[str]:
     return sorted(found)
 
 
-def _account_finding(home: str, what: str, probe: bool = True) -> ReachFinding:
+def _account_finding(home: str, what: str, probe: bool = True,
+                     unread: str = NOT_READ_SERVED) -> ReachFinding:
     """What the account's own file access amounts to, graded: credentials it can read
     (high), its home directory (medium), neither (info). Without ``probe`` nothing of
-    this machine is looked at, and the grade is the home directory's (medium)."""
+    this machine is looked at (``unread`` says why), and the grade is the home
+    directory's (medium)."""
     if not probe:
         return ReachFinding(severity="medium", code="account-files",
                             message=f"{what}: whatever the account can read (not checked: "
-                            "this page reads no file of the machine serving it)")
+                            f"{unread})")
     shown = [os.path.join("~", os.path.relpath(p, home)) for p in credentials_in(home)]
     if shown:
         more = f" and {len(shown) - 4} more" if len(shown) > 4 else ""
@@ -324,10 +361,11 @@ def _account_finding(home: str, what: str, probe: bool = True) -> ReachFinding:
                         message=f"{what} (the home directory {home} isn't readable)")
 
 
-def _unmodelled(base: dict[str, Any], runs: str, home: str, probe: bool = True
-                ) -> EntryAnswer:
+def _unmodelled(base: dict[str, Any], runs: str, home: str, probe: bool = True,
+                unread: str = NOT_READ_SERVED) -> EntryAnswer:
     finding = _account_finding(home, f"{runs!r} is a local process the explorer has no "
-                               "model of: it runs with the account's own file access", probe)
+                               "model of: it runs with the account's own file access", probe,
+                               unread)
     return EntryAnswer(**base, reach="unmodelled", runs=runs, findings=[finding],
                        summary="whatever the account can read and write")
 

@@ -10,6 +10,15 @@ the release chosen, not of a reading of its changelog:
   link's spelling and its target's are allowed (and stay so if the link is re-pointed).
 - ``roots-replace-argv``: MCP roots that would replace the command-line directories
   without a word, and which directories that drops.
+
+On a Windows host two more, and the siblings Windows can't hold (``"``, control
+characters) or reads as the directory itself (a trailing space or dot) are left out:
+
+- ``case-respelled-directory``: an allowed directory given in another case than it is
+  stored in, so both spellings are allowed and paths in any third spelling are refused;
+- ``case-symlink-escape``: a symlink inside an allowed directory that leads out. Spelled
+  in another case, a path to a new file under it is never resolved (the walk down from
+  the allowed directory matches names exactly), so a write creates the file through it.
 """
 
 from __future__ import annotations
@@ -45,17 +54,35 @@ class FsConfigFinding:
 
 
 def _shown(path: str) -> str:
-    return path.encode("unicode_escape").decode("ascii") if not path.isprintable() else path
+    """``path`` with each character that doesn't print written as its escape."""
+    if path.isprintable():
+        return path
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+                   for ch in path)
+
+
+#: Sibling suffixes a Windows host can't hold as a new name (``"`` and control
+#: characters are invalid there) or reads as the directory itself (a trailing space).
+_NOT_ON_WINDOWS = frozenset({'"', " ", "\t"})
+#: How many entries the Windows symlink search lists under the allowed directories.
+LINK_SEARCH_LIMIT = 20_000
+
+
+def _windows(policy: FilesystemPolicy) -> bool:
+    return getattr(policy, "platform", "posix") == "windows"
 
 
 def _trim_siblings(policy: FilesystemPolicy) -> list[FsConfigFinding]:
     out: list[FsConfigFinding] = []
+    windows = _windows(policy)
     for directory in policy.directories:
         if directory == "/":
             continue
         writable: list[str] = []
         readable: list[str] = []
         for suffix in TRIM_SUFFIXES:
+            if windows and suffix in _NOT_ON_WINDOWS:
+                continue
             sibling = directory + suffix
             v = policy.validate(sibling)
             if not (v.allowed and v.by_trim):
@@ -101,6 +128,13 @@ def _symlinked(policy: FilesystemPolicy) -> list[FsConfigFinding]:
     for entry, spellings in policy.allowed.argv_spellings:
         if len(spellings) == 2 and all(s in policy.directories for s in spellings):
             link, real = spellings
+            if _windows(policy) and link.lower() == real.lower():
+                out.append(FsConfigFinding(
+                    "case-respelled-directory", "low",
+                    f"{entry} is spelled in another case than the folder's own {real}: both "
+                    f"spellings are allowed, and a path in any other case is refused",
+                    (link, real), f"give the directory as {real}"))
+                continue
             out.append(FsConfigFinding(
                 "symlinked-directory", "medium",
                 f"{entry} is given through a symlink: both {link} and its target {real} "
@@ -129,8 +163,52 @@ def _roots(policy: FilesystemPolicy) -> list[FsConfigFinding]:
         "have the client advertise no roots")]
 
 
+def _case_links(policy: FilesystemPolicy) -> list[FsConfigFinding]:
+    """Windows: the symlinks under the allowed directories that lead out, each reachable
+    for a new file by spelling it in another case."""
+    if not _windows(policy):
+        return []
+    fs = policy.fs
+    out: list[FsConfigFinding] = []
+    seen = 0
+    queue = list(dict.fromkeys(policy.directories))
+    visited: set[str] = set()
+    while queue and seen < LINK_SEARCH_LIMIT:
+        folder = queue.pop(0)
+        key = folder.lower()
+        if key in visited:
+            continue
+        visited.add(key)
+        try:
+            names, links = fs.list_with_links(folder)
+        except (OSError, ValueError):
+            continue
+        for name in names:
+            seen += 1
+            path = folder.rstrip("\\") + "\\" + name
+            if name not in links:
+                if fs.is_dir(path):
+                    queue.append(path)
+                continue
+            if policy.validate(path).reason != "symlink-outside":
+                continue
+            respelled = path[: len(folder)] + path[len(folder):].swapcase()
+            probe = respelled + "\\new.txt"
+            if policy.validate(probe).allowed:
+                out.append(FsConfigFinding(
+                    "case-symlink-escape", "high",
+                    f"{path} leads out of the allowed directories (to {fs.realpath(path)}); "
+                    f"spelled {respelled}, a new file's path under it passes the check "
+                    f"unresolved, and Windows creates the file through the link "
+                    f"({probe} is allowed)",
+                    (path, probe), f"remove the link {path} or move it out of the allowed "
+                    "directories"))
+    return out
+
+
 def findings(policy: FilesystemPolicy) -> list[FsConfigFinding]:
     """Every finding for ``policy``, most severe first."""
-    found = _trim_siblings(policy) + _symlinked(policy) + _roots(policy)
+    found = (_trim_siblings(policy) + _case_links(policy) + _symlinked(policy)
+             + _roots(policy))
     order = {"high": 0, "medium": 1, "low": 2}
     return sorted(found, key=lambda f: order[f.severity])

@@ -259,3 +259,69 @@ def test_a_server_without_windows_rules_refuses_a_windows_host(
     code = main(["check", "--fs", str(HOST), "C:\\x"])
     assert code == 2
     assert "windows host isn't modelled" in capsys.readouterr().err
+
+
+# --- findings and whole client configs on a Windows host
+
+
+def _config(tmp_path: Path) -> Path:
+    path = tmp_path / "claude_desktop_config.json"
+    path.write_text(json.dumps({"mcpServers": {
+        "files": {"command": "npx", "args": [
+            "-y", "@modelcontextprotocol/server-filesystem", PROJ, "c:/users/me/Documents"]},
+        "weather": {"command": "npx", "args": ["-y", "@acme/weather-mcp"]}}}, indent=2))
+    return path
+
+
+def test_findings_on_a_windows_host(host: WindowsHost) -> None:
+    from localfs_explorer.servers.filesystem.findings import findings
+
+    found = {f.code: f for f in findings(_policy(host, PROJ, "c:/users/me/Documents"))}
+    escape = found["case-symlink-escape"]
+    assert escape.severity == "high"
+    assert escape.paths == (PROJ + "\\out", PROJ + "\\OUT\\new.txt")
+    respelled = found["case-respelled-directory"]
+    assert respelled.paths == ("C:\\users\\me\\Documents", "C:\\Users\\me\\Documents")
+    assert "symlinked-directory" not in found
+    siblings = [p for f in findings(_policy(host, PROJ)) if f.code == "trim-sibling"
+                for p in f.paths]
+    # a quote or an ideographic space makes a new name; '"' and a tab can't be one on
+    # Windows, and a trailing space names the directory itself
+    assert PROJ + "'" in siblings and PROJ + "\u3000" in siblings
+    assert not {PROJ + '"', PROJ + "\t", PROJ + " "} & set(siblings)
+
+
+def test_deployment_checks_every_entry_on_a_described_windows_host(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = _config(tmp_path)
+    code = main(["deployment", "--client-config", str(config), "--fs", str(HOST), "--json"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 1
+    files, weather = rows
+    assert files["reach"] == "modelled" and files["windows_paths"] == []
+    assert files["directories"] == [PROJ, "C:\\users\\me\\Documents", "C:\\Users\\me\\Documents"]
+    assert "case-symlink-escape" in {f["code"] for f in files["findings"]}
+    assert not any("can't be checked" in n for n in files["notes"])
+    assert weather["reach"] == "unmodelled"
+    assert "described machine aren't read" in weather["findings"][0]["message"]
+    # without the described host the same file is named, not checked
+    code = main(["deployment", "--client-config", str(config), "--json"])
+    files = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert files["summary"] == "Windows paths: the directories can't be checked here"
+    assert sum("Windows paths" in n for n in files["notes"]) == 1
+
+
+def test_validate_and_check_of_an_entry_on_a_described_windows_host(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = _config(tmp_path)
+    code = main(["validate", "--client-config", str(config), "--entry", "files",
+                 "--fs", str(HOST), "--json"])
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0 and summary["serves"] is True and "checked" not in summary
+    assert summary["allowed_directories"][0] == PROJ
+    code = main(["check", "--client-config", str(config), "--entry", "files", "--fs",
+                 str(HOST), PROJ + "\\OUT\\authorized_keys", PROJ + "\\out\\id_ed25519"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert f"ALLOWED  read       {PROJ}\\OUT\\authorized_keys" in out
+    assert f"REFUSED  read       {PROJ}\\out\\id_ed25519  [symlink-outside]" in out
