@@ -35,7 +35,7 @@ from ..sensitive import (
     name_may_be_sensitive,
     sensitive_patterns,
 )
-from .records import Finding, Inventory, RootSummary, WalkProgress
+from .records import ExposureError, Finding, Inventory, RootSummary, WalkProgress
 from .walk_common import _WalkBase
 
 #: What the inventory calls the policy's mode for such a server.
@@ -280,7 +280,14 @@ def allowed_exposure(policy: Any, starts: Sequence[str], home: str,
                      server_dirs: Sequence[str] = (),
                      same_for_write: bool = False) -> Inventory:
     """The exposure inventory of a policy allowing ``starts`` (see the module docstring);
-    the options are :func:`localfs_explorer.exposure.exposure`'s."""
+    the options are :func:`localfs_explorer.exposure.exposure`'s. A described Windows
+    host isn't walked (its names and credential rules aren't modelled here):
+    :class:`ExposureError` says so."""
+    if getattr(policy.fs, "platform", "posix") == "windows":
+        raise ExposureError(
+            f"walking a Windows host ({policy.fs.label}) isn't modelled: check, probe and "
+            "deployment answer for its paths, and its findings are in validate and "
+            "deployment")
     walk = _AllowedWalk(policy, starts, home, same_for_write=same_for_write, sizes=sizes,
                         max_entries=max_entries,
                         max_depth=max_depth, progress=progress, cancel=cancel,

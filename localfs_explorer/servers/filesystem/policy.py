@@ -317,6 +317,9 @@ class FilesystemPolicy:
         # path's walk starts from.
         self._by_length = sorted(self.directories, key=lambda d: -utf16_length(d))
 
+    #: node's ``path.join`` on this host (the tools join a directory and an entry's name).
+    join = staticmethod(join)
+
     # -- the containment check (isPathWithinAllowedDirectories)
 
     def _within(self, path: str, bounds: Sequence[tuple[str, str, bool]] | None = None

@@ -147,10 +147,6 @@ class FsServerPolicy:
         }
 
 
-def _join(directory: str, name: str) -> str:
-    return directory.rstrip("/") + "/" + name
-
-
 class FilesystemServer(Server):
     """``@modelcontextprotocol/server-filesystem`` (see the package docstring)."""
 
@@ -397,23 +393,30 @@ class FilesystemServer(Server):
         from .findings import TRIM_SUFFIXES
 
         fs_policy: FilesystemPolicy = policy.policy
+        windows = getattr(fs_policy, "platform", "posix") == "windows"
+        join = fs_policy.join
         out: list[tuple[str, str]] = []
         spelled = [*fs_policy.config.directories, *(fs_policy.config.roots or ())]
         for directory in dict.fromkeys([*fs_policy.allowed.from_argv,
                                         *fs_policy.directories]):
             why = f"allowed directory {directory}"
             out.append((directory, why))
-            out.append((_join(directory, PROBE_FILE), f"inside the {why}"))
+            out.append((join(directory, PROBE_FILE), f"inside the {why}"))
             if directory != "/":
                 out.append((directory + "-sibling", f"sibling sharing the prefix of {why}"))
                 out.extend((directory + suffix, f"{suffix!r} sibling of the {why}")
                            for suffix in TRIM_SUFFIXES[:4])
         out.extend((d, "as given on the command line or by a root") for d in spelled
-                   if d.startswith("/"))
-        out.append(("C:\\" + PROBE_FILE, "a Windows drive path"))
+                   if d.startswith("/") or (windows and d[1:3] in (":\\", ":/")))
+        if windows:
+            out.append(("C:\\Users\\" + PROBE_FILE, "another folder of the drive"))
+        else:
+            out.append(("C:\\" + PROBE_FILE, "a Windows drive path"))
         home = fs_policy.home
-        out += [(home, "home directory"), (_join(home, PROBE_FILE), "inside the home directory"),
-                (fs_policy.cwd, "startup directory"), ("/", "filesystem root")]
+        out += [(home, "home directory"), (join(home, PROBE_FILE), "inside the home directory"),
+                (fs_policy.cwd, "startup directory"),
+                ("C:\\" if windows else "/", "the drive's root" if windows
+                 else "filesystem root")]
         return out
 
     def call_places(self, policy: Any) -> list[tuple[str, str]]:
@@ -436,6 +439,11 @@ class FilesystemServer(Server):
         escape; each change re-checked (see :mod:`.suggest`)."""
         from .suggest import requirements, suggest_filesystem
 
+        if getattr(policy.policy, "platform", "posix") == "windows":
+            from ...errors import LocalfsError
+
+            raise LocalfsError("suggest on a Windows host isn't modelled: check and "
+                               "deployment answer for its paths")
         return suggest_filesystem(requirements(policy, require, calls, session), policy)
 
     def verify(self, policy: Any, target: LiveTarget,

@@ -17,7 +17,6 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from .nodepath import join
 from .policy import V_OLD, FilesystemPolicy, ValidatePathVerdict
 
 __all__ = ["CallCheckRecord", "CallPrediction", "FsTool", "load_tools", "predict_call"]
@@ -187,7 +186,7 @@ def _entries(policy: FilesystemPolicy, directory: str) -> list[tuple[str, bool]]
         return []
     for name in names:
         try:
-            is_dir = _stat.S_ISDIR(policy.fs.lstat(join(directory, name)).st_mode)
+            is_dir = _stat.S_ISDIR(policy.fs.lstat(policy.join(directory, name)).st_mode)
         except (OSError, ValueError):
             is_dir = False
         out.append((name, is_dir))
@@ -235,7 +234,7 @@ def _tree(policy: FilesystemPolicy, start: str, first: list[CallCheckRecord],
         if len(checks) >= limit:
             stopped = True
             break
-        sub = join(requested, name)
+        sub = policy.join(requested, name)
         v = policy.validate(sub)
         checks.append(CallCheckRecord("path", "read", v, kind="entry"))
         if not v.allowed:
@@ -263,7 +262,7 @@ def _search(policy: FilesystemPolicy, first: list[CallCheckRecord],
         if len(checks) >= limit:
             stopped = True
             break
-        full = join(current, name)
+        full = policy.join(current, name)
         v = policy.validate(full)
         checks.append(CallCheckRecord("path", "read", v, kind="entry", step="skipped"))
         if not v.allowed:

@@ -159,6 +159,7 @@ class WindowsFilesystemPolicy(FilesystemPolicy):
     """:class:`~.policy.FilesystemPolicy` on a Windows host (see the module docstring)."""
 
     platform = "windows"
+    join = staticmethod(join)
 
     def __init__(self, config: FilesystemConfig, fs: FileSystem,
                  allowed: AllowedDirectories | None = None) -> None:

@@ -325,3 +325,27 @@ def test_validate_and_check_of_an_entry_on_a_described_windows_host(
     assert code == 1
     assert f"ALLOWED  read       {PROJ}\\OUT\\authorized_keys" in out
     assert f"REFUSED  read       {PROJ}\\out\\id_ed25519  [symlink-outside]" in out
+
+
+def test_tool_walks_join_names_as_node_does_on_windows(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    call = json.dumps({"name": "search_files",
+                       "arguments": {"path": PROJ, "pattern": "*"}})
+    code = main(["probe", "--server", "server-filesystem", "--fs", str(HOST),
+                 "--allowed-dir", PROJ, "--call", call, "--json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert json.dumps(PROJ + "\\src\\main.py") in out
+    assert "/src" not in out
+    assert '"symlink-outside"' in out
+
+
+@pytest.mark.parametrize("command", [
+    ["exposure"], ["suggest", "--require", "read:C:\\Users\\me\\proj\\a.txt"]])
+def test_what_a_windows_host_does_not_model_is_one_line(
+        command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    code = main([command[0], "--server", "server-filesystem", "--fs", str(HOST),
+                 "--allowed-dir", PROJ, *command[1:]])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "Windows host" in err and "isn't modelled" in err and "Traceback" not in err
