@@ -11,14 +11,16 @@ the release chosen, not of a reading of its changelog:
 - ``roots-replace-argv``: MCP roots that would replace the command-line directories
   without a word, and which directories that drops.
 
-On a Windows host two more, and the siblings Windows can't hold (``"``, control
-characters) or reads as the directory itself (a trailing space or dot) are left out:
+On a host that ignores case (Windows, macOS's default volume):
 
-- ``case-respelled-directory``: an allowed directory given in another case than it is
-  stored in, so both spellings are allowed and paths in any third spelling are refused;
 - ``case-symlink-escape``: a symlink inside an allowed directory that leads out. Spelled
   in another case, a path to a new file under it is never resolved (the walk down from
   the allowed directory matches names exactly), so a write creates the file through it.
+
+On a Windows host also ``case-respelled-directory`` (an allowed directory given in
+another case than it is stored in, so both spellings are allowed and paths in any third
+spelling are refused), and the siblings Windows can't hold (``"``, control characters)
+or reads as the directory itself (a trailing space) are left out.
 """
 
 from __future__ import annotations
@@ -164,9 +166,10 @@ def _roots(policy: FilesystemPolicy) -> list[FsConfigFinding]:
 
 
 def _case_links(policy: FilesystemPolicy) -> list[FsConfigFinding]:
-    """Windows: the symlinks under the allowed directories that lead out, each reachable
-    for a new file by spelling it in another case."""
-    if not _windows(policy):
+    """On a host that ignores case (Windows, macOS's default volume): the symlinks under
+    the allowed directories that lead out, each reachable for a new file by spelling it
+    in another case."""
+    if not (_windows(policy) or getattr(policy.fs, "case_insensitive", False)):
         return []
     fs = policy.fs
     out: list[FsConfigFinding] = []
@@ -185,7 +188,7 @@ def _case_links(policy: FilesystemPolicy) -> list[FsConfigFinding]:
             continue
         for name in names:
             seen += 1
-            path = folder.rstrip("\\") + "\\" + name
+            path = policy.join(folder, name)
             if name not in links:
                 if fs.is_dir(path):
                     queue.append(path)
@@ -193,13 +196,14 @@ def _case_links(policy: FilesystemPolicy) -> list[FsConfigFinding]:
             if policy.validate(path).reason != "symlink-outside":
                 continue
             respelled = path[: len(folder)] + path[len(folder):].swapcase()
-            probe = respelled + "\\new.txt"
+            probe = policy.join(respelled, "new.txt")
             if policy.validate(probe).allowed:
                 out.append(FsConfigFinding(
                     "case-symlink-escape", "high",
                     f"{path} leads out of the allowed directories (to {fs.realpath(path)}); "
                     f"spelled {respelled}, a new file's path under it passes the check "
-                    f"unresolved, and Windows creates the file through the link "
+                    f"unresolved, and the host, which ignores case, creates the file "
+                    f"through the link "
                     f"({probe} is allowed)",
                     (path, probe), f"remove the link {path} or move it out of the allowed "
                     "directories"))

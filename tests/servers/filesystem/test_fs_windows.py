@@ -349,3 +349,20 @@ def test_what_a_windows_host_does_not_model_is_one_line(
     err = capsys.readouterr().err
     assert code == 2
     assert "Windows host" in err and "isn't modelled" in err and "Traceback" not in err
+
+
+def test_a_case_insensitive_posix_host_has_the_same_symlink_escape() -> None:
+    from localfs_explorer.servers.filesystem.findings import findings
+    from localfs_explorer.servers.filesystem.policy import FilesystemPolicy
+
+    spec = {"home": "/Users/op", "cwd": "/Users/op", "entries": {
+        "/Users/op/proj/a.txt": {"type": "file"},
+        "/Users/op/proj/out": {"type": "symlink", "target": "/Users/op/.ssh"},
+        "/Users/op/.ssh/id": {"type": "file"}}}
+    config = FilesystemConfig(directories=("/Users/op/proj",), cwd="/Users/op",
+                              home="/Users/op")
+    caseless = FilesystemPolicy(config, load_fs({**spec, "case_insensitive": True}))
+    assert caseless.validate("/Users/op/proj/OUT/new").allowed
+    assert "case-symlink-escape" in {f.code for f in findings(caseless)}
+    exact = FilesystemPolicy(config, load_fs(spec))
+    assert "case-symlink-escape" not in {f.code for f in findings(exact)}
