@@ -388,9 +388,11 @@ class _Search:
         """Add what the reference design takes from ``token`` (see
         :func:`~localfs_explorer.discovery.words.reference_candidate`), unless it is a
         shape this explorer deliberately doesn't take for a path."""
-        if _PATH_CHARS.search(token) is None:
-            # Nothing path-like can be left of it; in a command, what is left may still
-            # be a credential file's name the word rules didn't unwrap (">> FOO=.env").
+        found = None if _PATH_CHARS.search(token) is None else reference_candidate(token)
+        if found is None:
+            # Nothing path-like is left of it; in a command, what is left may still be a
+            # credential file's name the word rules didn't unwrap (">> FOO=.env", or a
+            # quoted "a/b 2>kubeconfig" whose path-like part the redirection cut off).
             if not prose and _UNWRAPS.search(token) is not None:
                 bare, _ = reference_clean(token)
                 if bare and bare != token and not any(ch.isspace() for ch in bare) \
@@ -398,9 +400,6 @@ class _Search:
                         and sensitive_reason(bare, home=self.home, extra=self.extra):
                     self.add(bare, tier="guess", source=label, rule="credential file name",
                              raw=token)
-            return
-        found = reference_candidate(token)
-        if found is None:
             return
         candidate, how = found
         if "`" in candidate:

@@ -83,6 +83,13 @@ def test_a_bare_credential_file_name_is_considered() -> None:
     assert result[".env"].sensitive == "matches .env*"
 
 
+def test_a_credential_name_a_quoted_redirection_leaves_is_considered() -> None:
+    # The quoted word holds '/', but what its last redirection leaves has none: the
+    # design still takes it as a bare credential file name.
+    result = found({"command": "echo 'a/b.txt 2>kubeconfig ;'"})
+    assert result["kubeconfig"].rule == "credential file name"
+
+
 def test_a_tilde_fragment_naming_no_account_never_fails_the_search() -> None:
     result = found({"code": "x = a ~nonsense_account_zz b", "command": "ls ~nonsense_zz/x"})
     assert list(result) == ["~nonsense_zz/x"]
