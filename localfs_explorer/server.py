@@ -61,7 +61,10 @@ so in one line (exit 2), never with a traceback.
    before resolving), plus ``trace``/``hint`` and ``to_dict()``.
    :meth:`ServerPolicy.many_checks` is the check a folder walk makes (a server without a
    separate batch answer returns its single check, :class:`SingleChecks`).
-   :class:`BasicVerdict` is a ready-made verdict.
+   :class:`BasicVerdict` is a ready-made verdict. A server that refuses files named by
+   its own settings (a deny-list) lists every label such a refusal can carry in
+   :attr:`Server.deny_labels` (default: none); a verdict's ``deny_setting`` names one,
+   and a scenario run counts each label as a rule to exercise.
 4. **Tools.** :meth:`Server.catalog` is the server's tool catalog (the shared
    :class:`~localfs_explorer.catalog.Catalog` records: each tool's path parameters and
    annotations); :meth:`Server.register_tools` says which tools a policy registers.
@@ -342,6 +345,10 @@ class Server:
     #: The words its verdicts give as ``reason`` (scenario files may expect them; a
     #: scenario run counts each as a rule to exercise).
     reasons: ClassVar[tuple[str, ...]] = ()
+    #: Every label its deny-list entries can carry (the setting naming a refused file),
+    #: in display order; a scenario run counts each as a rule to exercise (default: none,
+    #: a server without a deny-list).
+    deny_labels: ClassVar[tuple[str, ...]] = ()
     #: The fields :meth:`predict` fills and ``verify`` compares, in report order.
     live_fields: ClassVar[tuple[str, ...]] = ()
     #: Whether the server reads a ``.env`` (``--env``); one that doesn't refuses it.

@@ -23,7 +23,7 @@ from ...server import (
     Setup,
     SuggestResult,
 )
-from ...vocab import REASONS, TRANSPORTS
+from ...vocab import DENY_LABELS, REASONS, TRANSPORTS
 
 if TYPE_CHECKING:
     from ...catalog.model import Catalog, Registration
@@ -40,6 +40,7 @@ class GeeSweetServer(Server):
     live_fields: ClassVar[tuple[str, ...]] = ("mode", "explicit", "roots",
                                               "unregistered_tools")
     reasons: ClassVar[tuple[str, ...]] = REASONS
+    deny_labels: ClassVar[tuple[str, ...]] = DENY_LABELS
     launcher: ClassVar[Launcher] = Launcher(
         pypi=("mcp-gee-sweet",), bins=("mcp-gee-sweet",), modules=("mcp_gee_sweet",),
         # 0.9.5's package has no __main__ module: only its console script serves.

@@ -1,0 +1,101 @@
+"""What shared code once knew of one server's words now comes through seam hooks.
+
+Each hook has a default in :class:`~localfs_explorer.server.Server`; the shipped default
+server answers it with its own words, and a server from outside the tree (the toy, with
+a hook of its own given here) sees its answer flow through to the command's output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+from localfs_explorer import vocab
+from localfs_explorer.server import Server, get_server, register_server, unregister_server
+
+TOY = "toy-folder"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    allowed = tmp_path / "allowed"
+    allowed.mkdir()
+    (allowed / "notes.txt").write_text("x")
+    return allowed
+
+
+@contextlib.contextmanager
+def _toy_with(**hooks: object) -> Iterator[Server]:
+    """The toy server with some hooks of its own, registered in its place for a while."""
+    toy = type(get_server(TOY))
+    stand_in = type("ToyWithHooks", (toy,), dict(hooks))
+    try:
+        yield register_server(stand_in, replace=True)
+    finally:
+        unregister_server(TOY)
+
+
+def _toy_scenario(folder: Path) -> str:
+    return f"""
+[config]
+server = "{TOY}"
+[config.options]
+allowed = "{folder}"
+[[scenario]]
+name = "toy"
+[[scenario.path]]
+path = "{folder / 'notes.txt'}"
+allowed = true
+"""
+
+
+# --- deny-list labels -------------------------------------------------------------------
+
+
+def test_deny_labels_default_to_none() -> None:
+    assert Server.deny_labels == ()
+    assert get_server(TOY).deny_labels == ()
+
+
+def test_the_default_server_gives_its_own_deny_labels() -> None:
+    assert get_server().deny_labels == vocab.DENY_LABELS
+
+
+def test_the_coverage_counts_the_servers_own_deny_labels(folder: Path, tmp_path: Path
+                                                         ) -> None:
+    scenario = tmp_path / "toy.toml"
+    scenario.write_text(_toy_scenario(folder))
+    code, out, err = run_cli("test", scenario, "--coverage", "--json")
+    assert code == 0, err
+    assert json.loads(out)["coverage"]["deny_settings"] == {}
+    with _toy_with(deny_labels=("TOY_SECRET_FILE", "toy keyring")):
+        code, out, err = run_cli("test", scenario, "--coverage", "--json")
+        assert code == 0, err
+        assert json.loads(out)["coverage"]["deny_settings"] == {"TOY_SECRET_FILE": 0,
+                                                                 "toy keyring": 0}
+        code, out, err = run_cli("test", scenario, "--coverage")
+        assert "toy keyring" in out
+
+
+def test_a_default_server_run_counts_every_deny_label() -> None:
+    from localfs_explorer.review.scenarios import Coverage, run_scenario_text
+
+    coverage = Coverage()
+    result = run_scenario_text("""
+[config]
+host = "traps"
+cwd = "/app"
+package_dir = "/app"
+[[scenario]]
+name = "any"
+[[scenario.path]]
+path = "/data/report.csv"
+allowed = true
+""", coverage=coverage)
+    assert result.error is None
+    assert list(coverage.deny_settings)[:len(vocab.DENY_LABELS)] == list(vocab.DENY_LABELS)
