@@ -75,7 +75,10 @@ so in one line (exit 2), never with a traceback.
    the probe follow the catalog.
 5. **Status.** :meth:`Server.status` is what the server's own status answer shows for a
    policy (a status resource, or the tool listing its allowed directories), in one of
-   its :attr:`Server.status_variants` when it has several.
+   its :attr:`Server.status_variants` when it has several. :attr:`Server.scenario_words`
+   gives, for a key of a scenario file's policy or status expectation that holds one of
+   the server's own words (``mode``), every word it may hold: a scenario of this server
+   is held to them when the file is read, and the file's schema lists every server's.
 6. **Findings and places.** :meth:`Server.findings` lists what is risky in a
    configuration as the server reads it, as JSON-ready mappings with at least
    ``severity``, ``kind``, ``path``, ``why``, ``fix``. :meth:`Server.places` and
@@ -355,6 +358,10 @@ class Server:
     env_file: ClassVar[bool] = True
     #: The variants of its status answer ``auth-status --branch`` may name.
     status_variants: ClassVar[tuple[str, ...]] = ()
+    #: The words a scenario file's policy or status expectation may give for a key that
+    #: holds one of this server's own words, by key (``{"mode": (...)}``); default: none.
+    #: A key this server declares no words for is held to every server's words for it.
+    scenario_words: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     #: Its own settings as a form edits them (the dashboard renders these; a server
     #: whose settings are its environment has none and is edited as a ``.env``).
     setting_fields: ClassVar[tuple[SettingField, ...]] = ()

@@ -99,3 +99,58 @@ allowed = true
 """, coverage=coverage)
     assert result.error is None
     assert list(coverage.deny_settings)[:len(vocab.DENY_LABELS)] == list(vocab.DENY_LABELS)
+
+
+# --- a scenario file's words of the server's own ----------------------------------------
+
+
+def _mode_scenario(server: str, mode: str) -> str:
+    return f"""
+[config]
+server = "{server}"
+[[scenario]]
+name = "a"
+[scenario.policy]
+mode = "{mode}"
+"""
+
+
+def test_scenario_words_default_to_none_and_the_default_server_gives_its_modes() -> None:
+    assert Server.scenario_words == {}
+    assert get_server(TOY).scenario_words == {}
+    assert tuple(get_server().scenario_words["mode"]) == vocab.MODES
+
+
+def test_a_scenario_is_held_to_its_own_servers_words() -> None:
+    from localfs_explorer.review.scenarios import ScenarioError, parse_scenario_text
+
+    with pytest.raises(ScenarioError) as info:
+        parse_scenario_text(_mode_scenario(TOY, "open"), name="f.toml")
+    # A server declaring no words of its own: every server's words hold.
+    assert str(info.value) == ("f.toml:7: scenario 'a' > policy > mode: 'open' is not one "
+                               "of 'full', 'roots' or 'off'")
+    with _toy_with(scenario_words={"mode": ("open", "shut")}):
+        parsed = parse_scenario_text(_mode_scenario(TOY, "open"), name="f.toml")
+        assert parsed.scenario[0].policy is not None
+        assert parsed.scenario[0].policy.mode == "open"
+        with pytest.raises(ScenarioError) as info:
+            parse_scenario_text(_mode_scenario(TOY, "full"), name="f.toml")
+        assert str(info.value) == ("f.toml:7: scenario 'a' > policy > mode: 'full' is not "
+                                   "one of 'open' or 'shut'")
+        # The default server keeps its own words.
+        with pytest.raises(ScenarioError, match="'open' is not one of 'full', 'roots' or "):
+            parse_scenario_text(_mode_scenario(get_server().id, "open"), name="f.toml")
+
+
+def test_the_scenario_schema_lists_every_servers_words() -> None:
+    from localfs_explorer.review.scenarios import ScenarioFile
+
+    def modes() -> list[str]:
+        schema = ScenarioFile.model_json_schema()["$defs"]
+        (words,) = {tuple(schema[case]["properties"]["mode"]["anyOf"][0]["enum"])
+                    for case in ("PolicyCase", "AuthStatusCase")}
+        return list(words)
+
+    assert modes() == list(vocab.MODES)
+    with _toy_with(scenario_words={"mode": ("open", "full")}):
+        assert modes() == [*vocab.MODES, "open"]

@@ -23,7 +23,7 @@ from ...server import (
     Setup,
     SuggestResult,
 )
-from ...vocab import DENY_LABELS, REASONS, TRANSPORTS
+from ...vocab import DENY_LABELS, MODES, REASONS, TRANSPORTS
 
 if TYPE_CHECKING:
     from ...catalog.model import Catalog, Registration
@@ -51,6 +51,8 @@ class GeeSweetServer(Server):
     #: The three branches of ``server://auth-status`` (``auth_status.BRANCHES``).
     status_variants: ClassVar[tuple[str, ...]] = ("unauthorized", "service_account",
                                                   "full_access")
+    #: A scenario's ``mode`` (policy and auth-status) is one of ``LOCAL_FILE_ACCESS``'s.
+    scenario_words: ClassVar[Mapping[str, tuple[str, ...]]] = {"mode": MODES}
 
     def resolve(self, setup: Setup) -> Policy:
         from .policy import resolve_policy
