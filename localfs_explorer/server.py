@@ -90,6 +90,10 @@ so in one line (exit 2), never with a traceback.
    can reach into, and the home the credential rules are read against), asking the
    policy's own ``many_checks()`` about every entry; a server with a walk of its own
    returns an :class:`ExposureWalk`. A server with neither has no ``exposure``.
+   :meth:`Server.reach` states what a policy lets the tools reach, for ``deployment``
+   (a :class:`PolicyReach`: the directories it allows, and whether every file the
+   account can use, or none, is reachable); the default lists the policy summary's
+   ``allowed_directories``, else the exposure scope's directories.
 8. **Suggest.** :meth:`Server.suggest` proposes a narrower configuration that still
    allows the required checks (the shared requirements of
    :mod:`localfs_explorer.review.suggest`), as a :class:`SuggestResult`, each change
@@ -140,6 +144,7 @@ from .server_records import (
     Launcher,
     LiveReport,
     LiveTarget,
+    PolicyReach,
     SettingField,
     SuggestResult,
     TraceLine,
@@ -167,6 +172,7 @@ __all__ = [
     "LiveError",
     "LiveReport",
     "LiveTarget",
+    "PolicyReach",
     "Server",
     "ServerError",
     "ServerOptions",
@@ -528,6 +534,18 @@ class Server:
         """The server's own exposure walk, or None (the default) for the shared
         allowed-directories walk over :meth:`exposure_scope`."""
         return None
+
+    def reach(self, policy: ServerPolicy) -> PolicyReach:
+        """What ``policy`` lets the tools reach, as ``deployment`` states it. Default: the
+        directories its summary lists as ``allowed_directories``; when it lists none,
+        those :meth:`exposure_scope` starts from (a server allowing every path walks
+        ``/``); nothing said of every file or of none."""
+        listed = policy.summary().get("allowed_directories")
+        directories = [str(d) for d in listed] if isinstance(listed, list) else []
+        if not directories:
+            scope = self.exposure_scope(policy)
+            directories = list(scope.starts) if scope is not None else []
+        return PolicyReach(tuple(directories))
 
     def places(self, policy: ServerPolicy) -> list[tuple[str, str]]:
         """``(path, why)``: the places of ``policy`` a comparison asks every configuration

@@ -21,6 +21,7 @@ __all__ = [
     "Launcher",
     "LiveReport",
     "LiveTarget",
+    "PolicyReach",
     "SettingField",
     "SuggestResult",
     "TraceLine",
@@ -175,6 +176,24 @@ class ExposureScope:
     home: str
     #: The server's check gives the same verdict for read and write (the walk asks once).
     same_for_write: bool = False
+
+
+@dataclass(frozen=True)
+class PolicyReach:
+    """What a resolved policy lets the tools reach, as ``deployment`` states it
+    (:meth:`Server.reach`).
+
+    ``directories`` are the directories it allows, as the server resolves them (empty:
+    it names none); ``label`` is how the server's own setting names the state (shown
+    when there is no directory to list, or before them when every file is reachable);
+    ``everything`` says why the tools may use any file the account can (empty: they may
+    not); ``nothing`` that the server gives no local file access at all.
+    """
+
+    directories: tuple[str, ...] = ()
+    label: str = ""
+    everything: str = ""
+    nothing: bool = False
 
 
 @dataclass(frozen=True)

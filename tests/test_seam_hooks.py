@@ -16,6 +16,7 @@ import pytest
 from conftest import run_cli
 
 from localfs_explorer import vocab
+from localfs_explorer.config import ServerConfig, resolve_config
 from localfs_explorer.server import Server, get_server, register_server, unregister_server
 
 TOY = "toy-folder"
@@ -154,3 +155,63 @@ def test_the_scenario_schema_lists_every_servers_words() -> None:
     assert modes() == list(vocab.MODES)
     with _toy_with(scenario_words={"mode": ("open", "full")}):
         assert modes() == [*vocab.MODES, "open"]
+
+
+# --- what a deployment entry reaches ------------------------------------------------------
+
+
+def _toy_entry(tmp_path: Path, folder: Path) -> list:
+    from localfs_explorer.deployments.reach import answer_deployment
+
+    config = tmp_path / "claude_desktop_config.json"
+    config.write_text(json.dumps({"mcpServers": {"box": {
+        "command": "toy-folder-server", "args": [str(folder)]}}}))
+    return answer_deployment(config, environ={}, home=str(tmp_path)).entries
+
+
+def test_the_default_reach_lists_the_exposure_scope(folder: Path, tmp_path: Path) -> None:
+    from localfs_explorer.server import PolicyReach
+
+    (entry,) = _toy_entry(tmp_path, folder)
+    assert (entry.server, entry.reach) == (TOY, "modelled")
+    assert entry.summary == f"reads and writes under {folder}"
+    assert entry.directories == [str(folder)] and entry.findings == []
+    policy = resolve_config(ServerConfig(server=TOY, server_options={
+        "allowed": str(folder)})).policy
+    assert get_server(TOY).reach(policy) == PolicyReach((str(folder),))
+
+
+def test_a_servers_own_reach_is_what_deployment_says(folder: Path, tmp_path: Path) -> None:
+    from localfs_explorer.server import PolicyReach
+
+    wide = PolicyReach(("/srv/a", "/srv/b"), label="toy wide",
+                       everything="toy wide lets the tools use every file the account can")
+    with _toy_with(reach=lambda self, policy: wide):
+        (entry,) = _toy_entry(tmp_path, folder)
+    assert entry.summary == "toy wide: /srv/a, /srv/b"
+    assert entry.directories == ["/srv/a", "/srv/b"]
+    (finding,) = entry.findings
+    assert finding.message.startswith("toy wide lets the tools use every file the account "
+                                      "can: ")
+    with _toy_with(reach=lambda self, policy: PolicyReach(("/srv",), label="toy shut",
+                                                          nothing=True)):
+        (entry,) = _toy_entry(tmp_path, folder)
+    assert (entry.summary, entry.directories, entry.findings) == (
+        "no local file access (toy shut)", ["/srv"], [])
+    with _toy_with(reach=lambda self, policy: PolicyReach(label="toy closed")):
+        (entry,) = _toy_entry(tmp_path, folder)
+    assert entry.summary == "toy closed"
+
+
+@pytest.mark.parametrize(("settings", "label", "nothing", "everything"), [
+    ({"LOCAL_FILE_ACCESS": "roots"}, "mode roots", False, False),
+    ({"LOCAL_FILE_ACCESS": "off"}, "mode off", True, False),
+    ({"LOCAL_FILE_ACCESS": "full"}, "mode full", False, True),
+])
+def test_the_default_servers_reach_is_its_mode_and_roots(layout, settings, label, nothing,
+                                                         everything) -> None:
+    policy = layout.policy(LOCAL_FILE_ROOTS=str(layout.data), **settings)
+    reach = get_server().reach(policy)
+    assert reach.directories == (str(layout.data),)
+    assert (reach.label, reach.nothing, bool(reach.everything)) == (label, nothing,
+                                                                    everything)

@@ -18,6 +18,7 @@ from ...server import (
     Launcher,
     LiveReport,
     LiveTarget,
+    PolicyReach,
     Server,
     ServerError,
     Setup,
@@ -180,6 +181,16 @@ class GeeSweetServer(Server):
         from .places import call_places
 
         return list(call_places(policy))
+
+    def reach(self, policy: Any) -> PolicyReach:
+        """Its usable roots (whatever the mode), and the mode: ``full`` reaches every file
+        the account can but the deny-list, ``off`` no file at all."""
+        mode = policy.mode.value
+        return PolicyReach(
+            tuple(str(r.resolved or r.configured) for r in policy.roots if not r.problem),
+            label=f"mode {mode}", nothing=mode == "off",
+            everything=("mode full lets the tools read and write any file the account "
+                        "can, except the deny-list") if mode == "full" else "")
 
     def exposure_walk(self, policy: Any) -> ExposureWalk:
         """Its own walk: the roots, else home and startup directory (see :mod:`.exposure`)."""
