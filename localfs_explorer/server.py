@@ -43,7 +43,11 @@ so in one line (exit 2), never with a traceback.
    says whether it reads a ``.env`` (one that doesn't refuses ``--env``);
    :attr:`Server.transports` what ``--transport`` may say; :attr:`Server.setting_fields`
    describe its own settings for the dashboard's form (:class:`SettingField`), and
-   :meth:`Server.headline` what its badge shows beside whether it would start.
+   :meth:`Server.headline` what its badge shows beside whether it would start. A server
+   with a ``.env`` may name the settings of it the dashboard's policy bar edits in
+   :attr:`Server.env_controls` (:class:`EnvControls`: a setting picked from a few words,
+   and a list of directories shown as chips, each chip's state by
+   :meth:`Server.entry_state`); without them the bar edits none.
 2. **Resolution.** :meth:`Server.resolve` turns a :class:`Setup` (everything the shared
    configuration code loaded: environment, target filesystem, startup directory,
    release, options) into a :class:`ServerPolicy`. It never raises for a configuration
@@ -138,6 +142,7 @@ from .server_records import (
     BasicVerdict,
     CallAnswer,
     CallCheck,
+    EnvControls,
     ExposureScope,
     ExposureWalk,
     LaunchArgs,
@@ -165,6 +170,7 @@ __all__ = [
     "BatchChecks",
     "CallAnswer",
     "CallCheck",
+    "EnvControls",
     "ExposureScope",
     "ExposureWalk",
     "LaunchArgs",
@@ -371,6 +377,9 @@ class Server:
     #: Its own settings as a form edits them (the dashboard renders these; a server
     #: whose settings are its environment has none and is edited as a ``.env``).
     setting_fields: ClassVar[tuple[SettingField, ...]] = ()
+    #: The settings of its ``.env`` the dashboard's policy bar edits (None, the default:
+    #: the bar edits none).
+    env_controls: ClassVar[EnvControls | None] = None
     #: How its launch is recognised in an MCP client's config (none: it isn't).
     launcher: ClassVar[Launcher] = Launcher()
     #: The kinds of host (a host spec's ``platform``) whose path rules it reproduces;
@@ -491,6 +500,17 @@ class Server:
         if policy.env.values:
             values["settings"] = dict(sorted(policy.env.values.items()))
         return values
+
+    def entry_state(self, policy: ServerPolicy, entry: str) -> tuple[str, str]:
+        """``(badge kind, text)`` for one directory of :attr:`env_controls`' list as
+        ``policy`` reads it. Default: whether it exists on the policy's host (a relative
+        one: under the startup directory)."""
+        path = entry if entry.startswith("/") else f"{policy.cwd.rstrip('/')}/{entry}"
+        try:
+            exists = policy.fs.exists(path)
+        except (OSError, ValueError):
+            exists = False
+        return ("ok", "✔ exists") if exists else ("refused", "✘ missing")
 
     def headline(self, policy: ServerPolicy) -> list[tuple[str, str]]:
         """``(label, value)``: what a glance at ``policy`` should show beside whether the

@@ -15,6 +15,7 @@ __all__ = [
     "BasicVerdict",
     "CallAnswer",
     "CallCheck",
+    "EnvControls",
     "ExposureScope",
     "ExposureWalk",
     "LaunchArgs",
@@ -176,6 +177,38 @@ class ExposureScope:
     home: str
     #: The server's check gives the same verdict for read and write (the walk asks once).
     same_for_write: bool = False
+
+
+@dataclass(frozen=True)
+class EnvControls:
+    """What the dashboard's policy bar edits in a server's ``.env``
+    (:attr:`Server.env_controls`): one setting picked from a few words, and one holding
+    a list of directories.
+
+    ``choice`` is the setting picked from ``choices`` (the bar adds ``unset``, which
+    takes it out of the file), with ``tooltips`` for ``unset`` and then each choice;
+    ``entries`` the setting listing directories, edited as chips (``entry_word`` names
+    one: ``root``), its entries separated by ``separators`` by the target's platform
+    (``:`` on any other); ``everything_warning`` the HTML warning the bar shows while
+    :meth:`Server.reach` says every file is reachable.
+    """
+
+    choice: str
+    choices: tuple[str, ...]
+    tooltips: tuple[str, ...]
+    entries: str
+    entry_word: str
+    separators: Mapping[str, str] = field(default_factory=dict)
+    everything_warning: str = ""
+
+    def separator(self, platform: str) -> str:
+        """How the entries are separated on ``platform``."""
+        return self.separators.get(platform, ":")
+
+    def split(self, raw: str | None, platform: str) -> list[str]:
+        """The entries of a value, blanks dropped, spelling kept."""
+        return [part for part in (raw or "").split(self.separator(platform))
+                if part.strip()]
 
 
 @dataclass(frozen=True)

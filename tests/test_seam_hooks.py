@@ -215,3 +215,69 @@ def test_the_default_servers_reach_is_its_mode_and_roots(layout, settings, label
     assert reach.directories == (str(layout.data),)
     assert (reach.label, reach.nothing, bool(reach.everything)) == (label, nothing,
                                                                     everything)
+
+
+# --- the dashboard's policy bar -----------------------------------------------------------
+
+
+def test_env_controls_default_to_none_and_the_default_server_names_its_settings() -> None:
+    assert Server.env_controls is None and get_server(TOY).env_controls is None
+    controls = get_server().env_controls
+    assert controls is not None
+    assert (controls.choice, controls.entries) == ("LOCAL_FILE_ACCESS", "LOCAL_FILE_ROOTS")
+    assert controls.choices == vocab.MODES
+    assert len(controls.tooltips) == len(controls.choices) + 1  # unset, then each
+    assert controls.split("/a:/b::", "posix") == ["/a", "/b"]
+    assert controls.split("C:\\a;D:\\b", "windows") == ["C:\\a", "D:\\b"]
+
+
+def test_the_default_entry_state_says_whether_the_directory_exists(folder: Path) -> None:
+    server = get_server(TOY)
+    policy = resolve_config(ServerConfig(server=TOY, cwd=str(folder.parent),
+                                         server_options={"allowed": str(folder)})).policy
+    assert server.entry_state(policy, str(folder)) == ("ok", "✔ exists")
+    assert server.entry_state(policy, folder.name) == ("ok", "✔ exists")  # under cwd
+    assert server.entry_state(policy, str(folder / "nope")) == ("refused", "✘ missing")
+
+
+def test_the_default_servers_entry_state_reads_its_roots(layout) -> None:
+    server = get_server()
+    roots = server.entry_state(layout.roots(), str(layout.data))
+    assert roots == ("ok", "✔ exists")
+    full = server.entry_state(layout.policy(LOCAL_FILE_ACCESS="full"), str(layout.data))
+    assert full == ("absent", "✔ exists · not used: the mode is full")
+
+
+def test_the_policy_bar_edits_a_servers_own_env_controls(folder: Path, tmp_path: Path,
+                                                         monkeypatch) -> None:
+    pytest.importorskip("ipywidgets")
+    from localfs_explorer.server import EnvControls
+    from localfs_explorer.ui.app import Explorer
+    from localfs_explorer.ui.policybar import PolicyBar
+
+    # The badge of a server with a .env still reads the default server's policy shape
+    # (its transport and mode line): not a hook yet, so not asked of the toy here.
+    monkeypatch.setattr(PolicyBar, "_badge", lambda self, policy: "")
+
+    controls = EnvControls(choice="TOY_MODE", choices=("open", "shut"),
+                           tooltips=("no TOY_MODE", "everything", "nothing"),
+                           entries="TOY_DIRS", entry_word="shelf",
+                           separators={"posix": ","},
+                           everything_warning="⚠ toy open: every file")
+    hooks = {"env_file": True, "env_controls": controls,
+             "entry_state": lambda self, policy, entry: ("ok", f"toy knows {entry}")}
+    with _toy_with(**hooks):
+        app = Explorer(server=TOY, server_options={"allowed": str(folder)},
+                       cwd=str(tmp_path), debounce=0)
+        bar = app.bar
+        assert [value for _label, value in bar.mode.options] == ["unset", "open", "shut"]
+        assert bar.root_input.placeholder == "add a shelf directory"
+        assert bar.root_add.description == "+ add shelf"
+        bar.mode.value = "open"
+        bar.add_root("/srv/a")
+        bar.add_root("/srv/b")
+        assert app.model.file_edits == {"TOY_MODE": "open", "TOY_DIRS": "/srv/a,/srv/b"}
+        chips = " ".join(c.children[0].value for c in bar.chips.children[:2])
+        assert "toy knows /srv/a" in chips and "toy knows /srv/b" in chips
+        app.model.set_file_value("TOY_MODE", "ajar")
+        assert "not one of open, shut." in bar.note.value
