@@ -43,7 +43,11 @@ so in one line (exit 2), never with a traceback.
    says whether it reads a ``.env`` (one that doesn't refuses ``--env``);
    :attr:`Server.transports` what ``--transport`` may say; :attr:`Server.setting_fields`
    describe its own settings for the dashboard's form (:class:`SettingField`), and
-   :meth:`Server.headline` what its badge shows beside whether it would start.
+   :meth:`Server.headline` what its badge shows beside whether it would start. A server
+   with a ``.env`` may name the settings of it the dashboard's policy bar edits in
+   :attr:`Server.env_controls` (:class:`EnvControls`: a setting picked from a few words,
+   and a list of directories shown as chips, each chip's state by
+   :meth:`Server.entry_state`); without them the bar edits none.
 2. **Resolution.** :meth:`Server.resolve` turns a :class:`Setup` (everything the shared
    configuration code loaded: environment, target filesystem, startup directory,
    release, options) into a :class:`ServerPolicy`. It never raises for a configuration
@@ -61,7 +65,10 @@ so in one line (exit 2), never with a traceback.
    before resolving), plus ``trace``/``hint`` and ``to_dict()``.
    :meth:`ServerPolicy.many_checks` is the check a folder walk makes (a server without a
    separate batch answer returns its single check, :class:`SingleChecks`).
-   :class:`BasicVerdict` is a ready-made verdict.
+   :class:`BasicVerdict` is a ready-made verdict. A server that refuses files named by
+   its own settings (a deny-list) lists every label such a refusal can carry in
+   :attr:`Server.deny_labels` (default: none); a verdict's ``deny_setting`` names one,
+   and a scenario run counts each label as a rule to exercise.
 4. **Tools.** :meth:`Server.catalog` is the server's tool catalog (the shared
    :class:`~localfs_explorer.catalog.Catalog` records: each tool's path parameters and
    annotations); :meth:`Server.register_tools` says which tools a policy registers.
@@ -72,7 +79,10 @@ so in one line (exit 2), never with a traceback.
    the probe follow the catalog.
 5. **Status.** :meth:`Server.status` is what the server's own status answer shows for a
    policy (a status resource, or the tool listing its allowed directories), in one of
-   its :attr:`Server.status_variants` when it has several.
+   its :attr:`Server.status_variants` when it has several. :attr:`Server.scenario_words`
+   gives, for a key of a scenario file's policy or status expectation that holds one of
+   the server's own words (``mode``), every word it may hold: a scenario of this server
+   is held to them when the file is read, and the file's schema lists every server's.
 6. **Findings and places.** :meth:`Server.findings` lists what is risky in a
    configuration as the server reads it, as JSON-ready mappings with at least
    ``severity``, ``kind``, ``path``, ``why``, ``fix``. :meth:`Server.places` and
@@ -84,6 +94,10 @@ so in one line (exit 2), never with a traceback.
    can reach into, and the home the credential rules are read against), asking the
    policy's own ``many_checks()`` about every entry; a server with a walk of its own
    returns an :class:`ExposureWalk`. A server with neither has no ``exposure``.
+   :meth:`Server.reach` states what a policy lets the tools reach, for ``deployment``
+   (a :class:`PolicyReach`: the directories it allows, and whether every file the
+   account can use, or none, is reachable); the default lists the policy summary's
+   ``allowed_directories``, else the exposure scope's directories.
 8. **Suggest.** :meth:`Server.suggest` proposes a narrower configuration that still
    allows the required checks (the shared requirements of
    :mod:`localfs_explorer.review.suggest`), as a :class:`SuggestResult`, each change
@@ -128,12 +142,14 @@ from .server_records import (
     BasicVerdict,
     CallAnswer,
     CallCheck,
+    EnvControls,
     ExposureScope,
     ExposureWalk,
     LaunchArgs,
     Launcher,
     LiveReport,
     LiveTarget,
+    PolicyReach,
     SettingField,
     SuggestResult,
     TraceLine,
@@ -154,6 +170,7 @@ __all__ = [
     "BatchChecks",
     "CallAnswer",
     "CallCheck",
+    "EnvControls",
     "ExposureScope",
     "ExposureWalk",
     "LaunchArgs",
@@ -161,6 +178,7 @@ __all__ = [
     "LiveError",
     "LiveReport",
     "LiveTarget",
+    "PolicyReach",
     "Server",
     "ServerError",
     "ServerOptions",
@@ -342,15 +360,26 @@ class Server:
     #: The words its verdicts give as ``reason`` (scenario files may expect them; a
     #: scenario run counts each as a rule to exercise).
     reasons: ClassVar[tuple[str, ...]] = ()
+    #: Every label its deny-list entries can carry (the setting naming a refused file),
+    #: in display order; a scenario run counts each as a rule to exercise (default: none,
+    #: a server without a deny-list).
+    deny_labels: ClassVar[tuple[str, ...]] = ()
     #: The fields :meth:`predict` fills and ``verify`` compares, in report order.
     live_fields: ClassVar[tuple[str, ...]] = ()
     #: Whether the server reads a ``.env`` (``--env``); one that doesn't refuses it.
     env_file: ClassVar[bool] = True
     #: The variants of its status answer ``auth-status --branch`` may name.
     status_variants: ClassVar[tuple[str, ...]] = ()
+    #: The words a scenario file's policy or status expectation may give for a key that
+    #: holds one of this server's own words, by key (``{"mode": (...)}``); default: none.
+    #: A key this server declares no words for is held to every server's words for it.
+    scenario_words: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     #: Its own settings as a form edits them (the dashboard renders these; a server
     #: whose settings are its environment has none and is edited as a ``.env``).
     setting_fields: ClassVar[tuple[SettingField, ...]] = ()
+    #: The settings of its ``.env`` the dashboard's policy bar edits (None, the default:
+    #: the bar edits none).
+    env_controls: ClassVar[EnvControls | None] = None
     #: How its launch is recognised in an MCP client's config (none: it isn't).
     launcher: ClassVar[Launcher] = Launcher()
     #: The kinds of host (a host spec's ``platform``) whose path rules it reproduces;
@@ -472,6 +501,17 @@ class Server:
             values["settings"] = dict(sorted(policy.env.values.items()))
         return values
 
+    def entry_state(self, policy: ServerPolicy, entry: str) -> tuple[str, str]:
+        """``(badge kind, text)`` for one directory of :attr:`env_controls`' list as
+        ``policy`` reads it. Default: whether it exists on the policy's host (a relative
+        one: under the startup directory)."""
+        path = entry if entry.startswith("/") else f"{policy.cwd.rstrip('/')}/{entry}"
+        try:
+            exists = policy.fs.exists(path)
+        except (OSError, ValueError):
+            exists = False
+        return ("ok", "✔ exists") if exists else ("refused", "✘ missing")
+
     def headline(self, policy: ServerPolicy) -> list[tuple[str, str]]:
         """``(label, value)``: what a glance at ``policy`` should show beside whether the
         server would start (the dashboard's badge; default: nothing more)."""
@@ -514,6 +554,18 @@ class Server:
         """The server's own exposure walk, or None (the default) for the shared
         allowed-directories walk over :meth:`exposure_scope`."""
         return None
+
+    def reach(self, policy: ServerPolicy) -> PolicyReach:
+        """What ``policy`` lets the tools reach, as ``deployment`` states it. Default: the
+        directories its summary lists as ``allowed_directories``; when it lists none,
+        those :meth:`exposure_scope` starts from (a server allowing every path walks
+        ``/``); nothing said of every file or of none."""
+        listed = policy.summary().get("allowed_directories")
+        directories = [str(d) for d in listed] if isinstance(listed, list) else []
+        if not directories:
+            scope = self.exposure_scope(policy)
+            directories = list(scope.starts) if scope is not None else []
+        return PolicyReach(tuple(directories))
 
     def places(self, policy: ServerPolicy) -> list[tuple[str, str]]:
         """``(path, why)``: the places of ``policy`` a comparison asks every configuration

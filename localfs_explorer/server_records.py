@@ -15,12 +15,14 @@ __all__ = [
     "BasicVerdict",
     "CallAnswer",
     "CallCheck",
+    "EnvControls",
     "ExposureScope",
     "ExposureWalk",
     "LaunchArgs",
     "Launcher",
     "LiveReport",
     "LiveTarget",
+    "PolicyReach",
     "SettingField",
     "SuggestResult",
     "TraceLine",
@@ -175,6 +177,56 @@ class ExposureScope:
     home: str
     #: The server's check gives the same verdict for read and write (the walk asks once).
     same_for_write: bool = False
+
+
+@dataclass(frozen=True)
+class EnvControls:
+    """What the dashboard's policy bar edits in a server's ``.env``
+    (:attr:`Server.env_controls`): one setting picked from a few words, and one holding
+    a list of directories.
+
+    ``choice`` is the setting picked from ``choices`` (the bar adds ``unset``, which
+    takes it out of the file), with ``tooltips`` for ``unset`` and then each choice;
+    ``entries`` the setting listing directories, edited as chips (``entry_word`` names
+    one: ``root``), its entries separated by ``separators`` by the target's platform
+    (``:`` on any other); ``everything_warning`` the HTML warning the bar shows while
+    :meth:`Server.reach` says every file is reachable.
+    """
+
+    choice: str
+    choices: tuple[str, ...]
+    tooltips: tuple[str, ...]
+    entries: str
+    entry_word: str
+    separators: Mapping[str, str] = field(default_factory=dict)
+    everything_warning: str = ""
+
+    def separator(self, platform: str) -> str:
+        """How the entries are separated on ``platform``."""
+        return self.separators.get(platform, ":")
+
+    def split(self, raw: str | None, platform: str) -> list[str]:
+        """The entries of a value, blanks dropped, spelling kept."""
+        return [part for part in (raw or "").split(self.separator(platform))
+                if part.strip()]
+
+
+@dataclass(frozen=True)
+class PolicyReach:
+    """What a resolved policy lets the tools reach, as ``deployment`` states it
+    (:meth:`Server.reach`).
+
+    ``directories`` are the directories it allows, as the server resolves them (empty:
+    it names none); ``label`` is how the server's own setting names the state (shown
+    when there is no directory to list, or before them when every file is reachable);
+    ``everything`` says why the tools may use any file the account can (empty: they may
+    not); ``nothing`` that the server gives no local file access at all.
+    """
+
+    directories: tuple[str, ...] = ()
+    label: str = ""
+    everything: str = ""
+    nothing: bool = False
 
 
 @dataclass(frozen=True)

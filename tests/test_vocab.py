@@ -33,12 +33,13 @@ def test_the_engine_and_the_review_layer_share_the_words():
     from localfs_explorer import probe
     from localfs_explorer.cli import main as cli
     from localfs_explorer.review import scenarios
-    from localfs_explorer.servers.gee_sweet import check, policy
+    from localfs_explorer.servers.gee_sweet import check, policy, server
 
     assert policy.Mode is vocab.Mode
     assert check.Decision.__annotations__["op"] == "Op"
     assert check.Decision.__annotations__["reason"] == "Reason"
-    assert scenarios.KNOWN_DENY_SETTINGS is vocab.DENY_LABELS
+    assert server.GeeSweetServer.deny_labels is vocab.DENY_LABELS
+    assert not hasattr(scenarios, "KNOWN_DENY_SETTINGS")
     assert typing.get_type_hints(probe.CallVerdict)["outcome"] == vocab.Outcome
     commands = cli.build_parser()._subparsers._group_actions[0].choices
     for command, option, words in [("check", "transport", vocab.TRANSPORTS),

@@ -265,44 +265,26 @@ def _described(base: dict[str, Any], found: Deployment, policy: Any, notes: list
     described one)."""
     from ..server import get_server
 
-    summary = policy.summary()
-    findings = [_finding(f) for f in get_server(found.server).findings(policy)]
-    directories = _directories(summary, policy)
+    server = get_server(found.server)
+    findings = [_finding(f) for f in server.findings(policy)]
     if not policy.serves:
         text = f"the server exits: {policy.exit_message or 'it would not start'}"
         return EntryAnswer(**base, reach="modelled", summary=text, findings=findings,
                            notes=[*notes, *policy.warnings])
-    mode = summary.get("mode")
-    if mode == "full":
-        findings.append(_account_finding(home, "mode full lets the tools read and write "
-                                         "any file the account can, except the deny-list",
-                                         read_files, unread))
-    if mode == "off":
-        text = "no local file access (mode off)"
+    reach = server.reach(policy)
+    directories = list(reach.directories)
+    if reach.everything:
+        findings.append(_account_finding(home, reach.everything, read_files, unread))
+    if reach.nothing:
+        text = f"no local file access ({reach.label})" if reach.label \
+            else "no local file access"
     elif directories:
-        text = ("reads and writes under " if mode in (None, "roots") else f"mode {mode}: ") + \
-            ", ".join(directories)
+        text = (f"{reach.label}: " if reach.everything and reach.label
+                else "reads and writes under ") + ", ".join(directories)
     else:
-        text = f"mode {mode}" if mode else "no directory allowed"
+        text = reach.label or "no directory allowed"
     return EntryAnswer(**base, reach="modelled", summary=text, directories=directories,
                        findings=findings, notes=[*notes, *policy.warnings])
-
-
-def _directories(summary: Mapping[str, Any], policy: Any) -> list[str]:
-    """The directories a policy summary says the server allows; when it lists none, the
-    ones its exposure walk starts from (a server allowing every path walks ``/``)."""
-    from ..server import server_of
-
-    listed: list[str] = []
-    if isinstance(summary.get("allowed_directories"), list):
-        listed = [str(d) for d in summary["allowed_directories"]]
-    elif isinstance(roots := summary.get("roots"), list):
-        listed = [str(r.get("resolved") or r.get("configured")) for r in roots
-                  if isinstance(r, dict) and not r.get("problem")]
-    if listed:
-        return listed
-    scope = server_of(policy).exposure_scope(policy)
-    return list(scope.starts) if scope is not None else []
 
 
 def _finding(raw: Mapping[str, Any]) -> ReachFinding:
@@ -378,6 +360,7 @@ def _inside(path: str, folder: str) -> bool:
 def _container(base: dict[str, Any], runs: str, mounts: list[Mount],
                found: Deployment | None, home: str, probe: bool = True) -> EntryAnswer:
     from ..errors import LocalfsError
+    from ..server import server_of
 
     findings: list[ReachFinding] = []
     notes = list(found.notes) if found is not None else [
@@ -393,12 +376,12 @@ def _container(base: dict[str, Any], runs: str, mounts: list[Mount],
         except LocalfsError as exc:  # a bad configuration is an answer here, not a crash
             notes.append(f"the server's policy in the container can't be predicted: {exc}")
         else:
-            summary = policy.summary()
-            directories = _directories(summary, policy)
+            reach = server_of(policy).reach(policy)
+            directories = list(reach.directories)
             if not policy.serves:
                 reached = []
                 state = f"the server exits in the container: {policy.exit_message}; "
-            elif summary.get("mode") != "full":
+            elif not reach.everything:
                 reached = [m for m in mounts if any(
                     _inside(m.container, d) or _inside(d, m.container) for d in directories)]
                 state = f"in the container: {', '.join(directories) or 'nothing'}; "

@@ -1,63 +1,40 @@
 """The policy bar: always above the tabs, it says whether the server would start and why.
 
-Its server selector picks which server answers (``ExplorerModel.server``). For
-mcp-gee-sweet the bar edits the ``.env`` being prepared (``ExplorerModel.file_edits``):
-the mode selector writes ``LOCAL_FILE_ACCESS``, the root chips and the add box write
-``LOCAL_FILE_ROOTS``.
+Its server selector picks which server answers (``ExplorerModel.server``). For a server
+with a ``.env`` the bar edits the ``.env`` being prepared (``ExplorerModel.file_edits``)
+through the settings the server names (:attr:`~localfs_explorer.server.Server.env_controls`):
+the mode selector writes its choice setting, the chips and the add box its list of
+directories (each chip's state: :meth:`~localfs_explorer.server.Server.entry_state`).
 The process environment (the Server tab's overrides) stays apart: when it sets one of
-these keys it wins, and the bar says so. For the reference filesystem server, which has
-no ``.env``, those controls are hidden and :mod:`.settings` renders the settings the
-server describes (its allowed directories and MCP roots), its working directory and
+these keys it wins, and the bar says so. For a server with no ``.env`` (the reference
+filesystem server), those controls are hidden and :mod:`.settings` renders the settings
+the server describes (its allowed directories and MCP roots), its working directory and
 release instead.
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import ipywidgets as widgets
 
 from ..envfile.edit import WithReferences
 from ..secrets import scrub_hidden
-from ..server import DEFAULT_SERVER, get_server, list_servers
+from ..server import DEFAULT_SERVER, EnvControls, get_server, list_servers
 from ..vocab import TRANSPORTS
 from . import render, settings
 from .model import ExplorerModel
 from .panel import button, chip, chips_or_none, css, html, layout, no_null_tooltips, style
 
-#: The mode selector's choices; ``unset`` takes LOCAL_FILE_ACCESS out of the file.
-MODES = ("unset", "full", "roots", "off")
-ACCESS_KEY = "LOCAL_FILE_ACCESS"
-ROOTS_KEY = "LOCAL_FILE_ROOTS"
+#: What the mode selector offers besides the server's choices: the setting left out.
+UNSET = "unset"
 
 
-def root_separator(platform: str) -> str:
-    """How LOCAL_FILE_ROOTS entries are separated on ``platform``."""
-    return ";" if platform == "windows" else ":"
-
-
-def split_roots(raw: str | None, platform: str) -> list[str]:
-    """The entries of a LOCAL_FILE_ROOTS value, blanks dropped, spelling kept."""
-    return [part for part in (raw or "").split(root_separator(platform)) if part.strip()]
-
-
-def root_state(policy: Any, entry: str) -> tuple[str, str]:
-    """(badge kind, text) for one configured root on the policy's target host."""
-    for root in policy.roots:
-        if root.configured == entry and (root.problem or root.resolved):
-            if root.problem:
-                return "refused", f"✘ {root.problem}"
-            return "ok", "✔ exists"
-    # Not resolved by the engine (the mode isn't roots): say only whether it is there.
-    path = os.path.expanduser(entry) if entry.startswith("~") else entry
-    if not path.startswith("/") and policy.platform != "windows":
-        path = f"{policy.cwd.rstrip('/')}/{path}"
-    try:
-        exists = policy.fs.exists(path)
-    except (OSError, ValueError):
-        exists = False
-    return ("ok", "✔ exists") if exists else ("refused", "✘ missing")
+def _shown_controls(server_id: str) -> EnvControls:
+    """The controls the bar's widgets show: the server's own, else the default server's
+    (they are hidden then), else empty ones."""
+    return (get_server(server_id).env_controls or get_server(DEFAULT_SERVER).env_controls
+            or EnvControls(choice="", choices=(), tooltips=(), entries="", entry_word=""))
 
 
 class PolicyBar(widgets.VBox):
@@ -74,11 +51,10 @@ class PolicyBar(widgets.VBox):
             value=model.server, description="server", tooltip="which MCP server answers",
             style=style(widgets.Dropdown, description_width="50px"),
             layout=layout(width="560px")), "lfe-bar-server")
+        self.controls = controls = _shown_controls(model.server)
         self.mode = css(widgets.ToggleButtons(
-            options=[(m, m) for m in MODES], value=None, description="mode",
-            tooltips=["no LOCAL_FILE_ACCESS in the .env: the transport decides",
-                      "every path the process can reach", "only under LOCAL_FILE_ROOTS",
-                      "no local files at all"],
+            options=[(m, m) for m in self.modes()], value=None, description="mode",
+            tooltips=list(controls.tooltips),
             style=style(widgets.ToggleButtons, button_width="64px", description_width="44px"),
         ), "lfe-mode-select")
         self.transport = css(widgets.Dropdown(
@@ -87,12 +63,13 @@ class PolicyBar(widgets.VBox):
             layout=layout(width="190px")), "lfe-bar-transport")
         self.chips = css(widgets.HBox(layout=layout(flex_flow="row wrap", align_items="center",
                                                     width="100%")), "lfe-root-chips")
+        word = controls.entry_word
         self.root_input = css(widgets.Text(
-            placeholder="add a root directory", continuous_update=False,
-            tooltip="add a root directory to LOCAL_FILE_ROOTS",
+            placeholder=f"add a {word} directory", continuous_update=False,
+            tooltip=f"add a {word} directory to {controls.entries}",
             layout=layout(width="260px"), style=style(widgets.Text, description_width="0px")),
             "lfe-root-input")
-        self.root_add = button("+ add root", "lfe-root-add", layout=layout(width="100px"))
+        self.root_add = button(f"+ add {word}", "lfe-root-add", layout=layout(width="100px"))
         self.badge = html("lfe-serve-badge")
         self.note = html("lfe-bar-note")
         self.fs = settings.ServerSettings(model, self._guard)
@@ -104,7 +81,7 @@ class PolicyBar(widgets.VBox):
         model.observe(self._guard(lambda _c: self.refresh()), names=["config_rev"])
         model.observe(self._guard(lambda c: self._set(self.transport, c["new"])),
                       names="transport")
-        roots_label = html("", '<span class="lfe-bar-label">roots</span>')
+        self.roots_label = roots_label = html("", self._label_html())
         roots_label.layout = layout(width="44px")
         #: The controls that edit the .env: shown only for the server that reads one.
         self.env_controls = widgets.VBox([
@@ -124,6 +101,11 @@ class PolicyBar(widgets.VBox):
     def _guard(self, fn: Any) -> Any:
         return self.model.guarded(fn, where="policy bar")
 
+    def modes(self) -> tuple[str, ...]:
+        """The mode selector's choices: ``unset`` (the setting out of the file), then the
+        server's words."""
+        return (UNSET, *self.controls.choices)
+
     def _set(self, widget: widgets.Widget, value: Any) -> None:
         if widget.value != value:
             self._syncing = True
@@ -138,7 +120,7 @@ class PolicyBar(widgets.VBox):
         value = change["new"]
         if self._syncing or value is None:
             return
-        self.model.set_file_value(ACCESS_KEY, None if value == "unset" else value)
+        self.model.set_file_value(self.controls.choice, None if value == UNSET else value)
 
     def _server_picked(self, change: dict[str, Any]) -> None:
         value = change["new"]
@@ -154,19 +136,20 @@ class PolicyBar(widgets.VBox):
             self.model.transport = change["new"]
 
     def roots(self) -> list[str]:
-        """The roots in the ``.env`` being prepared."""
-        return split_roots(self.model.file_value(ROOTS_KEY), self.model.platform)
+        """The entries of the list setting in the ``.env`` being prepared."""
+        return self.controls.split(self.model.file_value(self.controls.entries),
+                                   self.model.platform)
 
     def _write_roots(self, entries: list[str]) -> None:
-        sep = root_separator(self.model.platform)
+        sep = self.controls.separator(self.model.platform)
         value = sep.join(entries) if entries else None
         if value is not None and "${" in value:
             # Entries as the file spells them: their references stay references.
             value = WithReferences(value)
-        self.model.set_file_value(ROOTS_KEY, value)
+        self.model.set_file_value(self.controls.entries, value)
 
     def add_root(self, entry: str) -> None:
-        """Add ``entry`` to LOCAL_FILE_ROOTS in the ``.env`` being prepared."""
+        """Add ``entry`` to the list setting in the ``.env`` being prepared."""
         entry = entry.strip()
         if self._syncing or not entry:
             return
@@ -176,7 +159,7 @@ class PolicyBar(widgets.VBox):
         self._set(self.root_input, "")
 
     def remove_root(self, entry: str) -> None:
-        """Take ``entry`` out of LOCAL_FILE_ROOTS in the ``.env`` being prepared."""
+        """Take ``entry`` out of the list setting in the ``.env`` being prepared."""
         self._write_roots([e for e in self.roots() if e != entry])
 
     # ---- view
@@ -188,6 +171,7 @@ class PolicyBar(widgets.VBox):
         self._set(self.server, m.server)
         server = get_server(m.server)
         uses_env = server.env_file
+        self._show_controls(server.env_controls)
         self.env_controls.layout.display = "" if uses_env else "none"
         self.fs.layout.display = "none" if uses_env else ""
         if not uses_env:
@@ -197,22 +181,24 @@ class PolicyBar(widgets.VBox):
                                f"are {render.esc(named)}.</div>")
             self.badge.value = self._badge(policy)
             return
-        configured = m.file_value(ACCESS_KEY, expanded=True)
-        wanted = "unset" if configured is None else configured.strip().lower()
-        self._set(self.mode, wanted if wanted in MODES else None)
+        controls = self.controls
+        modes = self.modes()
+        configured = m.file_value(controls.choice, expanded=True)
+        wanted = UNSET if configured is None else configured.strip().lower()
+        self._set(self.mode, wanted if wanted in modes else None)
         self._set(self.transport, m.transport)
         self.chips.children = [*self._chips(policy), self.root_input, self.root_add]
         no_null_tooltips(self.chips)
         notes = []
         process = {} if m.client_entry else dict(m.overrides)
-        for key in (ACCESS_KEY, ROOTS_KEY):
+        for key in (controls.choice, controls.entries):
             if key in process:
                 notes.append(f"The process environment sets <code>{key}</code>, which wins "
                              "over the .env (Server tab).")
-        if configured is not None and wanted not in MODES:
-            notes.append(f"The .env's <code>{ACCESS_KEY}</code> is "
+        if configured is not None and wanted not in modes:
+            notes.append(f"The .env's <code>{controls.choice}</code> is "
                          f"<code>{render.esc(configured)}</code>, not one of "
-                         "full, roots, off.")
+                         f"{', '.join(controls.choices)}.")
         if m.client_entry:
             notes.append(f"These are the settings of entry <code>{render.esc(m.client_entry)}"
                          f"</code> in <code>{render.esc(m.clean(m.client_config_name))}</code>:"
@@ -232,20 +218,41 @@ class PolicyBar(widgets.VBox):
                 "its .env and credential files depend on it.", "lfe-bar-assumption")
         self.badge.value = self._badge(policy)
 
+    def _show_controls(self, controls: EnvControls | None) -> None:
+        """Make the widgets show ``controls`` when the server picked has its own."""
+        if controls is None or controls == self.controls:
+            return
+        self.controls = controls
+        word = controls.entry_word
+        self._syncing = True
+        try:
+            self.mode.options = [(m, m) for m in self.modes()]
+            self.mode.tooltips = list(controls.tooltips)
+            self.mode.value = None
+        finally:
+            self._syncing = False
+        self.root_input.placeholder = f"add a {word} directory"
+        self.root_input.tooltip = f"add a {word} directory to {controls.entries}"
+        self.root_add.description = self.root_add.tooltip = f"+ add {word}"
+        self.roots_label.value = self._label_html()
+
+    def _label_html(self) -> str:
+        return f'<span class="lfe-bar-label">{self.controls.entry_word}s</span>'
+
     def _chips(self, policy: Any) -> list[widgets.Widget]:
         chips: list[widgets.Widget] = []
         written = self.roots()
         # What each entry means once ${VAR} references are expanded (paired by position
         # when the expansion keeps the count of entries, else the entry as written).
-        meant = split_roots(self.model.file_value(ROOTS_KEY, expanded=True),
-                            self.model.platform)
+        meant = self.controls.split(self.model.file_value(self.controls.entries,
+                                                          expanded=True),
+                                    self.model.platform)
         if len(meant) != len(written):
             meant = written
-        unused = policy is not None and policy.serves and policy.mode.value != "roots"
+        server = get_server(self.model.server)
         for entry, means in zip(written, meant, strict=True):
-            kind, text = root_state(policy, means) if policy is not None else ("absent", "?")
-            if unused:  # whether it exists, yes, but nothing is limited to it
-                kind, text = "absent", f"{text} · not used: the mode is {policy.mode.value}"
+            kind, text = (server.entry_state(policy, means) if policy is not None
+                          else ("absent", "?"))
             shown = f'<span class="lfe-chip-path">{render.path_html(entry)}</span>'
             if means != entry:  # a reference: say what it expands to (secrets masked)
                 shown += (f' <span class="lfe-muted lfe-chip-means">→ '
@@ -263,9 +270,10 @@ class PolicyBar(widgets.VBox):
                 '<span class="lfe-big">✘ CAN\'T TELL</span> '
                 f'<span class="lfe-reason">Configuration problem: '
                 f"{render.esc(m.config_error)}</span></div>"
-                '<div class="lfe-mode-line"><b>LOCAL_FILE_ACCESS</b>: unknown</div>'
+                f'<div class="lfe-mode-line"><b>{self.controls.choice}</b>: unknown</div>'
             )
-        if not get_server(m.server).env_file:
+        server = get_server(m.server)
+        if not server.env_file:
             return settings.badge(m, policy)
         context = (f'<div class="lfe-muted lfe-bar-context">transport '
                    f"<b>{render.esc(policy.transport)}</b> · target "
@@ -281,10 +289,8 @@ class PolicyBar(widgets.VBox):
                        f'<span class="lfe-reason">at startup: '
                        f"{render.esc(policy.exit_message)}</span></div>")
         risk = ""
-        if policy.mode.value == "full":
-            # Starting is not the same as safe: say what full mode hands a model.
-            risk = render.box(
-                "warning", "⚠ <b>Full access</b>: a tool may read and write every file this "
-                "server process can reach, except the deny-list. The Exposure tab walks what "
-                "that means on this host.", "lfe-bar-full-risk")
+        warning = self.controls.everything_warning
+        if warning and server.reach(policy).everything:
+            # Starting is not the same as safe: say what every file reachable hands a model.
+            risk = render.box("warning", warning, "lfe-bar-full-risk")
         return verdict + render.mode_summary(policy) + risk + context

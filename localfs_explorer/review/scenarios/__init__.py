@@ -88,7 +88,6 @@ from .format import (
 )
 from .locator import case_lines
 from .results import (
-    KNOWN_DENY_SETTINGS,
     CaseResult,
     Coverage,
     FileResult,
@@ -109,7 +108,6 @@ from .runner import (
 from .writer import dump_scenario_file
 
 __all__ = [
-    "KNOWN_DENY_SETTINGS",
     "BuiltConfig",
     "CaseResult",
     "ConfigSpec",

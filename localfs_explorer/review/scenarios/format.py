@@ -13,21 +13,53 @@ import os
 import typing
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, ValidationError
+from pydantic_core import core_schema as cs
 
 from ...config import ServerConfig
 from ...errors import LocalfsError
 from ...server import DEFAULT_SERVER
 from ...userfiles import parse_toml, read_text
-from ...vocab import Gate, ModeName, Op, Outcome, Platform, Transport
+from ...vocab import Gate, Op, Outcome, Platform, Transport
 from .locator import Locator
 
 #: A verdict's reason: any word here; the scenario's own server says which words it
 #: gives (:attr:`~localfs_explorer.server.Server.reasons`), checked once the file is read,
 #: so a server added later brings its words with it.
 AnyReason = str
+
+
+class ServerWords:
+    """Marks a key whose words the scenario's server declares
+    (:attr:`~localfs_explorer.server.Server.scenario_words`): any value is read, and it
+    is checked once the file is read (:func:`_word_problems`). The schema lists the
+    words every server declares for the key."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+    def __get_pydantic_json_schema__(self, schema: cs.CoreSchema,
+                                     handler: GetJsonSchemaHandler) -> dict[str, Any]:
+        words = every_word(self.key)
+        if not words:
+            return dict(handler(schema))
+        return {"anyOf": [{"enum": list(words), "type": "string"}, {"type": "null"}]}
+
+
+def every_word(key: str) -> tuple[str, ...]:
+    """The words every known server declares for a scenario ``key``, in server order."""
+    from ...server import iter_servers
+
+    words: dict[str, None] = {}
+    for server in iter_servers():
+        words.update(dict.fromkeys(server.scenario_words.get(key, ())))
+    return tuple(words)
+
+
+#: A status or policy key only some servers answer: its words are the server's.
+ModeWord = Annotated[Any, ServerWords("mode")]
 
 
 class ScenarioError(LocalfsError):
@@ -218,7 +250,7 @@ class AuthStatusCase(_Expectation):
     object of ``server://auth-status``; the filesystem server's
     ``list_allowed_directories`` (``allowed_directories``)."""
 
-    mode: ModeName | None = None
+    mode: ModeWord = None
     explicit: bool | None = None
     roots: list[str] | None = None
     unregistered_tools: list[str] | None = None
@@ -229,7 +261,7 @@ class PolicyCase(_Expectation):
     """The resolved policy: mode, whether the server would start, its deny-list (the
     filesystem server: whether it starts and its ``allowed_directories``)."""
 
-    mode: ModeName | None = None
+    mode: ModeWord = None
     explicit: bool | None = None
     serves: bool | None = None
     #: The one-line message the server exits with ("" when it serves).
@@ -370,14 +402,84 @@ def _describe_error(err: Mapping[str, Any], data: Any) -> tuple[list[Any], str]:
     return loc, f"{err['msg']} (got {err.get('input')!r})"
 
 
+def _server_id(scenario_server: Any, file_server: Any, default_server: str | None) -> str:
+    """The server a scenario names, else its file, else ``default_server``, else the
+    default server."""
+    return scenario_server or file_server or default_server or DEFAULT_SERVER
+
+
+def _one_of(words: Sequence[str]) -> str:
+    """``'a', 'b' or 'c'``: the words as a literal's error lists them."""
+    shown = [repr(w) for w in words]
+    return f"{', '.join(shown[:-1])} or {shown[-1]}" if len(shown) > 1 else "".join(shown)
+
+
+def _word_keys(model: type[BaseModel]) -> dict[str, str]:
+    """The fields of ``model`` whose words the server declares, with the word's key."""
+    return {field: marker.key for field, info in model.model_fields.items()
+            for marker in info.metadata if isinstance(marker, ServerWords)}
+
+
+def _server_words(server_id: str, key: str) -> tuple[str, ...]:
+    """The words scenario ``key`` may hold for ``server_id``: its own, or every server's
+    when it declares none (or can't be loaded: the reasons check says why)."""
+    from ...server import ServerError, get_server
+
+    try:
+        own = get_server(server_id).scenario_words.get(key)
+    except ServerError:
+        own = None
+    return tuple(own) if own else every_word(key)
+
+
+def _word_problems(data: Any, locator: Locator, name: str,
+                   default_server: str | None) -> list[tuple[int, str]]:
+    """A value of a key whose words its scenario's server declares
+    (:class:`ServerWords`) that isn't one of them, as ``(line, problem)``: read from the
+    raw ``data``, beside the models' own errors."""
+    scenarios = data.get("scenario") if isinstance(data, Mapping) else None
+    if not isinstance(scenarios, list):
+        return []
+    config = data.get("config")
+    file_server = config.get("server") if isinstance(config, Mapping) else None
+    found: list[tuple[int, str]] = []
+    for i, scenario in enumerate(scenarios):
+        if not isinstance(scenario, Mapping):
+            continue
+        own = scenario.get("config")
+        server_id = _server_id(own.get("server") if isinstance(own, Mapping) else None,
+                               file_server, default_server)
+        for table, model in (("auth_status", AuthStatusCase), ("policy", PolicyCase)):
+            part = scenario.get(table)
+            if not isinstance(part, Mapping):
+                continue
+            for field, key in _word_keys(model).items():
+                if field not in part:
+                    continue
+                words = _server_words(server_id, key)
+                if words and part[field] not in words:
+                    loc = ["scenario", i, table, field]
+                    what = f"{part[field]!r} is not one of {_one_of(words)}"
+                    found.append(_located(data, locator, loc, what, name))
+    return found
+
+
+def _located(data: Any, locator: Locator, loc: list[Any], what: str, name: str
+             ) -> tuple[int, str]:
+    """``(line, "FILE:LINE: where: what")`` for a problem at ``loc`` of the raw data."""
+    line = locator.line_of(loc)
+    field_name = _where(data, loc) if loc else "file"
+    prefix = f"{name}:{line}" if line else name
+    return line or 0, f"{prefix}: {field_name}: {what}"
+
+
 def _reason_problems(parsed: ScenarioFile, i: int, locator: Locator, name: str,
                      default_server: str | None) -> list[str]:
     """A ``reason`` its scenario's server never gives, as ``FILE:LINE`` problems."""
     from ...server import ServerError, get_server
 
     scenario = parsed.scenario[i]
-    server_id = (scenario.config.server or parsed.config.server or default_server
-                 or DEFAULT_SERVER)
+    server_id = _server_id(scenario.config.server, parsed.config.server, default_server)
     try:
         reasons = get_server(server_id).reasons
     except ServerError as exc:
@@ -412,23 +514,22 @@ def parse_scenario_text(text: str, *, name: str = "<scenarios>",
     """Parse and validate scenario TOML; errors name ``name`` and the line.
 
     A ``reason`` must be one its scenario's server gives (the server the scenario or the
-    file names, else ``default_server``, else mcp-gee-sweet)."""
+    file names, else ``default_server``, else the default server), and so must a word of
+    the server's own (:attr:`~localfs_explorer.server.Server.scenario_words`)."""
     data = parse_toml(text, name, ScenarioError)
+    locator = Locator(text)
+    found = _word_problems(data, locator, name, default_server)
+    parsed: ScenarioFile | None = None
     try:
         parsed = ScenarioFile.model_validate(data)
     except ValidationError as exc:
-        locator = Locator(text)
-        found: list[tuple[int, str]] = []
         for err in exc.errors():
             loc, what = _describe_error(err, data)
-            line = locator.line_of(loc)
-            field_name = _where(data, loc) if loc else "file"
-            prefix = f"{name}:{line}" if line else name
-            found.append((line or 0, f"{prefix}: {field_name}: {what}"))
+            found.append(_located(data, locator, loc, what, name))
+    if found or parsed is None:
         # In file order, so the first message is the first thing to fix.
-        raise ScenarioError("\n".join(m for _line, m in sorted(found))) from None
+        raise ScenarioError("\n".join(m for _line, m in sorted(found)))
     problems = []
-    locator = Locator(text)
     seen: dict[str, int] = {}
     for i, scenario in enumerate(parsed.scenario):
         line = locator.header_line(("scenario", i))

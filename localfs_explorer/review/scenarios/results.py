@@ -8,11 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...vocab import DENY_LABELS, OUTCOMES
-
-#: Every deny-list setting the server can have, as the policy labels them. Settings that
-#: appear in a run but not here are added to the coverage as they are seen.
-KNOWN_DENY_SETTINGS = DENY_LABELS
+from ...vocab import OUTCOMES
 
 
 @dataclass

@@ -37,7 +37,6 @@ from .format import (
 )
 from .locator import case_lines
 from .results import (
-    KNOWN_DENY_SETTINGS,
     CaseResult,
     Coverage,
     FileResult,
@@ -552,12 +551,11 @@ def run_scenario_text(
             continue
         sres.config = built.shown
         # The tools that touch local files: the rest of the server's tools have no rule
-        # of the policy to exercise. The server's reasons (and mcp-gee-sweet's deny-list
-        # settings) are rules whether or not a verdict gave them.
+        # of the policy to exercise. The server's reasons and deny-list labels are rules
+        # whether or not a verdict gave them; labels seen but not declared are added.
         coverage.add_catalog([t.name for t in built.catalog.tools if t.touches_disk])
-        default = _is_default(built.policy)
-        coverage.add_rules(server_of(built.policy).reasons,
-                           KNOWN_DENY_SETTINGS if default else ())
+        server = server_of(built.policy)
+        coverage.add_rules(server.reasons, server.deny_labels)
         for entry in getattr(built.policy, "deny_list", ()):
             coverage.deny_settings.setdefault(entry.setting, 0)
         sres.cases = _ScenarioRunner(name, scenario, built, lines, i, coverage).run()

@@ -8,22 +8,25 @@ is empty and it adds no command-line option of its own.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import LocalfsError
 from ...server import (
+    EnvControls,
     ExposureWalk,
     LaunchArgs,
     Launcher,
     LiveReport,
     LiveTarget,
+    PolicyReach,
     Server,
     ServerError,
     Setup,
     SuggestResult,
 )
-from ...vocab import REASONS, TRANSPORTS
+from ...vocab import DENY_LABELS, MODES, REASONS, TRANSPORTS
 
 if TYPE_CHECKING:
     from ...catalog.model import Catalog, Registration
@@ -40,6 +43,7 @@ class GeeSweetServer(Server):
     live_fields: ClassVar[tuple[str, ...]] = ("mode", "explicit", "roots",
                                               "unregistered_tools")
     reasons: ClassVar[tuple[str, ...]] = REASONS
+    deny_labels: ClassVar[tuple[str, ...]] = DENY_LABELS
     launcher: ClassVar[Launcher] = Launcher(
         pypi=("mcp-gee-sweet",), bins=("mcp-gee-sweet",), modules=("mcp_gee_sweet",),
         # 0.9.5's package has no __main__ module: only its console script serves.
@@ -50,6 +54,19 @@ class GeeSweetServer(Server):
     #: The three branches of ``server://auth-status`` (``auth_status.BRANCHES``).
     status_variants: ClassVar[tuple[str, ...]] = ("unauthorized", "service_account",
                                                   "full_access")
+    #: The policy bar picks ``LOCAL_FILE_ACCESS`` and lists ``LOCAL_FILE_ROOTS`` as chips.
+    env_controls: ClassVar[EnvControls | None] = EnvControls(
+        choice="LOCAL_FILE_ACCESS", choices=MODES,
+        tooltips=("no LOCAL_FILE_ACCESS in the .env: the transport decides",
+                  "every path the process can reach", "only under LOCAL_FILE_ROOTS",
+                  "no local files at all"),
+        entries="LOCAL_FILE_ROOTS", entry_word="root", separators={"windows": ";"},
+        everything_warning=(
+            "⚠ <b>Full access</b>: a tool may read and write every file this server "
+            "process can reach, except the deny-list. The Exposure tab walks what that "
+            "means on this host."))
+    #: A scenario's ``mode`` (policy and auth-status) is one of ``LOCAL_FILE_ACCESS``'s.
+    scenario_words: ClassVar[Mapping[str, tuple[str, ...]]] = {"mode": MODES}
 
     def resolve(self, setup: Setup) -> Policy:
         from .policy import resolve_policy
@@ -178,6 +195,24 @@ class GeeSweetServer(Server):
 
         return list(call_places(policy))
 
+    def entry_state(self, policy: Any, entry: str) -> tuple[str, str]:
+        """A configured root's state on the policy's host: as the roots check resolved
+        it, else whether it is there; outside roots mode, that nothing is limited to it."""
+        kind, text = _root_state(policy, entry)
+        if policy.serves and policy.mode.value != "roots":
+            kind, text = "absent", f"{text} · not used: the mode is {policy.mode.value}"
+        return kind, text
+
+    def reach(self, policy: Any) -> PolicyReach:
+        """Its usable roots (whatever the mode), and the mode: ``full`` reaches every file
+        the account can but the deny-list, ``off`` no file at all."""
+        mode = policy.mode.value
+        return PolicyReach(
+            tuple(str(r.resolved or r.configured) for r in policy.roots if not r.problem),
+            label=f"mode {mode}", nothing=mode == "off",
+            everything=("mode full lets the tools read and write any file the account "
+                        "can, except the deny-list") if mode == "full" else "")
+
     def exposure_walk(self, policy: Any) -> ExposureWalk:
         """Its own walk: the roots, else home and startup directory (see :mod:`.exposure`)."""
         from .exposure import RootsWalk
@@ -218,3 +253,21 @@ class GeeSweetServer(Server):
             "catalog": sorted(catalog.names()),
             "reproduces": f"{profile.name} {profile.server_version}".strip(),
         }
+
+
+def _root_state(policy: Any, entry: str) -> tuple[str, str]:
+    """(badge kind, text) for one configured root on the policy's target host."""
+    for root in policy.roots:
+        if root.configured == entry and (root.problem or root.resolved):
+            if root.problem:
+                return "refused", f"✘ {root.problem}"
+            return "ok", "✔ exists"
+    # Not resolved by the engine (the mode isn't roots): say only whether it is there.
+    path = os.path.expanduser(entry) if entry.startswith("~") else entry
+    if not path.startswith("/") and policy.platform != "windows":
+        path = f"{policy.cwd.rstrip('/')}/{path}"
+    try:
+        exists = policy.fs.exists(path)
+    except (OSError, ValueError):
+        exists = False
+    return ("ok", "✔ exists") if exists else ("refused", "✘ missing")
