@@ -485,6 +485,8 @@ def test_a_batch_names_a_deny_listed_file_whose_entry_went_since_it_began(layout
     policy = layout.policy()
     (layout.app / "token.json").write_text("{}")
     os.link(layout.app / "token.json", layout.data / "copy.json")
+    # While the token is there, its entry is found by the file it is now.
+    assert policy.check_read(str(layout.data / "copy.json")).deny_setting == "TOKEN_PATH"
     with policy.many_checks() as batch:
         (layout.app / "token.json").unlink()
         d = batch.check_read(str(layout.data / "copy.json"))
