@@ -444,6 +444,26 @@ def test_a_profile_file_replaces_the_defaults(layout, tmp_path):
     assert policy.check_write(str(layout.app / "token.json")).allowed
 
 
+def test_a_profile_that_keeps_root_whitespace_takes_the_spaced_directory(layout):
+    # strip_root_whitespace=False: "data " names the directory "data " itself, not data.
+    from localfs_explorer.servers.gee_sweet.profile import DEFAULT_PROFILE
+
+    spaced = layout.base / "data "
+    spaced.mkdir()
+    env = load_env(None, overrides={"HOME": str(layout.home), "LOCAL_FILE_ACCESS": "roots",
+                                    "LOCAL_FILE_ROOTS": f"{layout.data} "})
+    verdicts = {}
+    for strip in (True, False):
+        profile = DEFAULT_PROFILE.model_copy(update={"strip_root_whitespace": strip})
+        policy = resolve_policy(env, cwd=str(layout.app), package_dir=str(layout.app),
+                                profile=profile)
+        verdicts[strip] = (policy.roots[0].configured,
+                           policy.check_read(str(layout.data / "report.csv")).reason,
+                           policy.check_read(f"{spaced}/x").reason)
+    assert verdicts[True] == (str(layout.data), "allowed", "outside_roots")
+    assert verdicts[False] == (f"{layout.data} ", "outside_roots", "allowed")
+
+
 def test_a_bad_profile_file_is_one_clear_error(tmp_path):
     from localfs_explorer.servers.gee_sweet.profile import ProfileError, load_profile
 
