@@ -14,7 +14,7 @@ from conftest import can_hardlink
 from conftest import run_cli as run
 
 from localfs_explorer import load_env, resolve_policy
-from localfs_explorer.paths import is_within
+from localfs_explorer.paths import fold, is_within, normcase
 from localfs_explorer.servers.gee_sweet.check import BatchChecker, UnsupportedPathError
 from localfs_explorer.vocab import Mode
 
@@ -219,6 +219,16 @@ def test_a_lone_surrogate_in_a_batched_name_is_the_servers_unhandled_error(layou
 ])
 def test_containment_is_path_is_relative_to(path, directory, inside):
     assert is_within(path, directory) is inside
+
+
+@pytest.mark.parametrize("platform,normcased,folded", [
+    ("posix", "/Data/STRASSE/Straße", "/data/strasse/strasse"),
+    # os.path.normcase on Windows: lower case and "\\" for "/"; then casefold.
+    ("windows", "\\data\\strasse\\straße", "\\data\\strasse\\strasse"),
+])
+def test_paths_compare_as_the_target_platform_normalises_them(platform, normcased, folded):
+    assert normcase("/Data/STRASSE/Straße", platform) == normcased
+    assert fold("/Data/STRASSE/Straße", platform) == folded
 
 
 def test_a_loop_followed_by_double_slash_resolves_where_realpath_sends_it(layout):
