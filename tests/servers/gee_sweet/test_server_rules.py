@@ -215,6 +215,10 @@ def test_a_lone_surrogate_in_a_batched_name_is_the_servers_unhandled_error(layou
     ("//x/y", "//x", True),
     ("/data//x", "/data", True),
     ("/data/./x", "/data/", True),
+    ("/./data/x", "/data", True),  # a "." component vanishes, wherever it stands
+    ("/data", "/data/", True),  # so do a trailing "/" and a trailing "/."
+    ("/data/x", "/data/.", True),
+    ("/data-evil/x", "/data/.", False),
     ("/data/../x", "/data", True),  # PurePath keeps '..' as a component
 ])
 def test_containment_is_path_is_relative_to(path, directory, inside):
