@@ -495,6 +495,20 @@ def test_a_batch_names_a_deny_listed_file_whose_entry_went_since_it_began(layout
     assert policy.check_read(str(layout.data / "copy.json")).allowed
 
 
+def test_a_batch_names_the_entry_of_a_deny_listed_file_deleted_mid_batch(layout):
+    # The token existed when the policy was resolved: the refusal of its hardlink, after
+    # the token itself is deleted mid-batch, still names TOKEN_PATH by that identity.
+    if not can_hardlink(layout.data):
+        pytest.skip("this filesystem has no hardlinks")
+    policy = layout.policy()
+    os.link(layout.app / "token.json", layout.data / "copy.json")
+    with policy.many_checks() as batch:
+        (layout.app / "token.json").unlink()
+        d = batch.check_read(str(layout.data / "copy.json"))
+    assert (d.reason, d.deny_setting) == ("denied", "TOKEN_PATH")
+    assert "same file as" in d.trace[-1].detail
+
+
 def test_the_batch_resolves_only_a_plain_last_name_its_own_way(layout):
     # A path ending in "/", "." or ".." is resolved whole, as the single check does.
     with layout.policy().many_checks() as batch:

@@ -75,6 +75,14 @@ def test_missing_root_is_an_error_naming_it(layout):
     assert policy.errors == [f"LOCAL_FILE_ROOTS entry '{missing}' isn't an existing directory"]
 
 
+def test_a_usable_root_has_no_problem_and_a_missing_one_says_why(layout):
+    missing = layout.base / "not-mounted-yet"
+    good, bad = layout.roots(layout.data, missing).roots
+    assert (good.configured, good.resolved, good.problem) == (str(layout.data),
+                                                              str(layout.data), None)
+    assert bad.configured == str(missing) and bad.problem
+
+
 def test_root_that_is_a_file_is_an_error(layout):
     policy = layout.roots(layout.data / "report.csv")
     assert policy.mode is Mode.OFF

@@ -478,6 +478,20 @@ def test_a_profile_that_keeps_root_whitespace_takes_the_spaced_directory(layout)
     assert verdicts[False] == (f"{layout.data} ", "outside_roots", "allowed")
 
 
+def test_a_profile_without_the_platform_s_cache_base_takes_the_posix_one(layout):
+    from localfs_explorer.servers.gee_sweet.profile import DEFAULT_PROFILE
+
+    bases = {k: v for k, v in DEFAULT_PROFILE.cache_base.items() if k != "macos"}
+    profile = DEFAULT_PROFILE.model_copy(update={"cache_base": bases})
+    policy = resolve_policy(load_env(None, overrides={"HOME": str(layout.home),
+                                                      "LOCAL_FILE_ACCESS": "full"}),
+                            cwd=str(layout.app), package_dir=str(layout.app),
+                            profile=profile, platform="macos")
+    cache = layout.home / ".cache" / "mcp-gee-sweet"
+    assert [d.resolved for d in policy.deny_dirs] == [str(cache)]
+    assert policy.check_write(str(cache / "x.db")).reason == "denied"
+
+
 def test_a_bad_profile_file_is_one_clear_error(tmp_path):
     from localfs_explorer.servers.gee_sweet.profile import ProfileError, load_profile
 
