@@ -194,6 +194,29 @@ def test_a_lone_surrogate_is_a_refusal_not_a_traceback(layout):
     assert "in position 0:" in rel.message
 
 
+def test_a_relative_surrogate_counts_from_itself_whatever_the_startup_directory(layout):
+    # The startup directory's own name (here one ending in "X") never shifts the position
+    # the server's error gives for a relative spelling.
+    cwd = layout.base / "appX"
+    cwd.mkdir()
+    policy = policy_for(layout, cwd=cwd, LOCAL_FILE_ACCESS="full")
+    assert "in position 0:" in policy.check_read("\ud800").message
+
+
+def test_without_home_the_account_s_home_is_used_without_its_trailing_slash(layout):
+    from localfs_explorer.fs import HostFS
+
+    class AccountHome(HostFS):
+        def home(self) -> str:
+            return str(layout.base / "userX") + "/"
+
+    policy = resolve_policy(load_env(None, overrides={"LOCAL_FILE_ACCESS": "full"}),
+                            cwd=str(layout.app), package_dir=str(layout.app),
+                            fs=AccountHome())
+    cache = layout.base / "userX" / ".cache" / "mcp-gee-sweet"
+    assert [d.resolved for d in policy.deny_dirs] == [str(cache)]
+
+
 def test_a_lone_surrogate_in_a_batched_name_is_the_servers_unhandled_error(layout):
     policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
     with policy.many_checks() as batch:

@@ -154,8 +154,8 @@ class BatchChecker:
         """The path the batch resolves ``path`` to where it resolves it its own way (an
         absolute path whose last part is a plain name and no symlink: its parent's
         realpath joined to the name); None where it answers as the single check does.
-        Raises :class:`UnsupportedPathError` where :meth:`check` does (a drive-letter or
-        backslash path on ``platform="windows"``)."""
+        Raises :class:`.verdict.UnsupportedPathError` where :meth:`check` does (a
+        drive-letter or backslash path on ``platform="windows"``)."""
         c = self._c
         if path.__class__ is not str or not path.startswith("/") or "\0" in path:
             return None
