@@ -141,3 +141,10 @@ def test_an_expansion_past_the_limit_is_refused_naming_the_limit_line_and_key():
         load_env(None, text="A=x\n" + "A=${A}${A}\n" * 30)
     assert str(info.value) == ("<text>:25: expanding ${...} in A makes the values longer "
                                "than 16 Mi characters; refused")
+
+
+def test_a_blank_bad_line_shows_as_nothing():
+    from localfs_explorer.envfile.load import shown_bad_line
+
+    assert shown_bad_line("   \n") == ""
+    assert shown_bad_line("  broken  \nrest") == "broken  "  # its first line only
