@@ -126,3 +126,25 @@ def test_a_bad_line_is_cut_only_past_the_shown_length():
     assert shown_bad_line(exact) == exact  # exactly the limit: shown whole
     longer = exact + "y"
     assert shown_bad_line(longer) == exact + "…"
+
+
+def test_a_key_the_process_sets_or_that_is_unset_has_no_file_line():
+    # The file's line of a key is kept only where the server uses the file's value.
+    env = load_env(None, text="A=1\nB=2\nC=3\n", overrides={"B": "9"}, unset=["C"])
+    assert env.lines == {"A": 1}
+    assert (env.line_of("A"), env.line_of("B"), env.line_of("C")) == (1, None, None)
+
+
+def test_an_expansion_past_the_limit_is_refused_naming_the_limit_line_and_key():
+    # Line n holds 2**(n-1) characters; lines 1..25 together pass 2**24 (16 Mi).
+    with pytest.raises(EnvFileError) as info:
+        load_env(None, text="A=x\n" + "A=${A}${A}\n" * 30)
+    assert str(info.value) == ("<text>:25: expanding ${...} in A makes the values longer "
+                               "than 16 Mi characters; refused")
+
+
+def test_a_blank_bad_line_shows_as_nothing():
+    from localfs_explorer.envfile.load import shown_bad_line
+
+    assert shown_bad_line("   \n") == ""
+    assert shown_bad_line("  broken  \nrest") == "broken  "  # its first line only

@@ -183,3 +183,5 @@ def test_resolution_is_the_batch_s_own_only_for_a_plain_name_that_is_no_symlink(
     assert batch.resolution(str(real / "link.txt")) is None
     assert batch.resolution(str(tmp_path / "via" / "..")) is None
     assert batch.resolution("via/file.txt") is None
+    # A NUL byte: the batch refuses it as the single check does (no resolution of its own).
+    assert batch.resolution(str(real / "fi\0le.txt")) is None

@@ -475,6 +475,40 @@ def test_a_batch_keeps_the_deny_list_it_found_when_it_began(layout):
             assert policy.check_read(str(layout.data / name)).reason == "denied"
 
 
+def test_a_batch_names_a_deny_listed_file_whose_entry_went_since_it_began(layout):
+    # The batch stats the deny-list once: a token made after the policy was resolved is in
+    # its snapshot, so a hardlink to it stays refused after the token itself is deleted
+    # mid-batch, though no entry leads to that file any more; the refusal says so.
+    if not can_hardlink(layout.data):
+        pytest.skip("this filesystem has no hardlinks")
+    (layout.app / "token.json").unlink()
+    policy = layout.policy()
+    (layout.app / "token.json").write_text("{}")
+    os.link(layout.app / "token.json", layout.data / "copy.json")
+    # While the token is there, its entry is found by the file it is now.
+    assert policy.check_read(str(layout.data / "copy.json")).deny_setting == "TOKEN_PATH"
+    with policy.many_checks() as batch:
+        (layout.app / "token.json").unlink()
+        d = batch.check_read(str(layout.data / "copy.json"))
+    assert (d.allowed, d.reason, d.deny_setting) == (False, "denied", "deny-list")
+    assert "when the batch began" in d.trace[-1].detail
+    assert policy.check_read(str(layout.data / "copy.json")).allowed
+
+
+def test_a_batch_names_the_entry_of_a_deny_listed_file_deleted_mid_batch(layout):
+    # The token existed when the policy was resolved: the refusal of its hardlink, after
+    # the token itself is deleted mid-batch, still names TOKEN_PATH by that identity.
+    if not can_hardlink(layout.data):
+        pytest.skip("this filesystem has no hardlinks")
+    policy = layout.policy()
+    os.link(layout.app / "token.json", layout.data / "copy.json")
+    with policy.many_checks() as batch:
+        (layout.app / "token.json").unlink()
+        d = batch.check_read(str(layout.data / "copy.json"))
+    assert (d.reason, d.deny_setting) == ("denied", "TOKEN_PATH")
+    assert "same file as" in d.trace[-1].detail
+
+
 def test_the_batch_resolves_only_a_plain_last_name_its_own_way(layout):
     # A path ending in "/", "." or ".." is resolved whole, as the single check does.
     with layout.policy().many_checks() as batch:
@@ -535,3 +569,24 @@ def test_a_windows_drive_path_is_refused_with_a_clear_message(layout):
         "'C:\\\\Users\\\\me\\\\notes.txt': Windows drive-letter and backslash paths are not "
         "supported: the explorer checks paths by POSIX rules only (write them with '/' "
         "from the root)")
+
+
+def test_on_windows_the_trace_names_the_batch_s_other_answer(layout):
+    # The batch resolves an entry as its parent's realpath joined to its name on a Windows
+    # host too (only drive-letter and backslash spellings are refused first), so a single
+    # check whose path the batch resolves elsewhere says so, as on POSIX.
+    from localfs_explorer.servers.gee_sweet.check import UnsupportedPathError
+
+    loop = layout.data / "loop"
+    loop.symlink_to(loop)
+    policy = _windows_full(layout)
+    path = f"{loop}//x"
+    single = policy.check_read(path)
+    assert single.resolved == os.path.realpath(path) == "/x"
+    with policy.many_checks() as batch:
+        assert batch.resolution(path) == f"{loop}/x"
+        assert batch.check_read(path).resolved == f"{loop}/x"
+        with pytest.raises(UnsupportedPathError):
+            batch.resolution(f"{layout.data}\\x")
+    notes = [s.detail for s in single.trace if s.step == "single-vs-batch"]
+    assert notes and f"resolving to {loop}/x;" in notes[0]

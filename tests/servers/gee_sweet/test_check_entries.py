@@ -335,3 +335,16 @@ def test_a_name_listed_twice_is_checked_on_disk_not_by_its_last_inode(tmp_path: 
                                     inodes=[alias.st_ino, other.st_ino], dev=alias.st_dev)
         assert twice.decision("alias.txt", "read").reason == "denied"
     assert policy.check_read(str(data / "alias.txt")).reason == "denied"
+
+
+def test_a_name_that_is_no_string_is_refused_as_the_batch_refuses_it(tmp_path: Path):
+    # decision() of a name that isn't a str is the batch's check of that value itself (not
+    # of the directory joined to it): an invalid argument, shown as its repr.
+    data, policy = _token_alias(tmp_path)
+    st = os.stat(data / "other.txt")
+    with policy.many_checks() as batch:
+        verdicts = batch.check_entries(str(data), ["other.txt"], inodes=[st.st_ino],
+                                       dev=st.st_dev)
+        d = verdicts.decision(123)  # type: ignore[arg-type]
+        assert d == batch.check(123)  # type: ignore[arg-type]
+    assert (d.allowed, d.reason, d.path) == (False, "invalid", "123")

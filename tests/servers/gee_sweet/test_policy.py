@@ -75,6 +75,32 @@ def test_missing_root_is_an_error_naming_it(layout):
     assert policy.errors == [f"LOCAL_FILE_ROOTS entry '{missing}' isn't an existing directory"]
 
 
+def test_a_usable_root_has_no_problem_and_a_missing_one_says_why(layout):
+    missing = layout.base / "not-mounted-yet"
+    good, bad = layout.roots(layout.data, missing).roots
+    assert (good.configured, good.resolved, good.problem) == (str(layout.data),
+                                                              str(layout.data), None)
+    assert bad.configured == str(missing) and bad.problem
+
+
+def test_the_configured_mode_is_kept_for_the_explanation(layout):
+    policy = layout.policy(LOCAL_FILE_ACCESS="off")
+    assert policy.configured_mode == "off"
+    steps = policy.check_read(str(layout.data / "report.csv")).trace
+    assert [s.detail for s in steps if s.step == "mode"] == ["LOCAL_FILE_ACCESS=off"]
+    assert layout.policy().configured_mode is None
+
+
+def test_home_keeps_its_spaces_and_loses_its_trailing_slash(layout):
+    # $HOME is taken as spelled but for trailing slashes, as os.path.expanduser does.
+    spaced = layout.base / "home "
+    spaced.mkdir()
+    for home, expected in ((f"{spaced}", spaced), (f"{layout.home}/", layout.home)):
+        policy = layout.policy(HOME=home, LOCAL_FILE_ACCESS="full")
+        cache = f"{expected}/.cache/mcp-gee-sweet"
+        assert [(d.path, d.resolved) for d in policy.deny_dirs] == [(cache, cache)], home
+
+
 def test_root_that_is_a_file_is_an_error(layout):
     policy = layout.roots(layout.data / "report.csv")
     assert policy.mode is Mode.OFF

@@ -14,7 +14,7 @@ from conftest import can_hardlink
 from conftest import run_cli as run
 
 from localfs_explorer import load_env, resolve_policy
-from localfs_explorer.paths import is_within
+from localfs_explorer.paths import fold, is_within, normcase
 from localfs_explorer.servers.gee_sweet.check import BatchChecker, UnsupportedPathError
 from localfs_explorer.vocab import Mode
 
@@ -194,6 +194,29 @@ def test_a_lone_surrogate_is_a_refusal_not_a_traceback(layout):
     assert "in position 0:" in rel.message
 
 
+def test_a_relative_surrogate_counts_from_itself_whatever_the_startup_directory(layout):
+    # The startup directory's own name (here one ending in "X") never shifts the position
+    # the server's error gives for a relative spelling.
+    cwd = layout.base / "appX"
+    cwd.mkdir()
+    policy = policy_for(layout, cwd=cwd, LOCAL_FILE_ACCESS="full")
+    assert "in position 0:" in policy.check_read("\ud800").message
+
+
+def test_without_home_the_account_s_home_is_used_without_its_trailing_slash(layout):
+    from localfs_explorer.fs import HostFS
+
+    class AccountHome(HostFS):
+        def home(self) -> str:
+            return str(layout.base / "userX") + "/"
+
+    policy = resolve_policy(load_env(None, overrides={"LOCAL_FILE_ACCESS": "full"}),
+                            cwd=str(layout.app), package_dir=str(layout.app),
+                            fs=AccountHome())
+    cache = layout.base / "userX" / ".cache" / "mcp-gee-sweet"
+    assert [d.resolved for d in policy.deny_dirs] == [str(cache)]
+
+
 def test_a_lone_surrogate_in_a_batched_name_is_the_servers_unhandled_error(layout):
     policy = policy_for(layout, LOCAL_FILE_ACCESS="full")
     with policy.many_checks() as batch:
@@ -215,10 +238,24 @@ def test_a_lone_surrogate_in_a_batched_name_is_the_servers_unhandled_error(layou
     ("//x/y", "//x", True),
     ("/data//x", "/data", True),
     ("/data/./x", "/data/", True),
+    ("/./data/x", "/data", True),  # a "." component vanishes, wherever it stands
+    ("/data", "/data/", True),  # so do a trailing "/" and a trailing "/."
+    ("/data/x", "/data/.", True),
+    ("/data-evil/x", "/data/.", False),
     ("/data/../x", "/data", True),  # PurePath keeps '..' as a component
 ])
 def test_containment_is_path_is_relative_to(path, directory, inside):
     assert is_within(path, directory) is inside
+
+
+@pytest.mark.parametrize("platform,normcased,folded", [
+    ("posix", "/Data/STRASSE/Straße", "/data/strasse/strasse"),
+    # os.path.normcase on Windows: lower case and "\\" for "/"; then casefold.
+    ("windows", "\\data\\strasse\\straße", "\\data\\strasse\\strasse"),
+])
+def test_paths_compare_as_the_target_platform_normalises_them(platform, normcased, folded):
+    assert normcase("/Data/STRASSE/Straße", platform) == normcased
+    assert fold("/Data/STRASSE/Straße", platform) == folded
 
 
 def test_a_loop_followed_by_double_slash_resolves_where_realpath_sends_it(layout):
@@ -442,6 +479,40 @@ def test_a_profile_file_replaces_the_defaults(layout, tmp_path):
     assert policy.server_version == "9.9"
     assert policy.check_write(str(layout.app / "tok.json")).reason == "denied"
     assert policy.check_write(str(layout.app / "token.json")).allowed
+
+
+def test_a_profile_that_keeps_root_whitespace_takes_the_spaced_directory(layout):
+    # strip_root_whitespace=False: "data " names the directory "data " itself, not data.
+    from localfs_explorer.servers.gee_sweet.profile import DEFAULT_PROFILE
+
+    spaced = layout.base / "data "
+    spaced.mkdir()
+    env = load_env(None, overrides={"HOME": str(layout.home), "LOCAL_FILE_ACCESS": "roots",
+                                    "LOCAL_FILE_ROOTS": f"{layout.data} "})
+    verdicts = {}
+    for strip in (True, False):
+        profile = DEFAULT_PROFILE.model_copy(update={"strip_root_whitespace": strip})
+        policy = resolve_policy(env, cwd=str(layout.app), package_dir=str(layout.app),
+                                profile=profile)
+        verdicts[strip] = (policy.roots[0].configured,
+                           policy.check_read(str(layout.data / "report.csv")).reason,
+                           policy.check_read(f"{spaced}/x").reason)
+    assert verdicts[True] == (str(layout.data), "allowed", "outside_roots")
+    assert verdicts[False] == (f"{layout.data} ", "outside_roots", "allowed")
+
+
+def test_a_profile_without_the_platform_s_cache_base_takes_the_posix_one(layout):
+    from localfs_explorer.servers.gee_sweet.profile import DEFAULT_PROFILE
+
+    bases = {k: v for k, v in DEFAULT_PROFILE.cache_base.items() if k != "macos"}
+    profile = DEFAULT_PROFILE.model_copy(update={"cache_base": bases})
+    policy = resolve_policy(load_env(None, overrides={"HOME": str(layout.home),
+                                                      "LOCAL_FILE_ACCESS": "full"}),
+                            cwd=str(layout.app), package_dir=str(layout.app),
+                            profile=profile, platform="macos")
+    cache = layout.home / ".cache" / "mcp-gee-sweet"
+    assert [d.resolved for d in policy.deny_dirs] == [str(cache)]
+    assert policy.check_write(str(cache / "x.db")).reason == "denied"
 
 
 def test_a_bad_profile_file_is_one_clear_error(tmp_path):

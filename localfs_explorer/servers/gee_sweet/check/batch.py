@@ -153,11 +153,15 @@ class BatchChecker:
     def resolution(self, path: Any) -> str | None:
         """The path the batch resolves ``path`` to where it resolves it its own way (an
         absolute path whose last part is a plain name and no symlink: its parent's
-        realpath joined to the name); None where it answers as the single check does."""
+        realpath joined to the name); None where it answers as the single check does.
+        Raises :class:`.verdict.UnsupportedPathError` where :meth:`check` does (a
+        drive-letter or backslash path on ``platform="windows"``)."""
         c = self._c
-        if (path.__class__ is not str or not path.startswith("/") or "\0" in path
-                or c.platform == "windows"):
+        if path.__class__ is not str or not path.startswith("/") or "\0" in path:
             return None
+        # On Windows the batch resolves as anywhere else (check, above): only a spelling
+        # the explorer doesn't simulate is refused first.
+        _refuse_windows_spelling(c, path)
         cut = path.rfind("/") + 1
         name = path[cut:]
         if name == "" or name == "." or name == "..":
@@ -266,7 +270,9 @@ class BatchChecker:
             # many_checks asks realpath for such a parent, and refuses "/x").
             if self._derive and "\0" not in current and "//" not in current:
                 head, name = posixpath.split(current)
-                if name and name != "." and name != ".." and head.startswith("/"):
+                # The last test bounds the walk up: "/" is its own parent.
+                if (name and name != "." and name != ".." and head.startswith("/")
+                        and head != current):
                     below.append(current)
                     current = head
                     continue

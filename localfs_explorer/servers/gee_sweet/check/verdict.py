@@ -303,8 +303,10 @@ def _which_entry(
         if fold(entry.resolved, policy.platform) == key:
             return DenyHit(setting=entry.setting,
                            how=f"missing target whose case-folded path equals {entry.path}")
-    # Only if the tables disagree.
-    return DenyHit(setting="deny-list", how="matched")  # pragma: no cover
+    # A batch's snapshot of the deny-list (statted when it began) holds a file that no
+    # entry names any more: the entry was removed or replaced since.
+    return DenyHit(setting="deny-list", how="same file as a deny-list entry when the batch "
+                   "began (the entry has since been removed or replaced)")
 
 
 def _coerce(path: Any) -> str | None:
