@@ -75,7 +75,7 @@ class BatchChecker:
         self._c = compiled.with_deny_ids(_fresh_deny_ids(compiled))
         self._lstat = compiled.fs.lstat
         self._entry_tables: EntryTables | None = None
-        #: Whether :meth:`_realpath` may build on a parent's realpath: the filesystem's
+        #: Whether :meth:`_real_parent` may build on a parent's realpath: the filesystem's
         #: realpath and lstat are the host's own.
         fs_type = type(compiled.fs)
         self._derive = (getattr(fs_type, "realpath", None) is os.path.realpath
