@@ -506,6 +506,11 @@ class Server:
         ``policy`` reads it. Default: whether it exists on the policy's host (a relative
         one: under the startup directory)."""
         path = entry if entry.startswith("/") else f"{policy.cwd.rstrip('/')}/{entry}"
+        return self.existence_state(policy, path)
+
+    @staticmethod
+    def existence_state(policy: ServerPolicy, path: str) -> tuple[str, str]:
+        """``(badge kind, text)``: whether ``path`` exists on the policy's host."""
         try:
             exists = policy.fs.exists(path)
         except (OSError, ValueError):

@@ -51,10 +51,9 @@ class PolicyBar(widgets.VBox):
             value=model.server, description="server", tooltip="which MCP server answers",
             style=style(widgets.Dropdown, description_width="50px"),
             layout=layout(width="560px")), "lfe-bar-server")
-        self.controls = controls = _shown_controls(model.server)
+        self.controls = _shown_controls(model.server)
         self.mode = css(widgets.ToggleButtons(
-            options=[(m, m) for m in self.modes()], value=None, description="mode",
-            tooltips=list(controls.tooltips),
+            options=[], value=None, description="mode",
             style=style(widgets.ToggleButtons, button_width="64px", description_width="44px"),
         ), "lfe-mode-select")
         self.transport = css(widgets.Dropdown(
@@ -63,13 +62,13 @@ class PolicyBar(widgets.VBox):
             layout=layout(width="190px")), "lfe-bar-transport")
         self.chips = css(widgets.HBox(layout=layout(flex_flow="row wrap", align_items="center",
                                                     width="100%")), "lfe-root-chips")
-        word = controls.entry_word
         self.root_input = css(widgets.Text(
-            placeholder=f"add a {word} directory", continuous_update=False,
-            tooltip=f"add a {word} directory to {controls.entries}",
+            continuous_update=False,
             layout=layout(width="260px"), style=style(widgets.Text, description_width="0px")),
             "lfe-root-input")
-        self.root_add = button(f"+ add {word}", "lfe-root-add", layout=layout(width="100px"))
+        self.root_add = button("", "lfe-root-add", layout=layout(width="100px"))
+        self.roots_label = roots_label = html("")
+        self._name_controls()
         self.badge = html("lfe-serve-badge")
         self.note = html("lfe-bar-note")
         self.fs = settings.ServerSettings(model, self._guard)
@@ -81,7 +80,6 @@ class PolicyBar(widgets.VBox):
         model.observe(self._guard(lambda _c: self.refresh()), names=["config_rev"])
         model.observe(self._guard(lambda c: self._set(self.transport, c["new"])),
                       names="transport")
-        self.roots_label = roots_label = html("", self._label_html())
         roots_label.layout = layout(width="44px")
         #: The controls that edit the .env: shown only for the server that reads one.
         self.env_controls = widgets.VBox([
@@ -223,6 +221,11 @@ class PolicyBar(widgets.VBox):
         if controls is None or controls == self.controls:
             return
         self.controls = controls
+        self._name_controls()
+
+    def _name_controls(self) -> None:
+        """The mode selector's choices and the list's words, from :attr:`controls`."""
+        controls = self.controls
         word = controls.entry_word
         self._syncing = True
         try:
@@ -234,10 +237,7 @@ class PolicyBar(widgets.VBox):
         self.root_input.placeholder = f"add a {word} directory"
         self.root_input.tooltip = f"add a {word} directory to {controls.entries}"
         self.root_add.description = self.root_add.tooltip = f"+ add {word}"
-        self.roots_label.value = self._label_html()
-
-    def _label_html(self) -> str:
-        return f'<span class="lfe-bar-label">{self.controls.entry_word}s</span>'
+        self.roots_label.value = f'<span class="lfe-bar-label">{word}s</span>'
 
     def _chips(self, policy: Any) -> list[widgets.Widget]:
         chips: list[widgets.Widget] = []

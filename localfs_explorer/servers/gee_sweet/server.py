@@ -266,8 +266,4 @@ def _root_state(policy: Any, entry: str) -> tuple[str, str]:
     path = os.path.expanduser(entry) if entry.startswith("~") else entry
     if not path.startswith("/") and policy.platform != "windows":
         path = f"{policy.cwd.rstrip('/')}/{path}"
-    try:
-        exists = policy.fs.exists(path)
-    except (OSError, ValueError):
-        exists = False
-    return ("ok", "✔ exists") if exists else ("refused", "✘ missing")
+    return Server.existence_state(policy, path)

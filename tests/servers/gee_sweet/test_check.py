@@ -415,14 +415,20 @@ def test_batch_parent_cache_never_collapses_symlink_dotdot(layout):
     assert d.reason == "outside_roots"
 
 
-def test_batch_restats_the_deny_list_once(layout):
+def _token_made_after_the_policy(layout):
+    """The policy resolved while the token was missing; then the token is made (the
+    server authorised meanwhile) and hardlinked as ``data/copy.json``."""
     if not can_hardlink(layout.data):
         pytest.skip("this filesystem has no hardlinks")
     (layout.app / "token.json").unlink()
     policy = layout.policy()
-    # The token appears after the policy was resolved (the server authorised meanwhile).
     (layout.app / "token.json").write_text("{}")
     os.link(layout.app / "token.json", layout.data / "copy.json")
+    return policy
+
+
+def test_batch_restats_the_deny_list_once(layout):
+    policy = _token_made_after_the_policy(layout)
     with policy.many_checks() as batch:
         assert batch.check_read(str(layout.data / "copy.json")).reason == "denied"
 
@@ -479,12 +485,7 @@ def test_a_batch_names_a_deny_listed_file_whose_entry_went_since_it_began(layout
     # The batch stats the deny-list once: a token made after the policy was resolved is in
     # its snapshot, so a hardlink to it stays refused after the token itself is deleted
     # mid-batch, though no entry leads to that file any more; the refusal says so.
-    if not can_hardlink(layout.data):
-        pytest.skip("this filesystem has no hardlinks")
-    (layout.app / "token.json").unlink()
-    policy = layout.policy()
-    (layout.app / "token.json").write_text("{}")
-    os.link(layout.app / "token.json", layout.data / "copy.json")
+    policy = _token_made_after_the_policy(layout)
     # While the token is there, its entry is found by the file it is now.
     assert policy.check_read(str(layout.data / "copy.json")).deny_setting == "TOKEN_PATH"
     with policy.many_checks() as batch:
